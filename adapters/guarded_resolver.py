@@ -1,0 +1,41 @@
+"""DNS resolution that refuses non-public addresses before any connection is made."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable
+
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import ThreadedResolver
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.network_policy import IPAddress, blocked_reason
+
+AddressPolicy = Callable[[IPAddress], str | None]
+
+
+class GuardedResolver(AbstractResolver):
+    """Resolves through `inner` and refuses the host if any address it returns is blocked.
+
+    aiohttp connects only to the addresses a resolver returned, so the address that
+    was checked is the address connected to: no second lookup can rebind the name.
+    """
+
+    def __init__(self, inner: AbstractResolver | None = None,
+                 policy: AddressPolicy = blocked_reason) -> None:
+        self._inner = inner or ThreadedResolver()
+        self._policy = policy
+
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+        results = await self._inner.resolve(host, port, family)
+        for result in results:
+            address = ipaddress.ip_address(result["host"].split("%", 1)[0])
+            reason = self._policy(address)
+            if reason:
+                raise SheafError(ErrorKind.BLOCKED_ADDRESS,
+                                 f"{host} resolves to a non-public address: {reason}")
+        return results
+
+    async def close(self) -> None:
+        await self._inner.close()

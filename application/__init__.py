@@ -1,0 +1,1 @@
+"""Use cases: async workflows that talk only to ports."""

@@ -1,0 +1,18 @@
+"""The HTML extractor port."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from sheaf.domain.document import Document
+
+
+class HtmlExtractor(Protocol):
+    """Turns an HTML page into the article's structured text and metadata.
+
+    Raises `SheafError(EMPTY)` when the page holds no main content.
+    """
+
+    async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
+        """Extract `body`, served from `url`; `charset` is the one the server declared."""
+        ...

@@ -1,0 +1,1 @@
+"""sheaf's pure core: value objects and rules that do no I/O."""

@@ -1,0 +1,97 @@
+"""The typed errors every layer raises and every entrypoint maps to exit codes or statuses."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ErrorKind(enum.Enum):
+    """What went wrong, as a stable machine-readable word."""
+
+    # fetching
+    NOT_FOUND = "not_found"
+    GONE = "gone"
+    FORBIDDEN_OR_PAYWALLED = "forbidden_or_paywalled"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    HTTP_ERROR = "http_error"
+    TIMEOUT = "timeout"
+    DNS = "dns"
+    TLS = "tls"
+    CONNECTION = "connection"
+    TOO_LARGE = "too_large"
+    BLOCKED_ADDRESS = "blocked_address"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    REDIRECT_LOOP = "redirect_loop"
+    INVALID_URL = "invalid_url"
+    # content
+    UNSUPPORTED_CONTENT = "unsupported_content"
+    EMPTY = "empty"
+    NOT_A_PDF = "not_a_pdf"
+    CORRUPT = "corrupt"
+    ENCRYPTED = "encrypted"
+    WRONG_PASSWORD = "wrong_password"
+    NO_TEXT_LAYER = "no_text_layer"
+    # local input
+    INPUT_NOT_FOUND = "input_not_found"
+
+    @property
+    def is_fetch_failure(self) -> bool:
+        """True for failures to obtain bytes; False for bytes that could not be used."""
+        return self in _FETCH_KINDS
+
+
+_FETCH_KINDS = frozenset(
+    {
+        ErrorKind.NOT_FOUND,
+        ErrorKind.GONE,
+        ErrorKind.FORBIDDEN_OR_PAYWALLED,
+        ErrorKind.RATE_LIMITED,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.HTTP_ERROR,
+        ErrorKind.TIMEOUT,
+        ErrorKind.DNS,
+        ErrorKind.TLS,
+        ErrorKind.CONNECTION,
+        ErrorKind.TOO_LARGE,
+        ErrorKind.BLOCKED_ADDRESS,
+        ErrorKind.TOO_MANY_REDIRECTS,
+        ErrorKind.REDIRECT_LOOP,
+        ErrorKind.INVALID_URL,
+        ErrorKind.INPUT_NOT_FOUND,
+    }
+)
+
+
+class SheafError(Exception):
+    """A failure sheaf understands: its kind, a human message, and where it happened."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        url: str | None = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.url = url
+        self.status = status
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        parts = [f"{self.kind.value}: {self.message}"]
+        if self.status is not None:
+            parts.append(f"(HTTP {self.status})")
+        if self.url is not None:
+            parts.append(f"[{self.url}]")
+        return " ".join(parts)
+
+    def with_url(self, url: str) -> SheafError:
+        """The same error, naming `url` when it did not name one yet."""
+        if self.url is None:
+            self.url = url
+        return self

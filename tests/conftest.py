@@ -1,0 +1,28 @@
+"""Shared fixtures: the anyio backend and a real aiohttp server on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+
+from tests.local_server import LocalServer
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def local_server() -> AsyncIterator[LocalServer]:
+    server = LocalServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+__all__ = ["web"]
