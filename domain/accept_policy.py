@@ -32,9 +32,10 @@ def is_scholarly_host(url: str) -> bool:
     """True for DOI resolvers, preprint servers and publishers on the maintained list."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower().rstrip(".")
-    if host == _NCBI or host.endswith("." + _NCBI):
-        return parts.path.startswith("/pmc") or host != _NCBI
-    return any(host == h or host.endswith("." + h) for h in SCHOLARLY_HOSTS)
+    if any(host == h or host.endswith("." + h) for h in SCHOLARLY_HOSTS):
+        return True
+    # www.ncbi.nlm.nih.gov hosts far more than papers; only its /pmc/ tree is scholarly.
+    return (host == _NCBI or host.endswith("." + _NCBI)) and parts.path.startswith("/pmc")
 
 
 def accept_header_for(url: str) -> str:

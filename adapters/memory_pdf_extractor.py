@@ -1,0 +1,27 @@
+"""An in-memory PDF extractor: answers with documents registered for given bodies."""
+
+from __future__ import annotations
+
+from sheaf.domain.document import Document
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.routing import has_pdf_magic
+
+
+class MemoryPdfExtractor:
+    """Returns the document registered for a body; refuses non-PDFs like a real extractor."""
+
+    def __init__(self) -> None:
+        self._documents: dict[bytes, Document] = {}
+        self.calls = 0
+
+    def add(self, body: bytes, document: Document) -> None:
+        self._documents[body] = document
+
+    async def extract(self, body: bytes, *, password: str | None = None) -> Document:
+        self.calls += 1
+        if not has_pdf_magic(body[:2048]):
+            raise SheafError(ErrorKind.NOT_A_PDF, "no %PDF- header")
+        try:
+            return self._documents[body]
+        except KeyError:
+            raise SheafError(ErrorKind.CORRUPT, "unreadable PDF") from None
