@@ -1,0 +1,1 @@
+"""HTML extraction over html5lib: cleaning, content-root choice, blocks and metadata."""

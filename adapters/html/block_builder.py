@@ -1,0 +1,362 @@
+"""Walking the chosen content root once, turning elements into block drafts."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+from xml.etree.ElementTree import Element
+
+from sheaf.adapters.html.element_rules import is_skipped, tokens
+from sheaf.domain.document import BlockDraft, BlockKind, Link, ListItem
+
+HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+BLOCK_TAGS = frozenset({
+    "p", "div", "section", "article", "main", "ul", "ol", "dl", "dt", "dd", "li", "table",
+    "blockquote", "pre", "figure", "figcaption", "header", "footer", "aside", "hr", "address",
+    "details", "summary", "fieldset", "caption", "center", "body", "html", "tr", "td", "th",
+    "tbody", "thead", "tfoot", *HEADING_TAGS,
+})
+# Publisher chrome: whole-element texts that are never part of the article.
+CHROME_TEXTS = frozenset(t.lower() for t in (
+    "Download PDF", "Full size image", "Open in new tab", "Download references",
+    "Download citation", "Google Scholar", "PubMed", "PubMed Central", "CAS", "Article",
+    "Crossref", "CrossRef", "Scopus", "Web of Science", "MathSciNet", "ADS", "MATH",
+    "Show more", "Show less", "View article", "View in article", "Search in Google Scholar",
+    "Reprints and permissions", "Check for updates", "Download", "Open in figure viewer",
+    "PowerPoint", "Figure viewer", "Download figure", "Download table", "Export citation",
+    "Article metrics", "Cite this article", "Back to top", "Jump to", "Go to:",
+    "Full text", "Get rights and content", "Scholar", "View Article", "Google Scholar CrossRef",
+    "Full Text", "Free full text", "Abstract/FREE Full Text", "PMC free article",
+    "Share this article", "Copy to clipboard", "Show all", "Hide", "Expand", "Collapse",
+))
+DROPPED_SECTIONS = frozenset(t.lower() for t in (
+    "Rights and permissions", "About this article", "Similar content being viewed by others",
+    "Cite this article", "Article metrics", "Share this article", "Comments", "Metrics",
+    "Citations", "Cited by", "Associated content", "Related articles", "Recommended articles",
+    "Further reading", "You may also like", "Read next", "More from", "Advertisement",
+    "Search", "Navigation", "Publish with us", "Access options", "Buy article PDF",
+    "Subscribe to this journal", "Permissions", "Additional information",
+))
+REFERENCE_HEADINGS = re.compile(
+    r"^\s*(?:[\dIVX]+\.?\s*)?(?:references?(?: and notes)?|bibliography|literature cited|"
+    r"works cited|cited literature|citations|literatur|références|referencias)\s*$",
+    re.IGNORECASE,
+)
+REFERENCE_TOKENS = re.compile(
+    r"references?(?:-list|_list|list)?$|^c-article-references$|^ref-list|^reflist|"
+    r"bibliography|^ltx_biblist$|^citation-list|^references__list|^html-references",
+    re.IGNORECASE,
+)
+_SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+_LABEL = re.compile(r"^\s*\[?(\d{1,4}|[a-zA-Z])[\].)]?\s+")
+MAX_DEPTH = 250
+
+
+def clean_inline(text: str) -> str:
+    """Normalise NBSP and other spaces, drop zero-width characters, collapse runs."""
+    return _SPACES.sub(" ", _INVISIBLE.sub("", text)).strip()
+
+
+class BlockBuilder:
+    """Accumulates drafts and links for one document, in reading order."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.drafts: list[BlockDraft] = []
+        self.links: list[Link] = []
+        self._inline: list[str] = []
+        self._in_references = False
+
+    # -- public --------------------------------------------------------------------
+    def build(self, root: Element) -> list[BlockDraft]:
+        self._walk_block(root, depth=0)
+        self._flush_paragraph()
+        return _drop_sections(self.drafts)
+
+    # -- block level -----------------------------------------------------------------
+    def _walk_block(self, element: Element, depth: int) -> None:
+        for child in _children_with_text(element):
+            if isinstance(child, str):
+                self._inline.append(child)
+                continue
+            self._block_or_inline(child, depth + 1)
+
+    def _block_or_inline(self, element: Element, depth: int) -> None:
+        if is_skipped(element, inside_root=True):
+            self._add_tail(element)
+            return
+        tag = element.tag
+        if tag not in BLOCK_TAGS or depth > MAX_DEPTH:
+            if tag == "br":
+                self._inline.append(" ")
+            elif tag == "a":
+                self._inline.append(self._anchor_text(element))
+            elif tag in ("img", "hr", "wbr"):
+                pass
+            else:
+                self._inline_children(element)
+            self._add_tail(element)
+            return
+        self._flush_paragraph()
+        if tag in HEADING_TAGS:
+            self._heading(element, HEADING_TAGS[tag])
+        elif tag in ("ul", "ol"):
+            self._list(element)
+        elif tag == "dl":
+            self._definition_list(element)
+        elif tag == "table":
+            self._table(element)
+        elif tag == "pre":
+            text = "".join(_all_text(element)).strip("\n")
+            if text.strip():
+                self.drafts.append(BlockDraft(BlockKind.CODE, text=text))
+        elif tag == "blockquote":
+            inner = BlockBuilder(self.base_url)
+            inner._walk_block(element, depth)
+            inner._flush_paragraph()
+            self.links.extend(inner.links)
+            text = "\n".join(_draft_plain(d) for d in inner.drafts)
+            if text.strip():
+                self.drafts.append(BlockDraft(BlockKind.QUOTE, text=text))
+        elif tag in ("figcaption", "caption"):
+            text = self._text_of(element)
+            if text:
+                self.drafts.append(BlockDraft(BlockKind.CAPTION, text=text))
+        else:
+            entering = self._enters_references(element)
+            if entering:
+                self._in_references = True
+            self._walk_block(element, depth)
+            self._flush_paragraph()
+            if entering:
+                self._in_references = False
+        self._add_tail(element)
+
+    def _heading(self, element: Element, level: int) -> None:
+        text = self._text_of(element)
+        if not text:
+            return
+        self._in_references = bool(REFERENCE_HEADINGS.match(text))
+        self.drafts.append(BlockDraft(BlockKind.HEADING, text=text, level=level))
+
+    def _list(self, element: Element) -> None:
+        items: list[ListItem] = []
+        self._collect_items(element, 0, items)
+        if not items:
+            return
+        if self._in_references or self._enters_references(element):
+            for position, item in enumerate(items, start=1):
+                self.drafts.append(self._reference(item.text, item.marker, position))
+            return
+        self.drafts.append(BlockDraft(BlockKind.LIST, items=tuple(items)))
+
+    def _reference(self, text: str, marker: str | None, position: int) -> BlockDraft:
+        label = (marker or "").rstrip(".") or None
+        match = _LABEL.match(text)
+        if match and label is None:
+            label, text = match.group(1), text[match.end():]
+        return BlockDraft(BlockKind.REFERENCE, text=text, label=label or str(position))
+
+    def _collect_items(self, element: Element, depth: int, items: list[ListItem]) -> None:
+        ordered = element.tag == "ol"
+        number = _int(element.get("start"), 1)
+        for li in element:
+            if not isinstance(li.tag, str) or li.tag != "li" or is_skipped(li, True):
+                continue
+            number = _int(li.get("value"), number)
+            nested = [c for c in li if isinstance(c.tag, str) and c.tag in ("ul", "ol")]
+            text = self._text_of(li, exclude=nested)
+            if text:
+                items.append(ListItem(text=text, depth=depth, ordered=ordered,
+                                      marker=f"{number}." if ordered else None))
+            for sub in nested:
+                self._collect_items(sub, depth + 1 if text else depth, items)
+            number += 1
+
+    def _definition_list(self, element: Element) -> None:
+        items: list[ListItem] = []
+        for child in element:
+            if not isinstance(child.tag, str) or is_skipped(child, True):
+                continue
+            text = self._text_of(child)
+            if text:
+                items.append(ListItem(text=text, depth=0 if child.tag == "dt" else 1))
+        if self._in_references:
+            for position, item in enumerate(i for i in items if i.depth == 0):
+                self.drafts.append(self._reference(item.text, None, position + 1))
+        elif items:
+            self.drafts.append(BlockDraft(BlockKind.LIST, items=tuple(items)))
+
+    def _table(self, element: Element) -> None:
+        rows: list[tuple[str, ...]] = []
+        for child in _iter_table(element):
+            if child.tag == "caption":
+                text = self._text_of(child)
+                if text:
+                    self.drafts.append(BlockDraft(BlockKind.CAPTION, text=text))
+                continue
+            cells: list[str] = []
+            for cell in child:
+                if isinstance(cell.tag, str) and cell.tag in ("td", "th"):
+                    cells.append(self._text_of(cell))
+                    cells.extend([""] * (min(_int(cell.get("colspan"), 1), 50) - 1))
+            if any(cells):
+                rows.append(tuple(cells))
+        if not rows:
+            return
+        if len(rows) == 1 or max(len(r) for r in rows) == 1:
+            # Layout tables of one row or one column are prose, not data.
+            for row in rows:
+                text = " ".join(c for c in row if c)
+                self.drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=text))
+            return
+        self.drafts.append(BlockDraft(BlockKind.TABLE, rows=tuple(rows)))
+
+    # -- inline level ------------------------------------------------------------------
+    def _inline_children(self, element: Element) -> None:
+        for child in _children_with_text(element):
+            if isinstance(child, str):
+                self._inline.append(child)
+            else:
+                # Blocks inside inline elements (html5lib keeps such nesting) flush as usual.
+                self._block_or_inline(child, 0)
+
+    def _anchor_text(self, element: Element) -> str:
+        text = clean_inline("".join(_visible_text(element)))
+        if text.lower() in CHROME_TEXTS:
+            return ""
+        href = element.get("href")
+        if href and not href.startswith(("javascript:", "#", "mailto:")):
+            self.links.append(Link(text=text, url=urljoin(self.base_url, href)))
+        return "".join(_visible_text(element))
+
+    def _add_tail(self, element: Element) -> None:
+        if element.tail:
+            self._inline.append(element.tail)
+
+    def _flush_paragraph(self) -> None:
+        if not self._inline:
+            return
+        text = clean_inline("".join(self._inline))
+        self._inline.clear()
+        if not text or text.lower() in CHROME_TEXTS:
+            return
+        if self._in_references:
+            self.drafts.append(self._reference(text, None, self._reference_count() + 1))
+        else:
+            self.drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=text))
+
+    def _reference_count(self) -> int:
+        return sum(1 for d in self.drafts if d.kind is BlockKind.REFERENCE)
+
+    def _text_of(self, element: Element, exclude: list[Element] | None = None) -> str:
+        """Inline text of an element (its blocks flattened with spaces), chrome removed."""
+        inner = BlockBuilder(self.base_url)
+        for child in _children_with_text(element):
+            if isinstance(child, str):
+                inner._inline.append(child)
+            elif exclude and child in exclude:
+                inner._add_tail(child)
+            elif child.tag in BLOCK_TAGS and not is_skipped(child, True):
+                inner._inline.append(" ")
+                inner._inline.append(inner._text_of(child))
+                inner._inline.append(" ")
+                inner._add_tail(child)
+            else:
+                inner._block_or_inline(child, 0)
+        self.links.extend(inner.links)
+        parts = [clean_inline("".join(inner._inline))]
+        parts.extend(_draft_plain(d) for d in inner.drafts)
+        return clean_inline(" ".join(p for p in parts if p))
+
+    def _enters_references(self, element: Element) -> bool:
+        return any(REFERENCE_TOKENS.search(t) for t in tokens(element))
+
+
+def _children_with_text(element: Element) -> list[Element | str]:
+    out: list[Element | str] = []
+    if element.text:
+        out.append(element.text)
+    out.extend(element)
+    return out
+
+
+def _visible_text(element: Element) -> list[str]:
+    parts: list[str] = []
+    stack: list[Element | str] = [element]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node is not element and is_skipped(node, True):
+            if node.tail:
+                stack.append(node.tail)
+            continue
+        if node is not element and node.tail:
+            stack.append(node.tail)
+        stack.extend(reversed(_children_with_text(node)))
+    return parts
+
+
+def _all_text(element: Element) -> list[str]:
+    """Every text node, verbatim (for `pre`)."""
+    parts: list[str] = []
+    stack: list[Element | str] = [element]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node is not element and node.tail:
+            stack.append(node.tail)
+        if isinstance(node.tag, str) and node.tag in ("script", "style"):
+            continue
+        stack.extend(reversed(_children_with_text(node)))
+    return parts
+
+
+def _iter_table(table: Element) -> list[Element]:
+    rows: list[Element] = []
+    for child in table:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag in ("thead", "tbody", "tfoot"):
+            rows.extend(r for r in child if isinstance(r.tag, str) and r.tag == "tr")
+        elif child.tag in ("tr", "caption"):
+            rows.append(child)
+    return rows
+
+
+def _draft_plain(draft: BlockDraft) -> str:
+    if draft.kind is BlockKind.LIST:
+        return " ".join(i.text for i in draft.items)
+    if draft.kind is BlockKind.TABLE:
+        return " ".join(c for row in draft.rows for c in row if c)
+    return draft.text
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
+    """Remove publisher sections (Rights and permissions, About this article, ...) whole."""
+    kept: list[BlockDraft] = []
+    dropping_level = 0
+    for draft in drafts:
+        if draft.kind is BlockKind.HEADING:
+            if dropping_level and draft.level > dropping_level:
+                continue
+            dropping_level = 0
+            if clean_inline(draft.text).lower().rstrip(":") in DROPPED_SECTIONS:
+                dropping_level = draft.level
+                continue
+        elif dropping_level:
+            continue
+        kept.append(draft)
+    return kept

@@ -1,0 +1,156 @@
+"""Choosing the element that holds the article: publisher markup, semantics, then a score."""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+from sheaf.adapters.html.element_rules import is_junk, is_skipped, tokens
+
+# Known article bodies, most specific first: (tag or None, class/id token).
+PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
+    (None, "c-article-body"),            # Springer, Nature, BMC, SpringerOpen, Sci. Reports
+    (None, "article-text"),              # PLOS
+    (None, "ltx_document"),              # arXiv / ar5iv
+    (None, "ltx_page_main"),
+    (None, "article-details"),           # older PMC
+    (None, "jig-ncbiinpagenav"),         # PMC
+    (None, "main-article-body"),         # PMC 2024
+    (None, "JournalFullText"),           # Frontiers
+    (None, "html-body"),                 # MDPI
+    (None, "article__body"),             # Wiley
+    (None, "Body"),                      # ScienceDirect
+    (None, "widget-ArticleFulltext"),    # OUP
+    (None, "fulltext-view"),             # bioRxiv / medRxiv
+    (None, "article-fulltext"),
+    (None, "article-body"),              # eLife, PeerJ and many CMSs
+    (None, "articleBody"),
+)
+POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|story|abstract",
+                      re.IGNORECASE)
+NEGATIVE = re.compile(r"comment|meta|footer|footnote|masthead|media|outbrain|promo|related|"
+                      r"scroll|shoutbox|sidebar|sponsor|shopping|tags|widget|menu|nav",
+                      re.IGNORECASE)
+CANDIDATE_TAGS = frozenset({"div", "section", "article", "main", "td", "body", "form"})
+
+
+def find_content_root(html: Element) -> tuple[Element, str]:
+    """The element holding the main content, and why it was chosen."""
+    body = _first(html, "body") or html
+    scored = _score_candidates(body)
+    best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
+    best_text = best_scored[1][1] if best_scored else 0
+
+    for tag, token in PUBLISHER_ROOTS:
+        found = _largest(body, lambda e, t=token: t in tokens(e), scored)
+        if found is not None and _text_len(found, scored) >= 0.2 * best_text:
+            # Publisher bodies often leave the abstract just outside: take the common parent
+            # when it adds an abstract and little else.
+            return _with_abstract(found, body), f"publisher body .{token}"
+    for label, predicate in (
+        ("[itemprop=articleBody]", lambda e: e.get("itemprop") == "articleBody"),
+        ("<article>", lambda e: e.tag == "article"),
+        ("[role=main]", lambda e: e.get("role") == "main"),
+        ("<main>", lambda e: e.tag == "main"),
+    ):
+        found = _largest(body, predicate, scored)
+        if found is not None and _text_len(found, scored) >= 0.5 * best_text:
+            return found, f"semantic container {label}"
+    if best_scored is not None and best_scored[1][0] > 0:
+        return _element_by_id(body, best_scored[0]), "highest content score"
+    return body, "no better container than <body>"
+
+
+def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
+    """Readability-style scores: paragraphs credit their parent fully and grandparent half.
+    Returns id(element) -> (score, paragraph text length)."""
+    scores: dict[int, float] = {}
+    text_len: dict[int, int] = {}
+    elements: dict[int, Element] = {}
+    stack: list[tuple[Element, list[Element]]] = [(body, [])]
+    while stack:
+        element, ancestors = stack.pop()
+        if is_skipped(element, inside_root=False) and element is not body:
+            continue
+        if element.tag in ("p", "pre", "td", "li", "dd", "blockquote") and ancestors:
+            text = "".join(element.itertext())
+            length = len(text.strip())
+            if length >= 25:
+                score = 1 + text.count(",") + min(length // 100, 3)
+                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(ancestors), strict=False):
+                    key = id(ancestor)
+                    elements[key] = ancestor
+                    scores[key] = scores.get(key, 0.0) + score * weight
+                    text_len[key] = text_len.get(key, 0) + length
+        next_ancestors = [*ancestors, element] if element.tag in CANDIDATE_TAGS else ancestors
+        stack.extend((child, next_ancestors) for child in element if isinstance(child.tag, str))
+    result: dict[int, tuple[float, int]] = {}
+    for key, score in scores.items():
+        element = elements[key]
+        marks = " ".join(tokens(element))
+        if marks:
+            if POSITIVE.search(marks):
+                score += 25
+            if NEGATIVE.search(marks) or is_junk(element):
+                score -= 25
+        score *= 1 - _link_density(element)
+        result[key] = (score, text_len[key])
+    return result
+
+
+def _link_density(element: Element) -> float:
+    total = 0
+    linked = 0
+    for node in element.iter():
+        if not isinstance(node.tag, str):
+            continue
+        size = len((node.text or "").strip())
+        total += size
+        if node.tag == "a":
+            linked += len("".join(node.itertext()).strip())
+    return min(linked / total, 1.0) if total else 0.0
+
+
+def _largest(body: Element, predicate: object, scored: dict[int, tuple[float, int]]
+             ) -> Element | None:
+    best: Element | None = None
+    best_len = -1
+    for element in body.iter():
+        if isinstance(element.tag, str) and predicate(element):  # type: ignore[operator]
+            length = _text_len(element, scored)
+            if length > best_len:
+                best, best_len = element, length
+    return best
+
+
+def _text_len(element: Element, scored: dict[int, tuple[float, int]]) -> int:
+    if id(element) in scored:
+        return scored[id(element)][1]
+    return sum(len(t) for t in element.itertext())
+
+
+def _with_abstract(found: Element, body: Element) -> Element:
+    parent = _parent_of(body, found)
+    if parent is None:
+        return found
+    has_abstract = any(
+        any("abstract" in t.lower() or t.lower().startswith("abs") for t in tokens(sibling))
+        or (sibling.get("aria-labelledby") or "").lower().startswith("abs")
+        for sibling in parent if isinstance(sibling.tag, str) and sibling is not found)
+    return parent if has_abstract else found
+
+
+def _parent_of(root: Element, target: Element) -> Element | None:
+    for element in root.iter():
+        for child in element:
+            if child is target:
+                return element
+    return None
+
+
+def _first(root: Element, tag: str) -> Element | None:
+    return next((e for e in root.iter(tag)), None)
+
+
+def _element_by_id(root: Element, key: int) -> Element:
+    return next(e for e in root.iter() if id(e) == key)

@@ -1,0 +1,92 @@
+"""Which elements are chrome and which are content, judged by tag, attributes and class tokens.
+
+Class and id rules match whole tokens (or whole hyphen/underscore parts of a token for
+words that are never content, like "cookie"): `l-with-sidebar` is a layout wrapper, not
+a sidebar, and is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+SKIP_TAGS = frozenset({
+    "script", "style", "noscript", "template", "svg", "iframe", "form", "button", "input",
+    "select", "textarea", "object", "embed", "canvas", "nav", "link", "meta", "head", "map",
+    "video", "audio", "source", "track", "dialog", "menu", "label",
+})
+CHROME_TAGS = frozenset({"header", "footer", "aside"})
+
+# A part of a class token that is never content.
+_JUNK_PART = re.compile(
+    r"(?:^|[-_])(?:cookies?|consent|gdpr|cmp|share|sharing|sharethis|social|newsletter|"
+    r"signup|sign-up|subscribe|subscription|advert|advertisement|ads?|adsbygoogle|promo|"
+    r"sponsor(?:ed)?|related|recommend(?:ed|ations?)?|comments?|disqus|breadcrumbs?|pagination|"
+    r"pager|toolbar|popup|modal|overlay|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|"
+    r"print-?only|visually-hidden|sr-only|screen-reader-text|hidden|hide)(?:$|[-_])",
+    re.IGNORECASE,
+)
+# Whole tokens that are chrome on their own.
+_JUNK_TOKEN = re.compile(
+    r"sidebar|side-bar|navbar|nav|navigation|menu|site-header|site-footer|page-header|"
+    r"page-footer|footer|masthead|topbar|top-bar|byline-social|tags|tag-list|author-bio|"
+    r"c-article-metrics-bar|c-article-recommendations|c-bibliographic-information|"
+    r"c-article-share-box|c-article-further-reading|c-article-subject|"
+    r"article-tools|article-nav|jig-ncbiinpagenav|ref-nav|references-nav",
+    re.IGNORECASE,
+)
+# Tokens that mark content that must survive every other rule.
+_PROTECTED = re.compile(
+    r"abstract|references?|bibliography|biblio|ref-list|reflist|citation-list|"
+    r"acknowledge?ments?|methods?|article-body|articlebody|main-content|fulltext|full-text|"
+    r"ltx_document|ltx_page_main|ltx_bibliography|body",
+    re.IGNORECASE,
+)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+
+
+def tokens(element: Element) -> list[str]:
+    """The element's class tokens and its id."""
+    found = (element.get("class") or "").split()
+    ident = element.get("id")
+    if ident:
+        found.append(ident)
+    return found
+
+
+def is_hidden(element: Element) -> bool:
+    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+        return True
+    style = element.get("style")
+    return bool(style and _HIDDEN_STYLE.search(style))
+
+
+def is_protected(element: Element) -> bool:
+    return any(_PROTECTED.search(t) for t in tokens(element))
+
+
+def is_junk(element: Element) -> bool:
+    """Chrome by class/id or role, unless it carries a protected token."""
+    role = (element.get("role") or "").lower()
+    if role in ("navigation", "banner", "contentinfo", "complementary", "search", "dialog",
+                "alert", "menu", "menubar", "toolbar"):
+        return not is_protected(element)
+    marks = tokens(element)
+    if not marks:
+        return False
+    if any(_PROTECTED.search(t) for t in marks):
+        return False
+    return any(_JUNK_TOKEN.fullmatch(t) or _JUNK_PART.search(t) for t in marks)
+
+
+def is_skipped(element: Element, inside_root: bool) -> bool:
+    """True when the element and everything in it stays out of the extracted text."""
+    tag = element.tag
+    if not isinstance(tag, str) or tag in SKIP_TAGS:
+        return True
+    if is_hidden(element):
+        return True
+    if tag in CHROME_TAGS and not is_protected(element):
+        # A header inside the article holds its title; page-level ones hold the site's.
+        return not (inside_root and tag == "header")
+    return is_junk(element)

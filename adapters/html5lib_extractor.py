@@ -1,0 +1,62 @@
+"""The HTML extractor port over html5lib: parse once, choose the article, walk it once."""
+
+from __future__ import annotations
+
+import logging
+from xml.etree.ElementTree import Element
+
+import anyio
+import attrs
+import html5lib
+from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
+from sheaf.adapters.html.content_root import find_content_root
+from sheaf.adapters.html.element_rules import is_skipped
+from sheaf.adapters.html.page_metadata import read_metadata
+from sheaf.domain.document import BlockKind, Document
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.markdown_rendering import assemble_document
+
+logger = logging.getLogger("sheaf.html")
+
+
+class Html5libExtractor:
+    """Extracts the main content of a page as structured Markdown with its metadata."""
+
+    async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, url, charset)
+
+    def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
+        """Synchronous extraction, for callers already off the event loop."""
+        html = _parse(body, charset)
+        root, why = find_content_root(html)
+        logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
+        h1 = _first_heading(root) or _first_heading(html)
+        metadata, head_links = read_metadata(html, url, h1)
+        builder = BlockBuilder(url)
+        drafts = builder.build(root)
+        if not any(d.kind is not BlockKind.HEADING for d in drafts):
+            raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
+        if metadata.title is None:
+            first = next((d for d in drafts if d.kind is BlockKind.HEADING), None)
+            metadata = attrs.evolve(metadata, title=first.text if first else None)
+        return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
+                                 notes=[f"HTML content root: <{root.tag}> ({why})"])
+
+
+def _parse(body: bytes, charset: str | None) -> Element:
+    try:
+        document: Element = html5lib.parse(body, treebuilder="etree",
+                                           namespaceHTMLElements=False,
+                                           transport_encoding=charset)
+    except LookupError:  # an unknown declared charset: let html5lib sniff
+        document = html5lib.parse(body, treebuilder="etree", namespaceHTMLElements=False)
+    return document
+
+
+def _first_heading(root: Element) -> str | None:
+    for element in root.iter("h1"):
+        if not is_skipped(element, inside_root=True):
+            text = clean_inline("".join(element.itertext()))
+            if text:
+                return text
+    return None
