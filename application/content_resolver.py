@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import attrs
+from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.http_client import HttpClient, HttpResponse
 from sheaf.application.ports.pdf_extractor import PdfExtractor
@@ -18,11 +19,9 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.full_text import assess_full_text
 from sheaf.domain.metadata import merge_metadata
 from sheaf.domain.pdf_links import PdfCandidate, pdf_link_candidates
-from sheaf.domain.raw_text import raw_document
 from sheaf.domain.resolved_content import ContentSource, ResolvedContent
 from sheaf.domain.retry_after import retry_after_seconds
 from sheaf.domain.routing import Route, has_pdf_magic, route_content
-from sheaf.domain.text_decoding import decode_text
 from sheaf.domain.text_limits import MAX_TEXT_CHARACTERS, cut_at_block_boundary
 from sheaf.domain.url_normalisation import normalise_url
 
@@ -73,6 +72,7 @@ class ContentResolver:
         self._html = html_extractor
         self._pdf = pdf_extractor
         self._max_characters = max_characters
+        self._extraction = DocumentExtraction(html_extractor, pdf_extractor)
 
     async def resolve(self, url: str, prefer: Preference = "auto",
                       password: str | None = None) -> ResolvedContent:
@@ -100,18 +100,14 @@ class ContentResolver:
         if decision.refusal is not None:
             raise SheafError(decision.refusal, decision.reason, url=response.url,
                              status=response.status)
-        if decision.route is Route.PDF:
-            document = await self._pdf.extract(response.body, password=password)
-            source = ContentSource.PDF
-        elif decision.route is Route.RAW:
-            document = raw_document(decode_text(response.body, decision.media_type.charset),
-                                    decision.media_type.essence)
-            source = ContentSource.RAW
-        else:
+        if decision.route is Route.HTML:
             return await self._resolve_html(url, normalised, response, decision.media_type.charset,
-                                             prefer, password, log)
-        return self._finish(url, normalised, response, document, source, log,
-                            content_type=decision.media_type.essence or "application/pdf")
+                                            prefer, password, log)
+        extraction = await self._extraction.extract(
+            response.body, declared_type=response.content_type, location=response.url,
+            password=password)
+        return self._finish(url, normalised, response, extraction.document, extraction.source,
+                            log, content_type=decision.media_type.essence or "application/pdf")
 
     async def _resolve_html(self, url: str, normalised: str, response: HttpResponse,
                             charset: str | None, prefer: Preference, password: str | None,

@@ -41,7 +41,7 @@ def find_content_root(html: Element) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
     best_text = best_scored[1][1] if best_scored else 0
 
-    for tag, token in PUBLISHER_ROOTS:
+    for _tag, token in PUBLISHER_ROOTS:
         found = _largest(body, lambda e, t=token: t in tokens(e), scored)
         if found is not None and _text_len(found, scored) >= 0.2 * best_text:
             # Publisher bodies often leave the abstract just outside: take the common parent

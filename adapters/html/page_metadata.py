@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -43,10 +44,8 @@ def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple
         elif tag == "title" and title_tag is None:
             title_tag = clean_inline("".join(element.itertext()))
         elif tag == "script" and (element.get("type") or "").lower() == "application/ld+json":
-            try:
+            with contextlib.suppress(ValueError):
                 json_ld.append(json.loads("".join(element.itertext())))
-            except ValueError:
-                pass
         elif tag == "a":
             match = _DOI_LINK.match((element.get("href") or "").strip())
             if match:

@@ -1,0 +1,1 @@
+"""PDF extraction: pikepdf opens, repairs and decrypts; pdfminer.six lays out the text."""

@@ -1,0 +1,71 @@
+"""Reading laid-out text lines from pdfminer.six, page by page."""
+
+from __future__ import annotations
+
+import io
+import logging
+import statistics
+import time
+from collections.abc import Iterator
+
+from pdfminer.high_level import extract_pages
+from pdfminer.layout import LAParams, LTChar, LTPage, LTTextBox, LTTextLine
+from pdfminer.pdfexceptions import PDFException
+from pdfminer.psexceptions import PSException
+
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.pdf_structure import TextBox
+
+# Defaults except word_margin: 0.1 of a character's width is pdfminer's gap for a space;
+# kept. boxes_flow 0.5 lets layout analysis order two-column pages column by column.
+LAYOUT = LAParams(line_overlap=0.5, char_margin=2.0, line_margin=0.5, word_margin=0.1,
+                  boxes_flow=0.5)
+
+for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.converter"):
+    logging.getLogger(_noisy).setLevel(logging.ERROR)
+
+
+def read_boxes(data: bytes, *, max_pages: int, deadline: float) -> Iterator[TextBox]:
+    """Yield text boxes in reading order, one page at a time (memory stays per page)."""
+    try:
+        for number, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAYOUT),
+                                      start=1):
+            if number > max_pages:
+                raise SheafError(ErrorKind.TOO_LARGE,
+                                 f"more than {max_pages} pages (the page limit)")
+            if time.monotonic() > deadline:
+                raise SheafError(ErrorKind.TIMEOUT,
+                                 f"extraction ran out of its time budget at page {number}")
+            yield from _page_boxes(page, number)
+    except SheafError:
+        raise
+    except (PDFException, PSException, ValueError, KeyError, TypeError, AttributeError,
+            IndexError, AssertionError, RecursionError, ZeroDivisionError, OverflowError,
+            UnicodeDecodeError) as exc:
+        raise SheafError(ErrorKind.CORRUPT, f"unreadable content: {type(exc).__name__}: {exc}"
+                         ) from None
+
+
+def _page_boxes(page: LTPage, number: int) -> Iterator[TextBox]:
+    for element in page:
+        if not isinstance(element, LTTextBox):
+            continue
+        lines: list[str] = []
+        sizes: list[float] = []
+        bold = 0
+        count = 0
+        for line in element:
+            if not isinstance(line, LTTextLine):
+                continue
+            lines.append(line.get_text().rstrip("\n"))
+            for char in line:
+                if isinstance(char, LTChar) and char.get_text().strip():
+                    sizes.append(round(char.size, 1))
+                    count += 1
+                    name = char.fontname.lower()
+                    if "bold" in name or "black" in name or "heavy" in name or ".b" in name:
+                        bold += 1
+        if not count:
+            continue
+        yield TextBox(page=number, lines=tuple(lines), size=statistics.median(sizes),
+                      bold=bold >= 0.8 * count, bbox=element.bbox, chars=count)

@@ -1,0 +1,54 @@
+"""The PDF extractor port over pikepdf (open, repair, decrypt) and pdfminer.six (layout)."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+
+from sheaf.adapters.pdf.layout_reading import read_boxes
+from sheaf.adapters.pdf.pdf_opening import open_pdf
+from sheaf.domain.document import Document
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.markdown_rendering import assemble_document
+from sheaf.domain.metadata import DocumentMetadata
+from sheaf.domain.pdf_structure import structure_blocks
+
+DEFAULT_TIME_BUDGET = 120.0
+DEFAULT_MAX_PAGES = 2000
+
+
+class PdfminerExtractor:
+    """Extracts a PDF's text as structured blocks, each knowing its page and box."""
+
+    def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
+                 max_pages: int = DEFAULT_MAX_PAGES) -> None:
+        self.time_budget = time_budget
+        self.max_pages = max_pages
+
+    async def extract(self, body: bytes, *, password: str | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, password)
+
+    def extract_sync(self, body: bytes, password: str | None = None) -> Document:
+        deadline = time.monotonic() + self.time_budget
+        opened = open_pdf(body, password)
+        if opened.page_count > self.max_pages:
+            raise SheafError(ErrorKind.TOO_LARGE,
+                             f"{opened.page_count} pages, over the {self.max_pages} page limit")
+        boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline))
+        if not boxes:
+            raise SheafError(ErrorKind.NO_TEXT_LAYER,
+                             "no page has a text layer (a scan?); OCR is not supported")
+        pages_with_text = {b.page for b in boxes}
+        blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
+        notes = [f"pages_without_text: {', '.join(map(str, blank))}"] if blank else []
+        drafts = structure_blocks(boxes, opened.page_count)
+        if not drafts:
+            raise SheafError(ErrorKind.NO_TEXT_LAYER,
+                             "the text layer holds no words; OCR is not supported")
+        title = opened.title or next(
+            (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
+        metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,
+                                    description=opened.subject, keywords=opened.keywords)
+        return assemble_document(drafts, metadata=metadata, page_count=opened.page_count,
+                                 notes=notes)

@@ -1,0 +1,1 @@
+"""Entrypoints: the CLI (and later the HTTP API and the async facade)."""

@@ -1,0 +1,36 @@
+"""Settings from the environment, overridden by command-line flags."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from sheaf.adapters.http_settings import DEFAULT_MAX_BYTES, HttpSettings
+
+ENVIRONMENT = {
+    "LOG_LEVEL": "log level: debug shows every routing decision (default warning)",
+    "SHEAF_MAX_BYTES": f"largest body fetched, in bytes (default {DEFAULT_MAX_BYTES})",
+    "SHEAF_TIMEOUT": "total seconds for one fetch, redirects included (default 60)",
+    "SHEAF_ALLOW_PRIVATE_NETWORK": "1 to allow loopback and private addresses (default 0)",
+}
+
+
+def http_settings(*, allow_private: bool = False, max_bytes: int | None = None,
+                  timeout: float | None = None) -> HttpSettings:
+    env_private = os.environ.get("SHEAF_ALLOW_PRIVATE_NETWORK", "").lower() in ("1", "true",
+                                                                                  "yes")
+    return HttpSettings(
+        max_bytes=max_bytes or int(os.environ.get("SHEAF_MAX_BYTES") or DEFAULT_MAX_BYTES),
+        total_timeout=timeout or float(os.environ.get("SHEAF_TIMEOUT") or 60),
+        allow_private_network=allow_private or env_private,
+    )
+
+
+def configure_logging() -> None:
+    level = os.environ.get("LOG_LEVEL", "warning").upper()
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
+                        format="%(levelname)s %(name)s: %(message)s")
+    # Library chatter (pdfminer colour warnings and the like) stays out of user output.
+    for noisy in ("pdfminer", "asyncio", "aiohttp"):
+        logging.getLogger(noisy).setLevel(max(logging.getLogger().level, logging.ERROR))
