@@ -15,6 +15,7 @@ from sheaf.application.content_resolver import PREFERENCES, Preference
 from sheaf.domain.errors import SheafError
 from sheaf.entrypoints.composition import build_extraction, build_resolver
 from sheaf.entrypoints.configuration import ENVIRONMENT, configure_logging, http_settings
+from sheaf.entrypoints.demo import run_demo
 from sheaf.entrypoints.local_input import output_name, read_local
 from sheaf.entrypoints.rendering import FORMATS, SUFFIXES, render
 
@@ -67,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("--password", help="password of an encrypted PDF")
     _network_flags(resolve)
     resolve.set_defaults(run=_cmd_resolve)
+
+    demo = sub.add_parser("demo", help="run the main job on the bundled samples, offline")
+    demo.set_defaults(run=lambda args: anyio.run(run_demo))
 
     extract = sub.add_parser("extract", help="extract local files or URLs")
     extract.add_argument("inputs", nargs="+", metavar="INPUT")

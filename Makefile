@@ -1,0 +1,39 @@
+# `make test` and `make demo` work on a fresh machine with only Python 3.11+.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck pytest bench-html clean samples
+
+$(STAMP): pyproject.toml setup.py
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+# mypy sees the layer folders as sheaf.* through a tree of links (the editable
+# install's import hook is invisible to it).
+.typecheck/sheaf:
+	@mkdir -p .typecheck/sheaf
+	@for layer in domain application adapters entrypoints; do ln -sfn ../../$$layer .typecheck/sheaf/$$layer; done
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP) .typecheck/sheaf
+	MYPYPATH=.typecheck $(BIN)/mypy --strict -p sheaf.domain -p sheaf.application
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+demo: $(STAMP)
+	$(BIN)/sheaf demo
+
+samples: $(STAMP)
+	$(BIN)/python -P -c "import sys; sys.path.insert(0, '.'); from tests.sample_paper import main; main('entrypoints/samples/paper.pdf')"
+
+clean:
+	rm -rf $(VENV) .typecheck build dist *.egg-info

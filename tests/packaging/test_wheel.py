@@ -1,0 +1,67 @@
+"""The wheel holds `sheaf.*` only, every subpackage on disk, and a working console script."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("domain", "application", "adapters", "entrypoints")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "--no-build-isolation", "-w", str(out), str(ROOT)], check=True,
+                   cwd=out)
+    (built,) = out.glob("sheaf-*.whl")
+    return built
+
+
+def test_wheel_has_only_sheaf_and_every_subpackage(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names if not n.startswith("sheaf-")}
+    assert top == {"sheaf"}
+    packaged = {str(Path(n).parent) for n in names if n.endswith("__init__.py")}
+    on_disk = {f"sheaf/{p.parent.relative_to(ROOT)}" for layer in LAYERS
+               for p in (ROOT / layer).rglob("__init__.py")}
+    assert on_disk <= packaged, on_disk - packaged
+    assert "sheaf/entrypoints/samples/paper.pdf" in names
+
+
+def test_installed_wheel_imports_as_sheaf_only(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = env_dir / "bin" / "python"
+    target = subprocess.run([str(python), "-c", "import sysconfig; "
+                             "print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    # Install the wheel alone (pip writes the console script from its entry points); its
+    # dependencies come from the test environment's
+    # site-packages, listed after it (that folder's own .pth files are not processed,
+    # so the editable checkout stays invisible).
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                    "--quiet", "--no-deps", "--no-index", str(wheel)], check=True)
+    deps = sysconfig.get_paths()["purelib"]
+    Path(target, "zz_test_dependencies.pth").write_text(deps + "\n")
+    script = env_dir / "bin" / "sheaf"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, check=False)
+
+    ok = run(str(python), "-I", "-c", "import sheaf.domain, sheaf.entrypoints.cli; "
+             "print(sheaf.domain.__file__)")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith(target)
+    for name in LAYERS:
+        missing = run(str(python), "-I", "-c", f"import {name}")
+        assert missing.returncode != 0 and "ModuleNotFoundError" in missing.stderr
+    version = run(str(script), "--version")
+    assert version.returncode == 0, version.stderr
+    assert "installed package" in version.stdout and target in version.stdout

@@ -1,0 +1,81 @@
+"""Writing small, real PDFs with pikepdf for fixtures and the bundled demo sample."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+import pikepdf
+
+PAGE_WIDTH, PAGE_HEIGHT, MARGIN = 612, 792, 72
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def write_pdf(blocks: Sequence[tuple[str, str]], *, title: str | None = None,
+              author: str | None = None, running_header: str | None = None) -> bytes:
+    """A PDF of (kind, text) blocks: kind "h1", "h2" or "p"; wrapped lines, real fonts."""
+    pdf = pikepdf.Pdf.new()
+    fonts = pikepdf.Dictionary(
+        F1=pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font,
+                                                Subtype=pikepdf.Name.Type1,
+                                                BaseFont=pikepdf.Name.Helvetica)),
+        F2=pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font,
+                                                Subtype=pikepdf.Name.Type1,
+                                                BaseFont=pikepdf.Name("/Helvetica-Bold"))))
+    pages: list[list[str]] = [[]]
+    y = PAGE_HEIGHT - MARGIN
+
+    def emit(font: str, size: int, line: str) -> None:
+        nonlocal y
+        if y < MARGIN + size:
+            pages.append([])
+            y = PAGE_HEIGHT - MARGIN
+        pages[-1].append(f"BT /{font} {size} Tf {MARGIN} {y} Td ({_escape(line)}) Tj ET")
+        y -= int(size * 1.4)
+
+    for kind, text in blocks:
+        if kind in ("h1", "h2"):
+            y -= 10
+            size = 18 if kind == "h1" else 14
+            for line in textwrap.wrap(text, 50):
+                emit("F2", size, line)
+            y -= 4
+        else:
+            for line in textwrap.wrap(text, 88):
+                emit("F1", 10, line)
+            y -= 8
+    for number, commands in enumerate(pages, start=1):
+        stream = list(commands)
+        if running_header:
+            stream.append(f"BT /F1 8 Tf {MARGIN} {PAGE_HEIGHT - 40} Td "
+                          f"({_escape(running_header)}) Tj ET")
+        stream.append(f"BT /F1 8 Tf {PAGE_WIDTH // 2} 40 Td ({number}) Tj ET")
+        page = pikepdf.Dictionary(
+            Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+            Resources=pikepdf.Dictionary(Font=fonts),
+            Contents=pdf.make_stream("\n".join(stream).encode("latin-1")))
+        pdf.pages.append(pikepdf.Page(page))
+    if title or author:
+        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+            if title:
+                meta["dc:title"] = title
+            if author:
+                meta["dc:creator"] = [author]
+        if title:
+            pdf.docinfo["/Title"] = title
+        if author:
+            pdf.docinfo["/Author"] = author
+    import io
+
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def write_pdf_file(path: Path, blocks: Sequence[tuple[str, str]], **kwargs: str) -> Path:
+    path.write_bytes(write_pdf(blocks, **kwargs))
+    return path
