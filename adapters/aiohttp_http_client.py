@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import anyio
 from aiohttp.abc import AbstractResolver
+
 from sheaf.adapters.body_decoder import ACCEPT_ENCODING, CappedBody
 from sheaf.adapters.guarded_resolver import AddressPolicy, GuardedResolver
 from sheaf.adapters.http_settings import HttpSettings

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
+
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.network_policy import IPAddress, blocked_reason
 

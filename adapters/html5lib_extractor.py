@@ -8,6 +8,7 @@ from xml.etree.ElementTree import Element
 import anyio
 import attrs
 import html5lib
+
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
 from sheaf.adapters.html.content_root import find_content_root
 from sheaf.adapters.html.element_rules import is_skipped

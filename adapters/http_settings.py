@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+
 from sheaf.adapters.package_version import sheaf_version
 
 DEFAULT_MAX_BYTES = 25 * 1024 * 1024

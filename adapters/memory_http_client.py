@@ -6,6 +6,7 @@ import ipaddress
 from urllib.parse import urldefrag
 
 import attrs
+
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.redirect_following import Headers, follow_redirects
 from sheaf.application.ports.http_client import HttpResponse

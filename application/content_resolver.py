@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import attrs
+
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.http_client import HttpClient, HttpResponse

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+
 from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.pdf_extractor import PdfExtractor
 from sheaf.domain.document import Document

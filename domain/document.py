@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 
 import attrs
+
 from sheaf.domain.metadata import DocumentMetadata
 
 

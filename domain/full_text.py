@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import attrs
+
 from sheaf.domain.document import Document
 
 FULL_TEXT_WORDS = 1500

@@ -6,6 +6,7 @@ import re
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import attrs
+
 from sheaf.domain.document import Link
 from sheaf.domain.metadata import DocumentMetadata
 

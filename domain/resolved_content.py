@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 
 import attrs
+
 from sheaf.domain.diagnostics import Diagnostics
 from sheaf.domain.document import Document
 from sheaf.domain.metadata import DocumentMetadata

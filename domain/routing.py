@@ -6,6 +6,7 @@ import enum
 import re
 
 import attrs
+
 from sheaf.domain.errors import ErrorKind
 from sheaf.domain.media_type import MediaType
 

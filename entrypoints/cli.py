@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+
 from sheaf.adapters.package_version import version_info
 from sheaf.application.content_resolver import PREFERENCES, Preference
 from sheaf.domain.errors import SheafError

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from aiohttp import web
+
 from sheaf.domain.resolved_content import ResolvedContent
 from sheaf.entrypoints.composition import build_resolver
 from sheaf.entrypoints.configuration import http_settings

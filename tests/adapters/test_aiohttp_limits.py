@@ -9,10 +9,10 @@ import zlib
 import anyio
 import pytest
 from aiohttp import web
+
 from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.domain.errors import ErrorKind, SheafError
-
 from tests.local_server import LocalServer
 
 pytestmark = pytest.mark.anyio

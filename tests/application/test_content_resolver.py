@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.memory_http_client import MemoryHttpClient

@@ -6,6 +6,7 @@ import socket
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from sheaf.domain.network_policy import blocked_host_reason, blocked_reason, parse_ip_literal
 
 

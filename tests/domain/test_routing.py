@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from sheaf.domain.errors import ErrorKind
 from sheaf.domain.routing import PDF_MAGIC, Route, route_content
 

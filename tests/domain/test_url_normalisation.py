@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+
 from sheaf.domain.accept_policy import HTML_FIRST, PDF_FIRST, accept_header_for
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.url_normalisation import normalise_url
