@@ -45,13 +45,25 @@ class Html5libExtractor:
 
 
 def _parse(body: bytes, charset: str | None) -> Element:
+    # Precedence as browsers apply it: BOM, the HTTP charset, <meta charset>; then, instead
+    # of html5lib's windows-1252 default, UTF-8 when the bytes are valid UTF-8.
+    likely = "utf-8" if _is_utf8(body) else None
     try:
         document: Element = html5lib.parse(body, treebuilder="etree",
                                            namespaceHTMLElements=False,
-                                           transport_encoding=charset)
+                                           transport_encoding=charset, likely_encoding=likely)
     except LookupError:  # an unknown declared charset: let html5lib sniff
-        document = html5lib.parse(body, treebuilder="etree", namespaceHTMLElements=False)
+        document = html5lib.parse(body, treebuilder="etree", namespaceHTMLElements=False,
+                                  likely_encoding=likely)
     return document
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _first_heading(root: Element) -> str | None:

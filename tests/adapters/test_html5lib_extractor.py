@@ -1,0 +1,179 @@
+"""The HTML extractor on small pages written for the project."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sheaf.adapters.html5lib_extractor import Html5libExtractor
+from sheaf.domain.document import BlockKind, Document
+from sheaf.domain.errors import ErrorKind, SheafError
+
+EXTRACTOR = Html5libExtractor()
+URL = "https://publisher.example/article/10.1000/xyz"
+
+
+def extract(html: str, url: str = URL) -> Document:
+    return EXTRACTOR.extract_sync(html.encode(), url)
+
+
+def kinds(document: Document) -> list[BlockKind]:
+    return [b.kind for b in document.blocks]
+
+
+SPRINGER = """<!DOCTYPE html><html lang="en"><head>
+<meta name="citation_title" content="Sleep spindles and memory">
+<meta name="citation_doi" content="10.1007/s00000-020-0001-x">
+<meta name="citation_pdf_url" content="https://link.springer.com/content/pdf/10.1007/x.pdf">
+<meta name="citation_author" content="Ada Byron"><meta name="citation_author" content="Alan Turing">
+<title>Sleep spindles and memory | SpringerLink</title></head><body>
+<header class="c-header"><nav>Journals Books Log in</nav></header>
+<div class="c-article-header"><h1 class="c-article-title">Sleep spindles and memory</h1></div>
+<section aria-labelledby="Abs1" data-title="Abstract"><div class="c-article-section">
+<h2 id="Abs1">Abstract</h2><p>Spindles predict overnight memory gains.</p></div></section>
+<div class="c-article-body">
+<section><h2>Introduction</h2><p>Sleep helps memory, as shown before [1].</p>
+<a class="c-article-section__figure-link">Full size image</a></section>
+<section><h2>Methods</h2><p>We recorded EEG in 40 adults.</p></section>
+<section><h2>References</h2><ol class="c-article-references">
+<li class="c-article-references__item"><p class="c-article-references__text">Walker M. Sleep. Nature. 2009.</p>
+<p class="c-article-references__links"><a href="#">Article</a> <a href="#">Google Scholar</a></p></li>
+<li class="c-article-references__item"><p class="c-article-references__text">Born J. Spindles. Neuron. 2012.</p></li>
+</ol></section>
+<section><h2>Rights and permissions</h2><p>Reprints and permissions</p></section>
+</div>
+<div class="c-article-recommendations"><h2>Similar content being viewed by others</h2><p>Other paper</p></div>
+</body></html>"""
+
+
+def test_springer_style_article() -> None:
+    document = extract(SPRINGER)
+    meta = document.metadata
+    assert meta.title == "Sleep spindles and memory"
+    assert meta.doi == "10.1007/s00000-020-0001-x"
+    assert meta.citation_pdf_url == "https://link.springer.com/content/pdf/10.1007/x.pdf"
+    assert meta.authors == ("Ada Byron", "Alan Turing")
+    headings = [b.draft.text for b in document.headings()]
+    assert headings == ["Sleep spindles and memory", "Abstract", "Introduction", "Methods",
+                        "References"]
+    refs = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
+    assert [r.markdown for r in refs] == ["1. Walker M. Sleep. Nature. 2009.",
+                                         "2. Born J. Spindles. Neuron. 2012."]
+    for junk in ("Full size image", "Google Scholar", "Similar content", "Reprints",
+                 "Log in", "Rights and permissions"):
+        assert junk not in document.text
+
+
+def test_every_block_knows_its_exact_span() -> None:
+    document = extract(SPRINGER)
+    for block in document.blocks:
+        assert document.text[block.start:block.end] == block.markdown
+
+
+def test_page_without_article_uses_the_densest_container() -> None:
+    prose = " ".join(f"Sentence number {i}, with a comma and some words." for i in range(30))
+    html = f"""<html><body><div id="menu"><a href="/">Home</a> <a href="/b">Blog</a></div>
+    <div class="wrapper"><div class="post-content"><h2>A post</h2><p>{prose}</p>
+    <p>{prose}</p></div><div class="widget"><p>Buy our book, it has commas, many, many.</p>
+    </div></div><div class="footer">Copyright 2026</div></body></html>"""
+    document = extract(html)
+    assert "Sentence number 29" in document.text
+    assert "Home" not in document.text and "Copyright" not in document.text
+
+
+def test_references_beside_a_sidebar_are_kept() -> None:
+    html = """<html><body><div class="l-with-sidebar"><article><h1>T</h1>
+    <p>Body text long enough to count as the article body of this page.</p>
+    <h2>Bibliography</h2><ul><li>Knuth D. TAOCP. 1968.</li><li>Dijkstra E. GOTO. 1968.</li></ul>
+    </article><aside class="sidebar"><h3>Popular</h3><ul><li>Other post</li></ul></aside>
+    </div></body></html>"""
+    document = extract(html)
+    refs = [b.draft.text for b in document.blocks if b.kind is BlockKind.REFERENCE]
+    assert refs == ["Knuth D. TAOCP. 1968.", "Dijkstra E. GOTO. 1968."]
+    assert "Popular" not in document.text and "Other post" not in document.text
+
+
+def test_tables_with_spans_and_pipes() -> None:
+    html = """<html><body><article><h1>Data</h1><p>The table below lists results.</p>
+    <table><tr><th colspan="2">Group</th><th>n</th></tr>
+    <tr><td rowspan="2">A|B</td><td>x</td><td>1</td></tr><tr><td>y</td><td>2</td></tr>
+    </table></article></body></html>"""
+    document = extract(html)
+    table = next(b for b in document.blocks if b.kind is BlockKind.TABLE)
+    assert table.markdown.splitlines()[0] == "| Group |  | n |"
+    assert "| A\\|B | x | 1 |" in table.markdown
+    assert "| y | 2 |" in table.markdown
+
+
+def test_nested_lists() -> None:
+    html = """<html><body><article><h1>Steps</h1><p>Follow these steps with care.</p>
+    <ol><li>First<ul><li>detail a</li><li>detail b</li></ul></li><li>Second</li></ol>
+    </article></body></html>"""
+    lists = [b for b in extract(html).blocks if b.kind is BlockKind.LIST]
+    assert lists[0].markdown == "1. First\n    - detail a\n    - detail b\n2. Second"
+
+
+def test_cookie_banner_only_page_is_empty() -> None:
+    html = """<html><body><div class="cookie-consent"><p>We use cookies to give you the
+    best experience. Accept all cookies?</p><button>Accept</button></div></body></html>"""
+    with pytest.raises(SheafError) as caught:
+        extract(html)
+    assert caught.value.kind is ErrorKind.EMPTY
+
+
+def test_megabytes_of_inline_script_never_reach_the_text() -> None:
+    script = "var x = function(a){ return a + 1; };\n" * 60_000
+    html = (f"<html><head><script>{script}</script></head><body><article><h1>Real</h1>"
+            f"<p>The real article text.</p><script>{script}</script>"
+            "<style>@media print { body { color: red } }</style></article></body></html>")
+    assert len(html) > 4_000_000
+    document = extract(html)
+    assert "The real article text." in document.text
+    assert "function(" not in document.text and "@media" not in document.text
+
+
+def test_hidden_elements_and_whitespace() -> None:
+    html = """<html><body><article><h1>W</h1><p>one&nbsp;two\u200b three
+    four</p><p hidden>secret</p><p style="display: none">gone</p>
+    <p aria-hidden="true">also gone</p><pre>  keep
+      this   verbatim</pre></article></body></html>"""
+    document = extract(html)
+    assert "one two three four" in document.text
+    assert "secret" not in document.text and "gone" not in document.text
+    assert "```\n  keep\n      this   verbatim\n```" in document.text
+
+
+def test_links_keep_their_text_and_record_their_url() -> None:
+    html = """<html><body><article><h1>L</h1><p>See <a href="/docs">the docs</a> now.</p>
+    </article></body></html>"""
+    document = extract(html)
+    assert "See the docs now." in document.text and "](" not in document.text
+    assert any(link.url == "https://publisher.example/docs" for link in document.links)
+
+
+markup = st.recursive(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+    lambda inner: st.tuples(
+        st.sampled_from(["div", "p", "script", "style", "article", "table", "tr", "td", "ul",
+                         "li", "h2", "pre", "span", "a", "noscript", "svg", "template"]),
+        st.lists(inner, max_size=4),
+    ).map(lambda t: f"<{t[0]}>" + "".join(t[1]) + f"</{t[0]}>"),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markup)
+def test_arbitrary_markup_gives_a_document_or_a_typed_error(html: str) -> None:
+    marker = "SCRIPTMARKER"
+    page = (f"<html><body>{html}<script>{marker}()</script>"
+            f"<style>.{marker} {{}}</style></body></html>")
+    try:
+        document = extract(page)
+    except SheafError as exc:
+        assert exc.kind is ErrorKind.EMPTY
+        return
+    assert marker not in document.text
+    for block in document.blocks:
+        assert document.text[block.start:block.end] == block.markdown
