@@ -68,6 +68,8 @@ def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
     text_len: dict[int, int] = {}
     elements: dict[int, Element] = {}
     stack: list[tuple[Element, list[Element]]] = [(body, [])]
+    # Ancestors are kept for every element, so text length reaches publisher bodies many
+    # levels up while the score still credits only three levels.
     while stack:
         element, ancestors = stack.pop()
         if is_skipped(element, inside_root=False) and element is not body:
@@ -81,10 +83,11 @@ def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
                     key = id(ancestor)
                     elements[key] = ancestor
                     scores[key] = scores.get(key, 0.0) + score * weight
-                    text_len[key] = text_len.get(key, 0) + length
+                for ancestor in ancestors:
+                    text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
         next_ancestors = [*ancestors, element] if element.tag in CANDIDATE_TAGS else ancestors
         stack.extend((child, next_ancestors) for child in element if isinstance(child.tag, str))
-    result: dict[int, tuple[float, int]] = {}
+    result: dict[int, tuple[float, int]] = {key: (0.0, length) for key, length in text_len.items()}
     for key, score in scores.items():
         element = elements[key]
         marks = " ".join(tokens(element))
@@ -124,9 +127,10 @@ def _largest(body: Element, predicate: object, scored: dict[int, tuple[float, in
 
 
 def _text_len(element: Element, scored: dict[int, tuple[float, int]]) -> int:
-    if id(element) in scored:
-        return scored[id(element)][1]
-    return sum(len(t) for t in element.itertext())
+    """Paragraph text credited to the element while scoring; 0 when it holds no paragraph
+    (raw itertext would count script bodies and teaser chrome)."""
+    entry = scored.get(id(element))
+    return entry[1] if entry else 0
 
 
 def _with_abstract(found: Element, body: Element) -> Element:

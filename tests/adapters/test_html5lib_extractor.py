@@ -37,13 +37,17 @@ SPRINGER = """<!DOCTYPE html><html lang="en"><head>
 <a class="c-article-section__figure-link">Full size image</a></section>
 <section><h2>Methods</h2><p>We recorded EEG in 40 adults.</p></section>
 <section><h2>References</h2><ol class="c-article-references">
-<li class="c-article-references__item"><p class="c-article-references__text">Walker M. Sleep. Nature. 2009.</p>
-<p class="c-article-references__links"><a href="#">Article</a> <a href="#">Google Scholar</a></p></li>
-<li class="c-article-references__item"><p class="c-article-references__text">Born J. Spindles. Neuron. 2012.</p></li>
+<li class="c-article-references__item">
+<p class="c-article-references__text">Walker M. Sleep. Nature. 2009.</p>
+<p class="c-article-references__links"><a href="#">Article</a>
+<a href="#">Google Scholar</a></p></li>
+<li class="c-article-references__item">
+<p class="c-article-references__text">Born J. Spindles. Neuron. 2012.</p></li>
 </ol></section>
 <section><h2>Rights and permissions</h2><p>Reprints and permissions</p></section>
 </div>
-<div class="c-article-recommendations"><h2>Similar content being viewed by others</h2><p>Other paper</p></div>
+<div class="c-article-recommendations"><h2>Similar content being viewed by others</h2>
+<p>Other paper</p></div>
 </body></html>"""
 
 
