@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
@@ -283,25 +284,16 @@ def _children_with_text(element: Element) -> list[Element | str]:
 
 
 def _visible_text(element: Element) -> list[str]:
-    parts: list[str] = []
-    stack: list[Element | str] = [element]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            parts.append(node)
-            continue
-        if node is not element and is_skipped(node, True):
-            if node.tail:
-                stack.append(node.tail)
-            continue
-        if node is not element and node.tail:
-            stack.append(node.tail)
-        stack.extend(reversed(_children_with_text(node)))
-    return parts
+    """Text nodes in document order, without skipped (chrome, hidden) descendants."""
+    return _text_nodes(element, lambda node: is_skipped(node, True))
 
 
 def _all_text(element: Element) -> list[str]:
-    """Every text node, verbatim (for `pre`)."""
+    """Every text node, verbatim (for `pre`), scripts and styles aside."""
+    return _text_nodes(element, lambda node: node.tag in ("script", "style"))
+
+
+def _text_nodes(element: Element, skip: Callable[[Element], bool]) -> list[str]:
     parts: list[str] = []
     stack: list[Element | str] = [element]
     while stack:
@@ -309,10 +301,11 @@ def _all_text(element: Element) -> list[str]:
         if isinstance(node, str):
             parts.append(node)
             continue
-        if node is not element and node.tail:
-            stack.append(node.tail)
-        if isinstance(node.tag, str) and node.tag in ("script", "style"):
-            continue
+        if node is not element:
+            if node.tail:
+                stack.append(node.tail)
+            if not isinstance(node.tag, str) or skip(node):
+                continue
         stack.extend(reversed(_children_with_text(node)))
     return parts
 
