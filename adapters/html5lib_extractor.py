@@ -13,6 +13,7 @@ from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
 from sheaf.adapters.html.content_root import find_content_root
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.page_metadata import read_metadata
+from sheaf.adapters.html.satellites import find_satellites
 from sheaf.domain.document import BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
@@ -33,8 +34,11 @@ class Html5libExtractor:
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)
         metadata, head_links = read_metadata(html, url, h1)
+        before, after = find_satellites(html, root)
         builder = BlockBuilder(url)
-        drafts = builder.build(root)
+        drafts = builder.build_all([*before, root, *after])
+        if before or after:
+            why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
         if metadata.title is None:

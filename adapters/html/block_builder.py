@@ -7,7 +7,7 @@ from collections.abc import Callable
 from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
-from sheaf.adapters.html.element_rules import is_skipped, tokens
+from sheaf.adapters.html.element_rules import is_reference_entry, is_skipped, tokens
 from sheaf.domain.document import BlockDraft, BlockKind, Link, ListItem
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -51,6 +51,7 @@ REFERENCE_TOKENS = re.compile(
 _SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _LABEL = re.compile(r"^\s*\[?(\d{1,4}|[a-zA-Z])[\].)]?\s+")
+_CITATION_LIKE = re.compile(r"\d")
 MAX_DEPTH = 250
 
 
@@ -68,11 +69,17 @@ class BlockBuilder:
         self.links: list[Link] = []
         self._inline: list[str] = []
         self._in_references = False
+        # The container a "References" heading opened: the list ends when it closes.
+        self._references_scope: Element | None = None
+        self._containers: list[Element] = []
 
     # -- public --------------------------------------------------------------------
-    def build(self, root: Element) -> list[BlockDraft]:
-        self._walk_block(root, depth=0)
-        self._flush_paragraph()
+    def build_all(self, parts: list[Element]) -> list[BlockDraft]:
+        """Blocks of each part in turn (the content root and the parts found beside it)."""
+        for part in parts:
+            self._in_references = False
+            self._block_or_inline(part, depth=0)
+            self._flush_paragraph()
         return _drop_sections(self.drafts)
 
     # -- block level -----------------------------------------------------------------
@@ -84,13 +91,27 @@ class BlockBuilder:
             self._block_or_inline(child, depth + 1)
 
     def _block_or_inline(self, element: Element, depth: int) -> None:
-        if is_skipped(element, inside_root=True):
+        if is_skipped(element, inside_root=True, keep_hidden=self._in_references):
             self._add_tail(element)
             return
         tag = element.tag
+        if self._in_references and tag != "li" and tag in BLOCK_TAGS \
+                and is_reference_entry(element):
+            self._flush_paragraph()
+            text = self._text_of(element)
+            if text:
+                self.drafts.append(self._reference(text, None, self._reference_count() + 1))
+            self._add_tail(element)
+            return
         if tag not in BLOCK_TAGS or depth > MAX_DEPTH:
             if tag == "br":
                 self._inline.append(" ")
+            elif tag == "button":
+                # In-text citations are buttons on some publishers ("Cohen, 1988");
+                # other buttons are controls.
+                text = "".join(_visible_text(element))
+                if _CITATION_LIKE.search(text) and clean_inline(text).lower() not in CHROME_TEXTS:
+                    self._inline.append(text)
             elif tag == "a":
                 self._inline.append(self._anchor_text(element))
             elif tag in ("img", "hr", "wbr"):
@@ -128,10 +149,13 @@ class BlockBuilder:
             entering = self._enters_references(element)
             if entering:
                 self._in_references = True
+            self._containers.append(element)
             self._walk_block(element, depth)
             self._flush_paragraph()
-            if entering:
+            self._containers.pop()
+            if entering or self._references_scope is element:
                 self._in_references = False
+                self._references_scope = None
         self._add_tail(element)
 
     def _heading(self, element: Element, level: int) -> None:
@@ -139,6 +163,8 @@ class BlockBuilder:
         if not text:
             return
         self._in_references = bool(REFERENCE_HEADINGS.match(text))
+        self._references_scope = (self._containers[-1] if self._in_references and
+                                  self._containers else None)
         self.drafts.append(BlockDraft(BlockKind.HEADING, text=text, level=level))
 
     def _list(self, element: Element) -> None:
@@ -147,7 +173,9 @@ class BlockBuilder:
         if not items:
             return
         if self._in_references or self._enters_references(element):
-            for position, item in enumerate(items, start=1):
+            # Lists nested inside an entry are its links or notes, not further entries.
+            entries = [item for item in items if item.depth == 0]
+            for position, item in enumerate(entries, start=self._reference_count() + 1):
                 self.drafts.append(self._reference(item.text, item.marker, position))
             return
         self.drafts.append(BlockDraft(BlockKind.LIST, items=tuple(items)))

@@ -11,7 +11,7 @@ import re
 from xml.etree.ElementTree import Element
 
 SKIP_TAGS = frozenset({
-    "script", "style", "noscript", "template", "svg", "iframe", "form", "button", "input",
+    "script", "style", "noscript", "template", "svg", "iframe", "form", "input",
     "select", "textarea", "object", "embed", "canvas", "nav", "link", "meta", "head", "map",
     "video", "audio", "source", "track", "dialog", "menu", "label",
 })
@@ -22,7 +22,7 @@ _JUNK_PART = re.compile(
     r"(?:^|[-_])(?:cookies?|consent|gdpr|cmp|share|sharing|sharethis|social|newsletter|"
     r"signup|sign-up|subscribe|subscription|advert|advertisement|ads?|adsbygoogle|promo|"
     r"sponsor(?:ed)?|related|recommend(?:ed|ations?)?|comments?|disqus|breadcrumbs?|pagination|"
-    r"pager|toolbar|popup|modal|overlay|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|"
+    r"pager|toolbar|popup|modal|overlay|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|sortby|sort-tabs|"
     r"print-?only|visually-hidden|sr-only|screen-reader-text|hidden|hide)(?:$|[-_])",
     re.IGNORECASE,
 )
@@ -39,7 +39,7 @@ _JUNK_TOKEN = re.compile(
 _PROTECTED = re.compile(
     r"abstract|references?|bibliography|biblio|ref-list|reflist|citation-list|"
     r"acknowledge?ments?|methods?|article-body|articlebody|main-content|fulltext|full-text|"
-    r"ltx_document|ltx_page_main|ltx_bibliography|body",
+    r"ltx_document|ltx_page_main|ltx_bibliography|body|^back$|^back-?matter$",
     re.IGNORECASE,
 )
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
@@ -79,14 +79,32 @@ def is_junk(element: Element) -> bool:
     return any(_JUNK_TOKEN.fullmatch(t) or _JUNK_PART.search(t) for t in marks)
 
 
-def is_skipped(element: Element, inside_root: bool) -> bool:
-    """True when the element and everything in it stays out of the extracted text."""
+def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -> bool:
+    """True when the element and everything in it stays out of the extracted text.
+
+    `keep_hidden` keeps collapsed content (publishers fold reference lists into
+    `display: none` accordions that a click opens)."""
     tag = element.tag
     if not isinstance(tag, str) or tag in SKIP_TAGS:
         return True
-    if is_hidden(element):
+    if is_hidden(element) and not keep_hidden:
         return True
     if tag in CHROME_TAGS and not is_protected(element):
         # A header inside the article holds its title; page-level ones hold the site's.
         return not (inside_root and tag == "header")
     return is_junk(element)
+
+
+_REFERENCE_ENTRY = re.compile(
+    r"(?:^|[-_])(?:reflink|ref-item|refitem|reference-item|references__item|bibitem|"
+    r"bib-entry|ref-entry|citation-entry)$|^ref$|^citation$",
+    re.IGNORECASE,
+)
+_REFERENCE_ID = re.compile(r"^(?:ref|bib|cr|b|r)-?\d+$", re.IGNORECASE)
+
+
+def is_reference_entry(element: Element) -> bool:
+    """One entry of a reference list, however the publisher marks it up."""
+    if _REFERENCE_ID.match(element.get("id") or ""):
+        return True
+    return any(_REFERENCE_ENTRY.search(t) for t in (element.get("class") or "").split())
