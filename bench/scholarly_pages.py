@@ -24,7 +24,7 @@ from sheaf.domain.document import BlockKind
 DEFAULT_CORPUS = (Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
                   / "scholarly-html-dev")
 JUNK = {
-    "function(": re.compile(r"function\s*\("),
+    "function(": re.compile(r"function\(|function\s*\([^)]*\)\s*\{"),
     "var ": re.compile(r"\bvar\s+[A-Za-z_$][\w$]*\s*="),
     "window.": re.compile(r"\bwindow\.[A-Za-z_]"),
     "@media": re.compile(r"@media"),
