@@ -14,7 +14,7 @@ from sheaf.adapters.html.content_root import find_content_root
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.page_metadata import read_metadata
 from sheaf.adapters.html.satellites import find_satellites
-from sheaf.domain.document import BlockKind, Document
+from sheaf.domain.document import BlockDraft, BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 
@@ -39,6 +39,7 @@ class Html5libExtractor:
         drafts = builder.build_all([*before, root, *after])
         if before or after:
             why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
+        drafts = _without_title_heading(drafts, {metadata.title, h1})
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
         if metadata.title is None:
@@ -68,6 +69,21 @@ def _is_utf8(body: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _without_title_heading(drafts: list[BlockDraft], titles: set[str | None]
+                           ) -> list[BlockDraft]:
+    """The page's title is metadata, not body text: drop the heading that repeats it at the
+    top, so the body starts where the article does."""
+    wanted = {_comparable(t) for t in titles if t}
+    for index, draft in enumerate(drafts[:5]):
+        if draft.kind is BlockKind.HEADING and _comparable(draft.text) in wanted:
+            return drafts[:index] + drafts[index + 1:]
+    return drafts
+
+
+def _comparable(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def _first_heading(root: Element) -> str | None:

@@ -52,6 +52,8 @@ _SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _LABEL = re.compile(r"^\s*\[?(\d{1,4}|[a-zA-Z])[\].)]?\s+")
 _CITATION_LIKE = re.compile(r"\d")
+NAVIGATION_LINK_SHARE = 0.7
+"""Blocks whose text is at least this share of link text are navigation."""
 MAX_DEPTH = 250
 
 
@@ -68,6 +70,8 @@ class BlockBuilder:
         self.drafts: list[BlockDraft] = []
         self.links: list[Link] = []
         self._inline: list[str] = []
+        self._linked = 0
+        """Characters of link text in the pending paragraph."""
         self._in_references = False
         # The container a "References" heading opened: the list ends when it closes.
         self._references_scope: Element | None = None
@@ -168,11 +172,14 @@ class BlockBuilder:
         self.drafts.append(BlockDraft(BlockKind.HEADING, text=text, level=level))
 
     def _list(self, element: Element) -> None:
+        in_references = self._in_references or self._enters_references(element)
+        if not in_references and link_share(element) >= NAVIGATION_LINK_SHARE:
+            return  # menus, tag clouds, "more stories" lists
         items: list[ListItem] = []
         self._collect_items(element, 0, items)
         if not items:
             return
-        if self._in_references or self._enters_references(element):
+        if in_references:
             # Lists nested inside an entry are its links or notes, not further entries.
             entries = [item for item in items if item.depth == 0]
             for position, item in enumerate(entries, start=self._reference_count() + 1):
@@ -258,6 +265,7 @@ class BlockBuilder:
         href = element.get("href")
         if href and not href.startswith(("javascript:", "#", "mailto:")):
             self.links.append(Link(text=text, url=urljoin(self.base_url, href)))
+        self._linked += len(text)
         return "".join(_visible_text(element))
 
     def _add_tail(self, element: Element) -> None:
@@ -269,8 +277,11 @@ class BlockBuilder:
             return
         text = clean_inline("".join(self._inline))
         self._inline.clear()
+        linked, self._linked = self._linked, 0
         if not text or text.lower() in CHROME_TEXTS:
             return
+        if not self._in_references and linked >= NAVIGATION_LINK_SHARE * len(text):
+            return  # a line of links ("Read more: ...", tag lists), not prose
         if self._in_references:
             self.drafts.append(self._reference(text, None, self._reference_count() + 1))
         else:
@@ -381,3 +392,12 @@ def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
             continue
         kept.append(draft)
     return kept
+
+
+def link_share(element: Element) -> float:
+    """The share of an element's visible text that sits inside links."""
+    total = len(clean_inline("".join(_visible_text(element))))
+    if not total:
+        return 0.0
+    linked = sum(len(clean_inline("".join(_visible_text(a)))) for a in element.iter("a"))
+    return linked / total

@@ -47,18 +47,32 @@ def find_content_root(html: Element) -> tuple[Element, str]:
             # Publisher bodies often leave the abstract just outside: take the common parent
             # when it adds an abstract and little else.
             return _with_abstract(found, body), f"publisher body .{token}"
+    best = (_element_by_id(body, best_scored[0])
+            if best_scored is not None and best_scored[1][0] > 0 else None)
     for label, predicate in (
         ("[itemprop=articleBody]", lambda e: e.get("itemprop") == "articleBody"),
         ("<article>", lambda e: e.tag == "article"),
         ("[role=main]", lambda e: e.get("role") == "main"),
         ("<main>", lambda e: e.tag == "main"),
     ):
-        found = _largest(body, predicate, scored)
-        if found is not None and _text_len(found, scored) >= 0.5 * best_text:
-            return found, f"semantic container {label}"
-    if best_scored is not None and best_scored[1][0] > 0:
-        return _element_by_id(body, best_scored[0]), "highest content score"
+        matches = [e for e in body.iter() if isinstance(e.tag, str) and predicate(e)]
+        if not matches:
+            continue
+        # A semantic container is trusted when it holds the densest prose; teaser
+        # <article>s in a sidebar do not.
+        holding = [e for e in matches if best is not None and _holds(e, best)]
+        if holding:
+            return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"
+        largest = max(matches, key=lambda e: _text_len(e, scored))
+        if _text_len(largest, scored) >= 0.8 * best_text:
+            return largest, f"semantic container {label}"
+    if best is not None:
+        return best, "highest content score"
     return body, "no better container than <body>"
+
+
+def _holds(container: Element, element: Element) -> bool:
+    return any(node is element for node in container.iter())
 
 
 def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:

@@ -22,8 +22,8 @@ _JUNK_PART = re.compile(
     r"(?:^|[-_])(?:cookies?|consent|gdpr|cmp|share|sharing|sharethis|social|newsletter|"
     r"signup|sign-up|subscribe|subscription|advert|advertisement|ads?|adsbygoogle|promo|"
     r"sponsor(?:ed)?|related|recommend(?:ed|ations?)?|comments?|disqus|breadcrumbs?|pagination|"
-    r"pager|toolbar|popup|modal|overlay|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|sortby|sort-tabs|"
-    r"print-?only|visually-hidden|sr-only|screen-reader-text|hidden|hide)(?:$|[-_])",
+    r"pager|toolbar|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|sortby|sort-tabs|"
+    r"print-?only|visually-hidden|sr-only|screen-reader-text)(?:$|[-_])",
     re.IGNORECASE,
 )
 # Whole tokens that are chrome on their own.
@@ -32,7 +32,9 @@ _JUNK_TOKEN = re.compile(
     r"page-footer|footer|masthead|topbar|top-bar|byline-social|tags|tag-list|author-bio|"
     r"c-article-metrics-bar|c-article-recommendations|c-bibliographic-information|"
     r"c-article-share-box|c-article-further-reading|c-article-subject|"
-    r"article-tools|article-nav|jig-ncbiinpagenav|ref-nav|references-nav",
+    r"article-tools|article-nav|jig-ncbiinpagenav|ref-nav|references-nav|"
+    # State words only when they are the whole token: "modal-enabled" is not a modal.
+    r"modal|modal-dialog|modal-content|popup|overlay|hidden|hide|is-hidden|d-none|invisible",
     re.IGNORECASE,
 )
 # Tokens that mark content that must survive every other rule.
