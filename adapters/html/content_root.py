@@ -42,7 +42,7 @@ def find_content_root(html: Element) -> tuple[Element, str]:
     best_text = best_scored[1][1] if best_scored else 0
 
     for _tag, token in PUBLISHER_ROOTS:
-        found = _largest(body, lambda e, t=token: t in tokens(e), scored)
+        found = _publisher_body(body, token, scored)
         if found is not None and _text_len(found, scored) >= 0.2 * best_text:
             # Publisher bodies often leave the abstract just outside: take the common parent
             # when it adds an abstract and little else.
@@ -69,6 +69,41 @@ def find_content_root(html: Element) -> tuple[Element, str]:
     if best is not None:
         return best, "highest content score"
     return body, "no better container than <body>"
+
+
+def _publisher_body(body: Element, token: str, scored: dict[int, tuple[float, int]]
+                    ) -> Element | None:
+    """The element carrying `token`; when a site splits its body into several such
+    elements (between ads), their closest common ancestor."""
+    matches = [e for e in body.iter() if isinstance(e.tag, str) and token in tokens(e)]
+    if not matches:
+        return None
+    outermost = [e for e in matches if not any(o is not e and _holds(o, e) for o in matches)]
+    if len(outermost) == 1:
+        return outermost[0]
+    parents = {child: parent for parent in body.iter() for child in parent}
+    common = _common_ancestor(outermost, parents)
+    total = sum(_text_len(e, scored) for e in outermost)
+    if common is not None and common is not body and _text_len(common, scored) <= 1.5 * total:
+        return common
+    return max(outermost, key=lambda e: _text_len(e, scored))
+
+
+def _common_ancestor(elements: list[Element], parents: dict[Element, Element]
+                     ) -> Element | None:
+    def chain(element: Element) -> list[Element]:
+        out = []
+        node: Element | None = element
+        while node is not None:
+            out.append(node)
+            node = parents.get(node)
+        return out
+
+    shared = chain(elements[0])
+    for element in elements[1:]:
+        ancestors = {id(a) for a in chain(element)}
+        shared = [a for a in shared if id(a) in ancestors]
+    return shared[0] if shared else None
 
 
 def _holds(container: Element, element: Element) -> bool:

@@ -26,6 +26,14 @@ _JUNK_PART = re.compile(
     r"print-?only|visually-hidden|sr-only|screen-reader-text)(?:$|[-_])",
     re.IGNORECASE,
 )
+# Words that mark chrome wherever they sit in a token, camelCase included
+# ("articleByline__bio", "wsj-snippet-login", "trending_now").
+_JUNK_ANYWHERE = re.compile(
+    r"byline|dateline|timestamp|newsletter|signup|cookie|consent|advert|outbrain|taboola|"
+    r"trending|paywall|breadcrumb|off-?screen|snippet-login|resgallery|slideshow|carousel|"
+    r"control-bar|control-panel|most-?popular|readnext|tags-container|topic-tags",
+    re.IGNORECASE,
+)
 # Whole tokens that are chrome on their own.
 _JUNK_TOKEN = re.compile(
     r"sidebar|side-bar|navbar|nav|navigation|menu|site-header|site-footer|page-header|"
@@ -67,18 +75,28 @@ def is_protected(element: Element) -> bool:
     return any(_PROTECTED.search(t) for t in tokens(element))
 
 
+_TAXONOMY = re.compile(r"^(?:tag|tags|category|categories|cat|topic|format|type|status|"
+                       r"post|postid|section|channel|vertical|keyword)[-_]", re.IGNORECASE)
+_CHROME_ITEMPROPS = frozenset({"datepublished", "datemodified", "datecreated", "author",
+                               "creator", "publisher"})
+
+
 def is_junk(element: Element) -> bool:
-    """Chrome by class/id or role, unless it carries a protected token."""
+    """Chrome by class/id, role or microdata, unless it carries a protected token."""
+    if (element.get("itemprop") or "").lower() in _CHROME_ITEMPROPS:
+        return not is_protected(element)
     role = (element.get("role") or "").lower()
     if role in ("navigation", "banner", "contentinfo", "complementary", "search", "dialog",
                 "alert", "menu", "menubar", "toolbar"):
         return not is_protected(element)
-    marks = tokens(element)
+    # Taxonomy classes ("category-advertising", "tag-cookies") name the topic, not a role.
+    marks = [t for t in tokens(element) if not _TAXONOMY.match(t)]
     if not marks:
         return False
     if any(_PROTECTED.search(t) for t in marks):
         return False
-    return any(_JUNK_TOKEN.fullmatch(t) or _JUNK_PART.search(t) for t in marks)
+    return any(_JUNK_TOKEN.fullmatch(t) or _JUNK_PART.search(t) or _JUNK_ANYWHERE.search(t)
+               for t in marks)
 
 
 def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -> bool:
