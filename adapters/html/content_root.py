@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from xml.etree.ElementTree import Element
+
+import attrs
 
 from sheaf.adapters.html.element_rules import is_junk, is_skipped, tokens
 
@@ -34,33 +37,65 @@ NEGATIVE = re.compile(r"comment|meta|footer|footnote|masthead|media|outbrain|pro
 CANDIDATE_TAGS = frozenset({"div", "section", "article", "main", "td", "body", "form"})
 
 
+SEMANTIC_ROOTS: tuple[tuple[str, Callable[[Element], bool]], ...] = (
+    ("[itemprop=articleBody]", lambda e: e.get("itemprop") == "articleBody"),
+    ("<article>", lambda e: e.tag == "article"),
+    ("[role=main]", lambda e: e.get("role") == "main"),
+    ("<main>", lambda e: e.tag == "main"),
+)
+_PUBLISHER_TOKENS = frozenset(token for _tag, token in PUBLISHER_ROOTS)
+
+
+@attrs.frozen
+class _TreeIndex:
+    """What root finding asks of the tree, gathered in one pass."""
+
+    parents: dict[Element, Element]
+    by_token: dict[str, list[Element]]
+    semantic: dict[str, list[Element]]
+
+    @classmethod
+    def build(cls, body: Element) -> _TreeIndex:
+        parents: dict[Element, Element] = {}
+        by_token: dict[str, list[Element]] = {}
+        semantic: dict[str, list[Element]] = {label: [] for label, _ in SEMANTIC_ROOTS}
+        for element in body.iter():
+            if not isinstance(element.tag, str):
+                continue
+            for child in element:
+                parents[child] = element
+            for token in tokens(element):
+                if token in _PUBLISHER_TOKENS:
+                    by_token.setdefault(token, []).append(element)
+            for label, predicate in SEMANTIC_ROOTS:
+                if predicate(element):
+                    semantic[label].append(element)
+        return cls(parents, by_token, semantic)
+
+
 def find_content_root(html: Element) -> tuple[Element, str]:
     """The element holding the main content, and why it was chosen."""
     body = _first(html, "body") or html
     scored = _score_candidates(body)
+    index = _TreeIndex.build(body)
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
     best_text = best_scored[1][1] if best_scored else 0
 
     for _tag, token in PUBLISHER_ROOTS:
-        found = _publisher_body(body, token, scored)
+        found = _publisher_body(body, index.by_token.get(token, []), index, scored)
         if found is not None and _text_len(found, scored) >= 0.2 * best_text:
             # Publisher bodies often leave the abstract just outside: take the common parent
             # when it adds an abstract and little else.
-            return _with_abstract(found, body), f"publisher body .{token}"
+            return _with_abstract(found, index), f"publisher body .{token}"
     best = (_element_by_id(body, best_scored[0])
             if best_scored is not None and best_scored[1][0] > 0 else None)
-    for label, predicate in (
-        ("[itemprop=articleBody]", lambda e: e.get("itemprop") == "articleBody"),
-        ("<article>", lambda e: e.tag == "article"),
-        ("[role=main]", lambda e: e.get("role") == "main"),
-        ("<main>", lambda e: e.tag == "main"),
-    ):
-        matches = [e for e in body.iter() if isinstance(e.tag, str) and predicate(e)]
+    for label, _predicate in SEMANTIC_ROOTS:
+        matches = index.semantic[label]
         if not matches:
             continue
         # A semantic container is trusted when it holds the densest prose; teaser
         # <article>s in a sidebar do not.
-        holding = [e for e in matches if best is not None and _holds(e, best)]
+        holding = [e for e in matches if best is not None and _holds(e, best, index)]
         if holding:
             return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"
         largest = max(matches, key=lambda e: _text_len(e, scored))
@@ -71,18 +106,17 @@ def find_content_root(html: Element) -> tuple[Element, str]:
     return body, "no better container than <body>"
 
 
-def _publisher_body(body: Element, token: str, scored: dict[int, tuple[float, int]]
-                    ) -> Element | None:
-    """The element carrying `token`; when a site splits its body into several such
-    elements (between ads), their closest common ancestor."""
-    matches = [e for e in body.iter() if isinstance(e.tag, str) and token in tokens(e)]
+def _publisher_body(body: Element, matches: list[Element], index: _TreeIndex,
+                    scored: dict[int, tuple[float, int]]) -> Element | None:
+    """The element carrying a publisher's body token; when a site splits its body into
+    several such elements (between ads), their closest common ancestor."""
     if not matches:
         return None
-    outermost = [e for e in matches if not any(o is not e and _holds(o, e) for o in matches)]
+    outermost = [e for e in matches
+                 if not any(o is not e and _holds(o, e, index) for o in matches)]
     if len(outermost) == 1:
         return outermost[0]
-    parents = {child: parent for parent in body.iter() for child in parent}
-    common = _common_ancestor(outermost, parents)
+    common = _common_ancestor(outermost, index.parents)
     total = sum(_text_len(e, scored) for e in outermost)
     if common is not None and common is not body and _text_len(common, scored) <= 1.5 * total:
         return common
@@ -106,8 +140,13 @@ def _common_ancestor(elements: list[Element], parents: dict[Element, Element]
     return shared[0] if shared else None
 
 
-def _holds(container: Element, element: Element) -> bool:
-    return any(node is element for node in container.iter())
+def _holds(container: Element, element: Element, index: _TreeIndex) -> bool:
+    node: Element | None = element
+    while node is not None:
+        if node is container:
+            return True
+        node = index.parents.get(node)
+    return False
 
 
 def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
@@ -163,18 +202,6 @@ def _link_density(element: Element) -> float:
     return min(linked / total, 1.0) if total else 0.0
 
 
-def _largest(body: Element, predicate: object, scored: dict[int, tuple[float, int]]
-             ) -> Element | None:
-    best: Element | None = None
-    best_len = -1
-    for element in body.iter():
-        if isinstance(element.tag, str) and predicate(element):  # type: ignore[operator]
-            length = _text_len(element, scored)
-            if length > best_len:
-                best, best_len = element, length
-    return best
-
-
 def _text_len(element: Element, scored: dict[int, tuple[float, int]]) -> int:
     """Paragraph text credited to the element while scoring; 0 when it holds no paragraph
     (raw itertext would count script bodies and teaser chrome)."""
@@ -182,8 +209,8 @@ def _text_len(element: Element, scored: dict[int, tuple[float, int]]) -> int:
     return entry[1] if entry else 0
 
 
-def _with_abstract(found: Element, body: Element) -> Element:
-    parent = _parent_of(body, found)
+def _with_abstract(found: Element, index: _TreeIndex) -> Element:
+    parent = index.parents.get(found)
     if parent is None:
         return found
     has_abstract = any(
@@ -191,14 +218,6 @@ def _with_abstract(found: Element, body: Element) -> Element:
         or (sibling.get("aria-labelledby") or "").lower().startswith("abs")
         for sibling in parent if isinstance(sibling.tag, str) and sibling is not found)
     return parent if has_abstract else found
-
-
-def _parent_of(root: Element, target: Element) -> Element | None:
-    for element in root.iter():
-        for child in element:
-            if child is target:
-                return element
-    return None
 
 
 def _first(root: Element, tag: str) -> Element | None:
