@@ -34,8 +34,11 @@ class Html5libExtractor:
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)
         metadata, head_links = read_metadata(html, url, h1)
-        before, after = find_satellites(html, root)
-        builder = BlockBuilder(url)
+        # Abstracts and reference lists live outside the body on publisher pages only.
+        scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
+        before, after = find_satellites(html, root) if scholarly else ([], [])
+        # Scholarly figures are content; a news photo's caption is not the article's prose.
+        builder = BlockBuilder(url, photo_captions=scholarly)
         drafts = builder.build_all([*before, root, *after])
         if before or after:
             why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"

@@ -52,6 +52,8 @@ _SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _LABEL = re.compile(r"^\s*\[?(\d{1,4}|[a-zA-Z])[\].)]?\s+")
 _CITATION_LIKE = re.compile(r"\d")
+_LABELLED = re.compile(r"^\s*(?:Figure|Fig\.?|Table|Tab\.|Scheme|Chart|Plate|Box|Supplementary|"
+                       r"Appendix|Video|Movie|Map|Graph|Exhibit)\s*[A-Z]?\d", re.IGNORECASE)
 NAVIGATION_LINK_SHARE = 0.7
 """Blocks whose text is at least this share of link text are navigation."""
 MAX_DEPTH = 250
@@ -65,8 +67,10 @@ def clean_inline(text: str) -> str:
 class BlockBuilder:
     """Accumulates drafts and links for one document, in reading order."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, *, photo_captions: bool = True) -> None:
         self.base_url = base_url
+        self.photo_captions = photo_captions
+        """Keep captions without a Figure/Table label (news photo captions)."""
         self.drafts: list[BlockDraft] = []
         self.links: list[Link] = []
         self._inline: list[str] = []
@@ -138,16 +142,16 @@ class BlockBuilder:
             if text.strip():
                 self.drafts.append(BlockDraft(BlockKind.CODE, text=text))
         elif tag == "blockquote":
-            inner = BlockBuilder(self.base_url)
+            inner = BlockBuilder(self.base_url, photo_captions=self.photo_captions)
             inner._walk_block(element, depth)
             inner._flush_paragraph()
             self.links.extend(inner.links)
             text = "\n".join(_draft_plain(d) for d in inner.drafts)
             if text.strip():
                 self.drafts.append(BlockDraft(BlockKind.QUOTE, text=text))
-        elif tag in ("figcaption", "caption"):
+        elif tag in ("figcaption", "caption") or _is_caption(element):
             text = self._text_of(element)
-            if text:
+            if text and (self.photo_captions or tag == "caption" or _LABELLED.match(text)):
                 self.drafts.append(BlockDraft(BlockKind.CAPTION, text=text))
         else:
             entering = self._enters_references(element)
@@ -278,8 +282,9 @@ class BlockBuilder:
         text = clean_inline("".join(self._inline))
         self._inline.clear()
         linked, self._linked = self._linked, 0
-        if not text or text.lower() in CHROME_TEXTS:
-            return
+        if not text or text.lower() in CHROME_TEXTS or (len(text) <= 12 and not any(
+                c.isalpha() for c in text)):
+            return  # chrome, or counters and share tallies ("438.3K", "4")
         if not self._in_references and linked >= NAVIGATION_LINK_SHARE * len(text):
             return  # a line of links ("Read more: ...", tag lists), not prose
         if self._in_references:
@@ -312,6 +317,12 @@ class BlockBuilder:
 
     def _enters_references(self, element: Element) -> bool:
         return any(REFERENCE_TOKENS.search(t) for t in tokens(element))
+
+
+def _is_caption(element: Element) -> bool:
+    return element.tag in ("div", "p", "span") and any(
+        t.lower() in ("caption", "wp-caption-text", "media-caption", "image-caption")
+        for t in (element.get("class") or "").split())
 
 
 def _children_with_text(element: Element) -> list[Element | str]:
