@@ -14,6 +14,7 @@ from sheaf.adapters.html.content_root import find_content_root
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.page_metadata import read_metadata
 from sheaf.adapters.html.satellites import find_satellites
+from sheaf.adapters.html.script_stripping import strip_scripts
 from sheaf.domain.document import BlockDraft, BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
@@ -29,7 +30,7 @@ class Html5libExtractor:
 
     def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         """Synchronous extraction, for callers already off the event loop."""
-        html = _parse(body, charset)
+        html = _parse(strip_scripts(body), charset)
         root, why = find_content_root(html)
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)

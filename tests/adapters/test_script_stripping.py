@@ -1,0 +1,62 @@
+"""Stripping script, style and comment bodies before parsing changes no visible text."""
+
+from __future__ import annotations
+
+from xml.etree.ElementTree import Element
+
+import html5lib
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sheaf.adapters.html.script_stripping import strip_scripts
+
+
+def visible_text(body: bytes) -> str:
+    root: Element = html5lib.parse(body, treebuilder="etree", namespaceHTMLElements=False)
+    parts: list[str] = []
+
+    def walk(element: Element) -> None:
+        if isinstance(element.tag, str) and element.tag not in ("script", "style"):
+            parts.append(element.text or "")
+            for child in element:
+                walk(child)
+        parts.append(element.tail or "")
+
+    walk(root)
+    return "".join(parts)
+
+
+def test_examples() -> None:
+    body = (b"<p>a<!-- <script>x</script> -->b<script>if (a<b) {}</script>c"
+            b"<style>p{}</style>d<!-->e<!--->f</p>"
+            b'<script type="application/ld+json">{"@type": "Article"}</script>')
+    stripped = strip_scripts(body)
+    assert b"if (a<b)" not in stripped and b"p{}" not in stripped
+    assert b'{"@type": "Article"}' in stripped
+    assert visible_text(stripped) == visible_text(body)
+
+
+def test_unterminated_script_swallows_the_rest_as_the_parser_does() -> None:
+    body = b"<p>kept</p><script>var never_closed = 1; <p>not text</p>"
+    assert visible_text(strip_scripts(body)) == visible_text(body)
+
+
+def test_utf16_is_left_alone() -> None:
+    body = "\ufeff<p>x</p><script>y</script>".encode("utf-16")
+    assert strip_scripts(body) == body
+
+
+pieces = st.sampled_from([
+    "<p>", "</p>", "<div>", "</div>", "text ", "<b>", "</b>", "<script>", "</script>",
+    "<script type=text/javascript>", "<style>", "</style>", "<!--", "-->", "<!-->", "--!>",
+    "<", ">", "a<b", "if (x) {}", "</scr", "ipt>", "<SCRIPT>", "</SCRIPT >", "<br>",
+    "<title>", "</title>", "<textarea>", "</textarea>", "<script/>", "</script/>",
+    "<a title='x>y'>", "</a>", " ", "\n",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(pieces, max_size=30))
+def test_stripping_keeps_the_visible_text(tokens: list[str]) -> None:
+    body = "".join(tokens).encode()
+    assert visible_text(strip_scripts(body)) == visible_text(body)
