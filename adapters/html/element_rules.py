@@ -16,6 +16,8 @@ SKIP_TAGS = frozenset({
     "video", "audio", "source", "track", "dialog", "menu", "label",
 })
 CHROME_TAGS = frozenset({"header", "footer", "aside"})
+SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
+"""html5lib names foreign elements with their namespace even when HTML ones have none."""
 
 # A part of a class token that is never content.
 _JUNK_PART = re.compile(
@@ -105,7 +107,7 @@ def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -
     `keep_hidden` keeps collapsed content (publishers fold reference lists into
     `display: none` accordions that a click opens)."""
     tag = element.tag
-    if not isinstance(tag, str) or tag in SKIP_TAGS:
+    if not isinstance(tag, str) or tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
         return True
     if is_hidden(element) and not keep_hidden:
         return True

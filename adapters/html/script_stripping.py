@@ -13,15 +13,36 @@ from __future__ import annotations
 
 import re
 
+# Tags that end SVG content in the parser (and a nested <svg>, whose end the pattern
+# cannot pair): an <svg> holding one of them is left for the parser.
 _RAW = re.compile(
-    rb"<!--(?:>|->|.*?(?:--!?>|\Z))"
-    rb"|<script(?=[\s/>])([^>]*)>.*?(?:</script[\s/>]|\Z)"
-    rb"|<style(?=[\s/>])[^>]*>.*?(?:</style[\s/>]|\Z)"
-    rb"|<(title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])[^>]*>.*?(?:</\2[\s/>]|\Z)"
-    rb"|</?[A-Za-z][^>]*>",
+    rb"(?P<comment><!--(?:>|->|.*?(?:--!?>|\Z)))"
+    rb"|(?P<script><script(?=[\s/>])(?P<attributes>[^>]*)>.*?(?:</script[\s/>]|\Z))"
+    rb"|(?P<style><style(?=[\s/>])[^>]*>.*?(?:</style[\s/>]|\Z))"
+    rb"|(?P<text_only><(?P<name>title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])[^>]*>"
+    rb".*?(?:</(?P=name)[\s/>]|\Z))"
+    rb"|(?P<tag></?[A-Za-z][^>]*>)"
+    # Doctypes and bogus comments ("<![CDATA[", "<?xml", "</ x>") end at the next ">".
+    rb"|(?P<bogus><!(?!--)[^>]*>|<\?[^>]*>|</(?![A-Za-z])[^>]*>)",
     re.IGNORECASE | re.DOTALL,
 )
 _JSON_LD = re.compile(rb"application/ld\+json", re.IGNORECASE)
+_BULKY_ATTRIBUTE = re.compile(
+    rb'\s(?:data-[\w.:-]+|srcset|sizes|on[a-z]+|d|points|transform)="[^"<>]*"(?=[\s/>])',
+    re.IGNORECASE)
+_FOREIGN_START = re.compile(rb"<(svg|math)[\s/>]", re.IGNORECASE)
+_FOREIGN_TOKEN = re.compile(
+    rb"<!--(?:>|->|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|</?[A-Za-z][^>]*>",
+    re.DOTALL)
+_TAG_NAME = re.compile(rb"<(/?)([^\s/>]+)")
+# Start tags that end SVG or MathML content (the HTML standard's list).
+_BREAKOUT_TAGS = frozenset(
+    b"b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i "
+    b"img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table "
+    b"tt u ul var".split())
+_INTEGRATION_POINTS = frozenset(
+    b"foreignobject desc title mi mo mn ms mtext annotation-xml".split())
+_FONT_BREAKOUT = re.compile(rb"\s(?:color|face|size)\s*=", re.IGNORECASE)
 _DOUBLE_ESCAPE = re.compile(rb"<!--.*<script", re.IGNORECASE | re.DOTALL)
 _ASCII_INCOMPATIBLE_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -32,29 +53,71 @@ def strip_scripts(body: bytes) -> bytes:
     if body.startswith(_ASCII_INCOMPATIBLE_BOMS) or b"\x00" in body[:1024]:
         return body
     out: list[bytes] = []
+    emitted = 0
     position = 0
-    for match in _RAW.finditer(body):
+    while (match := _RAW.search(body, position)) is not None:
         whole = match.group(0)
-        head = whole[:7].lower()
-        if head.startswith(b"<!--"):
+        kind = match.lastgroup
+        position = match.end()
+        foreign = _FOREIGN_START.match(whole) if kind == "tag" else None
+        if foreign:
+            # Inside SVG or MathML the parser reads <script>, <style> and comments by other
+            # rules; scan again only where HTML parsing resumes.
+            if not whole.endswith(b"/>"):
+                position = _foreign_content_end(body, match.end(), foreign.group(1).lower())
+            continue
+        if kind == "comment":
             # An empty comment still separates what stood on either side ("<" + "a").
             replacement = b"<!---->" if whole.endswith(b">") else b""
-        elif head.startswith(b"<script"):
+        elif kind == "script":
             if _DOUBLE_ESCAPE.search(whole, 7):
                 # "<!--" then "<script" inside a script: the parser's escaped states make
                 # the end unpredictable by pattern. Leave the rest of the page as it is.
                 break
-            attributes = match.group(1) or b""
+            attributes = match.group("attributes") or b""
             replacement = whole if _JSON_LD.search(attributes) else _closing(whole, b"</script")
-        elif head.startswith(b"<style"):
+        elif kind == "style":
             replacement = _closing(whole, b"</style")
+        elif kind == "tag" and b'="' in whole and _BULKY_ATTRIBUTE.search(whole):
+            # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
+            # a modern page's tag bytes, and html5lib reads them a character at a time.
+            replacement = _BULKY_ATTRIBUTE.sub(b"", whole)
         else:
             continue
-        out.append(body[position:match.start()])
+        out.append(body[emitted:match.start()])
         out.append(replacement)
-        position = match.end()
-    out.append(body[position:])
+        emitted = match.end()
+    out.append(body[emitted:])
     return b"".join(out)
+
+
+def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:
+    """Where html5lib leaves the SVG or MathML content that opened before `start`: after
+    the matching end tag, or at a start tag that breaks out of foreign content. Staying
+    inside longer than the parser only forgoes some stripping, so doubt extends it."""
+    open_roots = [opener]
+    integration_point = False
+    for match in _FOREIGN_TOKEN.finditer(body, start):
+        name_match = _TAG_NAME.match(match.group(0))
+        if name_match is None:
+            continue  # a comment or CDATA section
+        closing, name = name_match.group(1), name_match.group(2).lower()
+        if name in (b"svg", b"math"):
+            if not closing:
+                if not match.group(0).endswith(b"/>"):
+                    open_roots.append(name)
+            elif name in open_roots:
+                del open_roots[len(open_roots) - 1 - open_roots[::-1].index(name):]
+                if not open_roots:
+                    return match.end()
+        elif name in _INTEGRATION_POINTS:
+            # HTML inside these does not break out; what follows them is foreign again.
+            integration_point = True
+        elif not closing and not integration_point and (
+                name in _BREAKOUT_TAGS
+                or (name == b"font" and _FONT_BREAKOUT.search(match.group(0)))):
+            return match.start()
+    return len(body)
 
 
 def _closing(whole: bytes, end_tag: bytes) -> bytes:

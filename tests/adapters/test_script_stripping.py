@@ -1,4 +1,4 @@
-"""Stripping script, style and comment bodies before parsing changes no visible text."""
+"""Stripping script, style and comment bodies before parsing changes no text sheaf reads."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ import html5lib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.script_stripping import strip_scripts
 
 
 def visible_text(body: bytes) -> str:
+    """Text outside the elements sheaf always skips (scripts, styles, SVG, ...)."""
     root: Element = html5lib.parse(body, treebuilder="etree", namespaceHTMLElements=False)
     parts: list[str] = []
 
     def walk(element: Element) -> None:
-        if isinstance(element.tag, str) and element.tag not in ("script", "style"):
+        if isinstance(element.tag, str) and not is_skipped(element, inside_root=True):
             parts.append(element.text or "")
             for child in element:
                 walk(child)
@@ -51,7 +53,10 @@ pieces = st.sampled_from([
     "<script type=text/javascript>", "<style>", "</style>", "<!--", "-->", "<!-->", "--!>",
     "<", ">", "a<b", "if (x) {}", "</scr", "ipt>", "<SCRIPT>", "</SCRIPT >", "<br>",
     "<title>", "</title>", "<textarea>", "</textarea>", "<script/>", "</script/>",
-    "<a title='x>y'>", "</a>", " ", "\n",
+    "<a title='x>y'>", "</a>", " ", "\n", '<div data-x="1" class="c">', '<img srcset="a 1x">',
+    '<p onclick="go()" data-y="<">', "<svg>", "</svg>", '<svg viewBox="0 0 1 1">',
+    '<path d="M0 0"/>', "<text>label</text>", '<a data-z="q"title="t">', "<math>", "</math>",
+    "<mi>x</mi>", '<font color="red">', "</p>", "<![CDATA[", "]]>",
 ])
 
 
