@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench-html clean samples
+.PHONY: test demo lint typecheck pytest bench-html bench-pdf clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ demo: $(STAMP)
 
 samples: $(STAMP)
 	$(BIN)/python -P -c "import sys; sys.path.insert(0, '.'); from tests.sample_paper import main; main('entrypoints/samples/paper.pdf')"
+
+# Benchmarks against peers, on ../shared/corpora (see bench/*.py for what each prints).
+bench-html: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -P bench/article_bodies.py
+	$(BIN)/python -P bench/scholarly_pages.py
 
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info

@@ -30,14 +30,22 @@ CHROME_TEXTS = frozenset(t.lower() for t in (
     "Full Text", "Free full text", "Abstract/FREE Full Text", "PMC free article",
     "Share this article", "Copy to clipboard", "Show all", "Hide", "Expand", "Collapse",
 ))
-DROPPED_SECTIONS = frozenset(t.lower() for t in (
-    "Rights and permissions", "About this article", "Similar content being viewed by others",
-    "Cite this article", "Article metrics", "Share this article", "Comments", "Metrics",
-    "Citations", "Cited by", "Associated content", "Related articles", "Recommended articles",
-    "Further reading", "You may also like", "Read next", "More from", "Advertisement",
-    "Search", "Navigation", "Publish with us", "Access options", "Buy article PDF",
-    "Subscribe to this journal", "Permissions", "Additional information",
-))
+# Sections that are the publisher's, not the article's (ADR-0005): dropped with their
+# subsections. Back matter the article owns (acknowledgements, funding, author
+# contributions, ethics, competing interests, data availability) stays.
+DROPPED_SECTIONS = re.compile(
+    r"^(?:rights and permissions|about this article|similar content being viewed by others|"
+    r"cite this article|article metrics|share this article|comments|metrics|citations|"
+    r"cited by(?: \(\d+\))?|associated content|related articles|recommended articles|"
+    r"further reading|you may also like|read next|more from.*|advertisement|search|"
+    r"navigation|publish with us|access options|buy article pdf|subscribe to this journal|"
+    r"permissions|additional information|access this article|subscribe and save|buy now|"
+    r"authors and affiliations|corresponding authors?|decision letter|author response|"
+    r"share and cite|bookmark|\d+ blog links?|dblp - cs bibliography|"
+    r"bibliographic and citation tools|code, data and media associated with this article|"
+    r"demos|recommenders and search tools|arxivlabs:.*)$",
+    re.IGNORECASE,
+)
 REFERENCE_HEADINGS = re.compile(
     r"^\s*(?:[\dIVX]+\.?\s*)?(?:references?(?: and notes)?|bibliography|literature cited|"
     r"works cited|cited literature|citations|literatur|références|referencias)\s*$",
@@ -396,7 +404,7 @@ def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
             if dropping_level and draft.level > dropping_level:
                 continue
             dropping_level = 0
-            if clean_inline(draft.text).lower().rstrip(":") in DROPPED_SECTIONS:
+            if DROPPED_SECTIONS.match(clean_inline(draft.text).rstrip(":")):
                 dropping_level = draft.level
                 continue
         elif dropping_level:
