@@ -9,17 +9,18 @@ import time
 from collections.abc import Iterator
 
 from pdfminer.high_level import extract_pages
-from pdfminer.layout import LAParams, LTChar, LTPage, LTTextBox, LTTextLine
+from pdfminer.layout import LAParams, LTChar, LTFigure, LTPage, LTTextBox, LTTextLine
 from pdfminer.pdfexceptions import PDFException
 from pdfminer.psexceptions import PSException
 
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.pdf_structure import TextBox
 
-# Defaults except word_margin: 0.1 of a character's width is pdfminer's gap for a space;
-# kept. boxes_flow 0.5 lets layout analysis order two-column pages column by column.
+# pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
+# form XObjects, whose text pdfminer otherwise leaves as loose glyphs with no spaces
+# inferred between words (the "glued words" of ../shared/notes/pdf-pitfalls.md).
 LAYOUT = LAParams(line_overlap=0.5, char_margin=2.0, line_margin=0.5, word_margin=0.1,
-                  boxes_flow=0.5)
+                  boxes_flow=0.5, all_texts=True)
 
 for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.converter"):
     logging.getLogger(_noisy).setLevel(logging.ERROR)
@@ -46,10 +47,17 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float) -> Iterator[Text
                          ) from None
 
 
+def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
+    """Text boxes in reading order, those inside form XObjects (figures) included."""
+    for element in container:
+        if isinstance(element, LTTextBox):
+            yield element
+        elif isinstance(element, LTFigure):
+            yield from _text_boxes(element)
+
+
 def _page_boxes(page: LTPage, number: int) -> Iterator[TextBox]:
-    for element in page:
-        if not isinstance(element, LTTextBox):
-            continue
+    for element in _text_boxes(page):
         lines: list[str] = []
         sizes: list[float] = []
         bold = 0
