@@ -1,4 +1,8 @@
-"""From positioned text boxes to document blocks: headings, running headers, paragraphs."""
+"""From positioned text lines to document blocks: headings, running headers, paragraphs.
+
+The pass works on pdfminer's text boxes but decides line by line, because layout
+analysis often puts a section heading and the paragraph under it in one box.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +12,75 @@ from collections import Counter
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
-from sheaf.domain.pdf_text import join_lines, repair_glyphs
+from sheaf.domain.pdf_text import is_right_to_left, join_lines, repair_glyphs
 
-_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+\S")
+_NUMBERING = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S|^([IVX]+|[A-Z])\.\s+\S")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _DIGITS = re.compile(r"\d+")
+_UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|medi|[-,]bd\b|cmbx|cmb\d|cmssbx|"
+                        r"\bbx\d|-b$", re.IGNORECASE)
+MAX_HEADING_WORDS = 16
+
+
+@attrs.frozen
+class TextLine:
+    """One laid-out line: its text, dominant font and size, and whether it is bold."""
+
+    text: str
+    size: float
+    font: str
+    bold: bool
+    chars: int
+    bbox: tuple[float, float, float, float]
 
 
 @attrs.frozen
 class TextBox:
-    """One text box of a page: its lines, dominant font size and whether it is bold."""
+    """One text box of a page, as layout analysis grouped its lines."""
 
     page: int
-    lines: tuple[str, ...]
-    size: float
-    bold: bool
+    lines: tuple[TextLine, ...]
     bbox: tuple[float, float, float, float]
-    chars: int
 
     @property
     def text(self) -> str:
-        return repair_glyphs(join_lines(list(self.lines)))
+        return clean_text([line.text for line in self.lines])
+
+    @property
+    def chars(self) -> int:
+        return sum(line.chars for line in self.lines)
 
 
-def body_font_size(boxes: list[TextBox]) -> float:
-    """The most common font size, weighted by characters."""
-    weights: Counter[float] = Counter()
-    for box in boxes:
-        weights[box.size] += box.chars
-    return weights.most_common(1)[0][0] if weights else 10.0
+def is_bold_font(font_name: str) -> bool:
+    """Bold, semibold or medium by the font's name (subset prefix ignored): Times-Bold,
+    NimbusRomNo9L-Medi, CMBX10, LMRoman10-Bold, Arial-BoldMT, ..."""
+    return bool(_BOLD_NAME.search(font_name.split("+", 1)[-1]))
+
+
+def clean_text(lines: list[str]) -> str:
+    """Lines joined (hyphenation repaired), glyphs repaired, unmapped glyphs dropped."""
+    return " ".join(_UNMAPPED_GLYPH.sub("", repair_glyphs(join_lines(lines))).split())
+
+
+@attrs.frozen
+class BodyStyle:
+    """The running text's font and size, by character count."""
+
+    size: float
+    font: str
+
+    @classmethod
+    def of(cls, boxes: list[TextBox]) -> BodyStyle:
+        sizes: Counter[float] = Counter()
+        fonts: Counter[str] = Counter()
+        for box in boxes:
+            for line in box.lines:
+                sizes[line.size] += line.chars
+                fonts[line.font] += line.chars
+        size = sizes.most_common(1)[0][0] if sizes else 10.0
+        font = fonts.most_common(1)[0][0] if fonts else ""
+        return cls(size, font)
 
 
 def running_lines(boxes: list[TextBox], page_count: int) -> set[tuple[str, int]]:
@@ -45,52 +89,119 @@ def running_lines(boxes: list[TextBox], page_count: int) -> set[tuple[str, int]]
         return set()
     seen: dict[tuple[str, int], set[int]] = {}
     for box in boxes:
-        if len(box.lines) > 2:
-            continue
-        key = (_DIGITS.sub("#", box.text.lower()), round(box.bbox[1] / 20))
-        seen.setdefault(key, set()).add(box.page)
+        if len(box.lines) <= 2:
+            seen.setdefault(_running_key(box), set()).add(box.page)
     threshold = max(3, int(page_count * 0.4))
     return {key for key, pages in seen.items() if len(pages) >= threshold}
 
 
+def _running_key(box: TextBox) -> tuple[str, int]:
+    return _DIGITS.sub("#", box.text.lower()), round(box.bbox[1] / 20)
+
+
+def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
+    """Join the one-line boxes layout analysis split a right-to-left row into, ordered from
+    the right edge, so the row reads as it was written."""
+    merged: list[TextBox] = []
+    for box in boxes:
+        previous = merged[-1] if merged else None
+        if (previous is not None and previous.page == box.page and len(box.lines) == 1
+                and len(previous.lines) == 1 and is_right_to_left(box.text)
+                and is_right_to_left(previous.text) and _same_row(previous.bbox, box.bbox)):
+            parts = sorted((previous, box), key=lambda b: -b.bbox[2])
+            first, second = parts[0].lines[0], parts[1].lines[0]
+            line = attrs.evolve(first, text=f"{first.text} {second.text}",
+                                chars=first.chars + second.chars)
+            bbox = (min(previous.bbox[0], box.bbox[0]), min(previous.bbox[1], box.bbox[1]),
+                    max(previous.bbox[2], box.bbox[2]), max(previous.bbox[3], box.bbox[3]))
+            merged[-1] = TextBox(page=box.page, lines=(line,), bbox=bbox)
+        else:
+            merged.append(box)
+    return merged
+
+
+def _same_row(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+              ) -> bool:
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
 def structure_blocks(boxes: list[TextBox], page_count: int) -> list[BlockDraft]:
     """Blocks in reading order: running headers, footers and page numbers removed,
-    headings told apart from paragraphs by size, weight, length and numbering."""
-    body = body_font_size(boxes)
+    headings told apart from paragraphs by size, weight, font, length and numbering."""
+    boxes = merge_right_to_left_rows(boxes)
+    body = BodyStyle.of(boxes)
     repeated = running_lines(boxes, page_count)
-    heading_sizes = sorted({b.size for b in boxes if b.size >= body * 1.15}, reverse=True)
+    heading_sizes = sorted({line.size for box in boxes for line in box.lines
+                            if line.size >= body.size * 1.12}, reverse=True)
     drafts: list[BlockDraft] = []
     for box in boxes:
         text = box.text
-        if not text.strip() or _PAGE_NUMBER.match(text):
+        if not text or _PAGE_NUMBER.match(text) or _running_key(box) in repeated:
             continue
-        if (_DIGITS.sub("#", text.lower()), round(box.bbox[1] / 20)) in repeated:
-            continue
-        level = _heading_level(box, text, body, heading_sizes)
-        if level:
-            drafts.append(BlockDraft(BlockKind.HEADING, text=" ".join(text.split()), level=level,
+        lines = list(box.lines)
+        while lines and _heading_like(lines[0], body, single=len(lines) == 1):
+            # One heading is a run of lines in one style; "METHODS" over "Search strategy"
+            # are two headings, not one.
+            heading = [lines.pop(0)]
+            while (lines and len(heading) < 3 and _same_style(lines[0], heading[0])
+                   and _heading_like(lines[0], body, single=False)):
+                heading.append(lines.pop(0))
+            heading_text = clean_text([line.text for line in heading])
+            if len(heading_text.split()) > MAX_HEADING_WORDS:
+                lines = heading + lines
+                break
+            level = _heading_level(heading[0], heading_text, body, heading_sizes)
+            drafts.append(BlockDraft(BlockKind.HEADING, text=heading_text, level=level,
                                      pages=(box.page,), bbox=box.bbox))
-        else:
-            drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=" ".join(text.split()),
-                                     pages=(box.page,), bbox=box.bbox))
+        if lines:
+            paragraph = clean_text([line.text for line in lines])
+            if paragraph:
+                drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=paragraph,
+                                         pages=(box.page,), bbox=box.bbox))
     return drafts
 
 
-def _heading_level(box: TextBox, text: str, body: float, heading_sizes: list[float]) -> int:
+def _same_style(a: TextLine, b: TextLine) -> bool:
+    return (a.font == b.font and abs(a.size - b.size) < 0.2 and a.bold == b.bold
+            and _all_caps(a.text) == _all_caps(b.text))
+
+
+def _all_caps(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and all(c.isupper() for c in letters)
+
+
+def _heading_like(line: TextLine, body: BodyStyle, *, single: bool) -> bool:
+    text = " ".join(_UNMAPPED_GLYPH.sub("", line.text).split())
     words = text.split()
-    if len(box.lines) > 3 or not 1 <= len(words) <= 20 or not any(c.isalpha() for c in text):
-        return 0
-    if text.rstrip().endswith((".", ",", ";", ":")) and not _NUMBERED.match(text):
-        return 0
-    larger = box.size >= body * 1.15
-    if not larger and not (box.bold and (box.size >= body * 0.95)):
-        return 0
-    if larger:
-        rank = heading_sizes.index(box.size) if box.size in heading_sizes else 0
-        level = min(rank + 1, 3)
-    else:
-        level = 3
-    numbering = re.match(r"^(\d+(?:\.\d+)*)\.?\s", text)
+    if not 1 <= len(words) <= MAX_HEADING_WORDS or len(text) > 120:
+        return False
+    if not any(c.isalpha() for c in text) or not text[0].isalnum() or text[0].islower():
+        return False
+    numbered = bool(_NUMBERING.match(text))
+    if text.endswith((".", ",", ";")) and not (numbered and len(words) <= 2):
+        return False
+    if line.size >= body.size * 1.12:
+        return True
+    if line.size < body.size * 0.95:
+        return False
+    if line.bold and (line.font != body.font or not single or numbered or len(words) <= 8):
+        return True
+    all_caps = _all_caps(text) and len(words) <= 8
+    # A slightly larger line in another face is how many journals set subsections.
+    other_font = line.font != body.font and line.size >= body.size * 1.03
+    return (other_font and (numbered or all_caps or single or len(words) <= 10)) or (
+        all_caps and single)
+
+
+def _heading_level(first: TextLine, text: str, body: BodyStyle,
+                   heading_sizes: list[float]) -> int:
+    numbering = _NUMBERING.match(text)
+    if numbering and numbering.group(1):
+        return min(2 + numbering.group(1).count("."), 6)
     if numbering:
-        level = min(1 + numbering.group(1).count("."), 5) + 1
-    return level
+        return 2
+    if first.size >= body.size * 1.12 and first.size in heading_sizes:
+        return min(heading_sizes.index(first.size) + 1, 3)
+    return 3

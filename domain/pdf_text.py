@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "st", "\ufb06": "st"}
@@ -37,3 +38,28 @@ def join_lines(lines: list[str]) -> str:
         else:
             out = out + " " + line
     return out
+
+
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+_LTR_RUN = re.compile(r"[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:/%+\-]*"
+                      r"(?:\s+[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:/%+\-]*)*")
+_MIRRORED = str.maketrans("()[]{}<>", ")(][}{><")
+
+
+def is_right_to_left(text: str) -> bool:
+    """Mostly Arabic, Persian or Hebrew letters."""
+    rtl = len(_RTL.findall(text))
+    return bool(rtl) and rtl >= sum(c.isalpha() for c in text) - rtl
+
+
+def visual_to_logical(glyphs: Sequence[str]) -> str:
+    """Reading order for a line a PDF stores left to right on the page. A right-to-left
+    line is reversed glyph by glyph (a lam-alef ligature's "لا" stays whole), then its runs
+    of Latin letters and digits are put back the right way round and paired brackets
+    mirrored; other lines are joined as they are. A simplified bidi pass: enough for
+    Arabic, Persian and Hebrew prose with embedded numbers and Latin words."""
+    text = "".join(glyphs)
+    if not is_right_to_left(text):
+        return text
+    reversed_line = "".join(reversed(glyphs)).translate(_MIRRORED)
+    return _LTR_RUN.sub(lambda m: m.group(0)[::-1], reversed_line)

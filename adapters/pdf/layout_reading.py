@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import io
 import logging
-import statistics
 import time
+from collections import Counter
 from collections.abc import Iterator
 
 from pdfminer.high_level import extract_pages
-from pdfminer.layout import LAParams, LTChar, LTFigure, LTPage, LTTextBox, LTTextLine
+from pdfminer.layout import LAParams, LTAnno, LTChar, LTFigure, LTPage, LTTextBox, LTTextLine
 from pdfminer.pdfexceptions import PDFException
 from pdfminer.psexceptions import PSException
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.pdf_structure import TextBox
+from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
+from sheaf.domain.pdf_text import visual_to_logical
 
 # pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
 # form XObjects, whose text pdfminer otherwise leaves as loose glyphs with no spaces
@@ -58,22 +59,24 @@ def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
 
 def _page_boxes(page: LTPage, number: int) -> Iterator[TextBox]:
     for element in _text_boxes(page):
-        lines: list[str] = []
-        sizes: list[float] = []
-        bold = 0
-        count = 0
+        lines: list[TextLine] = []
         for line in element:
             if not isinstance(line, LTTextLine):
                 continue
-            lines.append(line.get_text().rstrip("\n"))
+            sizes: Counter[float] = Counter()
+            fonts: Counter[str] = Counter()
             for char in line:
                 if isinstance(char, LTChar) and char.get_text().strip():
-                    sizes.append(round(char.size, 1))
-                    count += 1
-                    name = char.fontname.lower()
-                    if "bold" in name or "black" in name or "heavy" in name or ".b" in name:
-                        bold += 1
-        if not count:
-            continue
-        yield TextBox(page=number, lines=tuple(lines), size=statistics.median(sizes),
-                      bold=bold >= 0.8 * count, bbox=element.bbox, chars=count)
+                    sizes[round(char.size, 1)] += 1
+                    fonts[char.fontname] += 1
+            if not sizes:
+                continue
+            font = fonts.most_common(1)[0][0]
+            bold = sum(n for name, n in fonts.items() if is_bold_font(name))
+            glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)]
+            lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
+                                  size=sizes.most_common(1)[0][0], font=font,
+                                  bold=bold >= 0.8 * sum(fonts.values()),
+                                  chars=sum(fonts.values()), bbox=line.bbox))
+        if lines:
+            yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
