@@ -42,7 +42,7 @@ class PdfminerExtractor:
         pages_with_text = {b.page for b in boxes}
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
         notes = [f"pages_without_text: {', '.join(map(str, blank))}"] if blank else []
-        drafts = structure_blocks(boxes, opened.page_count)
+        drafts = structure_blocks(boxes, opened.page_count, opened.outline)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")

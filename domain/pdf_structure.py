@@ -126,9 +126,17 @@ def _same_row(a: tuple[float, float, float, float], b: tuple[float, float, float
     return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
 
 
-def structure_blocks(boxes: list[TextBox], page_count: int) -> list[BlockDraft]:
+def outline_key(title: str) -> str:
+    """How a bookmark title and a heading line are compared."""
+    return " ".join(re.sub(r"[^\w]+", " ", title.lower()).split())
+
+
+def structure_blocks(boxes: list[TextBox], page_count: int,
+                     outline: tuple[tuple[str, int], ...] = ()) -> list[BlockDraft]:
     """Blocks in reading order: running headers, footers and page numbers removed,
-    headings told apart from paragraphs by size, weight, font, length and numbering."""
+    headings told apart from paragraphs by size, weight, font, length and numbering.
+    Lines that repeat a bookmark title are headings at the bookmark's depth."""
+    bookmarks = {outline_key(title): depth for title, depth in outline}
     boxes = merge_right_to_left_rows(boxes)
     body = BodyStyle.of(boxes)
     repeated = running_lines(boxes, page_count)
@@ -140,7 +148,8 @@ def structure_blocks(boxes: list[TextBox], page_count: int) -> list[BlockDraft]:
         if not text or _PAGE_NUMBER.match(text) or _running_key(box) in repeated:
             continue
         lines = list(box.lines)
-        while lines and _heading_like(lines[0], body, single=len(lines) == 1):
+        while lines and (_heading_like(lines[0], body, single=len(lines) == 1)
+                         or outline_key(lines[0].text) in bookmarks):
             # One heading is a run of lines in one style; "METHODS" over "Search strategy"
             # are two headings, not one.
             heading = [lines.pop(0)]
@@ -151,7 +160,9 @@ def structure_blocks(boxes: list[TextBox], page_count: int) -> list[BlockDraft]:
             if len(heading_text.split()) > MAX_HEADING_WORDS:
                 lines = heading + lines
                 break
-            level = _heading_level(heading[0], heading_text, body, heading_sizes)
+            depth = bookmarks.get(outline_key(heading_text))
+            level = (min(depth + 2, 6) if depth is not None
+                     else _heading_level(heading[0], heading_text, body, heading_sizes))
             drafts.append(BlockDraft(BlockKind.HEADING, text=heading_text, level=level,
                                      pages=(box.page,), bbox=box.bbox))
         if lines:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,8 +17,10 @@ def _escape(text: str) -> str:
 
 
 def write_pdf(blocks: Sequence[tuple[str, str]], *, title: str | None = None,
-              author: str | None = None, running_header: str | None = None) -> bytes:
-    """A PDF of (kind, text) blocks: kind "h1", "h2" or "p"; wrapped lines, real fonts."""
+              author: str | None = None, running_header: str | None = None,
+              columns: int = 1, password: str | None = None) -> bytes:
+    """A PDF of (kind, text) blocks: kind "h1", "h2" or "p"; wrapped lines, real fonts;
+    one or two columns; optionally encrypted with a user password."""
     pdf = pikepdf.Pdf.new()
     fonts = pikepdf.Dictionary(
         F1=pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font,
@@ -28,24 +31,32 @@ def write_pdf(blocks: Sequence[tuple[str, str]], *, title: str | None = None,
                                                 BaseFont=pikepdf.Name("/Helvetica-Bold"))))
     pages: list[list[str]] = [[]]
     y = PAGE_HEIGHT - MARGIN
+    column = 0
+    gutter = 24
+    column_width = (PAGE_WIDTH - 2 * MARGIN - gutter * (columns - 1)) // columns
+    wrap = 88 if columns == 1 else 40
 
     def emit(font: str, size: int, line: str) -> None:
-        nonlocal y
+        nonlocal y, column
         if y < MARGIN + size:
-            pages.append([])
+            column += 1
+            if column == columns:
+                pages.append([])
+                column = 0
             y = PAGE_HEIGHT - MARGIN
-        pages[-1].append(f"BT /{font} {size} Tf {MARGIN} {y} Td ({_escape(line)}) Tj ET")
+        x = MARGIN + column * (column_width + gutter)
+        pages[-1].append(f"BT /{font} {size} Tf {x} {y} Td ({_escape(line)}) Tj ET")
         y -= int(size * 1.4)
 
     for kind, text in blocks:
         if kind in ("h1", "h2"):
             y -= 10
             size = 18 if kind == "h1" else 14
-            for line in textwrap.wrap(text, 50):
+            for line in textwrap.wrap(text, 50 if columns == 1 else 28):
                 emit("F2", size, line)
             y -= 4
         else:
-            for line in textwrap.wrap(text, 88):
+            for line in textwrap.wrap(text, wrap):
                 emit("F1", 10, line)
             y -= 8
     for number, commands in enumerate(pages, start=1):
@@ -69,10 +80,11 @@ def write_pdf(blocks: Sequence[tuple[str, str]], *, title: str | None = None,
             pdf.docinfo["/Title"] = title
         if author:
             pdf.docinfo["/Author"] = author
-    import io
-
     out = io.BytesIO()
-    pdf.save(out, deterministic_id=True)
+    if password is not None:
+        pdf.save(out, encryption=pikepdf.Encryption(user=password, owner=password + "-owner"))
+    else:
+        pdf.save(out, deterministic_id=True)
     return out.getvalue()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import re
 
 import attrs
@@ -10,6 +11,10 @@ import pikepdf
 
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.routing import has_pdf_magic
+
+# pikepdf reports recoverable problems (unparsable XMP, repaired xref) through logging;
+# sheaf surfaces what matters as diagnostics instead.
+logging.getLogger("pikepdf").setLevel(logging.ERROR)
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 
@@ -26,6 +31,8 @@ class OpenedPdf:
     subject: str | None
     keywords: tuple[str, ...]
     doi: str | None
+    outline: tuple[tuple[str, int], ...] = ()
+    """Bookmark titles with their depth (0 for top level), in document order."""
 
 
 def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
@@ -52,6 +59,8 @@ def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
         except pikepdf.PdfError as exc:
             raise SheafError(ErrorKind.CORRUPT, f"unreadable page tree: {exc}") from None
         info = _info(pdf)
+        xmp = _xmp(pdf)
+        outline = _outline(pdf)
         needs_rewrite = pdf.is_encrypted or not body.lstrip().startswith(b"%PDF-")
         data = body
         if needs_rewrite or _has_broken_xref(pdf):
@@ -61,14 +70,61 @@ def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
             except (pikepdf.PdfError, OSError) as exc:
                 raise SheafError(ErrorKind.CORRUPT, f"cannot repair the PDF: {exc}") from None
             data = out.getvalue()
-    title = info.get("/Title") or None
+    title = _plausible_title(xmp.get("title")) or _plausible_title(info.get("/Title"))
+    author_text = xmp.get("creator") or info.get("/Author", "")
     authors = tuple(a.strip() for a in re.split(r";|\band\b|,(?=\s*[A-Z][a-z]+\s)",
-                                                info.get("/Author", "")) if a.strip())
-    keywords = tuple(k.strip() for k in re.split(r"[;,]", info.get("/Keywords", ""))
-                     if k.strip())
-    doi_match = _DOI.search(" ".join(info.values()))
+                                                author_text) if a.strip())
+    keywords = tuple(k.strip() for k in re.split(r"[;,]", xmp.get("subject") or
+                                                  info.get("/Keywords", "")) if k.strip())
+    doi_match = _DOI.search(" ".join([*info.values(), *xmp.values()]))
     return OpenedPdf(data, page_count, title, authors, info.get("/Subject") or None, keywords,
-                     doi_match.group(1) if doi_match else None)
+                     doi_match.group(1).rstrip(".,;") if doi_match else None, outline)
+
+
+_FILE_NAME_TITLE = re.compile(
+    r"\.(?:docx?|pdf|tex|dvi|ps|indd|rtf|odt)\b|^untitled|^microsoft word", re.IGNORECASE)
+
+
+def _plausible_title(title: str | None) -> str | None:
+    """Info titles are often the authoring file's name; those are not titles."""
+    if not title or _FILE_NAME_TITLE.search(title) or len(title.split()) < 2:
+        return None
+    return " ".join(title.split())
+
+
+def _xmp(pdf: pikepdf.Pdf) -> dict[str, str]:
+    """Dublin Core and PRISM fields of the XMP packet, as text; empty when unreadable."""
+    out: dict[str, str] = {}
+    try:
+        with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+            for key, name in (("dc:title", "title"), ("dc:creator", "creator"),
+                              ("dc:subject", "subject"), ("prism:doi", "doi"),
+                              ("dc:identifier", "identifier")):
+                value = meta.get(key)
+                if isinstance(value, list | set | tuple):
+                    value = "; ".join(str(v) for v in value)
+                if value and str(value).strip():
+                    out[name] = str(value).strip()
+    except Exception:  # malformed XMP must never stop extraction
+        return {}
+    return out
+
+
+def _outline(pdf: pikepdf.Pdf, limit: int = 2000) -> tuple[tuple[str, int], ...]:
+    """Bookmark titles and depths, breadth-limited against hostile outlines."""
+    found: list[tuple[str, int]] = []
+    try:
+        with pdf.open_outline() as outline:
+            stack = [(item, 0) for item in reversed(outline.root)]
+            while stack and len(found) < limit:
+                item, depth = stack.pop()
+                title = " ".join(str(item.title or "").split())
+                if title:
+                    found.append((title, depth))
+                stack.extend((child, depth + 1) for child in reversed(item.children))
+    except Exception:  # a broken outline only loses the bookmarks
+        return ()
+    return tuple(found)
 
 
 def _info(pdf: pikepdf.Pdf) -> dict[str, str]:

@@ -1,0 +1,153 @@
+"""The PDF extractor on PDFs written for the project, and on broken bytes."""
+
+from __future__ import annotations
+
+import io
+
+import pikepdf
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.document import BlockKind
+from sheaf.domain.errors import ErrorKind, SheafError
+from tests.pdf_writer import write_pdf
+
+EXTRACTOR = PdfminerExtractor(time_budget=30)
+LONG_SENTENCE = ("The sentence that crosses the column break begins near the foot of the "
+                 "left column and only ends, whole and in order, at the head of the right "
+                 "column where the reader expects it.")
+PAPER = [
+    ("h1", "Column Breaks in Practice"),
+    ("h2", "1 Introduction"),
+    ("p", " ".join(f"Filler sentence number {i} keeps the left column busy." for i in range(24))),
+    ("p", LONG_SENTENCE),
+    ("h2", "2 Methods"),
+    ("p", "We wrote this paper with a generator so that the truth is known."),
+]
+
+
+def extract(data: bytes, password: str | None = None):  # type: ignore[no-untyped-def]
+    return EXTRACTOR.extract_sync(data, password)
+
+
+def test_two_column_paper_keeps_a_sentence_across_the_column_break_whole() -> None:
+    document = extract(write_pdf(PAPER, columns=2, title="Column Breaks in Practice"))
+    flat = " ".join(document.text.split())
+    assert LONG_SENTENCE in flat
+    assert flat.index("Filler sentence number 23") < flat.index(LONG_SENTENCE)
+    assert flat.index(LONG_SENTENCE) < flat.index("2 Methods")
+
+
+def test_headings_levels_pages_and_metadata() -> None:
+    document = extract(write_pdf(PAPER, title="Column Breaks in Practice", author="A. Writer"))
+    headings = [(b.draft.text, b.level) for b in document.headings()]
+    assert headings == [("Column Breaks in Practice", 1), ("1 Introduction", 2),
+                        ("2 Methods", 2)]
+    assert document.metadata.title == "Column Breaks in Practice"
+    assert document.metadata.authors == ("A. Writer",)
+    assert all(b.draft.pages for b in document.blocks)
+    assert document.page_count == 1
+
+
+def test_running_headers_and_page_numbers_are_removed() -> None:
+    blocks = [("h1", "A Long Report")] + [
+        ("p", " ".join(f"Paragraph {i} sentence {j} of the long report." for j in range(12)))
+        for i in range(30)]
+    document = extract(write_pdf(blocks, running_header="Journal of Tests, Volume 1"))
+    assert document.page_count and document.page_count >= 4
+    assert "Journal of Tests" not in document.text
+    assert not any(b.draft.text.strip().isdigit() for b in document.blocks)
+
+
+def test_encrypted_pdf_needs_its_password() -> None:
+    data = write_pdf(PAPER, password="s3cret")
+    with pytest.raises(SheafError) as missing:
+        extract(data)
+    assert missing.value.kind is ErrorKind.ENCRYPTED
+    with pytest.raises(SheafError) as wrong:
+        extract(data, "guess")
+    assert wrong.value.kind is ErrorKind.WRONG_PASSWORD
+    assert "Column Breaks in Practice" in extract(data, "s3cret").text
+
+
+def test_empty_user_password_opens_by_itself() -> None:
+    assert "1 Introduction" in extract(write_pdf(PAPER, password="")).text
+
+
+@pytest.mark.parametrize(("data", "kind"), [
+    (b"", ErrorKind.NOT_A_PDF),
+    (b"Just some text saved with a .pdf name\n", ErrorKind.NOT_A_PDF),
+    (b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 12\n",
+     ErrorKind.NOT_A_PDF),
+    (b"<!DOCTYPE html><html><body>Sign in</body></html>", ErrorKind.NOT_A_PDF),
+    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog", ErrorKind.CORRUPT),
+])
+def test_non_pdfs_and_truncated_files(data: bytes, kind: ErrorKind) -> None:
+    with pytest.raises(SheafError) as caught:
+        extract(data)
+    assert caught.value.kind is kind
+
+
+def test_truncated_real_pdf_is_a_typed_error_or_partial_document() -> None:
+    data = write_pdf(PAPER)
+    try:
+        document = extract(data[: len(data) // 2])
+    except SheafError as exc:
+        assert exc.kind in (ErrorKind.CORRUPT, ErrorKind.NO_TEXT_LAYER)
+    else:
+        assert document.text
+
+
+def test_a_page_without_text_is_no_text_layer() -> None:
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page()
+    out = io.BytesIO()
+    pdf.save(out)
+    with pytest.raises(SheafError) as caught:
+        extract(out.getvalue())
+    assert caught.value.kind is ErrorKind.NO_TEXT_LAYER
+    assert "OCR" in caught.value.message
+
+
+def test_pages_without_text_are_reported() -> None:
+    pdf = pikepdf.open(io.BytesIO(write_pdf(PAPER)))
+    pdf.add_blank_page()
+    out = io.BytesIO()
+    pdf.save(out)
+    document = extract(out.getvalue())
+    assert "pages_without_text: 2" in document.notes
+
+
+def test_page_limit_and_time_budget() -> None:
+    blocks = [("p", "Words on many pages. " * 60) for _ in range(12)]
+    data = write_pdf(blocks)
+    with pytest.raises(SheafError) as pages:
+        PdfminerExtractor(max_pages=1).extract_sync(data)
+    assert pages.value.kind is ErrorKind.TOO_LARGE
+    with pytest.raises(SheafError) as budget:
+        PdfminerExtractor(time_budget=0).extract_sync(data)
+    assert budget.value.kind is ErrorKind.TIMEOUT
+
+
+SMALL_PDF = write_pdf(PAPER[:4])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(SMALL_PDF) - 1), st.integers(0, 255)),
+                min_size=1, max_size=8),
+       st.one_of(st.none(), st.integers(0, len(SMALL_PDF))))
+def test_mutated_pdfs_give_documents_or_typed_errors(edits: list[tuple[int, int]],
+                                                     cut: int | None) -> None:
+    data = bytearray(SMALL_PDF)
+    for position, value in edits:
+        data[position] = value
+    blob = bytes(data[:cut] if cut is not None else data)
+    try:
+        document = EXTRACTOR.extract_sync(blob)
+    except SheafError:
+        return
+    for block in document.blocks:
+        assert document.text[block.start:block.end] == block.markdown
+        assert block.kind in BlockKind
