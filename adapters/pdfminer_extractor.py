@@ -35,13 +35,16 @@ class PdfminerExtractor:
         if opened.page_count > self.max_pages:
             raise SheafError(ErrorKind.TOO_LARGE,
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
-        boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline))
+        notes: list[str] = []
+        boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
+                                notes=notes))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")
         pages_with_text = {b.page for b in boxes}
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
-        notes = [f"pages_without_text: {', '.join(map(str, blank))}"] if blank else []
+        if blank:
+            notes.append(f"pages_without_text: {', '.join(map(str, blank))}")
         drafts = structure_blocks(boxes, opened.page_count, opened.outline)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,

@@ -7,10 +7,24 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
-from pdfminer.high_level import extract_pages
-from pdfminer.layout import LAParams, LTAnno, LTChar, LTFigure, LTPage, LTTextBox, LTTextLine
+from pdfminer.converter import PDFPageAggregator
+from pdfminer.layout import (
+    LAParams,
+    LTAnno,
+    LTChar,
+    LTFigure,
+    LTItem,
+    LTPage,
+    LTTextBox,
+    LTTextLine,
+)
+from pdfminer.pdfcolor import PDFColorSpace
+from pdfminer.pdfdevice import PDFTextSeq
 from pdfminer.pdfexceptions import PDFException
+from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager, PDFTextState
+from pdfminer.pdfpage import PDFPage
 from pdfminer.psexceptions import PSException
 
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -20,6 +34,7 @@ from sheaf.domain.pdf_text import visual_to_logical
 # pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
 # form XObjects, whose text pdfminer otherwise leaves as loose glyphs with no spaces
 # inferred between words (the "glued words" of ../shared/notes/pdf-pitfalls.md).
+INVISIBLE_RENDER_MODE = 3
 LAYOUT = LAParams(line_overlap=0.5, char_margin=2.0, line_margin=0.5, word_margin=0.1,
                   boxes_flow=0.5, all_texts=True)
 
@@ -27,18 +42,49 @@ for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.c
     logging.getLogger(_noisy).setLevel(logging.ERROR)
 
 
-def read_boxes(data: bytes, *, max_pages: int, deadline: float) -> Iterator[TextBox]:
-    """Yield text boxes in reading order, one page at a time (memory stays per page)."""
+class _InvisibleMarkingAggregator(PDFPageAggregator):
+    """Marks each character drawn in text render mode 3 (invisible), which pdfminer's
+    layout objects do not record."""
+
+    _invisible = False
+
+    def render_string(self, textstate: PDFTextState, seq: PDFTextSeq, ncs: PDFColorSpace,
+                      graphicstate: PDFGraphicState) -> None:
+        self._invisible = textstate.render == INVISIBLE_RENDER_MODE
+        super().render_string(textstate, seq, ncs, graphicstate)
+
+    def render_char(self, *args: Any, **kwargs: Any) -> float:
+        advance: float = super().render_char(*args, **kwargs)
+        if self._invisible and self.cur_item is not None and self.cur_item._objs:
+            self.cur_item._objs[-1].sheaf_invisible = True  # type: ignore[attr-defined]
+        return advance
+
+
+def _pages(data: bytes) -> Iterator[LTPage]:
+    resources = PDFResourceManager(caching=True)
+    device = _InvisibleMarkingAggregator(resources, laparams=LAYOUT)
+    interpreter = PDFPageInterpreter(resources, device)
+    for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+        interpreter.process_page(page)
+        yield device.get_result()
+
+
+def read_boxes(data: bytes, *, max_pages: int, deadline: float,
+               notes: list[str] | None = None) -> Iterator[TextBox]:
+    """Yield text boxes in reading order, one page at a time (memory stays per page).
+
+    Invisible text (render mode 3) is kept on pages that have no visible text, where it
+    is an OCR layer over a scan, and dropped elsewhere, where it can only be hidden
+    from readers (ADR-0006); each drop is noted in `notes`."""
     try:
-        for number, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAYOUT),
-                                      start=1):
+        for number, page in enumerate(_pages(data), start=1):
             if number > max_pages:
                 raise SheafError(ErrorKind.TOO_LARGE,
                                  f"more than {max_pages} pages (the page limit)")
             if time.monotonic() > deadline:
                 raise SheafError(ErrorKind.TIMEOUT,
                                  f"extraction ran out of its time budget at page {number}")
-            yield from _page_boxes(page, number)
+            yield from _page_boxes(page, number, notes if notes is not None else [])
     except SheafError:
         raise
     except (PDFException, PSException, ValueError, KeyError, TypeError, AttributeError,
@@ -57,8 +103,19 @@ def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
             yield from _text_boxes(element)
 
 
-def _page_boxes(page: LTPage, number: int) -> Iterator[TextBox]:
-    for element in _text_boxes(page):
+def _invisible(item: LTItem) -> bool:
+    return getattr(item, "sheaf_invisible", False)
+
+
+def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox]:
+    boxes = list(_text_boxes(page))
+    all_chars = [c for box in boxes for line in box if isinstance(line, LTTextLine)
+                 for c in line if isinstance(c, LTChar)]
+    hidden = sum(1 for c in all_chars if _invisible(c))
+    drop_invisible = 0 < hidden < len(all_chars)
+    if drop_invisible:
+        notes.append(f"invisible_text_dropped: page {number}, {hidden} characters")
+    for element in boxes:
         lines: list[TextLine] = []
         for line in element:
             if not isinstance(line, LTTextLine):
@@ -66,6 +123,8 @@ def _page_boxes(page: LTPage, number: int) -> Iterator[TextBox]:
             sizes: Counter[float] = Counter()
             fonts: Counter[str] = Counter()
             for char in line:
+                if drop_invisible and _invisible(char):
+                    continue
                 if isinstance(char, LTChar) and char.get_text().strip():
                     sizes[round(char.size, 1)] += 1
                     fonts[char.fontname] += 1
@@ -73,7 +132,8 @@ def _page_boxes(page: LTPage, number: int) -> Iterator[TextBox]:
                 continue
             font = fonts.most_common(1)[0][0]
             bold = sum(n for name, n in fonts.items() if is_bold_font(name))
-            glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)]
+            glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)
+                      and not (drop_invisible and _invisible(item))]
             lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),
