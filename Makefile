@@ -41,5 +41,9 @@ bench-html: $(STAMP)
 	$(BIN)/python -P bench/article_bodies.py
 	$(BIN)/python -P bench/scholarly_pages.py
 
+bench-pdf: $(STAMP)
+	$(BIN)/python -P bench/pdf_corpus.py
+	$(BIN)/python -P bench/pdf_mutations.py --cases 5000
+
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info
