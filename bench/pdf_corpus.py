@@ -29,6 +29,7 @@ from pathlib import Path
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.errors import SheafError
 from sheaf.domain.markdown_rendering import document_plain_text
+from sheaf.domain.pdf_text import repair_glyphs
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "pdf-dev"
 _WORD = re.compile(r"\w+")
@@ -36,7 +37,9 @@ _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
 
 
 def words(text: str) -> Counter[str]:
-    return Counter(w.lower() for w in _WORD.findall(text))
+    r"""Lower-cased `\w+` words, with ligature glyphs spelled out on both sides: pdftotext
+    keeps "ﬁ" as one character, sheaf writes "fi", and neither is a different word."""
+    return Counter(w.lower() for w in _WORD.findall(repair_glyphs(text)))
 
 
 def fidelity(ours: str, reference: str) -> tuple[float, float]:
