@@ -34,6 +34,10 @@ class ErrorKind(enum.Enum):
     NO_TEXT_LAYER = "no_text_layer"
     # local input
     INPUT_NOT_FOUND = "input_not_found"
+    # knowledge store
+    INGESTION_DISABLED = "ingestion_disabled"
+    DOCUMENT_NOT_FOUND = "document_not_found"
+    STORE_VERSION = "store_version"
 
     @property
     def is_fetch_failure(self) -> bool:

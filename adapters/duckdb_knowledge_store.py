@@ -1,0 +1,343 @@
+"""The knowledge store on an embedded DuckDB file: sheaf's default, no server needed."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import attrs
+import duckdb
+
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
+from sheaf.domain.knowledge_records import (
+    BlockRow,
+    DocumentRecord,
+    SourceRecord,
+    SpaceCount,
+    StoreStatus,
+    VersionRecord,
+)
+from sheaf.domain.resolved_content import ContentSource
+
+SCHEMA_VERSION = 1
+T = TypeVar("T")
+
+# Each entry upgrades a store from the version before it; index 0 creates version 1.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE sheaf_schema (version INTEGER NOT NULL)""",
+        """CREATE TABLE spaces (
+            name VARCHAR PRIMARY KEY, ingestion_enabled BOOLEAN NOT NULL,
+            max_bytes BIGINT NOT NULL, allowed_kinds VARCHAR NOT NULL)""",
+        """CREATE TABLE documents (
+            id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL, current_version VARCHAR NOT NULL,
+            caller_source_id VARCHAR, created_at TIMESTAMP NOT NULL,
+            updated_at TIMESTAMP NOT NULL)""",
+        """CREATE TABLE versions (
+            id VARCHAR PRIMARY KEY, document_id VARCHAR NOT NULL, space VARCHAR NOT NULL,
+            number INTEGER NOT NULL, fetched_sha VARCHAR NOT NULL, content_sha VARCHAR NOT NULL,
+            markdown_sha VARCHAR NOT NULL, content_source VARCHAR NOT NULL,
+            content_type VARCHAR NOT NULL, title VARCHAR, created_at TIMESTAMP NOT NULL,
+            superseded_at TIMESTAMP, metadata VARCHAR NOT NULL, caller_metadata VARCHAR NOT NULL,
+            caller_version_id VARCHAR, diagnostics VARCHAR NOT NULL, characters BIGINT NOT NULL)""",
+        """CREATE TABLE sources (
+            space VARCHAR NOT NULL, key VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+            document_id VARCHAR NOT NULL, fetched_sha VARCHAR NOT NULL,
+            original VARCHAR NOT NULL, final_url VARCHAR, seen_at TIMESTAMP NOT NULL,
+            PRIMARY KEY (space, key))""",
+        """CREATE TABLE blocks (
+            version_id VARCHAR NOT NULL, idx INTEGER NOT NULL, kind VARCHAR NOT NULL,
+            start_offset INTEGER NOT NULL, end_offset INTEGER NOT NULL, level INTEGER NOT NULL,
+            label VARCHAR, pages VARCHAR NOT NULL, PRIMARY KEY (version_id, idx))""",
+        """CREATE INDEX versions_document ON versions (document_id)""",
+        """CREATE INDEX sources_document ON sources (document_id)""",
+        """INSERT INTO sheaf_schema VALUES (1)""",
+    ),
+)
+_VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
+                    "content_source, content_type, title, created_at, superseded_at, metadata, "
+                    "caller_metadata, caller_version_id, diagnostics, characters")
+
+
+class DuckDbKnowledgeStore:
+    """One DuckDB file holds every space. DuckDB allows one writer per file: this object
+    owns its connection and runs every statement in a worker thread, one at a time."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._connection = duckdb.connect(self.path)
+        except duckdb.Error as exc:
+            raise SheafError(ErrorKind.STORE_VERSION,
+                             f"cannot open the store at {self.path}: {exc}") from None
+        self._lock = threading.Lock()
+        self._migrate()
+
+    # -- schema ----------------------------------------------------------------------
+    def _migrate(self) -> None:
+        connection = self._connection
+        tables = {row[0] for row in connection.execute(
+            "SELECT table_name FROM information_schema.tables").fetchall()}
+        current = 0
+        if "sheaf_schema" in tables:
+            row = connection.execute("SELECT max(version) FROM sheaf_schema").fetchone()
+            current = int(row[0]) if row and row[0] is not None else 0
+        if current > SCHEMA_VERSION:
+            raise SheafError(ErrorKind.STORE_VERSION,
+                             f"the store at {self.path} has schema version {current}; this sheaf "
+                             f"knows up to {SCHEMA_VERSION}. Upgrade sheaf to open it.")
+        for version in range(current, SCHEMA_VERSION):
+            connection.execute("BEGIN TRANSACTION")
+            try:
+                for statement in MIGRATIONS[version]:
+                    connection.execute(statement)
+                if version > 0:
+                    connection.execute("UPDATE sheaf_schema SET version = ?", [version + 1])
+                connection.execute("COMMIT")
+            except duckdb.Error:
+                connection.execute("ROLLBACK")
+                raise
+
+    async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        def locked() -> T:
+            with self._lock:
+                return work(self._connection)
+
+        return await anyio.to_thread.run_sync(locked)
+
+    async def _transaction(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        def atomic(connection: duckdb.DuckDBPyConnection) -> T:
+            connection.execute("BEGIN TRANSACTION")
+            try:
+                result = work(connection)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+            return result
+
+        return await self._run(atomic)
+
+    # -- reads -----------------------------------------------------------------------
+    async def source(self, space: str, key: str) -> SourceRecord | None:
+        def read(c: duckdb.DuckDBPyConnection) -> SourceRecord | None:
+            row = c.execute("SELECT space, key, kind, document_id, fetched_sha, original, "
+                            "final_url FROM sources WHERE space = ? AND key = ?",
+                            [space, key]).fetchone()
+            return _source(row) if row else None
+
+        return await self._run(read)
+
+    async def document_with_content(self, space: str, sha256: str) -> str | None:
+        def read(c: duckdb.DuckDBPyConnection) -> str | None:
+            row = c.execute(
+                "SELECT v.document_id FROM versions v JOIN documents d "
+                "ON d.current_version = v.id WHERE v.space = ? AND "
+                "(v.fetched_sha = ? OR v.content_sha = ?) LIMIT 1",
+                [space, sha256, sha256]).fetchone()
+            return str(row[0]) if row else None
+
+        return await self._run(read)
+
+    async def find(self, space: str, reference: str) -> DocumentRecord | None:
+        def read(c: duckdb.DuckDBPyConnection) -> DocumentRecord | None:
+            row = c.execute(
+                "SELECT id FROM documents WHERE space = ? AND (id = ? OR caller_source_id = ?) "
+                "UNION SELECT document_id FROM sources WHERE space = ? AND "
+                "(key = ? OR original = ? OR final_url = ?) LIMIT 1",
+                [space, reference, reference, space, reference, reference, reference],
+            ).fetchone()
+            return _document(c, str(row[0])) if row else None
+
+        return await self._run(read)
+
+    async def documents(self, space: str) -> list[DocumentRecord]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[DocumentRecord]:
+            ids = [r[0] for r in c.execute(
+                "SELECT id FROM documents WHERE space = ? ORDER BY updated_at DESC, id",
+                [space]).fetchall()]
+            return [record for i in ids if (record := _document(c, i)) is not None]
+
+        return await self._run(read)
+
+    async def policy(self, space: str) -> SpacePolicy:
+        def read(c: duckdb.DuckDBPyConnection) -> SpacePolicy:
+            row = c.execute("SELECT ingestion_enabled, max_bytes, allowed_kinds FROM spaces "
+                            "WHERE name = ?", [space]).fetchone()
+            if not row:
+                return SpacePolicy()
+            kinds = frozenset(ContentSource(k) for k in str(row[2]).split(",") if k)
+            return SpacePolicy(bool(row[0]), int(row[1]), kinds)
+
+        return await self._run(read)
+
+    async def status(self) -> StoreStatus:
+        def read(c: duckdb.DuckDBPyConnection) -> StoreStatus:
+            rows = c.execute(
+                "SELECT d.space, count(DISTINCT d.id), "
+                "(SELECT count(*) FROM versions v WHERE v.space = d.space), "
+                "(SELECT count(*) FROM sources s WHERE s.space = d.space) "
+                "FROM documents d GROUP BY d.space ORDER BY d.space").fetchall()
+            last = c.execute("SELECT max(seen_at) FROM sources").fetchone()
+            return StoreStatus(self.path, SCHEMA_VERSION,
+                               tuple(SpaceCount(str(r[0]), int(r[1]), int(r[2]), int(r[3]))
+                                     for r in rows),
+                               _utc(last[0]) if last and last[0] else None)
+
+        return await self._run(read)
+
+    # -- writes ----------------------------------------------------------------------
+    async def save_version(self, version: VersionRecord, source: SourceRef,
+                           final_url: str | None = None,
+                           caller_source_id: str | None = None) -> None:
+        def write(c: duckdb.DuckDBPyConnection) -> None:
+            now = _naive(version.created_at)
+            c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
+                      "superseded_at IS NULL", [now, version.document_id])
+            c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "
+                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+                      [version.id, version.document_id, version.space, version.number,
+                       version.fetched_sha, version.content_sha, version.markdown_sha,
+                       version.content_source, version.content_type, version.title, now,
+                       json.dumps(version.metadata), json.dumps(version.caller_metadata),
+                       version.caller_version_id, json.dumps(list(version.diagnostics)),
+                       version.characters])
+            _insert_blocks(c, version.id, version.blocks)
+            c.execute("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
+                      "UPDATE SET current_version = excluded.current_version, "
+                      "updated_at = excluded.updated_at, caller_source_id = "
+                      "coalesce(excluded.caller_source_id, documents.caller_source_id)",
+                      [version.document_id, version.space, version.id, caller_source_id,
+                       now, now])
+            _upsert_source(c, version.space, version.document_id, source,
+                           version.fetched_sha, final_url, now)
+
+        await self._transaction(write)
+
+    async def add_source(self, space: str, document_id: str, source: SourceRef,
+                         fetched_sha: str, final_url: str | None = None) -> None:
+        now = _naive(datetime.now(UTC))
+        await self._transaction(lambda c: _upsert_source(c, space, document_id, source,
+                                                         fetched_sha, final_url, now))
+
+    async def touch_source(self, space: str, key: str) -> None:
+        now = _naive(datetime.now(UTC))
+        await self._run(lambda c: c.execute(
+            "UPDATE sources SET seen_at = ? WHERE space = ? AND key = ?", [now, space, key]))
+
+    async def remove(self, space: str, document_id: str) -> set[str]:
+        def write(c: duckdb.DuckDBPyConnection) -> set[str]:
+            rows = c.execute("SELECT fetched_sha, content_sha, markdown_sha FROM versions "
+                             "WHERE document_id = ? AND space = ?",
+                             [document_id, space]).fetchall()
+            if not rows:
+                return set()
+            released = {sha for row in rows for sha in row}
+            c.execute("DELETE FROM blocks WHERE version_id IN "
+                      "(SELECT id FROM versions WHERE document_id = ?)", [document_id])
+            c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
+            c.execute("DELETE FROM sources WHERE document_id = ?", [document_id])
+            c.execute("DELETE FROM documents WHERE id = ?", [document_id])
+            used = {r[0] for r in c.execute(
+                "SELECT fetched_sha FROM versions UNION SELECT content_sha FROM versions "
+                "UNION SELECT markdown_sha FROM versions").fetchall()}
+            return released - used
+
+        return await self._transaction(write)
+
+    async def set_policy(self, space: str, policy: SpacePolicy) -> None:
+        kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))
+        await self._run(lambda c: c.execute(
+            "INSERT INTO spaces VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+            "ingestion_enabled = excluded.ingestion_enabled, max_bytes = excluded.max_bytes, "
+            "allowed_kinds = excluded.allowed_kinds",
+            [space, policy.ingestion_enabled, policy.max_bytes, kinds]))
+
+    async def aclose(self) -> None:
+        def close(c: duckdb.DuckDBPyConnection) -> None:
+            c.close()
+
+        await self._run(close)
+
+
+def _insert_blocks(c: duckdb.DuckDBPyConnection, version_id: str,
+                   blocks: Sequence[BlockRow]) -> None:
+    # One multi-row INSERT per batch: executemany costs a round trip per row.
+    rows = [[version_id, i, b.kind, b.start, b.end, b.level, b.label,
+             ",".join(map(str, b.pages))] for i, b in enumerate(blocks)]
+    for first in range(0, len(rows), 500):
+        batch = rows[first:first + 500]
+        placeholders = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(batch))
+        c.execute(f"INSERT INTO blocks VALUES {placeholders}",
+                  [value for row in batch for value in row])
+
+
+def _upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
+                   source: SourceRef, fetched_sha: str, final_url: str | None,
+                   now: datetime) -> None:
+    c.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (space, key) "
+              "DO UPDATE SET document_id = excluded.document_id, "
+              "fetched_sha = excluded.fetched_sha, original = excluded.original, "
+              "final_url = excluded.final_url, seen_at = excluded.seen_at",
+              [space, source.key, source.kind.value, document_id, fetched_sha,
+               source.original, final_url, now])
+
+
+def _document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord | None:
+    row = c.execute("SELECT id, space, current_version, caller_source_id, created_at, "
+                    "updated_at FROM documents WHERE id = ?", [document_id]).fetchone()
+    if not row:
+        return None
+    versions = tuple(_version(r) for r in c.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
+        [document_id]).fetchall())
+    current = next(v for v in versions if v.id == row[2])
+    blocks = tuple(BlockRow(kind=str(b[0]), start=int(b[1]), end=int(b[2]), level=int(b[3]),
+                            label=b[4], pages=tuple(int(p) for p in str(b[5]).split(",") if p))
+                   for b in c.execute("SELECT kind, start_offset, end_offset, level, label, "
+                                      "pages FROM blocks WHERE version_id = ? ORDER BY idx",
+                                      [current.id]).fetchall())
+    sources = tuple(_source(s) for s in c.execute(
+        "SELECT space, key, kind, document_id, fetched_sha, original, final_url FROM sources "
+        "WHERE document_id = ? ORDER BY seen_at", [document_id]).fetchall())
+    current = _with_blocks(current, blocks)
+    versions = tuple(current if v.id == current.id else v for v in versions)
+    return DocumentRecord(id=str(row[0]), space=str(row[1]), title=current.title,
+                          current=current, sources=sources, versions=versions,
+                          caller_source_id=row[3], created_at=_utc(row[4]),
+                          updated_at=_utc(row[5]))
+
+
+def _with_blocks(version: VersionRecord, blocks: tuple[BlockRow, ...]) -> VersionRecord:
+    return attrs.evolve(version, blocks=blocks)
+
+
+def _version(row: Sequence[Any]) -> VersionRecord:
+    return VersionRecord(
+        id=row[0], document_id=row[1], space=row[2], number=int(row[3]), fetched_sha=row[4],
+        content_sha=row[5], markdown_sha=row[6], content_source=row[7], content_type=row[8],
+        title=row[9], created_at=_utc(row[10]),
+        superseded_at=_utc(row[11]) if row[11] else None, metadata=json.loads(row[12]),
+        caller_metadata=json.loads(row[13]), caller_version_id=row[14],
+        diagnostics=tuple(json.loads(row[15])), characters=int(row[16]))
+
+
+def _source(row: Sequence[Any]) -> SourceRecord:
+    return SourceRecord(space=row[0], key=row[1], kind=SourceKind(row[2]), document_id=row[3],
+                        fetched_sha=row[4], original=row[5], final_url=row[6])
+
+
+def _naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment

@@ -1,0 +1,67 @@
+"""The knowledge store port: documents, versions, sources and blocks, per space."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from sheaf.domain.ingestion import SourceRef, SpacePolicy
+from sheaf.domain.knowledge_records import (
+    DocumentRecord,
+    SourceRecord,
+    StoreStatus,
+    VersionRecord,
+)
+
+
+class KnowledgeStore(Protocol):
+    """Keeps what ingestion produced. Every write is one transaction: after a crash the
+    store holds the state before it or after it, never a version without its blocks."""
+
+    async def source(self, space: str, key: str) -> SourceRecord | None:
+        """The document a source key points to, with the bytes it last gave."""
+        ...
+
+    async def document_with_content(self, space: str, sha256: str) -> str | None:
+        """The id of a document in `space` whose current version came from these bytes."""
+        ...
+
+    async def save_version(self, version: VersionRecord, source: SourceRef,
+                           final_url: str | None = None,
+                           caller_source_id: str | None = None) -> None:
+        """Store a new current version (superseding the previous one) and point the source
+        at it."""
+        ...
+
+    async def add_source(self, space: str, document_id: str, source: SourceRef,
+                         fetched_sha: str, final_url: str | None = None) -> None:
+        """Record another source (an alias) of an existing document."""
+        ...
+
+    async def touch_source(self, space: str, key: str) -> None:
+        """Note that a source was seen again with the same bytes."""
+        ...
+
+    async def find(self, space: str, reference: str) -> DocumentRecord | None:
+        """A document by id, caller source id, any of its URLs or a file path."""
+        ...
+
+    async def documents(self, space: str) -> list[DocumentRecord]:
+        """Every document of a space, newest first."""
+        ...
+
+    async def remove(self, space: str, document_id: str) -> set[str]:
+        """Remove a document with its versions, blocks and sources; return the content
+        hashes no longer referenced anywhere (their blobs can go)."""
+        ...
+
+    async def policy(self, space: str) -> SpacePolicy:
+        ...
+
+    async def set_policy(self, space: str, policy: SpacePolicy) -> None:
+        ...
+
+    async def status(self) -> StoreStatus:
+        ...
+
+    async def aclose(self) -> None:
+        ...

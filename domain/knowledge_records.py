@@ -1,0 +1,91 @@
+"""What the knowledge store keeps: documents, their versions, sources and blocks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import attrs
+
+from sheaf.domain.ingestion import SourceKind
+
+
+@attrs.frozen
+class BlockRow:
+    """A block of a stored version, by its span in the version's Markdown."""
+
+    kind: str
+    start: int
+    end: int
+    level: int = 0
+    label: str | None = None
+    pages: tuple[int, ...] = ()
+
+
+@attrs.frozen
+class SourceRecord:
+    """One source (URL or file) a document is known by, and the bytes it last gave."""
+
+    space: str
+    key: str
+    kind: SourceKind
+    document_id: str
+    fetched_sha: str
+    original: str
+    final_url: str | None = None
+
+
+@attrs.frozen
+class VersionRecord:
+    """One extracted version of a document, as stored."""
+
+    id: str
+    document_id: str
+    space: str
+    number: int
+    fetched_sha: str
+    """Of the bytes the source answered with (what identity and dedup compare)."""
+    content_sha: str
+    """Of the bytes the text was extracted from (a linked PDF, or the same bytes)."""
+    markdown_sha: str
+    content_source: str
+    content_type: str
+    title: str | None
+    created_at: datetime
+    metadata: dict[str, object] = attrs.field(factory=dict)
+    caller_metadata: dict[str, str] = attrs.field(factory=dict)
+    caller_version_id: str | None = None
+    diagnostics: tuple[str, ...] = ()
+    blocks: tuple[BlockRow, ...] = ()
+    superseded_at: datetime | None = None
+    characters: int = 0
+
+
+@attrs.frozen
+class DocumentRecord:
+    """A document: its current version, every source it is known by, its history."""
+
+    id: str
+    space: str
+    title: str | None
+    current: VersionRecord
+    sources: tuple[SourceRecord, ...]
+    versions: tuple[VersionRecord, ...]
+    caller_source_id: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@attrs.frozen
+class SpaceCount:
+    space: str
+    documents: int
+    versions: int
+    sources: int
+
+
+@attrs.frozen
+class StoreStatus:
+    location: str
+    schema_version: int
+    spaces: tuple[SpaceCount, ...]
+    last_ingest: datetime | None

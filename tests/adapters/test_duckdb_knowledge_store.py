@@ -1,0 +1,50 @@
+"""DuckDB specifics: schema versions, persistence across opens, atomic writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sheaf.adapters.duckdb_knowledge_store import SCHEMA_VERSION, DuckDbKnowledgeStore
+from sheaf.domain.errors import ErrorKind, SheafError
+from tests.contract.test_knowledge_store_contract import URL, version
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_documents_survive_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    await store.save_version(version(1, "s1"), URL)
+    await store.aclose()
+    reopened = DuckDbKnowledgeStore(path)
+    found = await reopened.find("default", URL.key)
+    assert found is not None and found.current.blocks
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION
+    await reopened.aclose()
+
+
+async def test_a_newer_store_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "future.duckdb"
+    DuckDbKnowledgeStore(path)._connection.close()
+    with duckdb.connect(str(path)) as connection:
+        connection.execute("UPDATE sheaf_schema SET version = ?", [SCHEMA_VERSION + 1])
+    with pytest.raises(SheafError) as caught:
+        DuckDbKnowledgeStore(path)
+    assert caught.value.kind is ErrorKind.STORE_VERSION
+    assert "Upgrade sheaf" in caught.value.message
+
+
+async def test_a_failed_write_leaves_the_previous_state(tmp_path: Path) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await store.save_version(version(1, "s1"), URL)
+    with pytest.raises(duckdb.Error):
+        await store.save_version(version(1, "s2"), URL)  # same version id: refused
+    found = await store.find("default", URL.key)
+    assert found is not None
+    assert [v.id for v in found.versions] == ["doc_1.v1"]
+    assert found.current.superseded_at is None
+    assert (await store.source("default", URL.key)).fetched_sha == "s1"  # type: ignore[union-attr]
+    await store.aclose()

@@ -1,0 +1,48 @@
+"""The BlobStore contract, run against the in-memory fake and the filesystem store."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
+from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.application.ports.blob_store import BlobStore
+from sheaf.domain.errors import ErrorKind, SheafError
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["memory", "filesystem"])
+def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> BlobStore:
+    return MemoryBlobStore() if request.param == "memory" else FilesystemBlobStore(tmp_path)
+
+
+async def test_put_get_has_delete(blobs: BlobStore) -> None:
+    sha = await blobs.put(b"%PDF-1.7 bytes")
+    assert sha == hashlib.sha256(b"%PDF-1.7 bytes").hexdigest()
+    assert await blobs.put(b"%PDF-1.7 bytes") == sha  # idempotent
+    assert await blobs.get(sha) == b"%PDF-1.7 bytes"
+    assert await blobs.has(sha)
+    await blobs.delete(sha)
+    assert not await blobs.has(sha)
+    await blobs.delete(sha)  # absent: ignored
+    with pytest.raises(SheafError) as caught:
+        await blobs.get(sha)
+    assert caught.value.kind is ErrorKind.DOCUMENT_NOT_FOUND
+
+
+async def test_empty_and_large_blobs(blobs: BlobStore) -> None:
+    for data in (b"", bytes(range(256)) * 4096):
+        assert await blobs.get(await blobs.put(data)) == data
+
+
+def test_files_are_content_addressed_and_leave_no_temporaries(tmp_path: Path) -> None:
+    import anyio
+
+    store = FilesystemBlobStore(tmp_path)
+    sha = anyio.run(store.put, b"hello")
+    assert (tmp_path / "raw" / sha[:2] / sha).read_bytes() == b"hello"
+    assert not list(tmp_path.rglob(".tmp-*"))

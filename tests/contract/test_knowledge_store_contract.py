@@ -1,0 +1,118 @@
+"""The KnowledgeStore contract, run against the in-memory fake and the DuckDB store."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
+from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
+from sheaf.domain.knowledge_records import BlockRow, VersionRecord
+from sheaf.domain.resolved_content import ContentSource
+
+pytestmark = pytest.mark.anyio
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+URL = SourceRef(SourceKind.URL, "https://journal.example/a", "https://Journal.example/a#x")
+
+
+@pytest.fixture(params=["memory", "duckdb"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[KnowledgeStore]:
+    if request.param == "memory":
+        yield MemoryKnowledgeStore()
+        return
+    duck = DuckDbKnowledgeStore(tmp_path / "store.duckdb")
+    yield duck
+    await duck.aclose()
+
+
+def version(number: int, sha: str, *, doc: str = "doc_1", space: str = "default",
+            title: str = "A title") -> VersionRecord:
+    return VersionRecord(
+        id=f"{doc}.v{number}", document_id=doc, space=space, number=number, fetched_sha=sha,
+        content_sha=sha, markdown_sha="m" + sha, content_source="html",
+        content_type="text/html", title=title, created_at=T0 + timedelta(minutes=number),
+        metadata={"doi": "10.1/x"}, caller_metadata={"team": "blue"},
+        caller_version_id=f"caller-{number}", diagnostics=("route: declared text/html",),
+        blocks=(BlockRow("heading", 0, 7, level=1), BlockRow("paragraph", 9, 20, pages=(1, 2))),
+        characters=20)
+
+
+async def test_a_saved_version_is_found_by_every_name(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL, final_url="https://cdn.example/a",
+                             caller_source_id="my-source-7")
+    for reference in ("doc_1", URL.key, URL.original, "https://cdn.example/a", "my-source-7"):
+        found = await store.find("default", reference)
+        assert found is not None and found.id == "doc_1", reference
+    found = await store.find("default", "doc_1")
+    assert found is not None
+    assert found.current.blocks == (BlockRow("heading", 0, 7, level=1),
+                                    BlockRow("paragraph", 9, 20, pages=(1, 2)))
+    assert found.current.metadata == {"doi": "10.1/x"}
+    assert found.current.caller_metadata == {"team": "blue"}
+    assert found.current.caller_version_id == "caller-1"
+    assert found.current.diagnostics == ("route: declared text/html",)
+    assert await store.find("other-space", "doc_1") is None
+    assert await store.find("default", "nothing") is None
+
+
+async def test_sources_and_content_lookups(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL)
+    source = await store.source("default", URL.key)
+    assert source is not None and source.document_id == "doc_1" and source.fetched_sha == "s1"
+    assert await store.document_with_content("default", "s1") == "doc_1"
+    assert await store.document_with_content("elsewhere", "s1") is None
+    alias = SourceRef(SourceKind.FILE, "/data/a.html", "a.html")
+    await store.add_source("default", "doc_1", alias, "s1")
+    found = await store.find("default", "/data/a.html")
+    assert found is not None and {s.key for s in found.sources} == {URL.key, alias.key}
+
+
+async def test_a_new_version_supersedes_the_old_one(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL)
+    await store.save_version(version(2, "s2", title="Second"), URL)
+    found = await store.find("default", "doc_1")
+    assert found is not None
+    assert found.current.id == "doc_1.v2" and found.title == "Second"
+    assert [v.id for v in found.versions] == ["doc_1.v1", "doc_1.v2"]
+    assert found.versions[0].superseded_at is not None
+    assert found.versions[1].superseded_at is None
+    assert await store.document_with_content("default", "s1") is None
+    assert (await store.source("default", URL.key)).fetched_sha == "s2"  # type: ignore[union-attr]
+
+
+async def test_listing_status_and_removal(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL)
+    other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
+    await store.save_version(version(1, "s9", doc="doc_2"), other)
+    assert [d.id for d in await store.documents("default")] == ["doc_1", "doc_2"] or [
+        d.id for d in await store.documents("default")] == ["doc_2", "doc_1"]
+    status = await store.status()
+    assert [(s.space, s.documents, s.versions, s.sources) for s in status.spaces] == [
+        ("default", 2, 2, 2)]
+    assert status.last_ingest is not None
+    released = await store.remove("default", "doc_1")
+    assert released == {"s1", "ms1"}
+    assert await store.find("default", URL.key) is None
+    assert await store.source("default", URL.key) is None
+    assert await store.remove("default", "doc_1") == set()
+
+
+async def test_shared_content_is_not_released(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "same"), URL)
+    other = SourceRef(SourceKind.URL, "https://mirror.example/a", "https://mirror.example/a")
+    await store.save_version(version(1, "same", doc="doc_2", space="other"), other)
+    assert await store.remove("default", "doc_1") == set()
+
+
+async def test_policies_per_space(store: KnowledgeStore) -> None:
+    assert await store.policy("default") == SpacePolicy()
+    strict = SpacePolicy(ingestion_enabled=False, max_bytes=10,
+                         allowed_kinds=frozenset({ContentSource.PDF}))
+    await store.set_policy("locked", strict)
+    assert await store.policy("locked") == strict
+    assert await store.policy("default") == SpacePolicy()
