@@ -58,6 +58,17 @@ def error_for_status(response: HttpResponse) -> SheafError | None:
                       status=status)
 
 
+@attrs.define
+class FetchedPage:
+    """A fetched, not yet extracted, answer for a URL, with the decisions taken so far."""
+
+    url: str
+    normalised: str
+    response: HttpResponse
+    prefer: Preference
+    log: DecisionLog
+
+
 class ContentResolver:
     """Fetches a URL and decides, from what the server sent, where its real text lives."""
 
@@ -83,6 +94,11 @@ class ContentResolver:
         the page is an abstract, landing or paywall page; `"pdf"` tries the PDF whenever the
         page links one; `"html"` never leaves the page.
         """
+        return await self.extract(await self.fetch(url, prefer), password)
+
+    async def fetch(self, url: str, prefer: Preference = "auto") -> FetchedPage:
+        """Normalise and GET `url`; non-2xx answers and empty bodies are typed errors.
+        Ingestion compares the bytes with what it stored before extracting anything."""
         if prefer not in PREFERENCES:
             raise ValueError(f"prefer must be one of {PREFERENCES}, not {prefer!r}")
         log = DecisionLog()
@@ -96,6 +112,11 @@ class ContentResolver:
         failure = error_for_status(response)
         if failure:
             raise failure
+        return FetchedPage(url, normalised, response, prefer, log)
+
+    async def extract(self, page: FetchedPage, password: str | None = None) -> ResolvedContent:
+        """Route fetched bytes and extract them (following a linked PDF when it is better)."""
+        url, normalised, response, log = page.url, page.normalised, page.response, page.log
         decision = route_content(response.content_type, response.body[:4096], response.url)
         log.add("route", decision.reason)
         if decision.refusal is not None:
@@ -103,7 +124,7 @@ class ContentResolver:
                              status=response.status)
         if decision.route is Route.HTML:
             return await self._resolve_html(url, normalised, response, decision.media_type.charset,
-                                            prefer, password, log)
+                                            page.prefer, password, log)
         extraction = await self._extraction.extract(
             response.body, declared_type=response.content_type, location=response.url,
             password=password)
@@ -232,6 +253,7 @@ class ContentResolver:
             normalised_url=normalised,
             final_url=response.url,
             sha256=hashlib.sha256(content.body).hexdigest(),
+            raw=content.body,
             diagnostics=log.freeze(),
             document=document,
             metadata=document.metadata,

@@ -63,10 +63,12 @@ class SpacePolicy:
     max_bytes: int = DEFAULT_MAX_INGEST_BYTES
     allowed_kinds: frozenset[ContentSource] = frozenset(ContentSource)
 
-    def check_size(self, size: int, source: str) -> None:
+    def check_enabled(self, source: str) -> None:
         if not self.ingestion_enabled:
             raise SheafError(ErrorKind.INGESTION_DISABLED,
                              "ingestion is disabled for this space", url=source)
+
+    def check_size(self, size: int, source: str) -> None:
         if size > self.max_bytes:
             raise SheafError(ErrorKind.TOO_LARGE,
                              f"{size} bytes is over this space's {self.max_bytes} byte limit",

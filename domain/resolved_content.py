@@ -37,6 +37,8 @@ class ResolvedContent:
     metadata: DocumentMetadata = attrs.field(factory=DocumentMetadata)
     content_url: str | None = None
     """Where the extracted bytes came from when that is not `final_url` (a linked PDF)."""
+    raw: bytes = attrs.field(default=b"", repr=False, eq=False)
+    """The bytes the text was extracted from (kept by ingestion as the raw blob)."""
 
     @property
     def title(self) -> str | None:

@@ -11,13 +11,14 @@ from typing import Any
 
 import anyio
 
+from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.package_version import version_info
 from sheaf.application.content_resolver import PREFERENCES, Preference
 from sheaf.domain.errors import SheafError
 from sheaf.entrypoints.composition import build_extraction, build_resolver
 from sheaf.entrypoints.configuration import ENVIRONMENT, configure_logging, http_settings
 from sheaf.entrypoints.demo import run_demo
-from sheaf.entrypoints.local_input import output_name, read_local
+from sheaf.entrypoints.local_input import output_name
 from sheaf.entrypoints.rendering import FORMATS, SUFFIXES, render
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
@@ -132,6 +133,7 @@ def _cmd_extract(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         extraction = build_extraction()
+        files = FilesystemFileReader()
         client, resolver = build_resolver(settings)
         failures = 0
         async with client:
@@ -145,9 +147,9 @@ def _cmd_extract(args: argparse.Namespace) -> int:
                                                  "url": content.final_url,
                                                  "diagnostics": content.diagnostics.messages()}
                     else:
-                        body, hint = read_local(Path(source), settings.max_bytes)
-                        location = args.base_url or Path(source).resolve().as_uri()
-                        result = await extraction.extract(body, declared_type=hint,
+                        local = await files.read(source, settings.max_bytes)
+                        location = args.base_url or Path(local.path).as_uri()
+                        result = await extraction.extract(local.data, declared_type=local.type_hint,
                                                           location=location,
                                                           password=args.password)
                         document = result.document

@@ -1,0 +1,179 @@
+"""Ingestion: a source (URL or file) fetched or read, deduplicated, extracted and stored."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import attrs
+
+from sheaf.application.content_resolver import ContentResolver, FetchedPage, Preference
+from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.ports.blob_store import BlobStore
+from sheaf.application.ports.file_reader import FileReader
+from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.stage_events import StageRecorder
+from sheaf.domain.document import Document
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.ingestion import (
+    DEFAULT_SPACE,
+    IngestResult,
+    IngestStatus,
+    SourceKind,
+    SourceRef,
+    document_id_for,
+    version_id_for,
+)
+from sheaf.domain.knowledge_records import BlockRow, VersionRecord
+from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.url_normalisation import normalise_url
+
+
+@attrs.frozen
+class IngestOptions:
+    """How one source is ingested."""
+
+    space: str = DEFAULT_SPACE
+    metadata: dict[str, str] = attrs.field(factory=dict)
+    force: bool = False
+    dry_run: bool = False
+    password: str | None = None
+    prefer: Preference = "auto"
+    source_id: str | None = None
+    """The caller's own id for the source, kept and searchable."""
+    version_id: str | None = None
+
+
+@attrs.frozen
+class _Extracted:
+    document: Document
+    source: ContentSource
+    content_type: str
+    content: bytes
+    final_url: str | None
+    diagnostics: tuple[str, ...]
+
+
+def is_url(source: str) -> bool:
+    return source.strip().lower().startswith(("http://", "https://"))
+
+
+class Ingestion:
+    """Stores what a source holds. Same source and bytes: `unchanged`, nothing re-extracted;
+    new bytes: `changed`, a new version replaces the old in one transaction; bytes already
+    stored under another source: `duplicate`, recorded as an alias."""
+
+    def __init__(self, resolver: ContentResolver, extraction: DocumentExtraction,
+                 files: FileReader, store: KnowledgeStore, blobs: BlobStore, *,
+                 recorder: StageRecorder | None = None,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self._resolver = resolver
+        self._extraction = extraction
+        self._files = files
+        self._store = store
+        self._blobs = blobs
+        self.recorder = recorder or StageRecorder()
+        self._clock = clock
+
+    async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
+        """Ingest one source; failures come back as a `failed` result naming their kind."""
+        options = options or IngestOptions()
+        try:
+            return await self._ingest(source, options)
+        except SheafError as exc:
+            return IngestResult(source, IngestStatus.FAILED, error_kind=exc.kind.value,
+                                message=str(exc))
+
+    async def _ingest(self, source: str, options: IngestOptions) -> IngestResult:
+        space = options.space
+        policy = await self._store.policy(space)
+        policy.check_enabled(source)
+        record = self.recorder
+        page: FetchedPage | None = None
+        with record.stage(source, "fetch"):
+            if is_url(source):
+                ref = SourceRef(SourceKind.URL, normalise_url(source), source)
+                page = await self._resolver.fetch(source, options.prefer)
+                body = page.response.body
+                type_hint: str | None = page.response.content_type
+            else:
+                local = await self._files.read(source, policy.max_bytes)
+                ref = SourceRef(SourceKind.FILE, local.path, source)
+                body, type_hint = local.data, local.type_hint
+        policy.check_size(len(body), source)
+        fetched_sha = hashlib.sha256(body).hexdigest()
+
+        known = await self._store.source(space, ref.key)
+        if known and known.fetched_sha == fetched_sha and not options.force:
+            with record.stage(source, "dedup", known.document_id) as state:
+                state["outcome"] = "unchanged"
+                if not options.dry_run:
+                    await self._store.touch_source(space, ref.key)
+            return IngestResult(source, IngestStatus.UNCHANGED, known.document_id)
+        if known is None:
+            twin = await self._store.document_with_content(space, fetched_sha)
+            if twin is not None:
+                with record.stage(source, "dedup", twin) as state:
+                    state["outcome"] = "duplicate"
+                    if not options.dry_run:
+                        await self._store.add_source(space, twin, ref, fetched_sha,
+                                                     _final_url(page))
+                return IngestResult(source, IngestStatus.DUPLICATE, twin)
+        status = IngestStatus.CHANGED if known else IngestStatus.NEW
+        if options.dry_run:
+            return IngestResult(source, status, known.document_id if known else None)
+
+        document_id = known.document_id if known else document_id_for(space, ref.key)
+        with record.stage(source, "extract", document_id):
+            extracted = await self._extract(page, body, type_hint, source, options)
+        policy.check_kind(extracted.source, source)
+        with record.stage(source, "store", document_id):
+            number = 1
+            if known:
+                existing = await self._store.find(space, document_id)
+                number = (max(v.number for v in existing.versions) + 1) if existing else 1
+            markdown = extracted.document.text
+            await self._blobs.put(body)
+            content_sha = hashlib.sha256(extracted.content).hexdigest()
+            if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
+                await self._blobs.put(extracted.content)
+            markdown_sha = await self._blobs.put(markdown.encode())
+            version = VersionRecord(
+                id=version_id_for(document_id, number), document_id=document_id, space=space,
+                number=number, fetched_sha=fetched_sha, content_sha=content_sha,
+                markdown_sha=markdown_sha, content_source=extracted.source.value,
+                content_type=extracted.content_type, title=extracted.document.title,
+                created_at=self._clock(), metadata=extracted.document.metadata.as_dict(),
+                caller_metadata=dict(options.metadata), caller_version_id=options.version_id,
+                diagnostics=extracted.diagnostics, blocks=_block_rows(extracted.document),
+                characters=len(markdown))
+            await self._store.save_version(version, ref, extracted.final_url,
+                                           caller_source_id=options.source_id)
+        return IngestResult(source, status, document_id, version.id,
+                            title=extracted.document.title)
+
+    async def _extract(self, page: FetchedPage | None, body: bytes, type_hint: str | None,
+                       source: str, options: IngestOptions) -> _Extracted:
+        if page is not None:
+            resolved = await self._resolver.extract(page, options.password)
+            return _Extracted(resolved.document, resolved.source, resolved.content_type,
+                              resolved.raw or body, resolved.final_url,
+                              tuple(resolved.diagnostics.messages()))
+        extraction = await self._extraction.extract(body, declared_type=type_hint,
+                                                    location=source, password=options.password)
+        if not extraction.document.text.strip():
+            raise SheafError(ErrorKind.EMPTY, "no text could be extracted", url=source)
+        return _Extracted(extraction.document, extraction.source,
+                          extraction.decision.media_type.essence or type_hint or "",
+                          body, None, (f"route: {extraction.decision.reason}",
+                                       *(f"extract: {n}" for n in extraction.document.notes)))
+
+
+def _final_url(page: FetchedPage | None) -> str | None:
+    return page.response.url if page is not None else None
+
+
+def _block_rows(document: Document) -> tuple[BlockRow, ...]:
+    return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
+                          label=b.draft.label, pages=b.draft.pages) for b in document.blocks)

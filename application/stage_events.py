@@ -1,0 +1,54 @@
+"""Stage events: what each ingestion stage did, for logs, progress and tests."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import attrs
+
+from sheaf.domain.errors import SheafError
+
+logger = logging.getLogger("sheaf.ingest")
+
+
+@attrs.frozen
+class StageEvent:
+    """One stage of one source: what ran, how long, and how it ended."""
+
+    source: str
+    stage: str
+    outcome: str
+    duration_ms: float
+    document_id: str | None = None
+
+
+class StageRecorder:
+    """Times stages and hands each event to the log and to an optional listener."""
+
+    def __init__(self, listener: Callable[[StageEvent], None] | None = None) -> None:
+        self.events: list[StageEvent] = []
+        self._listener = listener
+
+    @contextmanager
+    def stage(self, source: str, stage: str, document_id: str | None = None
+              ) -> Iterator[dict[str, str]]:
+        """Time a stage; the caller may set `outcome` in the yielded dict."""
+        started = time.perf_counter()
+        state = {"outcome": "ok"}
+        try:
+            yield state
+        except BaseException as exc:
+            reason = exc.kind.value if isinstance(exc, SheafError) else type(exc).__name__
+            state["outcome"] = f"failed: {reason}"
+            raise
+        finally:
+            event = StageEvent(source, stage, state["outcome"],
+                               round((time.perf_counter() - started) * 1000, 2), document_id)
+            self.events.append(event)
+            logger.info("source=%s stage=%s outcome=%s duration_ms=%s document=%s",
+                        source, stage, event.outcome, event.duration_ms, document_id or "-")
+            if self._listener is not None:
+                self._listener(event)

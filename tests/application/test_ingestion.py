@@ -1,0 +1,135 @@
+"""Ingestion semantics with fakes of every port: new, unchanged, changed, duplicate."""
+
+from __future__ import annotations
+
+import pytest
+
+from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.memory_file_reader import MemoryFileReader
+from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.memory_http_client import MemoryHttpClient
+from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
+from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.application.content_resolver import ContentResolver
+from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.ingestion import Ingestion, IngestOptions
+from sheaf.domain.ingestion import IngestStatus, SpacePolicy
+from sheaf.domain.resolved_content import ContentSource
+
+pytestmark = pytest.mark.anyio
+NOTES = "/data/notes.md"
+NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
+
+
+class World:
+    def __init__(self) -> None:
+        self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
+        html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
+        self.files = MemoryFileReader({NOTES: NOTE_TEXT})
+        self.store = MemoryKnowledgeStore()
+        self.blobs = MemoryBlobStore()
+        self.ingestion = Ingestion(ContentResolver(self.http, html, pdf),
+                                   DocumentExtraction(html, pdf), self.files, self.store,
+                                   self.blobs)
+
+    def stages(self, source: str) -> list[str]:
+        return [e.stage for e in self.ingestion.recorder.events if e.source == source]
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+async def test_new_then_unchanged_without_extracting_again(world: World) -> None:
+    first = await world.ingestion.ingest(NOTES)
+    assert first.status is IngestStatus.NEW and first.title == "Field notes"
+    assert world.stages(NOTES) == ["fetch", "extract", "store"]
+    world.ingestion.recorder.events.clear()
+    again = await world.ingestion.ingest(NOTES)
+    assert again.status is IngestStatus.UNCHANGED and again.document_id == first.document_id
+    assert world.stages(NOTES) == ["fetch", "dedup"]
+    document = await world.store.find("default", NOTES)
+    assert document is not None and len(document.versions) == 1
+    assert await world.blobs.get(document.current.markdown_sha) == NOTE_TEXT.strip()
+    assert await world.blobs.get(document.current.fetched_sha) == NOTE_TEXT
+
+
+async def test_changed_bytes_make_a_new_version(world: World) -> None:
+    first = await world.ingestion.ingest(NOTES)
+    world.files.files[NOTES] = NOTE_TEXT + b"\nThe egret did not.\n"
+    second = await world.ingestion.ingest(NOTES)
+    assert second.status is IngestStatus.CHANGED and second.document_id == first.document_id
+    document = await world.store.find("default", NOTES)
+    assert document is not None
+    assert [v.number for v in document.versions] == [1, 2]
+    assert document.versions[0].superseded_at is not None
+    assert "egret" in (await world.blobs.get(document.current.markdown_sha)).decode()
+    assert await world.blobs.has(document.versions[0].fetched_sha)  # the old raw bytes stay
+
+
+async def test_same_bytes_from_another_source_are_a_duplicate(world: World) -> None:
+    first = await world.ingestion.ingest(NOTES)
+    world.files.files["/backup/notes-copy.md"] = NOTE_TEXT
+    copy = await world.ingestion.ingest("/backup/notes-copy.md")
+    assert copy.status is IngestStatus.DUPLICATE and copy.document_id == first.document_id
+    document = await world.store.find("default", "/backup/notes-copy.md")
+    assert document is not None and len(document.sources) == 2 and len(document.versions) == 1
+
+
+async def test_force_re_extracts_an_unchanged_source(world: World) -> None:
+    await world.ingestion.ingest(NOTES)
+    forced = await world.ingestion.ingest(NOTES, IngestOptions(force=True))
+    assert forced.status is IngestStatus.CHANGED
+    document = await world.store.find("default", NOTES)
+    assert document is not None and len(document.versions) == 2
+
+
+async def test_dry_run_stores_nothing(world: World) -> None:
+    result = await world.ingestion.ingest(NOTES, IngestOptions(dry_run=True))
+    assert result.status is IngestStatus.NEW
+    assert await world.store.documents("default") == [] and world.blobs.blobs == {}
+
+
+async def test_urls_are_kept_under_every_spelling(world: World) -> None:
+    world.http.redirect("https://example.org/notes", "https://cdn.example.org/notes.txt")
+    world.http.add("https://cdn.example.org/notes.txt", "Plain notes.",
+                   content_type="text/plain")
+    result = await world.ingestion.ingest("https://Example.org/notes#top")
+    assert result.status is IngestStatus.NEW
+    for name in ("https://Example.org/notes#top", "https://example.org/notes",
+                 "https://cdn.example.org/notes.txt", result.document_id):
+        assert await world.store.find("default", str(name)) is not None, name
+
+
+async def test_caller_metadata_and_ids_are_kept(world: World) -> None:
+    options = IngestOptions(metadata={"project": "herons"}, source_id="src-42",
+                            version_id="rev-7", space="birds")
+    result = await world.ingestion.ingest(NOTES, options)
+    document = await world.store.find("birds", "src-42")
+    assert document is not None and document.id == result.document_id
+    assert document.current.caller_metadata == {"project": "herons"}
+    assert document.current.caller_version_id == "rev-7"
+    assert await world.store.find("default", "src-42") is None
+
+
+async def test_policy_refusals_store_nothing(world: World) -> None:
+    world.files.files["/data/huge.txt"] = b"x" * (26 * 1024 * 1024)
+    too_large = await world.ingestion.ingest("/data/huge.txt")
+    assert too_large.status is IngestStatus.FAILED and too_large.error_kind == "too_large"
+    await world.store.set_policy("closed", SpacePolicy(ingestion_enabled=False))
+    closed = await world.ingestion.ingest(NOTES, IngestOptions(space="closed"))
+    assert closed.error_kind == "ingestion_disabled"
+    await world.store.set_policy("pdf-only",
+                                 SpacePolicy(allowed_kinds=frozenset({ContentSource.PDF})))
+    refused = await world.ingestion.ingest(NOTES, IngestOptions(space="pdf-only"))
+    assert refused.error_kind == "unsupported_content"
+    assert (await world.store.status()).spaces == () and world.blobs.blobs == {}
+
+
+async def test_failures_are_results_not_exceptions(world: World) -> None:
+    missing = await world.ingestion.ingest("/data/absent.md")
+    assert missing.status is IngestStatus.FAILED and missing.error_kind == "input_not_found"
+    gone = await world.ingestion.ingest("https://example.org/gone")
+    assert gone.error_kind == "not_found"
