@@ -40,6 +40,9 @@ class FilesystemFileReader:
             name = name[:-3]
         return LocalFile(str(file.resolve()), data, TYPE_HINTS.get(Path(name).suffix))
 
+    async def is_directory(self, path: str) -> bool:
+        return Path(path).expanduser().is_dir()
+
     async def list_directory(self, path: str, recursive: bool) -> list[str]:
         folder = Path(path).expanduser()
         if not folder.is_dir():

@@ -23,6 +23,10 @@ class MemoryFileReader:
             raise SheafError(ErrorKind.TOO_LARGE, f"{path} is over the {max_bytes} byte limit")
         return LocalFile(path, data, TYPE_HINTS.get(PurePosixPath(path).suffix.lower()))
 
+    async def is_directory(self, path: str) -> bool:
+        prefix = path.rstrip("/") + "/"
+        return any(p.startswith(prefix) for p in self.files)
+
     async def list_directory(self, path: str, recursive: bool) -> list[str]:
         prefix = path.rstrip("/") + "/"
         return sorted(p for p in self.files if p.startswith(prefix) and (

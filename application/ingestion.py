@@ -10,6 +10,7 @@ import attrs
 
 from sheaf.application.content_resolver import ContentResolver, FetchedPage, Preference
 from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.keyed_locks import KeyedLocks
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
@@ -75,6 +76,18 @@ class Ingestion:
         self._blobs = blobs
         self.recorder = recorder or StageRecorder()
         self._clock = clock
+        self._locks = KeyedLocks()
+
+    async def expand(self, sources: list[str], recursive: bool = False) -> list[str]:
+        """URLs and files as given; each directory replaced by the files under it that
+        sheaf can ingest."""
+        expanded: list[str] = []
+        for source in sources:
+            if not is_url(source) and await self._files.is_directory(source):
+                expanded += await self._files.list_directory(source, recursive)
+            else:
+                expanded.append(source)
+        return expanded
 
     async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
         """Ingest one source; failures come back as a `failed` result naming their kind."""
@@ -103,7 +116,19 @@ class Ingestion:
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
         fetched_sha = hashlib.sha256(body).hexdigest()
+        # Concurrent ingests of the same bytes or the same source take turns, so the
+        # second one sees the first one's document (duplicate or unchanged, not new twice).
+        async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
+                self._locks.hold(f"key:{space}:{ref.key}"):
+            return await self._store_new_bytes(source, ref, page, body, type_hint,
+                                               fetched_sha, options)
 
+    async def _store_new_bytes(self, source: str, ref: SourceRef, page: FetchedPage | None,
+                               body: bytes, type_hint: str | None, fetched_sha: str,
+                               options: IngestOptions) -> IngestResult:
+        space = options.space
+        record = self.recorder
+        policy = await self._store.policy(space)
         known = await self._store.source(space, ref.key)
         if known and known.fetched_sha == fetched_sha and not options.force:
             with record.stage(source, "dedup", known.document_id) as state:

@@ -14,7 +14,8 @@ import anyio
 from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.package_version import version_info
 from sheaf.application.content_resolver import PREFERENCES, Preference
-from sheaf.domain.errors import SheafError
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.entrypoints import knowledge_commands
 from sheaf.entrypoints.composition import build_extraction, build_resolver
 from sheaf.entrypoints.configuration import ENVIRONMENT, configure_logging, http_settings
 from sheaf.entrypoints.demo import run_demo
@@ -46,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit_code(error: SheafError) -> int:
+    if error.kind in (ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.STORE_VERSION):
+        return EXIT_FAILED
     return EXIT_FETCH if error.kind.is_fetch_failure else EXIT_CONTENT
 
 
@@ -84,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--prefer", choices=PREFERENCES, default="auto")
     _network_flags(extract)
     extract.set_defaults(run=_cmd_extract)
+    knowledge_commands.register(sub, _network_flags)
     return parser
 
 

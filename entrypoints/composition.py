@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
 from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
+from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
 from sheaf.application.content_resolver import ContentResolver
+from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.ingestion import Ingestion
+from sheaf.application.stage_events import StageEvent, StageRecorder
 
 
 def build_resolver(settings: HttpSettings) -> tuple[AiohttpHttpClient, ContentResolver]:
@@ -18,3 +29,32 @@ def build_resolver(settings: HttpSettings) -> tuple[AiohttpHttpClient, ContentRe
 
 def build_extraction() -> DocumentExtraction:
     return DocumentExtraction(Html5libExtractor(), PdfminerExtractor())
+
+
+def blob_folder(store_path: Path) -> Path:
+    """Blobs live beside the DuckDB file: `kb.duckdb` keeps them in `kb.blobs/`."""
+    return store_path.with_suffix(".blobs")
+
+
+@attrs.define
+class KnowledgeServices:
+    """The embedded default: a DuckDB file with its blob folder, and the use cases on it."""
+
+    client: AiohttpHttpClient
+    store: DuckDbKnowledgeStore
+    ingestion: Ingestion
+    catalogue: DocumentCatalogue
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+        await self.store.aclose()
+
+
+def build_knowledge(settings: HttpSettings, store_path: Path,
+                    listener: Callable[[StageEvent], None] | None = None) -> KnowledgeServices:
+    client, resolver = build_resolver(settings)
+    store = DuckDbKnowledgeStore(store_path)
+    blobs = FilesystemBlobStore(blob_folder(store_path))
+    ingestion = Ingestion(resolver, build_extraction(), FilesystemFileReader(), store, blobs,
+                          recorder=StageRecorder(listener))
+    return KnowledgeServices(client, store, ingestion, DocumentCatalogue(store, blobs))

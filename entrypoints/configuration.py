@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from pathlib import Path
 
 from sheaf.adapters.http_settings import DEFAULT_MAX_BYTES, HttpSettings
 
@@ -13,7 +14,17 @@ ENVIRONMENT = {
     "SHEAF_MAX_BYTES": f"largest body fetched, in bytes (default {DEFAULT_MAX_BYTES})",
     "SHEAF_TIMEOUT": "total seconds for one fetch, redirects included (default 60)",
     "SHEAF_ALLOW_PRIVATE_NETWORK": "1 to allow loopback and private addresses (default 0)",
+    "SHEAF_STORE": "the DuckDB file (default $XDG_DATA_HOME/sheaf/sheaf.duckdb)",
 }
+
+
+def store_path(flag: str | None = None) -> Path:
+    """--store, then SHEAF_STORE, then the user's data directory."""
+    chosen = flag or os.environ.get("SHEAF_STORE")
+    if chosen:
+        return Path(chosen).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "sheaf" / "sheaf.duckdb"
 
 
 def http_settings(*, allow_private: bool = False, max_bytes: int | None = None,

@@ -22,6 +22,9 @@ class FileReader(Protocol):
         """Raise `input_not_found`, `too_large` or `corrupt` (bad gzip)."""
         ...
 
+    async def is_directory(self, path: str) -> bool:
+        ...
+
     async def list_directory(self, path: str, recursive: bool) -> list[str]:
         """Files under a directory that sheaf can ingest, sorted."""
         ...

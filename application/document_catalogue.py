@@ -1,0 +1,40 @@
+"""Reading and removing what is stored: lookups, Markdown, removal with blob collection."""
+
+from __future__ import annotations
+
+from sheaf.application.ports.blob_store import BlobStore
+from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
+
+
+class DocumentCatalogue:
+    """The store's documents by any of their names, and their stored text."""
+
+    def __init__(self, store: KnowledgeStore, blobs: BlobStore) -> None:
+        self._store = store
+        self._blobs = blobs
+
+    async def get(self, space: str, reference: str) -> DocumentRecord:
+        """A document by id, URL, path or caller source id; `document_not_found` if none."""
+        document = await self._store.find(space, reference)
+        if document is None:
+            raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND,
+                             f"no document {reference!r} in space {space!r}")
+        return document
+
+    async def markdown(self, document: DocumentRecord) -> str:
+        return (await self._blobs.get(document.current.markdown_sha)).decode("utf-8")
+
+    async def list(self, space: str) -> list[DocumentRecord]:
+        return await self._store.documents(space)
+
+    async def remove(self, space: str, reference: str) -> DocumentRecord:
+        """Remove a document, its versions and sources, and the blobs nothing else uses."""
+        document = await self.get(space, reference)
+        for sha in await self._store.remove(space, document.id):
+            await self._blobs.delete(sha)
+        return document
+
+    async def status(self) -> StoreStatus:
+        return await self._store.status()

@@ -1,0 +1,246 @@
+"""CLI commands over the knowledge store: ingest, list, show, remove, status."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from sheaf.application.content_resolver import PREFERENCES
+from sheaf.application.ingestion import IngestOptions
+from sheaf.application.stage_events import StageEvent
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, IngestStatus
+from sheaf.domain.knowledge_records import DocumentRecord
+from sheaf.entrypoints.composition import KnowledgeServices, build_knowledge
+from sheaf.entrypoints.configuration import http_settings, store_path
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             network_flags: Callable[[argparse.ArgumentParser], None]) -> None:
+    ingest = sub.add_parser("ingest", help="fetch or read sources into the knowledge store")
+    ingest.add_argument("sources", nargs="*", metavar="SOURCE",
+                        help="URLs, files or directories")
+    ingest.add_argument("--batch", type=Path, help="a file listing one source per line")
+    ingest.add_argument("--recursive", action="store_true", help="walk directories deeply")
+    ingest.add_argument("--concurrency", type=int, default=4)
+    ingest.add_argument("--force", action="store_true", help="re-extract unchanged sources")
+    ingest.add_argument("--dry-run", action="store_true",
+                        help="report what each source would be; store nothing")
+    ingest.add_argument("--password", help="password of encrypted PDFs")
+    ingest.add_argument("--prefer", choices=PREFERENCES, default="auto")
+    ingest.add_argument("--metadata", action="append", default=[], metavar="KEY=VALUE")
+    ingest.add_argument("--source-id", help="your own id for the (single) source")
+    ingest.add_argument("--version-id", help="your own id for this version")
+    ingest.add_argument("--json", action="store_true", help="one JSON object per source")
+    _store_flags(ingest)
+    network_flags(ingest)
+    ingest.set_defaults(run=_cmd_ingest)
+
+    listing = sub.add_parser("list", help="documents of a space")
+    listing.add_argument("--json", action="store_true")
+    _store_flags(listing)
+    listing.set_defaults(run=_cmd_list)
+
+    show = sub.add_parser("show", help="one document (by id, URL, path or source id)")
+    show.add_argument("document", metavar="DOC")
+    what = show.add_mutually_exclusive_group()
+    for flag in ("--markdown", "--meta", "--diagnostics", "--json"):
+        what.add_argument(flag, action="store_true")
+    _store_flags(show)
+    show.set_defaults(run=_cmd_show)
+
+    remove = sub.add_parser("remove", help="remove a document, its versions and blobs")
+    remove.add_argument("document", metavar="DOC")
+    _store_flags(remove)
+    remove.set_defaults(run=_cmd_remove)
+
+    status = sub.add_parser("status", help="store path, schema, counts per space")
+    status.add_argument("--json", action="store_true")
+    _store_flags(status)
+    status.set_defaults(run=_cmd_status)
+
+
+def _store_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", help="the DuckDB file (default: SHEAF_STORE or the user "
+                                        "data directory)")
+    parser.add_argument("--space", default=DEFAULT_SPACE)
+
+
+def _with_services(args: argparse.Namespace,
+                   work: Callable[[KnowledgeServices], Awaitable[int]],
+                   listener: Callable[[StageEvent], None] | None = None) -> int:
+    settings = http_settings(allow_private=getattr(args, "allow_private", False),
+                             max_bytes=getattr(args, "max_bytes", None),
+                             timeout=getattr(args, "timeout", None))
+
+    async def run() -> int:
+        services = build_knowledge(settings, store_path(args.store), listener)
+        try:
+            return await work(services)
+        finally:
+            await services.aclose()
+
+    return anyio.run(run)
+
+
+def _sources(args: argparse.Namespace) -> list[str]:
+    found = list(args.sources)
+    if args.batch:
+        try:
+            lines = args.batch.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"cannot read {args.batch}: {exc}"
+                             ) from None
+        found += [line.split("#", 1)[0].strip() for line in lines]
+    return [s for s in found if s]
+
+
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    metadata = {}
+    for item in args.metadata:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            print(f"sheaf: error: --metadata wants KEY=VALUE, not {item!r}", file=sys.stderr)
+            return 2
+        metadata[key] = value
+    sources = _sources(args)
+    if not sources:
+        print("sheaf: error: nothing to ingest (give sources or --batch)", file=sys.stderr)
+        return 2
+    options = IngestOptions(space=args.space, metadata=metadata, force=args.force,
+                            dry_run=args.dry_run, password=args.password, prefer=args.prefer,
+                            source_id=args.source_id, version_id=args.version_id)
+    interactive = sys.stderr.isatty() and not args.json
+
+    async def work(services: KnowledgeServices) -> int:
+        expanded = await services.ingestion.expand(sources, args.recursive)
+        results: list[IngestResult] = []
+        limiter = anyio.CapacityLimiter(max(1, args.concurrency))
+
+        async def one(source: str) -> None:
+            async with limiter:
+                result = await services.ingestion.ingest(source, options)
+            results.append(result)
+            if args.json:
+                print(json.dumps(result.as_dict(), ensure_ascii=False), flush=True)
+            else:
+                line = f"[{len(results)}/{len(expanded)}] {result.status.value:<9} {source}"
+                if result.error_kind:
+                    line += f"  ({result.message})"
+                end = "\r" if interactive and result.status is not IngestStatus.FAILED else "\n"
+                print(line.ljust(100)[:160], end=end, file=sys.stderr, flush=True)
+
+        async with anyio.create_task_group() as group:
+            for source in expanded:
+                group.start_soon(one, source)
+        counts = Counter(r.status.value for r in results)
+        summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
+        print(("\n" if interactive else "") + f"summary: {summary}", file=sys.stderr)
+        for failed in (r for r in results if r.status is IngestStatus.FAILED):
+            print(f"  failed {failed.source}: {failed.error_kind}: {failed.message}",
+                  file=sys.stderr)
+        return EXIT_FAILED if counts.get("failed") else EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _summary(document: DocumentRecord) -> dict[str, Any]:
+    current = document.current
+    return {
+        "id": document.id, "title": document.title, "space": document.space,
+        "source": current.content_source, "content_type": current.content_type,
+        "version": current.id, "versions": len(document.versions),
+        "characters": current.characters,
+        "sources": [{"kind": s.kind.value, "key": s.key, "original": s.original,
+                     "final_url": s.final_url} for s in document.sources],
+        "source_id": document.caller_source_id,
+        "updated_at": document.updated_at.isoformat() if document.updated_at else None,
+    }
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        for document in await services.catalogue.list(args.space):
+            if args.json:
+                print(json.dumps(_summary(document), ensure_ascii=False))
+            else:
+                first = document.sources[0].original if document.sources else ""
+                print(f"{document.id}  {document.current.content_source:<4}  "
+                      f"{(document.title or '(untitled)')[:60]:<60}  {first}")
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        document = await services.catalogue.get(args.space, args.document)
+        current = document.current
+        if args.markdown:
+            sys.stdout.write(await services.catalogue.markdown(document) + "\n")
+        elif args.meta:
+            print(json.dumps({"metadata": current.metadata,
+                              "caller_metadata": current.caller_metadata,
+                              "caller_version_id": current.caller_version_id},
+                             ensure_ascii=False, indent=2))
+        elif args.diagnostics:
+            print("\n".join(current.diagnostics))
+        elif args.json:
+            payload = _summary(document) | {
+                "metadata": current.metadata, "caller_metadata": current.caller_metadata,
+                "diagnostics": list(current.diagnostics),
+                "history": [{"id": v.id, "created_at": v.created_at.isoformat(),
+                             "superseded_at": v.superseded_at.isoformat()
+                             if v.superseded_at else None, "sha256": v.fetched_sha}
+                            for v in document.versions]}
+            print(json.dumps(payload, ensure_ascii=False, indent=2))
+        else:
+            summary = _summary(document)
+            for key in ("id", "title", "source", "content_type", "version", "versions",
+                        "characters", "updated_at"):
+                print(f"{key:<13} {summary[key]}")
+            for source in document.sources:
+                print(f"{'source':<13} {source.original}")
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        removed = await services.catalogue.remove(args.space, args.document)
+        print(f"removed {removed.id} ({removed.title or 'untitled'})", file=sys.stderr)
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        status = await services.catalogue.status()
+        payload = {"store": status.location, "schema_version": status.schema_version,
+                   "last_ingest": status.last_ingest.isoformat() if status.last_ingest else None,
+                   "spaces": [{"space": s.space, "documents": s.documents,
+                               "versions": s.versions, "sources": s.sources}
+                              for s in status.spaces]}
+        if args.json:
+            print(json.dumps(payload, indent=2))
+        else:
+            print(f"store          {payload['store']}")
+            print(f"schema         {payload['schema_version']}")
+            print(f"last ingest    {payload['last_ingest'] or '-'}")
+            for space in status.spaces:
+                print(f"space {space.space:<9} {space.documents} documents, "
+                      f"{space.versions} versions, {space.sources} sources")
+        return EXIT_OK
+
+    return _with_services(args, work)
