@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-import attrs
 import duckdb
 
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -45,16 +44,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             markdown_sha VARCHAR NOT NULL, content_source VARCHAR NOT NULL,
             content_type VARCHAR NOT NULL, title VARCHAR, created_at TIMESTAMP NOT NULL,
             superseded_at TIMESTAMP, metadata VARCHAR NOT NULL, caller_metadata VARCHAR NOT NULL,
-            caller_version_id VARCHAR, diagnostics VARCHAR NOT NULL, characters BIGINT NOT NULL)""",
+            caller_version_id VARCHAR, diagnostics VARCHAR NOT NULL, characters BIGINT NOT NULL,
+            blocks VARCHAR NOT NULL)""",
         """CREATE TABLE sources (
             space VARCHAR NOT NULL, key VARCHAR NOT NULL, kind VARCHAR NOT NULL,
             document_id VARCHAR NOT NULL, fetched_sha VARCHAR NOT NULL,
             original VARCHAR NOT NULL, final_url VARCHAR, seen_at TIMESTAMP NOT NULL,
             PRIMARY KEY (space, key))""",
-        """CREATE TABLE blocks (
-            version_id VARCHAR NOT NULL, idx INTEGER NOT NULL, kind VARCHAR NOT NULL,
-            start_offset INTEGER NOT NULL, end_offset INTEGER NOT NULL, level INTEGER NOT NULL,
-            label VARCHAR, pages VARCHAR NOT NULL, PRIMARY KEY (version_id, idx))""",
         """CREATE INDEX versions_document ON versions (document_id)""",
         """CREATE INDEX sources_document ON sources (document_id)""",
         """INSERT INTO sheaf_schema VALUES (1)""",
@@ -62,7 +58,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
                     "content_source, content_type, title, created_at, superseded_at, metadata, "
-                    "caller_metadata, caller_version_id, diagnostics, characters")
+                    "caller_metadata, caller_version_id, diagnostics, characters, blocks")
 
 
 class DuckDbKnowledgeStore:
@@ -203,14 +199,13 @@ class DuckDbKnowledgeStore:
             c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
                       "superseded_at IS NULL", [now, version.document_id])
             c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "
-                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
                       [version.id, version.document_id, version.space, version.number,
                        version.fetched_sha, version.content_sha, version.markdown_sha,
                        version.content_source, version.content_type, version.title, now,
                        json.dumps(version.metadata), json.dumps(version.caller_metadata),
                        version.caller_version_id, json.dumps(list(version.diagnostics)),
-                       version.characters])
-            _insert_blocks(c, version.id, version.blocks)
+                       version.characters, _blocks_json(version.blocks)])
             c.execute("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
                       "UPDATE SET current_version = excluded.current_version, "
                       "updated_at = excluded.updated_at, caller_source_id = "
@@ -241,8 +236,6 @@ class DuckDbKnowledgeStore:
             if not rows:
                 return set()
             released = {sha for row in rows for sha in row}
-            c.execute("DELETE FROM blocks WHERE version_id IN "
-                      "(SELECT id FROM versions WHERE document_id = ?)", [document_id])
             c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM sources WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM documents WHERE id = ?", [document_id])
@@ -268,16 +261,16 @@ class DuckDbKnowledgeStore:
         await self._run(close)
 
 
-def _insert_blocks(c: duckdb.DuckDBPyConnection, version_id: str,
-                   blocks: Sequence[BlockRow]) -> None:
-    # One multi-row INSERT per batch: executemany costs a round trip per row.
-    rows = [[version_id, i, b.kind, b.start, b.end, b.level, b.label,
-             ",".join(map(str, b.pages))] for i, b in enumerate(blocks)]
-    for first in range(0, len(rows), 500):
-        batch = rows[first:first + 500]
-        placeholders = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(batch))
-        c.execute(f"INSERT INTO blocks VALUES {placeholders}",
-                  [value for row in batch for value in row])
+def _blocks_json(blocks: Sequence[BlockRow]) -> str:
+    # One text value per version: DuckDB binds parameters one by one, so a row per block
+    # cost about a millisecond each, and blocks are only ever read whole.
+    return json.dumps([[b.kind, b.start, b.end, b.level, b.label, list(b.pages)]
+                       for b in blocks], separators=(",", ":"))
+
+
+def _blocks_from_json(text: str) -> tuple[BlockRow, ...]:
+    return tuple(BlockRow(kind=k, start=s, end=e, level=lv, label=lb, pages=tuple(p))
+                 for k, s, e, lv, lb, p in json.loads(text))
 
 
 def _upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
@@ -300,24 +293,13 @@ def _document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord 
         f"SELECT {_VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
         [document_id]).fetchall())
     current = next(v for v in versions if v.id == row[2])
-    blocks = tuple(BlockRow(kind=str(b[0]), start=int(b[1]), end=int(b[2]), level=int(b[3]),
-                            label=b[4], pages=tuple(int(p) for p in str(b[5]).split(",") if p))
-                   for b in c.execute("SELECT kind, start_offset, end_offset, level, label, "
-                                      "pages FROM blocks WHERE version_id = ? ORDER BY idx",
-                                      [current.id]).fetchall())
     sources = tuple(_source(s) for s in c.execute(
         "SELECT space, key, kind, document_id, fetched_sha, original, final_url FROM sources "
         "WHERE document_id = ? ORDER BY seen_at", [document_id]).fetchall())
-    current = _with_blocks(current, blocks)
-    versions = tuple(current if v.id == current.id else v for v in versions)
     return DocumentRecord(id=str(row[0]), space=str(row[1]), title=current.title,
                           current=current, sources=sources, versions=versions,
                           caller_source_id=row[3], created_at=_utc(row[4]),
                           updated_at=_utc(row[5]))
-
-
-def _with_blocks(version: VersionRecord, blocks: tuple[BlockRow, ...]) -> VersionRecord:
-    return attrs.evolve(version, blocks=blocks)
 
 
 def _version(row: Sequence[Any]) -> VersionRecord:
@@ -327,7 +309,8 @@ def _version(row: Sequence[Any]) -> VersionRecord:
         title=row[9], created_at=_utc(row[10]),
         superseded_at=_utc(row[11]) if row[11] else None, metadata=json.loads(row[12]),
         caller_metadata=json.loads(row[13]), caller_version_id=row[14],
-        diagnostics=tuple(json.loads(row[15])), characters=int(row[16]))
+        diagnostics=tuple(json.loads(row[15])), characters=int(row[16]),
+        blocks=_blocks_from_json(row[17]))
 
 
 def _source(row: Sequence[Any]) -> SourceRecord:

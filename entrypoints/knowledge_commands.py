@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -44,6 +45,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     _store_flags(ingest)
     network_flags(ingest)
     ingest.set_defaults(run=_cmd_ingest)
+
+    reconcile = sub.add_parser("reconcile",
+                               help="compare a list of sources with the store")
+    reconcile.add_argument("--batch", type=Path, required=True,
+                           help="a file listing one source per line")
+    reconcile.add_argument("--sample", type=int, help="check only N sources, chosen at random")
+    reconcile.add_argument("--json", action="store_true")
+    reconcile.add_argument("--concurrency", type=int, default=4)
+    _store_flags(reconcile)
+    network_flags(reconcile)
+    reconcile.set_defaults(run=_cmd_reconcile, sources=[], recursive=False)
 
     listing = sub.add_parser("list", help="documents of a space")
     listing.add_argument("--json", action="store_true")
@@ -149,6 +161,45 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
             print(f"  failed {failed.source}: {failed.error_kind}: {failed.message}",
                   file=sys.stderr)
         return EXIT_FAILED if counts.get("failed") else EXIT_OK
+
+    return _with_services(args, work)
+
+
+# What a dry run's outcome means for a source that should already be in the store.
+RECONCILED = {IngestStatus.NEW: "missing", IngestStatus.CHANGED: "stale",
+              IngestStatus.UNCHANGED: "present", IngestStatus.DUPLICATE: "present",
+              IngestStatus.FAILED: "unreachable"}
+
+
+def _cmd_reconcile(args: argparse.Namespace) -> int:
+    sources = _sources(args)
+    if args.sample is not None and args.sample < len(sources):
+        sources = random.sample(sources, args.sample)
+    options = IngestOptions(space=args.space, dry_run=True)
+
+    async def work(services: KnowledgeServices) -> int:
+        verdicts: list[tuple[str, IngestResult]] = []
+        limiter = anyio.CapacityLimiter(max(1, args.concurrency))
+
+        async def one(source: str) -> None:
+            async with limiter:
+                result = await services.ingestion.ingest(source, options)
+            verdict = RECONCILED[result.status]
+            verdicts.append((verdict, result))
+            if args.json:
+                print(json.dumps({"source": source, "state": verdict,
+                                  **({"error": result.message} if result.message else {})}))
+            else:
+                print(f"{verdict:<11} {source}")
+
+        async with anyio.create_task_group() as group:
+            for source in await services.ingestion.expand(sources):
+                group.start_soon(one, source)
+        counts = Counter(v for v, _ in verdicts)
+        print("summary: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
+                                      ("present", "stale", "missing", "unreachable")),
+              file=sys.stderr)
+        return EXIT_OK if counts.get("present", 0) == len(verdicts) else EXIT_FAILED
 
     return _with_services(args, work)
 

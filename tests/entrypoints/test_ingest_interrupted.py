@@ -1,0 +1,67 @@
+"""An ingest killed mid-batch leaves a consistent store, and re-running finishes the work."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import duckdb
+
+from tests.entrypoints.test_cli import SAMPLES, SHEAF
+
+DOCUMENTS = 120
+
+
+def _consistent(store: Path) -> int:
+    """Every document has its current version, every version its blocks and Markdown blob;
+    returns the number of documents."""
+    with duckdb.connect(str(store), read_only=True) as db:
+        orphans = db.execute(
+            "SELECT count(*) FROM versions v LEFT JOIN documents d ON d.id = v.document_id "
+            "WHERE d.id IS NULL").fetchone()
+        headless = db.execute(
+            "SELECT count(*) FROM documents d LEFT JOIN versions v ON v.id = d.current_version "
+            "WHERE v.id IS NULL").fetchone()
+        blockless = db.execute(
+            "SELECT count(*) FROM versions WHERE blocks = '[]'").fetchone()
+        shas = [r[0] for r in db.execute("SELECT markdown_sha FROM versions").fetchall()]
+        documents = db.execute("SELECT count(*) FROM documents").fetchone()
+    assert orphans == (0,) and headless == (0,) and blockless == (0,)
+    blobs = store.with_suffix(".blobs") / "raw"
+    assert all((blobs / sha[:2] / sha).exists() for sha in shas)
+    assert documents is not None
+    return int(documents[0])
+
+
+def test_killed_ingest_is_consistent_and_resumes(tmp_path: Path) -> None:
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    page = (SAMPLES / "article.html").read_text()
+    for i in range(DOCUMENTS):
+        (folder / f"page{i:03}.html").write_text(page.replace("Night Shifts", f"Night {i}"))
+    store = tmp_path / "kb.duckdb"
+    command = [SHEAF, "ingest", str(folder), "--store", str(store), "--json",
+               "--concurrency", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdout is not None
+    done_before_kill = 0
+    deadline = time.monotonic() + 60
+    while done_before_kill < 10 and time.monotonic() < deadline:
+        if process.stdout.readline():
+            done_before_kill += 1
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+
+    stored = _consistent(store)
+    assert 10 <= stored < DOCUMENTS
+
+    rerun = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    statuses = [json.loads(line)["status"] for line in rerun.stdout.splitlines()]
+    assert statuses.count("unchanged") == stored
+    assert statuses.count("new") == DOCUMENTS - stored
+    assert _consistent(store) == DOCUMENTS
