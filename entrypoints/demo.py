@@ -7,12 +7,13 @@ whose citation_pdf_url first answers with an HTML login page, then with the real
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 from aiohttp import web
 
 from sheaf.domain.resolved_content import ResolvedContent
-from sheaf.entrypoints.composition import build_resolver
+from sheaf.entrypoints.composition import build_knowledge, build_resolver
 from sheaf.entrypoints.configuration import http_settings
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -69,9 +70,34 @@ async def run_demo() -> int:
             paywalled["value"] = False
             _show("3. The same abstract page once the PDF link serves the real PDF",
                   await resolver.resolve(f"{base}/urban-fox-abstract"))
+        await _ingest_demo([f"{base}/urban-fox", f"{base}/urban-fox-abstract",
+                            str(SAMPLES / "article.html")])
     finally:
         await runner.cleanup()
     return 0
+
+
+async def _ingest_demo(sources: list[str]) -> None:
+    """Ingest into a fresh DuckDB file, twice: the second pass finds nothing new."""
+    out = sys.stdout
+    with tempfile.TemporaryDirectory(prefix="sheaf-demo-") as folder:
+        store = Path(folder) / "demo.duckdb"
+        services = build_knowledge(http_settings(allow_private=True), store)
+        try:
+            out.write(f"\n=== 4. Ingest into the embedded store ({store.name})\n")
+            for round_name in ("first pass", "second pass"):
+                results = [await services.ingestion.ingest(s) for s in sources]
+                out.write(f"{round_name}: " + ", ".join(
+                    f"{r.status.value}" for r in results) + "\n")
+            for document in await services.catalogue.list("default"):
+                out.write(f"  {document.id}  {document.current.content_source:<4}  "
+                          f"{document.title}  ({len(document.sources)} source(s))\n")
+            status = await services.catalogue.status()
+            out.write(f"store: schema {status.schema_version}, "
+                      + ", ".join(f"{s.documents} documents in {s.space!r}"
+                                  for s in status.spaces) + "\n")
+        finally:
+            await services.aclose()
 
 
 def _show(heading: str, content: ResolvedContent) -> None:
