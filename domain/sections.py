@@ -1,0 +1,150 @@
+"""Sections of a document: labelled, nested, with exact spans in the canonical text."""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+from sheaf.domain.section_labels import (
+    AFTER_REFERENCES,
+    SCIENTIFIC_CORE,
+    label_heading,
+    normalise_heading,
+)
+
+_HEADING_MARK = re.compile(r"^#{1,6}\s+")
+MIN_ABSTRACT_WORDS = 40
+MAX_ABSTRACT_WORDS = 600
+
+
+@attrs.frozen
+class Heading:
+    """A heading as sections need it: text, level and the span of its block."""
+
+    text: str
+    level: int
+    start: int
+    end: int
+
+
+@attrs.frozen
+class Section:
+    """A section: from its heading to the next heading at the same or a higher level."""
+
+    index: int
+    heading: str | None
+    label: str
+    level: int
+    start: int
+    end: int
+    path: tuple[str, ...]
+    parent: int | None = None
+    inferred: bool = False
+    """True for an abstract found without a heading."""
+
+
+def headings_from_blocks(text: str, blocks: list[tuple[str, int, int, int]]) -> list[Heading]:
+    """Headings from stored block rows (kind, start, end, level) over the Markdown."""
+    return [Heading(_HEADING_MARK.sub("", text[start:end]).strip(), level, start, end)
+            for kind, start, end, level in blocks if kind == "heading"]
+
+
+def detect_sections(text: str, headings: list[Heading], *, title: str | None = None,
+                    abstract: str | None = None) -> tuple[Section, ...]:
+    """Label and nest the headings into sections.
+
+    The heading that repeats the document's title is the title, not a section. Once the
+    references have begun, only appendix, supplementary and acknowledgement-like headings
+    start new sections: titles inside a reference list never do. A subsection whose own
+    heading has no label takes its parent's. An abstract without a heading is inferred
+    from the text before the first heading, or from the abstract metadata."""
+    title_key = normalise_heading(title) if title else None
+    kept = [h for i, h in enumerate(headings)
+            if not (i == 0 and title_key and normalise_heading(h.text) == title_key)]
+    sections: list[Section] = []
+    open_stack: list[int] = []
+    in_references_at: int | None = None
+    for heading in kept:
+        label = label_heading(heading.text)
+        if in_references_at is not None:
+            if label not in AFTER_REFERENCES and label != "references":
+                continue
+            in_references_at = None
+        while open_stack and sections[open_stack[-1]].level >= heading.level:
+            open_stack.pop()
+        parent = open_stack[-1] if open_stack else None
+        if label == "other" and parent is not None:
+            label = sections[parent].label
+        path = (*(sections[parent].path if parent is not None else ()), heading.text)
+        sections.append(Section(len(sections), heading.text, label, heading.level,
+                                heading.start, heading.start, path, parent))
+        open_stack.append(len(sections) - 1)
+        if label == "references":
+            in_references_at = heading.level
+    sections = _close(sections, len(text))
+    if not any(s.label == "abstract" for s in sections):
+        inferred = _inferred_abstract(text, kept, abstract)
+        if inferred is not None:
+            sections = [inferred, *(attrs.evolve(s, index=s.index + 1, parent=None
+                                                 if s.parent is None else s.parent + 1)
+                                    for s in sections)]
+    return tuple(sections)
+
+
+def _close(sections: list[Section], text_end: int) -> list[Section]:
+    """Each section ends where the next section at its level or above begins."""
+    closed = []
+    for i, section in enumerate(sections):
+        end = text_end
+        for later in sections[i + 1:]:
+            if later.level <= section.level:
+                end = later.start
+                break
+        closed.append(attrs.evolve(section, end=end))
+    return closed
+
+
+def _inferred_abstract(text: str, headings: list[Heading], abstract: str | None
+                       ) -> Section | None:
+    first = headings[0].start if headings else len(text)
+    leading = text[:first]
+    words = len(leading.split())
+    if MIN_ABSTRACT_WORDS <= words <= MAX_ABSTRACT_WORDS:
+        start = len(leading) - len(leading.lstrip())
+        end = len(leading.rstrip())
+        return Section(0, None, "abstract", 1, start, end, ("Abstract",), inferred=True)
+    if abstract:
+        probe = " ".join(abstract.split()[:12])
+        at = " ".join(text.split()).find(probe) if probe else -1
+        if at >= 0:
+            start = _original_offset(text, at)
+            end = _original_offset(text, at + len(" ".join(abstract.split())))
+            return Section(0, None, "abstract", 1, start, min(end, len(text)),
+                           ("Abstract",), inferred=True)
+    return None
+
+
+def _original_offset(text: str, collapsed_offset: int) -> int:
+    """Map an offset in the whitespace-collapsed text back to the original text."""
+    count = 0
+    previous_space = True
+    for index, char in enumerate(text):
+        if char.isspace():
+            if previous_space:
+                continue
+            previous_space = True
+        else:
+            previous_space = False
+        if count == collapsed_offset:
+            return index
+        count += 1
+    return len(text)
+
+
+def is_scientific(sections: tuple[Section, ...], *, doi: str | None = None,
+                  journal: str | None = None) -> bool:
+    """Three distinct core labels (introduction, methods, results, discussion, conclusion,
+    references), or scholarly metadata (a DOI and a journal)."""
+    labels = {s.label for s in sections} & SCIENTIFIC_CORE
+    return len(labels) >= 3 or bool(doi and journal)

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.markdown_rendering import assemble_document
+from sheaf.domain.sections import Heading, detect_sections, is_scientific
+
+
+def headings_of(drafts: list[BlockDraft]) -> tuple[str, list[Heading]]:
+    document = assemble_document(drafts)
+    return document.text, [Heading(b.draft.text, b.level, b.start, b.end)
+                           for b in document.blocks if b.kind is BlockKind.HEADING]
+
+
+H = BlockKind.HEADING
+P = BlockKind.PARAGRAPH
+
+
+def test_sections_nest_label_and_span_exactly() -> None:
+    text, heads = headings_of([
+        BlockDraft(H, text="Tide Study", level=1),
+        BlockDraft(H, text="1 Introduction", level=2), BlockDraft(P, text="Why tides."),
+        BlockDraft(H, text="2 Materials and Methods", level=2), BlockDraft(P, text="How."),
+        BlockDraft(H, text="2.1 Study sites", level=3), BlockDraft(P, text="Four sites."),
+        BlockDraft(H, text="3 Results", level=2), BlockDraft(P, text="Growth rose."),
+        BlockDraft(H, text="References", level=2), BlockDraft(P, text="[1] A paper."),
+        BlockDraft(H, text="Deep Learning for Tides", level=3), BlockDraft(P, text="cited"),
+        BlockDraft(H, text="Appendix A", level=2), BlockDraft(P, text="Extra tables."),
+    ])
+    sections = detect_sections(text, heads, title="Tide Study")
+    assert [(s.heading, s.label, s.level) for s in sections] == [
+        ("1 Introduction", "introduction", 2), ("2 Materials and Methods", "methods", 2),
+        ("2.1 Study sites", "methods", 3), ("3 Results", "results", 2),
+        ("References", "references", 2), ("Appendix A", "appendix", 2)]
+    sites = sections[2]
+    assert sites.path == ("2 Materials and Methods", "2.1 Study sites")
+    assert sites.parent == 1
+    assert text[sites.start:sites.end].strip() == "### 2.1 Study sites\n\nFour sites."
+    methods = sections[1]
+    assert text[methods.start:methods.end].strip().endswith("Four sites.")
+    references = sections[4]
+    assert "Deep Learning for Tides" in text[references.start:references.end]
+    assert sections[-1].end == len(text)
+    assert is_scientific(sections)
+
+
+def test_abstract_is_inferred_from_leading_text() -> None:
+    lead = " ".join(["We measured seagrass growth at four sites."] * 8)
+    text, heads = headings_of([BlockDraft(P, text=lead), BlockDraft(H, text="Introduction",
+                                                                      level=2),
+                               BlockDraft(P, text="Body.")])
+    sections = detect_sections(text, heads)
+    assert sections[0].label == "abstract" and sections[0].inferred
+    assert text[sections[0].start:sections[0].end] == lead
+    assert sections[1].parent is None and sections[1].index == 1
+
+
+def test_abstract_from_metadata_when_the_lead_is_short() -> None:
+    text, heads = headings_of([BlockDraft(H, text="Overview of things", level=2),
+                               BlockDraft(P, text="Some words. The abstract text lives "
+                                                  "here in the body of the page today.")])
+    sections = detect_sections(text, heads,
+                               abstract="The abstract text lives here in the body")
+    inferred = sections[0]
+    assert inferred.inferred and text[inferred.start:inferred.end].startswith("The abstract")
+
+
+def test_not_scientific_without_core_labels_unless_scholarly_metadata() -> None:
+    text, heads = headings_of([BlockDraft(H, text="Recipes", level=2),
+                               BlockDraft(P, text="Soup.")])
+    sections = detect_sections(text, heads)
+    assert not is_scientific(sections)
+    assert is_scientific(sections, doi="10.1/x", journal="J")
