@@ -38,6 +38,9 @@ class ErrorKind(enum.Enum):
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
     STORE_VERSION = "store_version"
+    # quotes
+    QUOTE_NOT_FOUND = "quote_not_found"
+    OUT_OF_RANGE = "out_of_range"
 
     @property
     def is_fetch_failure(self) -> bool:

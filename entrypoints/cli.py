@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,11 +44,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit_code(exc)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug or an unreadable store: one line, details on debug
+        logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
+        print(f"sheaf: error: internal: {type(exc).__name__}: {exc} "
+              "(LOG_LEVEL=debug shows the traceback)", file=sys.stderr)
+        return EXIT_FAILED
     return code
 
 
 def _exit_code(error: SheafError) -> int:
-    if error.kind in (ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.STORE_VERSION):
+    if error.kind in (ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.STORE_VERSION,
+                      ErrorKind.QUOTE_NOT_FOUND, ErrorKind.OUT_OF_RANGE):
         return EXIT_FAILED
     return EXIT_FETCH if error.kind.is_fetch_failure else EXIT_CONTENT
 

@@ -18,6 +18,7 @@ from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.ingestion import Ingestion
+from sheaf.application.quotes import Quotes
 from sheaf.application.stage_events import StageEvent, StageRecorder
 
 
@@ -44,6 +45,7 @@ class KnowledgeServices:
     store: DuckDbKnowledgeStore
     ingestion: Ingestion
     catalogue: DocumentCatalogue
+    quotes: Quotes
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -57,4 +59,5 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     blobs = FilesystemBlobStore(blob_folder(store_path))
     ingestion = Ingestion(resolver, build_extraction(), FilesystemFileReader(), store, blobs,
                           recorder=StageRecorder(listener))
-    return KnowledgeServices(client, store, ingestion, DocumentCatalogue(store, blobs))
+    catalogue = DocumentCatalogue(store, blobs)
+    return KnowledgeServices(client, store, ingestion, catalogue, Quotes(catalogue))

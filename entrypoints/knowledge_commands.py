@@ -75,6 +75,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     _store_flags(remove)
     remove.set_defaults(run=_cmd_remove)
 
+    sections = sub.add_parser("sections", help="a document's labelled sections")
+    sections.add_argument("document", metavar="DOC")
+    sections.add_argument("--json", action="store_true")
+    _store_flags(sections)
+    sections.set_defaults(run=_cmd_sections)
+
+    quote = sub.add_parser("quote", help="a document's own words, with offsets and citation")
+    quote.add_argument("document", metavar="DOC")
+    how = quote.add_mutually_exclusive_group(required=True)
+    how.add_argument("--text", help="find this passage (exact, tolerant, then fuzzy)")
+    how.add_argument("--sentence", type=int)
+    how.add_argument("--paragraph", type=int)
+    how.add_argument("--lines", help="A-B, counted from 1")
+    how.add_argument("--section", help="a label (methods) or heading text")
+    quote.add_argument("--all", action="store_true", help="every occurrence of --text")
+    quote.add_argument("--first", type=int, help="with --section: its first N sentences")
+    quote.add_argument("--json", action="store_true")
+    _store_flags(quote)
+    quote.set_defaults(run=_cmd_quote)
+
     status = sub.add_parser("status", help="store path, schema, counts per space")
     status.add_argument("--json", action="store_true")
     _store_flags(status)
@@ -292,6 +312,59 @@ def _cmd_status(args: argparse.Namespace) -> int:
             for space in status.spaces:
                 print(f"space {space.space:<9} {space.documents} documents, "
                       f"{space.versions} versions, {space.sources} sources")
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_sections(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        for section in await services.quotes.sections(args.space, args.document):
+            entry = {"index": section.index, "label": section.label, "level": section.level,
+                     "heading": section.heading, "path": list(section.path),
+                     "start": section.start, "end": section.end,
+                     "inferred": section.inferred}
+            if args.json:
+                print(json.dumps(entry, ensure_ascii=False))
+            else:
+                indent = "  " * max(0, section.level - 2)
+                print(f"{section.label:<22} {indent}{section.heading or '(inferred abstract)'}"
+                      f"  [{section.start}:{section.end}]")
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_quote(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        quotes = services.quotes
+        if args.text is not None:
+            found = await quotes.by_text(args.space, args.document, args.text,
+                                         find_all=args.all)
+        elif args.section is not None:
+            found = [await quotes.section(args.space, args.document, args.section,
+                                          args.first)]
+        else:
+            unit, value = next((u, v) for u, v in (
+                ("sentence", args.sentence), ("paragraph", args.paragraph),
+                ("line", args.lines)) if v is not None)
+            first, _, last = str(value).partition("-")
+            try:
+                span = (int(first), int(last) if last else None)
+            except ValueError:
+                print(f"sheaf: error: --lines wants A-B, not {value!r}", file=sys.stderr)
+                return 2
+            found = [await quotes.by_position(args.space, args.document, unit, *span)]
+        for quote in found:
+            if args.json:
+                print(json.dumps(quote.as_dict(), ensure_ascii=False))
+            else:
+                where = " > ".join(quote.section_path) or "-"
+                pages = f", p. {', '.join(map(str, quote.pages))}" if quote.pages else ""
+                print(quote.text)
+                print(f"-- {quote.title or quote.document_id} ({quote.url or quote.document_id}"
+                      f"), {where}{pages}, characters {quote.start}-{quote.end}, "
+                      f"{quote.match} match", file=sys.stderr)
         return EXIT_OK
 
     return _with_services(args, work)
