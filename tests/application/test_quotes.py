@@ -1,0 +1,56 @@
+"""Quotes of stored documents, with fakes of every port."""
+
+from __future__ import annotations
+
+import pytest
+
+from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.application.ingestion import IngestOptions
+from sheaf.application.quotes import Quotes
+from sheaf.domain.errors import ErrorKind, SheafError
+from tests.application.test_ingestion import World
+
+pytestmark = pytest.mark.anyio
+PAPER = "/data/paper.md"
+TEXT = (b"# A Study of Tides\n\n## Abstract\n\nWe measured growth. It rose.\n\n"
+        b"## 1 Methods\n\nLeaves were punched. Shoots were counted daily.\n\n"
+        b"## 2 Results\n\nGrowth rose by 23 percent after spring tides.\n")
+
+
+@pytest.fixture
+async def quotes() -> Quotes:
+    world = World()
+    world.files.files[PAPER] = TEXT
+    result = await world.ingestion.ingest(PAPER, IngestOptions())
+    assert result.document_id
+    return Quotes(DocumentCatalogue(world.store, world.blobs))
+
+
+async def test_by_text_with_citation(quotes: Quotes) -> None:
+    (quote,) = await quotes.by_text("default", PAPER, "growth rose BY 23 percent")
+    assert quote.text == "Growth rose by 23 percent" and quote.match == "tolerant"
+    assert quote.section_path == ("2 Results",) and quote.section_label == "results"
+    assert quote.sentences == (5,) and quote.title == "A Study of Tides"
+    assert quote.context_after.startswith(" after spring tides.")
+
+
+async def test_by_position_and_section(quotes: Quotes) -> None:
+    assert (await quotes.by_position("default", PAPER, "sentence", 2)).text == "It rose."
+    assert (await quotes.by_position("default", PAPER, "sentence", 3, 4)).text == (
+        "Leaves were punched. Shoots were counted daily.")
+    methods = await quotes.section("default", PAPER, "methods", first_sentences=1)
+    assert methods.text == "Leaves were punched."
+    whole = await quotes.section("default", PAPER, "2 Results")
+    assert whole.text.startswith("## 2 Results") and whole.text.endswith("spring tides.")
+
+
+async def test_refusals_never_invent(quotes: Quotes) -> None:
+    with pytest.raises(SheafError) as missing:
+        await quotes.by_text("default", PAPER, "The moon causes earthquakes every week.")
+    assert missing.value.kind is ErrorKind.QUOTE_NOT_FOUND
+    with pytest.raises(SheafError) as far:
+        await quotes.by_position("default", PAPER, "sentence", 99)
+    assert far.value.kind is ErrorKind.OUT_OF_RANGE and "has 5 sentences" in far.value.message
+    with pytest.raises(SheafError) as nosection:
+        await quotes.section("default", PAPER, "discussion")
+    assert "sections:" in nosection.value.message
