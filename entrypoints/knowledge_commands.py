@@ -124,6 +124,20 @@ def _with_services(args: argparse.Namespace,
     return anyio.run(run)
 
 
+async def _for_each(sources: list[str], concurrency: int,
+                    work: Callable[[str], Awaitable[None]]) -> None:
+    """Run `work` on every source, at most `concurrency` at a time."""
+    limiter = anyio.CapacityLimiter(max(1, concurrency))
+
+    async def limited(source: str) -> None:
+        async with limiter:
+            await work(source)
+
+    async with anyio.create_task_group() as group:
+        for source in sources:
+            group.start_soon(limited, source)
+
+
 def _sources(args: argparse.Namespace) -> list[str]:
     found = list(args.sources)
     if args.batch:
@@ -156,11 +170,9 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
         expanded = await services.ingestion.expand(sources, args.recursive)
         results: list[IngestResult] = []
-        limiter = anyio.CapacityLimiter(max(1, args.concurrency))
 
         async def one(source: str) -> None:
-            async with limiter:
-                result = await services.ingestion.ingest(source, options)
+            result = await services.ingestion.ingest(source, options)
             results.append(result)
             if args.json:
                 print(json.dumps(result.as_dict(), ensure_ascii=False), flush=True)
@@ -171,9 +183,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
                 end = "\r" if interactive and result.status is not IngestStatus.FAILED else "\n"
                 print(line.ljust(100)[:160], end=end, file=sys.stderr, flush=True)
 
-        async with anyio.create_task_group() as group:
-            for source in expanded:
-                group.start_soon(one, source)
+        await _for_each(expanded, args.concurrency, one)
         counts = Counter(r.status.value for r in results)
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
         print(("\n" if interactive else "") + f"summary: {summary}", file=sys.stderr)
@@ -199,11 +209,9 @@ def _cmd_reconcile(args: argparse.Namespace) -> int:
 
     async def work(services: KnowledgeServices) -> int:
         verdicts: list[tuple[str, IngestResult]] = []
-        limiter = anyio.CapacityLimiter(max(1, args.concurrency))
 
         async def one(source: str) -> None:
-            async with limiter:
-                result = await services.ingestion.ingest(source, options)
+            result = await services.ingestion.ingest(source, options)
             verdict = RECONCILED[result.status]
             verdicts.append((verdict, result))
             if args.json:
@@ -212,9 +220,7 @@ def _cmd_reconcile(args: argparse.Namespace) -> int:
             else:
                 print(f"{verdict:<11} {source}")
 
-        async with anyio.create_task_group() as group:
-            for source in await services.ingestion.expand(sources):
-                group.start_soon(one, source)
+        await _for_each(await services.ingestion.expand(sources), args.concurrency, one)
         counts = Counter(v for v, _ in verdicts)
         print("summary: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
                                       ("present", "stale", "missing", "unreachable")),

@@ -107,3 +107,22 @@ async def test_a_26_mib_source_is_refused_and_nothing_is_stored(tmp_path: Path) 
     assert status["spaces"] == []
     blobs = tmp_path / "kb.blobs"
     assert not blobs.exists() or not any(p.is_file() for p in blobs.rglob("*"))
+
+
+async def test_reconcile_reports_present_stale_and_missing(tmp_path: Path) -> None:
+    store = tmp_path / "kb.duckdb"
+    kept, changed, absent = (tmp_path / n for n in ("kept.md", "changed.md", "absent.md"))
+    kept.write_text("# Kept\n\nSame.\n")
+    changed.write_text("# Changed\n\nBefore.\n")
+    await sheaf(store, "ingest", str(kept), str(changed))
+    changed.write_text("# Changed\n\nAfter.\n")
+    absent.write_text("# Never ingested\n")
+    batch = tmp_path / "batch.txt"
+    batch.write_text("\n".join(map(str, (kept, changed, absent))))
+    done = await sheaf(store, "reconcile", "--batch", str(batch), "--json")
+    assert done.returncode == 1
+    states = {json.loads(line)["source"]: json.loads(line)["state"]
+              for line in done.stdout.splitlines()}
+    assert states == {str(kept): "present", str(changed): "stale", str(absent): "missing"}
+    status = json.loads((await sheaf(store, "status", "--json")).stdout)
+    assert status["spaces"][0]["versions"] == 2  # reconcile stored nothing
