@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import attrs
 
-from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.application.document_structure import DocumentStructure, StructuredDocument
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.quote_matching import FUZZY_THRESHOLD, MatchKind, find_quote
 from sheaf.domain.section_labels import normalise_heading
-from sheaf.domain.sections import Section, detect_sections, headings_from_blocks
-from sheaf.domain.text_profile import TextProfile, profile_text
 
 CONTEXT_CHARACTERS = 200
 
@@ -42,33 +39,14 @@ class Quote:
         return attrs.asdict(self)
 
 
-@attrs.frozen
-class _Loaded:
-    document: DocumentRecord
-    text: str
-    profile: TextProfile
-    sections: tuple[Section, ...]
-
-
 class Quotes:
     """Answers quote requests from stored documents; never invents a passage."""
 
-    def __init__(self, catalogue: DocumentCatalogue) -> None:
-        self._catalogue = catalogue
+    def __init__(self, structure: DocumentStructure) -> None:
+        self._structure = structure
 
-    async def load(self, space: str, reference: str) -> _Loaded:
-        document = await self._catalogue.get(space, reference)
-        text = await self._catalogue.markdown(document)
-        rows = [(b.kind, b.start, b.end) for b in document.current.blocks]
-        headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level)
-                                               for b in document.current.blocks])
-        metadata = document.current.metadata
-        sections = detect_sections(text, headings, title=document.title,
-                                   abstract=str(metadata.get("abstract") or "") or None)
-        return _Loaded(document, text, profile_text(text, rows), sections)
-
-    async def sections(self, space: str, reference: str) -> tuple[Section, ...]:
-        return (await self.load(space, reference)).sections
+    async def load(self, space: str, reference: str) -> StructuredDocument:
+        return await self._structure.load(space, reference)
 
     async def by_text(self, space: str, reference: str, query: str, *, find_all: bool = False,
                       threshold: float = FUZZY_THRESHOLD) -> list[Quote]:
@@ -122,7 +100,7 @@ class Quotes:
             end -= 1
         return self._quote(loaded, start, end, MatchKind.EXACT, 1.0)
 
-    def _quote(self, loaded: _Loaded, start: int, end: int, kind: MatchKind,
+    def _quote(self, loaded: StructuredDocument, start: int, end: int, kind: MatchKind,
                score: float) -> Quote:
         text, profile, document = loaded.text, loaded.profile, loaded.document
         section = next((s for s in reversed(loaded.sections) if s.start <= start < s.end),

@@ -17,6 +17,7 @@ from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.ingestion import Ingestion
 from sheaf.application.quotes import Quotes
 from sheaf.application.stage_events import StageEvent, StageRecorder
@@ -45,6 +46,7 @@ class KnowledgeServices:
     store: DuckDbKnowledgeStore
     ingestion: Ingestion
     catalogue: DocumentCatalogue
+    structure: DocumentStructure
     quotes: Quotes
 
     async def aclose(self) -> None:
@@ -60,4 +62,5 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     ingestion = Ingestion(resolver, build_extraction(), FilesystemFileReader(), store, blobs,
                           recorder=StageRecorder(listener))
     catalogue = DocumentCatalogue(store, blobs)
-    return KnowledgeServices(client, store, ingestion, catalogue, Quotes(catalogue))
+    structure = DocumentStructure(catalogue)
+    return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure))

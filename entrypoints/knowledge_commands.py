@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import attrs
 
 from sheaf.application.content_resolver import PREFERENCES
 from sheaf.application.ingestion import IngestOptions
@@ -80,6 +81,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     sections.add_argument("--json", action="store_true")
     _store_flags(sections)
     sections.set_defaults(run=_cmd_sections)
+
+    chunks = sub.add_parser("chunks", help="a document's section and snippet chunks")
+    chunks.add_argument("document", metavar="DOC")
+    chunks.add_argument("--level", choices=("section", "snippet"))
+    chunks.add_argument("--json", action="store_true")
+    _store_flags(chunks)
+    chunks.set_defaults(run=_cmd_chunks)
 
     quote = sub.add_parser("quote", help="a document's own words, with offsets and citation")
     quote.add_argument("document", metavar="DOC")
@@ -325,7 +333,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def _cmd_sections(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
-        for section in await services.quotes.sections(args.space, args.document):
+        loaded = await services.structure.load(args.space, args.document)
+        for section in loaded.sections:
             entry = {"index": section.index, "label": section.label, "level": section.level,
                      "heading": section.heading, "path": list(section.path),
                      "start": section.start, "end": section.end,
@@ -371,6 +380,22 @@ def _cmd_quote(args: argparse.Namespace) -> int:
                 print(f"-- {quote.title or quote.document_id} ({quote.url or quote.document_id}"
                       f"), {where}{pages}, characters {quote.start}-{quote.end}, "
                       f"{quote.match} match", file=sys.stderr)
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_chunks(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        loaded = await services.structure.load(args.space, args.document)
+        for chunk in loaded.chunks():
+            if args.level and chunk.level != args.level:
+                continue
+            if args.json:
+                print(json.dumps(attrs.asdict(chunk), ensure_ascii=False))
+            else:
+                print(f"{chunk.id:<34} {chunk.tokens:>5} tokens  [{chunk.start}:{chunk.end}]  "
+                      f"{' > '.join(chunk.heading_path) or '-'}")
         return EXIT_OK
 
     return _with_services(args, work)

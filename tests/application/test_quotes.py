@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.quotes import Quotes
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -23,7 +24,7 @@ async def quotes() -> Quotes:
     world.files.files[PAPER] = TEXT
     result = await world.ingestion.ingest(PAPER, IngestOptions())
     assert result.document_id
-    return Quotes(DocumentCatalogue(world.store, world.blobs))
+    return Quotes(DocumentStructure(DocumentCatalogue(world.store, world.blobs)))
 
 
 async def test_by_text_with_citation(quotes: Quotes) -> None:

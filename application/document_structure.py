@@ -1,0 +1,46 @@
+"""A stored document's structure, derived on demand: profile, sections and chunks."""
+
+from __future__ import annotations
+
+import attrs
+
+from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.domain.chunking import BlockSpan, Chunk, chunk_document
+from sheaf.domain.knowledge_records import DocumentRecord
+from sheaf.domain.sections import Section, detect_sections, headings_from_blocks
+from sheaf.domain.text_profile import TextProfile, profile_text
+
+
+@attrs.frozen
+class StructuredDocument:
+    """A document with its canonical text and what is derived from it."""
+
+    document: DocumentRecord
+    text: str
+    profile: TextProfile
+    sections: tuple[Section, ...]
+
+    def chunks(self) -> tuple[Chunk, ...]:
+        blocks = [BlockSpan(b.kind, b.start, b.end, b.pages)
+                  for b in self.document.current.blocks]
+        return chunk_document(self.text, blocks, self.sections,
+                              version_id=self.document.current.id, title=self.document.title)
+
+
+class DocumentStructure:
+    """Loads a stored document and derives its sections, profile and chunks."""
+
+    def __init__(self, catalogue: DocumentCatalogue) -> None:
+        self._catalogue = catalogue
+
+    async def load(self, space: str, reference: str) -> StructuredDocument:
+        document = await self._catalogue.get(space, reference)
+        text = await self._catalogue.markdown(document)
+        blocks = document.current.blocks
+        headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level)
+                                               for b in blocks])
+        abstract = document.current.metadata.get("abstract")
+        sections = detect_sections(text, headings, title=document.title,
+                                   abstract=str(abstract) if abstract else None)
+        profile = profile_text(text, [(b.kind, b.start, b.end) for b in blocks])
+        return StructuredDocument(document, text, profile, sections)

@@ -1,0 +1,209 @@
+"""Heading-aware chunks at two levels, each an exact span of the canonical text.
+
+Section chunks (about 1,200 tokens, at most 1,800) never cross a top-level section;
+snippet chunks (about 300, at most 450) tile each section chunk. Blocks are kept whole
+when they fit, else split at sentences, and a sentence longer than the limit at word
+windows. Token counts are an estimate: one token per four characters, the usual rule of
+thumb for English with BPE tokenizers (exact counts need the model's tokenizer).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+import attrs
+
+from sheaf.domain.sections import Section
+from sheaf.domain.sentences import sentence_spans
+
+SECTION_TARGET, SECTION_MAX = 1200, 1800
+SNIPPET_TARGET, SNIPPET_MAX = 300, 450
+_WORD = re.compile(r"\S+")
+
+
+def estimate_tokens(text: str) -> int:
+    """About one token per four characters (at least one for any text)."""
+    return max(1, math.ceil(len(text) / 4)) if text.strip() else 0
+
+
+@attrs.frozen
+class BlockSpan:
+    """What chunking needs of a block."""
+
+    kind: str
+    start: int
+    end: int
+    pages: tuple[int, ...] = ()
+
+
+@attrs.frozen
+class Chunk:
+    """A chunk: `text == canonical_text[start:end]`, with its place and its neighbours."""
+
+    id: str
+    level: str
+    index: int
+    start: int
+    end: int
+    text: str
+    tokens: int
+    heading_path: tuple[str, ...]
+    section_label: str | None
+    pages: tuple[int, ...]
+    parent_id: str | None
+    prev_id: str | None
+    next_id: str | None
+    retrieval_text: str
+
+
+@attrs.frozen
+class _Atom:
+    start: int
+    end: int
+    heading: bool
+    pages: tuple[int, ...]
+
+
+def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, ...], *,
+                   version_id: str, title: str | None,
+                   count: Callable[[str], int] = estimate_tokens,
+                   retrieval_prefix: bool = True) -> tuple[Chunk, ...]:
+    """Section chunks, then the snippet chunks of each, in document order."""
+    atoms = _atoms(text, blocks, count)
+    groups = _section_groups(text, atoms, sections, count)
+    section_chunks: list[tuple[int, int, list[_Atom]]] = [
+        (g[0].start, g[-1].end, g) for g in groups]
+    chunks: list[Chunk] = []
+    snippet_index = 0
+    for s_index, (start, end, group) in enumerate(section_chunks):
+        parent_id = f"{version_id}:section:{s_index}"
+        chunks.append(_chunk(text, parent_id, "section", s_index, start, end, group, sections,
+                             None, title, count, retrieval_prefix))
+        for snippet in _snippet_groups(text, group, count):
+            chunks.append(_chunk(text, f"{version_id}:snippet:{snippet_index}", "snippet",
+                                 snippet_index, snippet[0].start, snippet[-1].end, snippet,
+                                 sections, parent_id, title, count, retrieval_prefix))
+            snippet_index += 1
+    return _link(chunks)
+
+
+def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int]) -> list[_Atom]:
+    atoms: list[_Atom] = []
+    for block in blocks:
+        heading = block.kind == "heading"
+        if heading or count(text[block.start:block.end]) <= SNIPPET_MAX:
+            atoms.append(_Atom(block.start, block.end, heading, block.pages))
+            continue
+        pieces = (_lines(text, block.start, block.end)
+                  if block.kind in ("table", "code", "list")
+                  else sentence_spans(text, block.start, block.end))
+        for start, end in pieces:
+            if count(text[start:end]) <= SNIPPET_MAX:
+                atoms.append(_Atom(start, end, False, block.pages))
+            else:
+                atoms.extend(_Atom(a, b, False, block.pages)
+                             for a, b in _word_windows(text, start, end, count))
+    return [a for a in atoms if a.end > a.start]
+
+
+def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    spans, cursor = [], start
+    for match in re.finditer(r"\n", text[start:end]):
+        spans.append((cursor, start + match.start()))
+        cursor = start + match.end()
+    spans.append((cursor, end))
+    return [s for s in spans if text[s[0]:s[1]].strip()]
+
+
+def _word_windows(text: str, start: int, end: int, count: Callable[[str], int]
+                  ) -> list[tuple[int, int]]:
+    """Consecutive word runs, each within the snippet limit (a sentence too long to keep)."""
+    windows: list[tuple[int, int]] = []
+    window_start: int | None = None
+    window_end = start
+    for word in _WORD.finditer(text, start, end):
+        if window_start is None:
+            window_start = word.start()
+        elif count(text[window_start:word.end()]) > SNIPPET_TARGET:
+            windows.append((window_start, window_end))
+            window_start = word.start()
+        window_end = word.end()
+    if window_start is not None:
+        windows.append((window_start, window_end))
+    return windows
+
+
+def _top_level_starts(sections: tuple[Section, ...]) -> set[int]:
+    top = min((s.level for s in sections), default=0)
+    return {s.start for s in sections if s.level == top}
+
+
+def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...],
+                    count: Callable[[str], int]) -> list[list[_Atom]]:
+    """Greedy groups near the section target; a top-level section always starts a group,
+    and a heading closes a group that already reached half the target."""
+    boundaries = _top_level_starts(sections)
+    groups: list[list[_Atom]] = []
+    current: list[_Atom] = []
+    for atom in atoms:
+        if current:
+            size = count(text[current[0].start:atom.end])
+            starts_top = atom.start in boundaries
+            natural_break = atom.heading and count(
+                text[current[0].start:current[-1].end]) >= SECTION_TARGET // 2
+            if starts_top or size > SECTION_MAX or natural_break or (
+                    size > SECTION_TARGET and not current[-1].heading):
+                groups.append(current)
+                current = []
+        current.append(atom)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int]
+                    ) -> list[list[_Atom]]:
+    groups: list[list[_Atom]] = []
+    current: list[_Atom] = []
+    for atom in atoms:
+        if current:
+            size = count(text[current[0].start:atom.end])
+            if size > SNIPPET_MAX or (atom.heading and not current[-1].heading) or (
+                    size > SNIPPET_TARGET and not current[-1].heading):
+                groups.append(current)
+                current = []
+        current.append(atom)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: int,
+           atoms: list[_Atom], sections: tuple[Section, ...], parent_id: str | None,
+           title: str | None, count: Callable[[str], int], prefix: bool) -> Chunk:
+    body = text[start:end]
+    section = next((s for s in reversed(sections) if s.start <= start < s.end), None)
+    path = section.path if section else ()
+    label = section.label if section else None
+    pages = sorted({p for atom in atoms for p in atom.pages})
+    page_range = (pages[0], pages[-1]) if pages else ()
+    retrieval = body
+    if prefix:
+        retrieval = (f"[DOC: {title or ''}] [PATH: {' > '.join(path)}] "
+                     f"[SECTION: {label or 'other'}]\n{body}")
+    return Chunk(chunk_id, level, index, start, end, body, count(body), path, label,
+                 tuple(page_range), parent_id, None, None, retrieval)
+
+
+def _link(chunks: list[Chunk]) -> tuple[Chunk, ...]:
+    linked: list[Chunk] = []
+    for level in ("section", "snippet"):
+        same = [c for c in chunks if c.level == level]
+        for i, chunk in enumerate(same):
+            linked.append(attrs.evolve(
+                chunk, prev_id=same[i - 1].id if i else None,
+                next_id=same[i + 1].id if i + 1 < len(same) else None))
+    order = {c.id: i for i, c in enumerate(chunks)}
+    return tuple(sorted(linked, key=lambda c: order[c.id]))

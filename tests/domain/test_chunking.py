@@ -1,0 +1,88 @@
+"""Chunking properties: exact spans, tiling snippets, limits, determinism."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sheaf.domain.chunking import (
+    SECTION_MAX,
+    SNIPPET_MAX,
+    BlockSpan,
+    chunk_document,
+    estimate_tokens,
+)
+from sheaf.domain.document import BlockDraft, BlockKind, Document
+from sheaf.domain.markdown_rendering import assemble_document
+from sheaf.domain.sections import Heading, detect_sections
+
+words = st.sampled_from(["tide", "growth", "leaf", "the", "of", "seagrass", "light", "rose",
+                         "meadow", "23", "percent", "Smith", "et", "al.", "Fig.", "(2019)."])
+sentence = st.lists(words, min_size=1, max_size=40).map(lambda w: " ".join(w).capitalize()
+                                                         + ".")
+paragraph = st.lists(sentence, min_size=1, max_size=30).map(" ".join)
+block = st.one_of(
+    paragraph.map(lambda t: BlockDraft(BlockKind.PARAGRAPH, text=t)),
+    st.tuples(st.integers(2, 3), st.lists(words, min_size=1, max_size=5)).map(
+        lambda t: BlockDraft(BlockKind.HEADING, text=" ".join(t[1]).title(), level=t[0])),
+    st.lists(st.tuples(words, words), min_size=2, max_size=60).map(
+        lambda rows: BlockDraft(BlockKind.TABLE, rows=tuple(rows))),
+)
+documents = st.lists(block, min_size=1, max_size=40).map(assemble_document)
+
+
+def chunks_of(document: Document) -> tuple:  # type: ignore[type-arg]
+    headings = [Heading(b.draft.text, b.level, b.start, b.end) for b in document.blocks
+                if b.kind is BlockKind.HEADING]
+    sections = detect_sections(document.text, headings)
+    spans = [BlockSpan(b.kind.value, b.start, b.end, b.draft.pages) for b in document.blocks]
+    return chunk_document(document.text, spans, sections, version_id="doc.v1", title="T")
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents)
+def test_chunk_properties(document: Document) -> None:
+    text = document.text
+    chunks = chunks_of(document)
+    sections = [c for c in chunks if c.level == "section"]
+    snippets = [c for c in chunks if c.level == "snippet"]
+    for chunk in chunks:
+        assert chunk.text == text[chunk.start:chunk.end]
+        assert chunk.tokens == estimate_tokens(chunk.text)
+    for chunk in sections:
+        assert chunk.tokens <= SECTION_MAX
+    for chunk in snippets:
+        assert chunk.tokens <= SNIPPET_MAX
+    # Sections cover the text without overlap, gaps only whitespace.
+    for a, b in itertools.pairwise(sections):
+        assert a.end <= b.start and not text[a.end:b.start].strip()
+    if sections:
+        assert not text[:sections[0].start].strip() and not text[sections[-1].end:].strip()
+    # The snippets of each section chunk tile it.
+    for section in sections:
+        inner = [s for s in snippets if s.parent_id == section.id]
+        assert inner and inner[0].start == section.start and inner[-1].end == section.end
+        for a, b in itertools.pairwise(inner):
+            assert a.end <= b.start and not text[a.end:b.start].strip()
+    # Deterministic.
+    assert chunks == chunks_of(document)
+
+
+def test_ids_links_and_retrieval_text() -> None:
+    document = assemble_document([
+        BlockDraft(BlockKind.HEADING, text="Introduction", level=2),
+        BlockDraft(BlockKind.PARAGRAPH, text="Seagrass grows. " * 200),
+        BlockDraft(BlockKind.HEADING, text="Methods", level=2),
+        BlockDraft(BlockKind.PARAGRAPH, text="We counted."),
+    ])
+    chunks = chunks_of(document)
+    sections = [c for c in chunks if c.level == "section"]
+    assert [c.id for c in sections] == ["doc.v1:section:0", "doc.v1:section:1"]
+    assert sections[0].next_id == sections[1].id and sections[1].prev_id == sections[0].id
+    first_snippet = next(c for c in chunks if c.level == "snippet")
+    assert first_snippet.parent_id == sections[0].id
+    assert first_snippet.retrieval_text.startswith(
+        "[DOC: T] [PATH: Introduction] [SECTION: introduction]\n## Introduction")
+    assert sections[1].section_label == "methods"
