@@ -78,8 +78,9 @@ class Quotes:
                            1.0)
 
     async def section(self, space: str, reference: str, name: str,
-                      first_sentences: int | None = None) -> Quote:
-        """A section by label or heading text, whole or its first N sentences."""
+                      first_sentences: int | None = None,
+                      last_sentences: int | None = None) -> Quote:
+        """A section by label or heading text: whole, or its first or last N sentences."""
         loaded = await self.load(space, reference)
         wanted = normalise_heading(name)
         section = next((s for s in loaded.sections if s.label == wanted.replace(" ", "_")),
@@ -90,11 +91,12 @@ class Quotes:
             raise SheafError(ErrorKind.OUT_OF_RANGE,
                              f"no section {name!r}; sections: {available}")
         start, end = section.start, section.end
-        if first_sentences is not None:
+        if first_sentences is not None or last_sentences is not None:
             inside = [s for s in loaded.profile.sentences if start <= s[0] and s[1] <= end]
             if not inside:
                 raise SheafError(ErrorKind.OUT_OF_RANGE, f"section {name!r} has no sentences")
-            chosen = inside[:first_sentences]
+            chosen = (inside[:first_sentences] if first_sentences is not None
+                      else inside[-(last_sentences or 1):])
             start, end = chosen[0][0], chosen[-1][1]
         while end > start and loaded.text[end - 1].isspace():
             end -= 1

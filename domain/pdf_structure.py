@@ -13,6 +13,7 @@ import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.pdf_text import is_right_to_left, join_lines, repair_glyphs
+from sheaf.domain.section_labels import label_heading
 
 _NUMBERING = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S|^([IVX]+|[A-Z])\.\s+\S")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.I)
@@ -194,6 +195,11 @@ def _heading_like(line: TextLine, body: BodyStyle, *, single: bool) -> bool:
     if text.endswith((".", ",", ";")) and not (numbered and len(words) <= 2):
         return False
     if line.size >= body.size * 1.12:
+        return True
+    if single and _all_caps(text) and line.size >= body.size * 0.75 and (
+            numbered or label_heading(text) != "other"):
+        # IEEE sets "II. SYSTEM PARAMETERS" and "REFERENCES" in small capitals, smaller
+        # than the body.
         return True
     if line.size < body.size * 0.95:
         return False

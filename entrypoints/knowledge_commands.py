@@ -99,6 +99,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     how.add_argument("--section", help="a label (methods) or heading text")
     quote.add_argument("--all", action="store_true", help="every occurrence of --text")
     quote.add_argument("--first", type=int, help="with --section: its first N sentences")
+    quote.add_argument("--last", type=int, help="with --section: its last N sentences")
     quote.add_argument("--json", action="store_true")
     _store_flags(quote)
     quote.set_defaults(run=_cmd_quote)
@@ -358,7 +359,7 @@ def _cmd_quote(args: argparse.Namespace) -> int:
                                          find_all=args.all)
         elif args.section is not None:
             found = [await quotes.section(args.space, args.document, args.section,
-                                          args.first)]
+                                          args.first, args.last)]
         else:
             unit, value = next((u, v) for u, v in (
                 ("sentence", args.sentence), ("paragraph", args.paragraph),

@@ -41,6 +41,8 @@ async def test_by_position_and_section(quotes: Quotes) -> None:
         "Leaves were punched. Shoots were counted daily.")
     methods = await quotes.section("default", PAPER, "methods", first_sentences=1)
     assert methods.text == "Leaves were punched."
+    last = await quotes.section("default", PAPER, "abstract", last_sentences=1)
+    assert last.text == "It rose."
     whole = await quotes.section("default", PAPER, "2 Results")
     assert whole.text.startswith("## 2 Results") and whole.text.endswith("spring tides.")
 

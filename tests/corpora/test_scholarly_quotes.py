@@ -1,0 +1,79 @@
+"""Quotes through the whole pipeline on real publisher pages: ingested, stored, quoted.
+
+Skipped when ../shared/corpora/scholarly-html-dev is absent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sheaf.adapters.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.memory_file_reader import MemoryFileReader
+from sheaf.adapters.memory_http_client import MemoryHttpClient
+from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
+from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.application.content_resolver import ContentResolver
+from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.document_structure import DocumentStructure
+from sheaf.application.ingestion import Ingestion
+from sheaf.application.quotes import Quotes
+from sheaf.domain.errors import ErrorKind, SheafError
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / \
+    "scholarly-html-dev"
+MANIFEST = (json.loads((CORPUS / "manifest.json").read_text())
+            if (CORPUS / "manifest.json").exists() else [])
+FULL_TEXT = [e for e in MANIFEST if e["full_text"]]
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not MANIFEST, reason="scholarly-html-dev not present")]
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def quotes() -> Quotes:
+    files = MemoryFileReader({f"/pages/{e['id']}.html": (CORPUS / e["file"]).read_bytes()
+                              for e in FULL_TEXT})
+    html, pdf = Html5libExtractor(), MemoryPdfExtractor()
+    store, blobs = MemoryKnowledgeStore(), MemoryBlobStore()
+    ingestion = Ingestion(ContentResolver(MemoryHttpClient(HttpSettings()), html, pdf),
+                          DocumentExtraction(html, pdf), files, store, blobs)
+    for path in files.files:
+        assert (await ingestion.ingest(path)).document_id
+    return Quotes(DocumentStructure(DocumentCatalogue(store, blobs)))
+
+
+@pytest.mark.parametrize("entry", FULL_TEXT, ids=[e["id"] for e in FULL_TEXT])
+async def test_manifest_sentences_are_exact_and_tolerant_quotes(quotes: Quotes,
+                                                                entry: dict[str, object]
+                                                                ) -> None:
+    document = f"/pages/{entry['id']}.html"
+    for sentence in (s["text"] for s in entry["sentences"]):  # type: ignore[attr-defined]
+        (exact,) = await quotes.by_text("default", document, sentence)
+        assert exact.match == "exact" and exact.text == sentence
+        loaded = await quotes.load("default", document)
+        assert loaded.text[exact.start:exact.end] == sentence
+        disguised = sentence.upper().replace(" ", "  ").replace('"', "\u201d")
+        (tolerant,) = await quotes.by_text("default", document, disguised)
+        assert tolerant.match == "tolerant"
+        assert " ".join(tolerant.text.split()) == " ".join(sentence.split())
+
+
+async def test_sentences_from_other_documents_are_not_found(quotes: Quotes) -> None:
+    target = FULL_TEXT[0]
+    foreign = [s["text"] for e in MANIFEST if e["id"] != target["id"]
+               for s in e["sentences"]][:40]
+    assert len(foreign) >= 30
+    for sentence in foreign:
+        with pytest.raises(SheafError) as caught:
+            await quotes.by_text("default", f"/pages/{target['id']}.html", sentence)
+        assert caught.value.kind is ErrorKind.QUOTE_NOT_FOUND
