@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.domain.chunking import BlockSpan, Chunk, chunk_document
+from sheaf.domain.chunking import BlockSpan, Chunk, chunk_document, estimate_tokens
 from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.sections import Section, detect_sections, headings_from_blocks
 from sheaf.domain.text_profile import TextProfile, profile_text
@@ -20,11 +22,16 @@ class StructuredDocument:
     profile: TextProfile
     sections: tuple[Section, ...]
 
-    def chunks(self) -> tuple[Chunk, ...]:
+    def chunks(self, *, retrieval_prefix: bool = True,
+               count: Callable[[str], int] = estimate_tokens) -> tuple[Chunk, ...]:
+        """Section and snippet chunks. `retrieval_prefix` puts the title, heading path and
+        label before each chunk's retrieval text; `count` is the token counter (an exact
+        tokenizer's, when one is configured)."""
         blocks = [BlockSpan(b.kind, b.start, b.end, b.pages)
                   for b in self.document.current.blocks]
         return chunk_document(self.text, blocks, self.sections,
-                              version_id=self.document.current.id, title=self.document.title)
+                              version_id=self.document.current.id, title=self.document.title,
+                              count=count, retrieval_prefix=retrieval_prefix)
 
 
 class DocumentStructure:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit_code(exc)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # a bug or an unreadable store: one line, details on debug
         logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
         print(f"sheaf: error: internal: {type(exc).__name__}: {exc} "

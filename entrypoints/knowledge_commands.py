@@ -85,6 +85,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     chunks = sub.add_parser("chunks", help="a document's section and snippet chunks")
     chunks.add_argument("document", metavar="DOC")
     chunks.add_argument("--level", choices=("section", "snippet"))
+    chunks.add_argument("--no-retrieval-prefix", action="store_true",
+                        help="retrieval text without the [DOC] [PATH] [SECTION] prefix")
     chunks.add_argument("--json", action="store_true")
     _store_flags(chunks)
     chunks.set_defaults(run=_cmd_chunks)
@@ -389,7 +391,7 @@ def _cmd_quote(args: argparse.Namespace) -> int:
 def _cmd_chunks(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
         loaded = await services.structure.load(args.space, args.document)
-        for chunk in loaded.chunks():
+        for chunk in loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix):
             if args.level and chunk.level != args.level:
                 continue
             if args.json:
