@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import anyio
 import duckdb
 
+from sheaf.domain.chunking import Chunk
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
@@ -24,7 +25,7 @@ from sheaf.domain.knowledge_records import (
 )
 from sheaf.domain.resolved_content import ContentSource
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 T = TypeVar("T")
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
@@ -55,7 +56,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE INDEX sources_document ON sources (document_id)""",
         """INSERT INTO sheaf_schema VALUES (1)""",
     ),
+    (
+        """CREATE TABLE chunks (
+            id VARCHAR PRIMARY KEY, version_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
+            space VARCHAR NOT NULL, level VARCHAR NOT NULL, idx INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL, end_offset INTEGER NOT NULL, tokens INTEGER NOT NULL,
+            heading_path VARCHAR[] NOT NULL, section_label VARCHAR, page_first INTEGER,
+            page_last INTEGER, parent_id VARCHAR, prev_id VARCHAR, next_id VARCHAR,
+            text VARCHAR NOT NULL, retrieval_text VARCHAR NOT NULL)""",
+        """CREATE INDEX chunks_version ON chunks (version_id)""",
+    ),
 )
+_CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
+                 "end_offset", "tokens", "heading_path", "section_label", "page_first",
+                 "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text")
+_CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTEGER",
+                "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
+                "heading_path": ["VARCHAR"]}
+_CHUNK_SHAPE = json.dumps([{f: _CHUNK_TYPES.get(f, "VARCHAR") for f in _CHUNK_FIELDS}])
 _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
                     "content_source, content_type, title, created_at, superseded_at, metadata, "
                     "caller_metadata, caller_version_id, diagnostics, characters, blocks")
@@ -193,9 +211,12 @@ class DuckDbKnowledgeStore:
     # -- writes ----------------------------------------------------------------------
     async def save_version(self, version: VersionRecord, source: SourceRef,
                            final_url: str | None = None,
-                           caller_source_id: str | None = None) -> None:
+                           caller_source_id: str | None = None,
+                           chunks: tuple[Chunk, ...] = ()) -> None:
         def write(c: duckdb.DuckDBPyConnection) -> None:
             now = _naive(version.created_at)
+            c.execute("DELETE FROM chunks WHERE document_id = ?", [version.document_id])
+            _insert_chunks(c, version, chunks)
             c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
                       "superseded_at IS NULL", [now, version.document_id])
             c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "
@@ -223,6 +244,34 @@ class DuckDbKnowledgeStore:
         await self._transaction(lambda c: _upsert_source(c, space, document_id, source,
                                                          fetched_sha, final_url, now))
 
+    async def replace_chunks(self, space: str, version_id: str,
+                             chunks: tuple[Chunk, ...]) -> None:
+        def write(c: duckdb.DuckDBPyConnection) -> None:
+            row = c.execute("SELECT id, document_id, space FROM versions WHERE id = ? AND "
+                            "space = ?", [version_id, space]).fetchone()
+            if row is None:
+                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+            c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
+            _insert_chunk_rows(c, version_id, str(row[1]), space, chunks)
+
+        await self._transaction(write)
+
+    async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
+        def read(c: duckdb.DuckDBPyConnection) -> tuple[Chunk, ...]:
+            rows = c.execute(
+                "SELECT id, level, idx, start_offset, end_offset, text, tokens, heading_path, "
+                "section_label, page_first, page_last, parent_id, prev_id, next_id, "
+                "retrieval_text FROM chunks WHERE version_id = ? AND space = ? "
+                "ORDER BY start_offset, level = 'snippet', idx", [version_id, space]).fetchall()
+            return tuple(Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]),
+                               end=int(r[4]), text=r[5], tokens=int(r[6]),
+                               heading_path=tuple(r[7]), section_label=r[8],
+                               pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
+                               parent_id=r[11], prev_id=r[12], next_id=r[13],
+                               retrieval_text=r[14]) for r in rows)
+
+        return await self._run(read)
+
     async def touch_source(self, space: str, key: str) -> None:
         now = _naive(datetime.now(UTC))
         await self._run(lambda c: c.execute(
@@ -236,6 +285,7 @@ class DuckDbKnowledgeStore:
             if not rows:
                 return set()
             released = {sha for row in rows for sha in row}
+            c.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM sources WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM documents WHERE id = ?", [document_id])
@@ -259,6 +309,31 @@ class DuckDbKnowledgeStore:
             c.close()
 
         await self._run(close)
+
+
+def _insert_chunks(c: duckdb.DuckDBPyConnection, version: VersionRecord,
+                   chunks: Sequence[Chunk]) -> None:
+    _insert_chunk_rows(c, version.id, version.document_id, version.space, chunks)
+
+
+def _insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_id: str,
+                       space: str, chunks: Sequence[Chunk]) -> None:
+    """All chunks in one statement: the rows travel as one JSON value that DuckDB unnests,
+    about 0.1 ms a row against about 1 ms a row for bound parameters."""
+    if not chunks:
+        return
+    rows = [{"id": ch.id, "version_id": version_id, "document_id": document_id,
+             "space": space, "level": ch.level, "idx": ch.index, "start_offset": ch.start,
+             "end_offset": ch.end, "tokens": ch.tokens, "heading_path": list(ch.heading_path),
+             "section_label": ch.section_label,
+             "page_first": ch.pages[0] if ch.pages else None,
+             "page_last": ch.pages[-1] if ch.pages else None, "parent_id": ch.parent_id,
+             "prev_id": ch.prev_id, "next_id": ch.next_id, "text": ch.text,
+             "retrieval_text": ch.retrieval_text} for ch in chunks]
+    columns = ", ".join(f"r.{f}" for f in _CHUNK_FIELDS)
+    c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
+              "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
+              [json.dumps(rows), _CHUNK_SHAPE])
 
 
 def _blocks_json(blocks: Sequence[BlockRow]) -> str:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import attrs
 
+from sheaf.domain.chunking import Chunk
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     DocumentRecord,
@@ -35,6 +36,7 @@ class MemoryKnowledgeStore:
         self._documents: dict[str, _Document] = {}
         self._sources: dict[tuple[str, str], SourceRecord] = {}
         self._policies: dict[str, SpacePolicy] = {}
+        self._chunks: dict[str, tuple[Chunk, ...]] = {}
         self._last_ingest: datetime | None = None
 
     async def source(self, space: str, key: str) -> SourceRecord | None:
@@ -49,8 +51,13 @@ class MemoryKnowledgeStore:
 
     async def save_version(self, version: VersionRecord, source: SourceRef,
                            final_url: str | None = None,
-                           caller_source_id: str | None = None) -> None:
+                           caller_source_id: str | None = None,
+                           chunks: tuple[Chunk, ...] = ()) -> None:
         now = version.created_at
+        previous = self._documents.get(version.document_id)
+        for old in (previous.versions if previous else []):
+            self._chunks.pop(old.id, None)
+        self._chunks[version.id] = tuple(chunks)
         document = self._documents.get(version.document_id)
         if document is None:
             document = _Document(version.document_id, version.space, [], caller_source_id,
@@ -74,6 +81,13 @@ class MemoryKnowledgeStore:
                                                           source.original, final_url)
         self._last_ingest = datetime.now(UTC)
 
+    async def replace_chunks(self, space: str, version_id: str,
+                             chunks: tuple[Chunk, ...]) -> None:
+        self._chunks[version_id] = tuple(chunks)
+
+    async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
+        return self._chunks.get(version_id, ())
+
     async def touch_source(self, space: str, key: str) -> None:
         self._last_ingest = datetime.now(UTC)
 
@@ -95,6 +109,8 @@ class MemoryKnowledgeStore:
         if document is None or document.space != space:
             return set()
         del self._documents[document_id]
+        for version in document.versions:
+            self._chunks.pop(version.id, None)
         for key in [k for k, s in self._sources.items() if s.document_id == document_id]:
             del self._sources[key]
         released = {sha for v in document.versions

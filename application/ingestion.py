@@ -16,6 +16,7 @@ from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.stage_events import StageRecorder
 from sheaf.domain.document import Document
+from sheaf.domain.document_analysis import document_chunks
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import (
     DEFAULT_SPACE,
@@ -153,11 +154,14 @@ class Ingestion:
         with record.stage(source, "extract", document_id):
             extracted = await self._extract(page, body, type_hint, source, options)
         policy.check_kind(extracted.source, source)
+        number = 1
+        if known:
+            existing = await self._store.find(space, document_id)
+            number = (max(v.number for v in existing.versions) + 1) if existing else 1
+        version_id = version_id_for(document_id, number)
+        with record.stage(source, "chunk", document_id):
+            chunks = document_chunks(extracted.document, version_id)
         with record.stage(source, "store", document_id):
-            number = 1
-            if known:
-                existing = await self._store.find(space, document_id)
-                number = (max(v.number for v in existing.versions) + 1) if existing else 1
             markdown = extracted.document.text
             await self._blobs.put(body)
             content_sha = hashlib.sha256(extracted.content).hexdigest()
@@ -165,7 +169,7 @@ class Ingestion:
                 await self._blobs.put(extracted.content)
             markdown_sha = await self._blobs.put(markdown.encode())
             version = VersionRecord(
-                id=version_id_for(document_id, number), document_id=document_id, space=space,
+                id=version_id, document_id=document_id, space=space,
                 number=number, fetched_sha=fetched_sha, content_sha=content_sha,
                 markdown_sha=markdown_sha, content_source=extracted.source.value,
                 content_type=extracted.content_type, title=extracted.document.title,
@@ -174,7 +178,7 @@ class Ingestion:
                 diagnostics=extracted.diagnostics, blocks=_block_rows(extracted.document),
                 characters=len(markdown))
             await self._store.save_version(version, ref, extracted.final_url,
-                                           caller_source_id=options.source_id)
+                                           caller_source_id=options.source_id, chunks=chunks)
         return IngestResult(source, status, document_id, version.id,
                             title=extracted.document.title)
 

@@ -20,6 +20,7 @@ from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.ingestion import Ingestion
 from sheaf.application.quotes import Quotes
+from sheaf.application.reindexing import Reindexing
 from sheaf.application.stage_events import StageEvent, StageRecorder
 
 
@@ -48,6 +49,7 @@ class KnowledgeServices:
     catalogue: DocumentCatalogue
     structure: DocumentStructure
     quotes: Quotes
+    reindexing: Reindexing
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -63,4 +65,5 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
                           recorder=StageRecorder(listener))
     catalogue = DocumentCatalogue(store, blobs)
     structure = DocumentStructure(catalogue)
-    return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure))
+    return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
+                             Reindexing(store, structure))

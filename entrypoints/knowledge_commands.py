@@ -106,6 +106,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     _store_flags(quote)
     quote.set_defaults(run=_cmd_quote)
 
+    reindex = sub.add_parser("reindex", help="rebuild chunks from stored text, no fetching")
+    _store_flags(reindex)
+    reindex.set_defaults(run=_cmd_reindex)
+
     status = sub.add_parser("status", help="store path, schema, counts per space")
     status.add_argument("--json", action="store_true")
     _store_flags(status)
@@ -391,7 +395,10 @@ def _cmd_quote(args: argparse.Namespace) -> int:
 def _cmd_chunks(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
         loaded = await services.structure.load(args.space, args.document)
-        for chunk in loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix):
+        stored = await services.store.chunks(args.space, loaded.document.current.id)
+        chunks = (stored if stored and not args.no_retrieval_prefix
+                  else loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix))
+        for chunk in chunks:
             if args.level and chunk.level != args.level:
                 continue
             if args.json:
@@ -399,6 +406,15 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
             else:
                 print(f"{chunk.id:<34} {chunk.tokens:>5} tokens  [{chunk.start}:{chunk.end}]  "
                       f"{' > '.join(chunk.heading_path) or '-'}")
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_reindex(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        count = await services.reindexing.reindex(args.space)
+        print(f"reindexed {count} documents in space {args.space!r}", file=sys.stderr)
         return EXIT_OK
 
     return _with_services(args, work)

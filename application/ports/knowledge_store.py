@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from sheaf.domain.chunking import Chunk
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     DocumentRecord,
@@ -27,9 +28,19 @@ class KnowledgeStore(Protocol):
 
     async def save_version(self, version: VersionRecord, source: SourceRef,
                            final_url: str | None = None,
-                           caller_source_id: str | None = None) -> None:
-        """Store a new current version (superseding the previous one) and point the source
-        at it."""
+                           caller_source_id: str | None = None,
+                           chunks: tuple[Chunk, ...] = ()) -> None:
+        """Store a new current version (superseding the previous one), replace the
+        document's chunks with `chunks`, and point the source at it; all or nothing."""
+        ...
+
+    async def replace_chunks(self, space: str, version_id: str,
+                             chunks: tuple[Chunk, ...]) -> None:
+        """Replace a version's chunks in one transaction (reindexing)."""
+        ...
+
+    async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
+        """A version's stored chunks, section chunks and snippets in document order."""
         ...
 
     async def add_source(self, space: str, document_id: str, source: SourceRef,

@@ -48,3 +48,18 @@ async def test_a_failed_write_leaves_the_previous_state(tmp_path: Path) -> None:
     assert found.current.superseded_at is None
     assert (await store.source("default", URL.key)).fetched_sha == "s1"  # type: ignore[union-attr]
     await store.aclose()
+
+
+async def test_an_older_store_is_migrated_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    await store.save_version(version(1, "s1"), URL)
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:  # make it a version-1 store again
+        connection.execute("DROP TABLE chunks")
+        connection.execute("UPDATE sheaf_schema SET version = 1")
+    reopened = DuckDbKnowledgeStore(path)
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 2
+    assert await reopened.chunks("default", "doc_1.v1") == ()
+    assert await reopened.find("default", URL.key) is not None
+    await reopened.aclose()

@@ -45,7 +45,7 @@ def world() -> World:
 async def test_new_then_unchanged_without_extracting_again(world: World) -> None:
     first = await world.ingestion.ingest(NOTES)
     assert first.status is IngestStatus.NEW and first.title == "Field notes"
-    assert world.stages(NOTES) == ["fetch", "extract", "store"]
+    assert world.stages(NOTES) == ["fetch", "extract", "chunk", "store"]
     world.ingestion.recorder.events.clear()
     again = await world.ingestion.ingest(NOTES)
     assert again.status is IngestStatus.UNCHANGED and again.document_id == first.document_id
@@ -133,3 +133,19 @@ async def test_failures_are_results_not_exceptions(world: World) -> None:
     assert missing.status is IngestStatus.FAILED and missing.error_kind == "input_not_found"
     gone = await world.ingestion.ingest("https://example.org/gone")
     assert gone.error_kind == "not_found"
+
+
+async def test_chunks_are_stored_with_the_version_and_replaced_on_change(world: World) -> None:
+    first = await world.ingestion.ingest(NOTES)
+    v1 = f"{first.document_id}.v1"
+    chunks = await world.store.chunks("default", v1)
+    assert chunks and {c.level for c in chunks} == {"section", "snippet"}
+    document = await world.store.find("default", NOTES)
+    assert document is not None
+    markdown = (await world.blobs.get(document.current.markdown_sha)).decode()
+    assert all(markdown[c.start:c.end] == c.text for c in chunks)
+    world.files.files[NOTES] = NOTE_TEXT + b"\nA second paragraph arrived.\n"
+    await world.ingestion.ingest(NOTES)
+    assert await world.store.chunks("default", v1) == ()
+    latest = await world.store.chunks("default", f"{first.document_id}.v2")
+    assert any("second paragraph" in c.text for c in latest)

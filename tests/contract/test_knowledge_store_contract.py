@@ -11,6 +11,7 @@ import pytest
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.domain.chunking import Chunk
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
@@ -116,3 +117,28 @@ async def test_policies_per_space(store: KnowledgeStore) -> None:
     await store.set_policy("locked", strict)
     assert await store.policy("locked") == strict
     assert await store.policy("default") == SpacePolicy()
+
+
+def chunk(version_id: str, level: str, index: int, start: int, end: int) -> Chunk:
+    return Chunk(id=f"{version_id}:{level}:{index}", level=level, index=index, start=start,
+                 end=end, text="x" * (end - start), tokens=3, heading_path=("Results",),
+                 section_label="results", pages=(1, 2) if level == "section" else (),
+                 parent_id=None if level == "section" else f"{version_id}:section:0",
+                 prev_id=None, next_id=None, retrieval_text="[DOC: t] x")
+
+
+async def test_chunks_are_saved_with_their_version_and_replaced_by_the_next(
+        store: KnowledgeStore) -> None:
+    first = (chunk("doc_1.v1", "section", 0, 0, 20), chunk("doc_1.v1", "snippet", 0, 0, 10),
+             chunk("doc_1.v1", "snippet", 1, 12, 20))
+    await store.save_version(version(1, "s1"), URL, chunks=first)
+    assert await store.chunks("default", "doc_1.v1") == first
+    second = (chunk("doc_1.v2", "section", 0, 0, 9), chunk("doc_1.v2", "snippet", 0, 0, 9))
+    await store.save_version(version(2, "s2"), URL, chunks=second)
+    assert await store.chunks("default", "doc_1.v1") == ()
+    assert await store.chunks("default", "doc_1.v2") == second
+    rebuilt = (chunk("doc_1.v2", "section", 0, 0, 9),)
+    await store.replace_chunks("default", "doc_1.v2", rebuilt)
+    assert await store.chunks("default", "doc_1.v2") == rebuilt
+    await store.remove("default", "doc_1")
+    assert await store.chunks("default", "doc_1.v2") == ()

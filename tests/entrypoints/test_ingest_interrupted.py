@@ -17,7 +17,8 @@ DOCUMENTS = 120
 
 
 def _consistent(store: Path) -> int:
-    """Every document has its current version, every version its blocks and Markdown blob;
+    """Every document has its current version and its chunks, every version its blocks and
+    Markdown blob;
     returns the number of documents."""
     with duckdb.connect(str(store), read_only=True) as db:
         orphans = db.execute(
@@ -28,9 +29,12 @@ def _consistent(store: Path) -> int:
             "WHERE v.id IS NULL").fetchone()
         blockless = db.execute(
             "SELECT count(*) FROM versions WHERE blocks = '[]'").fetchone()
+        chunkless = db.execute(
+            "SELECT count(*) FROM documents d WHERE NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.version_id = d.current_version)").fetchone()
         shas = [r[0] for r in db.execute("SELECT markdown_sha FROM versions").fetchall()]
         documents = db.execute("SELECT count(*) FROM documents").fetchone()
-    assert orphans == (0,) and headless == (0,) and blockless == (0,)
+    assert orphans == (0,) and headless == (0,) and blockless == (0,) and chunkless == (0,)
     blobs = store.with_suffix(".blobs") / "raw"
     assert all((blobs / sha[:2] / sha).exists() for sha in shas)
     assert documents is not None
