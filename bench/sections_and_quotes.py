@@ -18,23 +18,16 @@ from pathlib import Path
 
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.document import BlockKind, Document
+from sheaf.domain.document import Document
+from sheaf.domain.document_analysis import document_sections
 from sheaf.domain.errors import SheafError
 from sheaf.domain.quote_matching import MatchKind, find_quote
 from sheaf.domain.section_labels import SCIENTIFIC_CORE
-from sheaf.domain.sections import Heading, Section, detect_sections
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 CANONICAL = SCIENTIFIC_CORE | {"abstract", "background", "related_work", "limitations",
                                "acknowledgements", "funding", "declarations", "appendix",
                                "supplementary", "keywords"}
-
-
-def sections_of(document: Document) -> tuple[Section, ...]:
-    headings = [Heading(b.draft.text, b.level, b.start, b.end) for b in document.blocks
-                if b.kind is BlockKind.HEADING]
-    return detect_sections(document.text, headings, title=document.title,
-                           abstract=document.metadata.abstract)
 
 
 def disguise(sentence: str) -> str:
@@ -61,7 +54,7 @@ def main() -> int:
         document = Html5libExtractor().extract_sync((pages_dir / entry["file"]).read_bytes(),
                                                     entry.get("source_url_from_page") or "")
         documents[entry["id"]] = document
-        labels = [s.label for s in sections_of(document)]
+        labels = [s.label for s in document_sections(document)]
         canonical = sorted(set(labels) & CANONICAL)
         print(f"  {entry['id']} {entry['publisher'][:24]:<24} {len(canonical):>2} canonical: "
               f"{', '.join(canonical)}")
@@ -111,7 +104,7 @@ def main() -> int:
                 document = PdfminerExtractor().extract_sync(path.read_bytes())
             except SheafError:
                 continue
-            labels = sorted({s.label for s in sections_of(document)} & CANONICAL)
+            labels = sorted({s.label for s in document_sections(document)} & CANONICAL)
             if document.headings():
                 print(f"  {path.stem[:40]:<40} {len(labels):>2}: {', '.join(labels)}")
     print("\nshortfalls: " + ("; ".join(failures[:20]) if failures else "none"))
