@@ -140,44 +140,47 @@ def _top_level_starts(sections: tuple[Section, ...]) -> set[int]:
     return {s.start for s in sections if s.level == top}
 
 
-def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...],
-                    count: Callable[[str], int]) -> list[list[_Atom]]:
-    """Greedy groups near the section target; a top-level section always starts a group,
-    and a heading closes a group that already reached half the target."""
-    boundaries = _top_level_starts(sections)
+def _greedy_groups(atoms: list[_Atom], breaks_before: Callable[[list[_Atom], _Atom], bool]
+                   ) -> list[list[_Atom]]:
+    """Consecutive atoms in groups; a new group starts where `breaks_before` says so."""
     groups: list[list[_Atom]] = []
     current: list[_Atom] = []
     for atom in atoms:
-        if current:
-            size = count(text[current[0].start:atom.end])
-            starts_top = atom.start in boundaries
-            natural_break = atom.heading and count(
-                text[current[0].start:current[-1].end]) >= SECTION_TARGET // 2
-            if starts_top or size > SECTION_MAX or natural_break or (
-                    size > SECTION_TARGET and not current[-1].heading):
-                groups.append(current)
-                current = []
+        if current and breaks_before(current, atom):
+            groups.append(current)
+            current = []
         current.append(atom)
     if current:
         groups.append(current)
     return groups
+
+
+def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...],
+                    count: Callable[[str], int]) -> list[list[_Atom]]:
+    """Near the section target; a top-level section always starts a group, and a heading
+    closes a group that already reached half the target."""
+    boundaries = _top_level_starts(sections)
+
+    def breaks_before(current: list[_Atom], atom: _Atom) -> bool:
+        size = count(text[current[0].start:atom.end])
+        natural_break = atom.heading and count(
+            text[current[0].start:current[-1].end]) >= SECTION_TARGET // 2
+        return (atom.start in boundaries or size > SECTION_MAX or natural_break
+                or (size > SECTION_TARGET and not current[-1].heading))
+
+    return _greedy_groups(atoms, breaks_before)
 
 
 def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int]
                     ) -> list[list[_Atom]]:
-    groups: list[list[_Atom]] = []
-    current: list[_Atom] = []
-    for atom in atoms:
-        if current:
-            size = count(text[current[0].start:atom.end])
-            if size > SNIPPET_MAX or (atom.heading and not current[-1].heading) or (
-                    size > SNIPPET_TARGET and not current[-1].heading):
-                groups.append(current)
-                current = []
-        current.append(atom)
-    if current:
-        groups.append(current)
-    return groups
+    """Near the snippet target; a heading starts a new snippet (and stays with its text)."""
+
+    def breaks_before(current: list[_Atom], atom: _Atom) -> bool:
+        size = count(text[current[0].start:atom.end])
+        return size > SNIPPET_MAX or (atom.heading and not current[-1].heading) or (
+            size > SNIPPET_TARGET and not current[-1].heading)
+
+    return _greedy_groups(atoms, breaks_before)
 
 
 def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: int,
