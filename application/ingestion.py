@@ -11,12 +11,14 @@ import attrs
 from sheaf.application.content_resolver import ContentResolver, FetchedPage, Preference
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.keyed_locks import KeyedLocks
+from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.stage_events import StageRecorder
+from sheaf.domain.chunking import Chunk
 from sheaf.domain.document import Document
-from sheaf.domain.document_analysis import document_chunks
+from sheaf.domain.document_analysis import document_chunks, document_sections
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import (
     DEFAULT_SPACE,
@@ -29,6 +31,8 @@ from sheaf.domain.ingestion import (
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.staged_version import StagedVersion
+from sheaf.domain.text_profile import profile_text
 from sheaf.domain.url_normalisation import normalise_url
 
 
@@ -42,6 +46,8 @@ class IngestOptions:
     dry_run: bool = False
     password: str | None = None
     prefer: Preference = "auto"
+    resume: bool = False
+    """Use a complete set of staged artifacts instead of extracting again."""
     source_id: str | None = None
     """The caller's own id for the source, kept and searchable."""
     version_id: str | None = None
@@ -67,7 +73,8 @@ class Ingestion:
     stored under another source: `duplicate`, recorded as an alias."""
 
     def __init__(self, resolver: ContentResolver, extraction: DocumentExtraction,
-                 files: FileReader, store: KnowledgeStore, blobs: BlobStore, *,
+                 files: FileReader, store: KnowledgeStore, blobs: BlobStore,
+                 artifacts: ArtifactStore, *,
                  recorder: StageRecorder | None = None,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self._resolver = resolver
@@ -75,6 +82,7 @@ class Ingestion:
         self._files = files
         self._store = store
         self._blobs = blobs
+        self._artifacts = artifacts
         self.recorder = recorder or StageRecorder()
         self._clock = clock
         self._locks = KeyedLocks()
@@ -151,36 +159,75 @@ class Ingestion:
             return IngestResult(source, status, known.document_id if known else None)
 
         document_id = known.document_id if known else document_id_for(space, ref.key)
-        with record.stage(source, "extract", document_id):
-            extracted = await self._extract(page, body, type_hint, source, options)
-        policy.check_kind(extracted.source, source)
         number = 1
         if known:
             existing = await self._store.find(space, document_id)
             number = (max(v.number for v in existing.versions) + 1) if existing else 1
         version_id = version_id_for(document_id, number)
-        with record.stage(source, "chunk", document_id):
-            chunks = document_chunks(extracted.document, version_id)
+        stage_key = _stage_key(space, ref.key, fetched_sha)
+        prepared = (await self._staged(stage_key, version_id) if options.resume else None)
+        if prepared is not None:
+            with record.stage(source, "extract", document_id) as state:
+                state["outcome"] = "resumed"
+        else:
+            with record.stage(source, "extract", document_id):
+                extracted = await self._extract(page, body, type_hint, source, options)
+            policy.check_kind(extracted.source, source)  # before anything is written
+            with record.stage(source, "chunk", document_id):
+                chunks = document_chunks(extracted.document, version_id)
+            with record.stage(source, "stage", document_id):
+                prepared = await self._stage(stage_key, version_id, body, fetched_sha,
+                                             extracted, chunks)
+        policy.check_kind(ContentSource(prepared.content_source), source)
         with record.stage(source, "store", document_id):
-            markdown = extracted.document.text
-            await self._blobs.put(body)
-            content_sha = hashlib.sha256(extracted.content).hexdigest()
-            if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
-                await self._blobs.put(extracted.content)
-            markdown_sha = await self._blobs.put(markdown.encode())
             version = VersionRecord(
-                id=version_id, document_id=document_id, space=space,
-                number=number, fetched_sha=fetched_sha, content_sha=content_sha,
-                markdown_sha=markdown_sha, content_source=extracted.source.value,
-                content_type=extracted.content_type, title=extracted.document.title,
-                created_at=self._clock(), metadata=extracted.document.metadata.as_dict(),
+                id=version_id, document_id=document_id, space=space, number=number,
+                fetched_sha=fetched_sha, content_sha=prepared.content_sha,
+                markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
+                content_type=prepared.content_type, title=prepared.title,
+                created_at=self._clock(), metadata=prepared.metadata,
                 caller_metadata=dict(options.metadata), caller_version_id=options.version_id,
-                diagnostics=extracted.diagnostics, blocks=_block_rows(extracted.document),
-                characters=len(markdown))
-            await self._store.save_version(version, ref, extracted.final_url,
-                                           caller_source_id=options.source_id, chunks=chunks)
-        return IngestResult(source, status, document_id, version.id,
-                            title=extracted.document.title)
+                diagnostics=prepared.diagnostics, blocks=prepared.blocks,
+                characters=prepared.characters)
+            await self._store.save_version(version, ref, prepared.final_url,
+                                           caller_source_id=options.source_id,
+                                           chunks=prepared.chunks)
+        return IngestResult(source, status, document_id, version.id, title=prepared.title)
+
+    async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
+                     extracted: _Extracted, chunks: tuple[Chunk, ...]) -> StagedVersion:
+        """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
+        meta.json, whose presence marks the set complete (what `resume` looks for)."""
+        markdown = extracted.document.text
+        await self._blobs.put(body)
+        content_sha = hashlib.sha256(extracted.content).hexdigest()
+        if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
+            await self._blobs.put(extracted.content)
+        markdown_sha = await self._blobs.put(markdown.encode())
+        document = extracted.document
+        staged = StagedVersion(
+            version_id=version_id, title=document.title, content_source=extracted.source.value,
+            content_type=extracted.content_type, metadata=document.metadata.as_dict(),
+            diagnostics=extracted.diagnostics, blocks=_block_rows(document),
+            characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
+            markdown_sha=markdown_sha, chunks=chunks,
+            sections=document_sections(document),
+            profile=profile_text(markdown, [(b.kind.value, b.start, b.end)
+                                            for b in document.blocks]).as_dict(markdown))
+        await self._artifacts.write(key, "document.md", markdown.encode())
+        await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
+        await self._artifacts.write(key, "meta.json", staged.meta_json())
+        return staged
+
+    async def _staged(self, key: str, version_id: str) -> StagedVersion | None:
+        meta = await self._artifacts.read(key, "meta.json")
+        chunks = await self._artifacts.read(key, "chunks.jsonl")
+        if meta is None or chunks is None:
+            return None
+        staged = StagedVersion.from_artifacts(meta, chunks)
+        if staged.version_id != version_id or not await self._blobs.has(staged.markdown_sha):
+            return None  # staged for another version number, or its blobs are gone
+        return staged
 
     async def _extract(self, page: FetchedPage | None, body: bytes, type_hint: str | None,
                        source: str, options: IngestOptions) -> _Extracted:
@@ -197,6 +244,11 @@ class Ingestion:
                           extraction.decision.media_type.essence or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
                                        *(f"extract: {n}" for n in extraction.document.notes)))
+
+
+def _stage_key(space: str, source_key: str, fetched_sha: str) -> str:
+    source_hash = hashlib.sha256(source_key.encode()).hexdigest()[:20]
+    return f"{hashlib.sha256(space.encode()).hexdigest()[:12]}/{source_hash}/{fetched_sha[:20]}"
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

@@ -9,6 +9,7 @@ import attrs
 
 from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
 from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
 from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
@@ -62,6 +63,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     store = DuckDbKnowledgeStore(store_path)
     blobs = FilesystemBlobStore(blob_folder(store_path))
     ingestion = Ingestion(resolver, build_extraction(), FilesystemFileReader(), store, blobs,
+                          FilesystemArtifactStore(blob_folder(store_path)),
                           recorder=StageRecorder(listener))
     catalogue = DocumentCatalogue(store, blobs)
     structure = DocumentStructure(catalogue)

@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     ingest.add_argument("--recursive", action="store_true", help="walk directories deeply")
     ingest.add_argument("--concurrency", type=int, default=4)
     ingest.add_argument("--force", action="store_true", help="re-extract unchanged sources")
+    ingest.add_argument("--resume", action="store_true",
+                        help="reuse the staged artifacts of an interrupted ingest instead of "
+                             "extracting again")
     ingest.add_argument("--dry-run", action="store_true",
                         help="report what each source would be; store nothing")
     ingest.add_argument("--password", help="password of encrypted PDFs")
@@ -178,7 +181,8 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         print("sheaf: error: nothing to ingest (give sources or --batch)", file=sys.stderr)
         return 2
     options = IngestOptions(space=args.space, metadata=metadata, force=args.force,
-                            dry_run=args.dry_run, password=args.password, prefer=args.prefer,
+                            dry_run=args.dry_run, resume=args.resume,
+                            password=args.password, prefer=args.prefer,
                             source_id=args.source_id, version_id=args.version_id)
     interactive = sys.stderr.isatty() and not args.json
 

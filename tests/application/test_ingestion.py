@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
 from sheaf.adapters.memory_blob_store import MemoryBlobStore
 from sheaf.adapters.memory_file_reader import MemoryFileReader
 from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
@@ -31,7 +32,7 @@ class World:
         self.blobs = MemoryBlobStore()
         self.ingestion = Ingestion(ContentResolver(self.http, html, pdf),
                                    DocumentExtraction(html, pdf), self.files, self.store,
-                                   self.blobs)
+                                   self.blobs, MemoryArtifactStore())
 
     def stages(self, source: str) -> list[str]:
         return [e.stage for e in self.ingestion.recorder.events if e.source == source]
@@ -45,7 +46,7 @@ def world() -> World:
 async def test_new_then_unchanged_without_extracting_again(world: World) -> None:
     first = await world.ingestion.ingest(NOTES)
     assert first.status is IngestStatus.NEW and first.title == "Field notes"
-    assert world.stages(NOTES) == ["fetch", "extract", "chunk", "store"]
+    assert world.stages(NOTES) == ["fetch", "extract", "chunk", "stage", "store"]
     world.ingestion.recorder.events.clear()
     again = await world.ingestion.ingest(NOTES)
     assert again.status is IngestStatus.UNCHANGED and again.document_id == first.document_id
@@ -149,3 +150,40 @@ async def test_chunks_are_stored_with_the_version_and_replaced_on_change(world: 
     assert await world.store.chunks("default", v1) == ()
     latest = await world.store.chunks("default", f"{first.document_id}.v2")
     assert any("second paragraph" in c.text for c in latest)
+
+
+class FailingOnce(MemoryKnowledgeStore):
+    """A store that dies on its first write, as a killed process would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failures = 1
+
+    async def save_version(self, *args: object, **kwargs: object) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("killed between the stage and store steps")
+        await super().save_version(*args, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
+    world = World()
+    world.store = FailingOnce()
+    artifacts = MemoryArtifactStore()
+    html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
+    world.ingestion = Ingestion(ContentResolver(world.http, html, pdf),
+                                DocumentExtraction(html, pdf), world.files, world.store,
+                                world.blobs, artifacts)
+    with pytest.raises(RuntimeError):
+        await world.ingestion.ingest(NOTES)
+    assert await world.store.find("default", NOTES) is None  # nothing half-stored
+    names = {name for _, name in artifacts.files}
+    assert names == {"document.md", "meta.json", "chunks.jsonl"}
+    world.ingestion.recorder.events.clear()
+    resumed = await world.ingestion.ingest(NOTES, IngestOptions(resume=True))
+    assert resumed.status is IngestStatus.NEW
+    events = [(e.stage, e.outcome) for e in world.ingestion.recorder.events]
+    assert ("extract", "resumed") in events and ("chunk", "ok") not in events
+    document = await world.store.find("default", NOTES)
+    assert document is not None and document.current.blocks
+    assert await world.store.chunks("default", document.current.id)

@@ -12,6 +12,7 @@ import pytest
 
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
 from sheaf.adapters.memory_blob_store import MemoryBlobStore
 from sheaf.adapters.memory_file_reader import MemoryFileReader
 from sheaf.adapters.memory_http_client import MemoryHttpClient
@@ -46,7 +47,8 @@ async def quotes() -> Quotes:
     html, pdf = Html5libExtractor(), MemoryPdfExtractor()
     store, blobs = MemoryKnowledgeStore(), MemoryBlobStore()
     ingestion = Ingestion(ContentResolver(MemoryHttpClient(HttpSettings()), html, pdf),
-                          DocumentExtraction(html, pdf), files, store, blobs)
+                          DocumentExtraction(html, pdf), files, store, blobs,
+                          MemoryArtifactStore())
     for path in files.files:
         assert (await ingestion.ingest(path)).document_id
     return Quotes(DocumentStructure(DocumentCatalogue(store, blobs)))

@@ -1,4 +1,4 @@
-"""An ingest killed mid-batch leaves a consistent store, and re-running finishes the work."""
+"""An ingest killed mid-batch leaves a consistent store, and `--resume` finishes the work."""
 
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def test_killed_ingest_is_consistent_and_resumes(tmp_path: Path) -> None:
     stored = _consistent(store)
     assert 10 <= stored < DOCUMENTS
 
-    rerun = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    rerun = subprocess.run([*command, "--resume"], capture_output=True, text=True,
+                           check=False, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     statuses = [json.loads(line)["status"] for line in rerun.stdout.splitlines()]
     assert statuses.count("unchanged") == stored

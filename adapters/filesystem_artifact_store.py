@@ -1,0 +1,46 @@
+"""Staged artifacts as files: `<root>/versions/<key>/<name>`, written atomically."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import anyio
+
+_SAFE = re.compile(r"^[A-Za-z0-9._/-]+$")
+
+
+class FilesystemArtifactStore:
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root) / "versions"
+
+    def _path(self, key: str, name: str) -> Path:
+        if not _SAFE.match(key) or ".." in key or not _SAFE.match(name) or "/" in name:
+            raise ValueError(f"unsafe artifact name {key!r}/{name!r}")
+        return self.root / key / name
+
+    async def write(self, key: str, name: str, data: bytes) -> None:
+        await anyio.to_thread.run_sync(self._write, self._path(key, name), data)
+
+    @staticmethod
+    def _write(target: Path, data: bytes) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    async def read(self, key: str, name: str) -> bytes | None:
+        path = self._path(key, name)
+        try:
+            return await anyio.to_thread.run_sync(path.read_bytes)
+        except FileNotFoundError:
+            return None

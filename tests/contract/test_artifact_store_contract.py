@@ -1,0 +1,28 @@
+"""The ArtifactStore contract, against the in-memory fake and the filesystem store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
+from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
+from sheaf.application.ports.artifact_store import ArtifactStore
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["memory", "filesystem"])
+def artifacts(request: pytest.FixtureRequest, tmp_path: Path) -> ArtifactStore:
+    return MemoryArtifactStore() if request.param == "memory" else FilesystemArtifactStore(
+        tmp_path)
+
+
+async def test_write_read_and_overwrite(artifacts: ArtifactStore) -> None:
+    assert await artifacts.read("default/abc/v1", "meta.json") is None
+    await artifacts.write("default/abc/v1", "meta.json", b"{}")
+    assert await artifacts.read("default/abc/v1", "meta.json") == b"{}"
+    await artifacts.write("default/abc/v1", "meta.json", b'{"a": 1}')
+    assert await artifacts.read("default/abc/v1", "meta.json") == b'{"a": 1}'
+    assert await artifacts.read("default/abc/v2", "meta.json") is None
