@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from typing import Any
 
 import attrs
 
@@ -25,8 +26,18 @@ class StageEvent:
     document_id: str | None = None
 
 
+def _tracer() -> Any:
+    """OpenTelemetry's tracer when the `otel` extra is installed, else None."""
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return None
+    return trace.get_tracer("sheaf.ingest")
+
+
 class StageRecorder:
-    """Times stages and hands each event to the log and to an optional listener."""
+    """Times stages and hands each event to the log, to an optional listener and, when
+    OpenTelemetry is installed, to a span per stage."""
 
     def __init__(self, listener: Callable[[StageEvent], None] | None = None) -> None:
         self.events: list[StageEvent] = []
@@ -38,8 +49,15 @@ class StageRecorder:
         """Time a stage; the caller may set `outcome` in the yielded dict."""
         started = time.perf_counter()
         state = {"outcome": "ok"}
+        tracer = _tracer()
+        span_context = (tracer.start_as_current_span(f"sheaf.{stage}", attributes={
+            "sheaf.source": source, "sheaf.document": document_id or ""})
+            if tracer is not None else nullcontext())
         try:
-            yield state
+            with span_context as span:
+                yield state
+                if span is not None:
+                    span.set_attribute("sheaf.outcome", state["outcome"])
         except BaseException as exc:
             reason = exc.kind.value if isinstance(exc, SheafError) else type(exc).__name__
             state["outcome"] = f"failed: {reason}"

@@ -20,6 +20,7 @@ from sheaf.application.stage_events import StageEvent
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, IngestStatus
 from sheaf.domain.knowledge_records import DocumentRecord
+from sheaf.domain.resolved_content import ContentSource
 from sheaf.entrypoints.composition import KnowledgeServices, build_knowledge
 from sheaf.entrypoints.configuration import http_settings, store_path
 
@@ -108,6 +109,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     quote.add_argument("--json", action="store_true")
     _store_flags(quote)
     quote.set_defaults(run=_cmd_quote)
+
+    space = sub.add_parser("space", help="show or set a space's ingestion policy")
+    space.add_argument("name", metavar="SPACE")
+    switch = space.add_mutually_exclusive_group()
+    switch.add_argument("--enable", action="store_true", help="allow ingestion")
+    switch.add_argument("--disable", action="store_true", help="refuse ingestion")
+    space.add_argument("--max-bytes", type=int, help="largest source accepted")
+    space.add_argument("--kinds", help="accepted content, comma separated: pdf,html,raw")
+    space.add_argument("--json", action="store_true")
+    space.add_argument("--store", help="the DuckDB file")
+    space.set_defaults(run=_cmd_space)
 
     reindex = sub.add_parser("reindex", help="rebuild chunks from stored text, no fetching")
     _store_flags(reindex)
@@ -419,6 +431,38 @@ def _cmd_reindex(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
         count = await services.reindexing.reindex(args.space)
         print(f"reindexed {count} documents in space {args.space!r}", file=sys.stderr)
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_space(args: argparse.Namespace) -> int:
+    async def work(services: KnowledgeServices) -> int:
+        policy = await services.store.policy(args.name)
+        changes: dict[str, Any] = {}
+        if args.enable or args.disable:
+            changes["ingestion_enabled"] = bool(args.enable)
+        if args.max_bytes is not None:
+            changes["max_bytes"] = args.max_bytes
+        if args.kinds is not None:
+            try:
+                changes["allowed_kinds"] = frozenset(
+                    ContentSource(k.strip()) for k in args.kinds.split(",") if k.strip())
+            except ValueError:
+                print(f"sheaf: error: --kinds takes pdf, html and raw, not {args.kinds!r}",
+                      file=sys.stderr)
+                return 2
+        if changes:
+            policy = attrs.evolve(policy, **changes)
+            await services.store.set_policy(args.name, policy)
+        shown = {"space": args.name, "ingestion_enabled": policy.ingestion_enabled,
+                 "max_bytes": policy.max_bytes,
+                 "allowed_kinds": sorted(k.value for k in policy.allowed_kinds)}
+        if args.json:
+            print(json.dumps(shown))
+        else:
+            for key, value in shown.items():
+                print(f"{key:<18} {value}")
         return EXIT_OK
 
     return _with_services(args, work)

@@ -126,3 +126,21 @@ async def test_reconcile_reports_present_stale_and_missing(tmp_path: Path) -> No
     assert states == {str(kept): "present", str(changed): "stale", str(absent): "missing"}
     status = json.loads((await sheaf(store, "status", "--json")).stdout)
     assert status["spaces"][0]["versions"] == 2  # reconcile stored nothing
+
+
+async def test_space_policies_refuse_with_typed_errors(tmp_path: Path) -> None:
+    store = tmp_path / "kb.duckdb"
+    note = tmp_path / "note.md"
+    note.write_text("# Note\n\nText.\n")
+    shown = json.loads((await sheaf(store, "space", "locked", "--disable", "--json")).stdout)
+    assert shown["ingestion_enabled"] is False
+    done = await sheaf(store, "ingest", str(note), "--space", "locked", "--json")
+    assert json.loads(done.stdout)["error_kind"] == "ingestion_disabled"
+    await sheaf(store, "space", "pdfs", "--kinds", "pdf")
+    refused = await sheaf(store, "ingest", str(note), "--space", "pdfs", "--json")
+    assert json.loads(refused.stdout)["error_kind"] == "unsupported_content"
+    await sheaf(store, "space", "tiny", "--max-bytes", "5")
+    small = await sheaf(store, "ingest", str(note), "--space", "tiny", "--json")
+    assert json.loads(small.stdout)["error_kind"] == "too_large"
+    ok = await sheaf(store, "ingest", str(note), "--json")
+    assert json.loads(ok.stdout)["status"] == "new"
