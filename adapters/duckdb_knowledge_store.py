@@ -94,6 +94,10 @@ class DuckDbKnowledgeStore:
                              f"cannot open the store at {self.path}: {exc}") from None
         self._lock = threading.Lock()
         self._migrate()
+        self._load_full_text_extension()
+        # The full-text index is not updated by writes: rebuilt before the first search
+        # that follows a write.
+        self._text_index_stale = True
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -120,6 +124,16 @@ class DuckDbKnowledgeStore:
                 connection.execute("ROLLBACK")
                 raise
 
+    def _load_full_text_extension(self) -> None:
+        import duckdb_extension_fts
+
+        found = next(Path(duckdb_extension_fts.__file__).parent.rglob("fts.duckdb_extension"),
+                     None)
+        if found is None:
+            raise SheafError(ErrorKind.STORE_VERSION,
+                             "the duckdb-extension-fts package holds no extension binary")
+        self._connection.execute(f"LOAD '{found}'")
+
     async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         def locked() -> T:
             with self._lock:
@@ -136,6 +150,7 @@ class DuckDbKnowledgeStore:
                 connection.execute("ROLLBACK")
                 raise
             connection.execute("COMMIT")
+            self._text_index_stale = True
             return result
 
         return await self._run(atomic)
@@ -179,6 +194,25 @@ class DuckDbKnowledgeStore:
                 "SELECT id FROM documents WHERE space = ? ORDER BY updated_at DESC, id",
                 [space]).fetchall()]
             return [record for i in ids if (record := _document(c, i)) is not None]
+
+        return await self._run(read)
+
+    async def search_text(self, space: str, query: str, limit: int
+                          ) -> list[tuple[Chunk, float]]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[Chunk, float]]:
+            if self._text_index_stale:
+                c.execute("PRAGMA create_fts_index('chunks', 'id', 'retrieval_text', "
+                          "stemmer = 'english', stopwords = 'english', overwrite = 1)")
+                self._text_index_stale = False
+            rows = c.execute(
+                "SELECT * FROM (SELECT c.id, c.level, c.idx, c.start_offset, c.end_offset, "
+                "c.text, c.tokens, c.heading_path, c.section_label, c.page_first, c.page_last, "
+                "c.parent_id, c.prev_id, c.next_id, c.retrieval_text, "
+                "fts_main_chunks.match_bm25(c.id, ?) AS score FROM chunks c "
+                "JOIN documents d ON d.current_version = c.version_id "
+                "WHERE c.space = ? AND c.level = 'snippet') WHERE score IS NOT NULL "
+                "ORDER BY score DESC, id LIMIT ?", [query, space, limit]).fetchall()
+            return [(_chunk_row(r), float(r[15])) for r in rows]
 
         return await self._run(read)
 
@@ -263,12 +297,7 @@ class DuckDbKnowledgeStore:
                 "section_label, page_first, page_last, parent_id, prev_id, next_id, "
                 "retrieval_text FROM chunks WHERE version_id = ? AND space = ? "
                 "ORDER BY start_offset, level = 'snippet', idx", [version_id, space]).fetchall()
-            return tuple(Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]),
-                               end=int(r[4]), text=r[5], tokens=int(r[6]),
-                               heading_path=tuple(r[7]), section_label=r[8],
-                               pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
-                               parent_id=r[11], prev_id=r[12], next_id=r[13],
-                               retrieval_text=r[14]) for r in rows)
+            return tuple(_chunk_row(r) for r in rows)
 
         return await self._run(read)
 
@@ -309,6 +338,13 @@ class DuckDbKnowledgeStore:
             c.close()
 
         await self._run(close)
+
+
+def _chunk_row(r: Sequence[Any]) -> Chunk:
+    return Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]), end=int(r[4]),
+                 text=r[5], tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
+                 pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
+                 parent_id=r[11], prev_id=r[12], next_id=r[13], retrieval_text=r[14])
 
 
 def _insert_chunks(c: duckdb.DuckDBPyConnection, version: VersionRecord,

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import attrs
 
+from sheaf.domain.bm25 import bm25_scores
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
@@ -118,6 +119,16 @@ class MemoryKnowledgeStore:
         still_used = {sha for d in self._documents.values() for v in d.versions
                       for sha in (v.fetched_sha, v.content_sha, v.markdown_sha)}
         return released - still_used
+
+    async def search_text(self, space: str, query: str, limit: int
+                          ) -> list[tuple[Chunk, float]]:
+        current = {d.versions[-1].id for d in self._documents.values() if d.space == space}
+        snippets = [c for version_id in current for c in self._chunks.get(version_id, ())
+                    if c.level == "snippet"]
+        scores = bm25_scores([c.retrieval_text for c in snippets], query)
+        ranked = sorted(((c, s) for c, s in zip(snippets, scores, strict=True) if s > 0),
+                        key=lambda pair: (-pair[1], pair[0].id))
+        return ranked[:limit]
 
     async def policy(self, space: str) -> SpacePolicy:
         return self._policies.get(space, SpacePolicy())

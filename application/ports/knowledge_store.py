@@ -65,6 +65,11 @@ class KnowledgeStore(Protocol):
         hashes no longer referenced anywhere (their blobs can go)."""
         ...
 
+    async def search_text(self, space: str, query: str, limit: int
+                          ) -> list[tuple[Chunk, float]]:
+        """Snippet chunks of current versions ranked by BM25 over their retrieval text."""
+        ...
+
     async def policy(self, space: str) -> SpacePolicy:
         ...
 

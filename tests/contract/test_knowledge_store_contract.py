@@ -142,3 +142,35 @@ async def test_chunks_are_saved_with_their_version_and_replaced_by_the_next(
     assert await store.chunks("default", "doc_1.v2") == rebuilt
     await store.remove("default", "doc_1")
     assert await store.chunks("default", "doc_1.v2") == ()
+
+
+def text_chunk(version_id: str, index: int, words: str) -> Chunk:
+    return Chunk(id=f"{version_id}:snippet:{index}", level="snippet", index=index, start=0,
+                 end=len(words), text=words, tokens=3, heading_path=(), section_label=None,
+                 pages=(), parent_id=None, prev_id=None, next_id=None,
+                 retrieval_text=f"[DOC: t] {words}")
+
+
+async def test_text_search_ranks_current_snippets_of_the_space(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL, chunks=(
+        text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),
+        text_chunk("doc_1.v1", 1, "foxes wait for people to sleep")))
+    other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
+    await store.save_version(version(1, "s2", doc="doc_2"), other, chunks=(
+        text_chunk("doc_2.v1", 0, "tides and tides and seagrass light under the tides"),))
+    elsewhere = SourceRef(SourceKind.URL, "https://journal.example/c",
+                          "https://journal.example/c")
+    await store.save_version(version(1, "s3", doc="doc_3", space="other"), elsewhere, chunks=(
+        text_chunk("doc_3.v1", 0, "seagrass tides everywhere"),))
+    found = await store.search_text("default", "seagrass tides", 10)
+    assert {c.id for c, _ in found} == {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"}
+    assert all(score > 0 for _, score in found)
+    assert found == sorted(found, key=lambda pair: -pair[1])
+    assert await store.search_text("default", "zebra", 10) == []
+    # A new version's chunks replace the old ones in the index.
+    await store.save_version(version(2, "s4"), URL, chunks=(
+        text_chunk("doc_1.v2", 0, "zebra crossings"),))
+    assert [c.id for c, _ in await store.search_text("default", "zebra", 10)] == [
+        "doc_1.v2:snippet:0"]
+    assert "doc_1.v1:snippet:0" not in {
+        c.id for c, _ in await store.search_text("default", "seagrass", 10)}
