@@ -22,6 +22,7 @@ from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.ingestion import Ingestion
 from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
+from sheaf.application.search import Search
 from sheaf.application.stage_events import StageEvent, StageRecorder
 
 
@@ -51,6 +52,7 @@ class KnowledgeServices:
     structure: DocumentStructure
     quotes: Quotes
     reindexing: Reindexing
+    search: Search
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -68,4 +70,4 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     catalogue = DocumentCatalogue(store, blobs)
     structure = DocumentStructure(catalogue)
     return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
-                             Reindexing(store, structure))
+                             Reindexing(store, structure), Search(store))

@@ -121,6 +121,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     space.add_argument("--store", help="the DuckDB file")
     space.set_defaults(run=_cmd_space)
 
+    search = sub.add_parser("search", help="ranked snippets for a query (BM25)")
+    search.add_argument("query", nargs="?")
+    search.add_argument("--queries", type=Path,
+                        help='a JSON-lines file of {"id", "text"}: one result line each')
+    search.add_argument("--k", type=int, default=10)
+    search.add_argument("--json", action="store_true")
+    _store_flags(search)
+    search.set_defaults(run=_cmd_search)
+
     reindex = sub.add_parser("reindex", help="rebuild chunks from stored text, no fetching")
     _store_flags(reindex)
     reindex.set_defaults(run=_cmd_reindex)
@@ -463,6 +472,35 @@ def _cmd_space(args: argparse.Namespace) -> int:
         else:
             for key, value in shown.items():
                 print(f"{key:<18} {value}")
+        return EXIT_OK
+
+    return _with_services(args, work)
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    if (args.query is None) == (args.queries is None):
+        print("sheaf: error: give a QUERY or --queries FILE", file=sys.stderr)
+        return 2
+
+    async def work(services: KnowledgeServices) -> int:
+        if args.queries is not None:
+            for line in args.queries.read_text(encoding="utf-8").splitlines():
+                if not line.strip():
+                    continue
+                item = json.loads(line)
+                hits = await services.search.search(args.space, str(item["text"]), args.k,
+                                                    with_documents=False)
+                print(json.dumps({"id": item.get("id"),
+                                  "results": [h.as_dict() for h in hits]}, ensure_ascii=False))
+            return EXIT_OK
+        hits = await services.search.search(args.space, args.query, args.k)
+        for rank, hit in enumerate(hits, start=1):
+            if args.json:
+                print(json.dumps({"rank": rank, **hit.as_dict()}, ensure_ascii=False))
+            else:
+                where = " > ".join(hit.chunk.heading_path) or "-"
+                print(f"{rank:>2}. {hit.score:6.3f}  {hit.title or hit.document_id}  [{where}]")
+                print("    " + " ".join(hit.chunk.text.split())[:200])
         return EXIT_OK
 
     return _with_services(args, work)
