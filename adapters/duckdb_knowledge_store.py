@@ -83,6 +83,11 @@ class DuckDbKnowledgeStore:
     """One DuckDB file holds every space. DuckDB allows one writer per file: this object
     owns its connection and runs every statement in a worker thread, one at a time."""
 
+    stemmer = "english"
+    """The full-text index's Snowball stemmer ("none" to index words as written)."""
+    stopwords = "english"
+    """The full-text index's stopword list ("none" to keep every word)."""
+
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         if self.path != ":memory:":
@@ -202,7 +207,8 @@ class DuckDbKnowledgeStore:
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[Chunk, float]]:
             if self._text_index_stale:
                 c.execute("PRAGMA create_fts_index('chunks', 'id', 'retrieval_text', "
-                          "stemmer = 'english', stopwords = 'english', overwrite = 1)")
+                          f"stemmer = '{self.stemmer}', stopwords = '{self.stopwords}', "
+                          "overwrite = 1)")
                 self._text_index_stale = False
             rows = c.execute(
                 "SELECT * FROM (SELECT c.id, c.level, c.idx, c.start_offset, c.end_offset, "
