@@ -37,7 +37,8 @@ def bm25_scores(documents: Sequence[str], query: str, k1: float = 1.2, b: float 
     lengths = [sum(bag.values()) for bag in bags]
     average = sum(lengths) / len(lengths) or 1.0
     scores = [0.0] * len(bags)
-    for term in set(terms(query)):
+    # Each query token counts: a term the query repeats weighs more.
+    for term, repeats in Counter(terms(query)).items():
         holding = sum(1 for bag in bags if term in bag)
         if not holding:
             continue
@@ -45,5 +46,6 @@ def bm25_scores(documents: Sequence[str], query: str, k1: float = 1.2, b: float 
         for i, bag in enumerate(bags):
             tf = bag.get(term, 0)
             if tf:
-                scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[i] / average))
+                scores[i] += repeats * idf * tf * (k1 + 1) / (
+                    tf + k1 * (1 - b + b * lengths[i] / average))
     return scores

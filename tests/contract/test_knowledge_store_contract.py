@@ -174,3 +174,13 @@ async def test_text_search_ranks_current_snippets_of_the_space(store: KnowledgeS
         "doc_1.v2:snippet:0"]
     assert "doc_1.v1:snippet:0" not in {
         c.id for c, _ in await store.search_text("default", "seagrass", 10)}
+
+
+async def test_a_term_the_query_repeats_weighs_more(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL, chunks=(
+        text_chunk("doc_1.v1", 0, "tides shape the coast"),
+        text_chunk("doc_1.v1", 1, "seagrass shapes the coast")))
+    ranked = await store.search_text("default", "tides tides tides seagrass", 10)
+    assert [c.id for c, _ in ranked] == ["doc_1.v1:snippet:0", "doc_1.v1:snippet:1"]
+    flipped = await store.search_text("default", "tides seagrass seagrass seagrass", 10)
+    assert [c.id for c, _ in flipped] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0"]
