@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import anyio
+
+from sheaf.adapters.atomic_file import write_atomically
 
 _SAFE = re.compile(r"^[A-Za-z0-9._/-]+$")
 
@@ -22,21 +22,7 @@ class FilesystemArtifactStore:
         return self.root / key / name
 
     async def write(self, key: str, name: str, data: bytes) -> None:
-        await anyio.to_thread.run_sync(self._write, self._path(key, name), data)
-
-    @staticmethod
-    def _write(target: Path, data: bytes) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        await anyio.to_thread.run_sync(write_atomically, self._path(key, name), data)
 
     async def read(self, key: str, name: str) -> bytes | None:
         path = self._path(key, name)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 import anyio
 
+from sheaf.adapters.atomic_file import write_atomically
 from sheaf.domain.errors import ErrorKind, SheafError
 
 
@@ -30,21 +29,8 @@ class FilesystemBlobStore:
 
     def _write(self, sha: str, data: bytes) -> None:
         target = self._path(sha)
-        if target.exists():
-            return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Write beside the target, flush to disk, then rename: a reader sees the whole
-        # blob or none of it, even after a crash.
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        if not target.exists():
+            write_atomically(target, data)
 
     async def get(self, sha256: str) -> bytes:
         path = self._path(sha256)

@@ -176,16 +176,17 @@ def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
         next_ancestors = [*ancestors, element] if element.tag in CANDIDATE_TAGS else ancestors
         stack.extend((child, next_ancestors) for child in element if isinstance(child.tag, str))
     result: dict[int, tuple[float, int]] = {key: (0.0, length) for key, length in text_len.items()}
-    for key, score in scores.items():
+    for key, raw in scores.items():
         element = elements[key]
+        total = raw
         marks = " ".join(tokens(element))
         if marks:
             if POSITIVE.search(marks):
-                score += 25
+                total += 25
             if NEGATIVE.search(marks) or is_junk(element):
-                score -= 25
-        score *= 1 - _link_density(element)
-        result[key] = (score, text_len[key])
+                total -= 25
+        total *= 1 - _link_density(element)
+        result[key] = (total, text_len[key])
     return result
 
 
