@@ -6,7 +6,6 @@ import zlib
 
 from sheaf.domain.errors import ErrorKind, SheafError
 
-SUPPORTED_ENCODINGS = ("gzip", "deflate")
 ACCEPT_ENCODING = "gzip, deflate"
 
 

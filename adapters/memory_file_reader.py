@@ -12,10 +12,8 @@ from sheaf.domain.errors import ErrorKind, SheafError
 class MemoryFileReader:
     def __init__(self, files: dict[str, bytes] | None = None) -> None:
         self.files = dict(files or {})
-        self.reads = 0
 
     async def read(self, path: str, max_bytes: int) -> LocalFile:
-        self.reads += 1
         if path not in self.files:
             raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such file: {path}")
         data = self.files[path]

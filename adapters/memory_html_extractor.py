@@ -11,13 +11,11 @@ class MemoryHtmlExtractor:
 
     def __init__(self) -> None:
         self._documents: dict[bytes, Document] = {}
-        self.calls: list[str] = []
 
     def add(self, body: bytes | str, document: Document) -> None:
         self._documents[body.encode() if isinstance(body, str) else body] = document
 
     async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
-        self.calls.append(url)
         try:
             return self._documents[body]
         except KeyError:

@@ -12,13 +12,11 @@ class MemoryPdfExtractor:
 
     def __init__(self) -> None:
         self._documents: dict[bytes, Document] = {}
-        self.calls = 0
 
     def add(self, body: bytes, document: Document) -> None:
         self._documents[body] = document
 
     async def extract(self, body: bytes, *, password: str | None = None) -> Document:
-        self.calls += 1
         if not has_pdf_magic(body[:2048]):
             raise SheafError(ErrorKind.NOT_A_PDF, "no %PDF- header")
         try:

@@ -26,6 +26,7 @@ from sheaf.domain.ingestion import (
     IngestStatus,
     SourceKind,
     SourceRef,
+    SpacePolicy,
     document_id_for,
     version_id_for,
 )
@@ -130,14 +131,13 @@ class Ingestion:
         async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
                 self._locks.hold(f"key:{space}:{ref.key}"):
             return await self._store_new_bytes(source, ref, page, body, type_hint,
-                                               fetched_sha, options)
+                                               fetched_sha, options, policy)
 
     async def _store_new_bytes(self, source: str, ref: SourceRef, page: FetchedPage | None,
                                body: bytes, type_hint: str | None, fetched_sha: str,
-                               options: IngestOptions) -> IngestResult:
+                               options: IngestOptions, policy: SpacePolicy) -> IngestResult:
         space = options.space
         record = self.recorder
-        policy = await self._store.policy(space)
         known = await self._store.source(space, ref.key)
         if known and known.fetched_sha == fetched_sha and not options.force:
             with record.stage(source, "dedup", known.document_id) as state:
