@@ -48,11 +48,12 @@ class FilesystemFileReader:
         if not folder.is_dir():
             raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such directory: {path}")
         pattern = "**/*" if recursive else "*"
-        found = [p for p in folder.glob(pattern) if p.is_file() and _ingestible(p.name)]
+        found = [p for p in folder.glob(pattern) if p.is_file() and is_ingestible(p.name)]
         return sorted(str(p.resolve()) for p in found)
 
 
-def _ingestible(name: str) -> bool:
+def is_ingestible(name: str) -> bool:
+    """A file sheaf can ingest, by its name (`.gz` looked through)."""
     lowered = name.lower()
     lowered = lowered[:-3] if lowered.endswith(".gz") else lowered
     return not name.startswith(".") and Path(lowered).suffix in TYPE_HINTS

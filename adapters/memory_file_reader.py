@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from sheaf.adapters.filesystem_file_reader import TYPE_HINTS
+from sheaf.adapters.filesystem_file_reader import TYPE_HINTS, is_ingestible
 from sheaf.application.ports.file_reader import LocalFile
 from sheaf.domain.errors import ErrorKind, SheafError
 
@@ -28,4 +28,4 @@ class MemoryFileReader:
     async def list_directory(self, path: str, recursive: bool) -> list[str]:
         prefix = path.rstrip("/") + "/"
         return sorted(p for p in self.files if p.startswith(prefix) and (
-            recursive or "/" not in p[len(prefix):]))
+            recursive or "/" not in p[len(prefix):]) and is_ingestible(PurePosixPath(p).name))

@@ -1,0 +1,53 @@
+"""The FileReader contract, against the in-memory fake and the filesystem reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
+from sheaf.adapters.memory_file_reader import MemoryFileReader
+from sheaf.application.ports.file_reader import FileReader
+from sheaf.domain.errors import ErrorKind, SheafError
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["memory", "filesystem"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[FileReader, str]:
+    files = {"notes/a.md": b"# A\n", "notes/deep/b.txt": b"b", "notes/c.bin": b"\0"}
+    if request.param == "memory":
+        root = "/r"
+        return MemoryFileReader({f"{root}/{k}": v for k, v in files.items()}), root
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    return FilesystemFileReader(), str(tmp_path.resolve())
+
+
+async def test_read_with_type_hint(world: tuple[FileReader, str]) -> None:
+    reader, root = world
+    local = await reader.read(f"{root}/notes/a.md", 1000)
+    assert local.data == b"# A\n" and local.type_hint == "text/markdown"
+    assert local.path.endswith("notes/a.md")
+
+
+async def test_missing_and_too_large(world: tuple[FileReader, str]) -> None:
+    reader, root = world
+    with pytest.raises(SheafError) as missing:
+        await reader.read(f"{root}/notes/none.md", 1000)
+    assert missing.value.kind is ErrorKind.INPUT_NOT_FOUND
+    with pytest.raises(SheafError) as large:
+        await reader.read(f"{root}/notes/a.md", 2)
+    assert large.value.kind is ErrorKind.TOO_LARGE
+
+
+async def test_directories(world: tuple[FileReader, str]) -> None:
+    reader, root = world
+    assert await reader.is_directory(f"{root}/notes")
+    assert not await reader.is_directory(f"{root}/notes/a.md")
+    shallow = await reader.list_directory(f"{root}/notes", recursive=False)
+    deep = await reader.list_directory(f"{root}/notes", recursive=True)
+    assert [Path(p).name for p in shallow] == ["a.md"]
+    assert sorted(Path(p).name for p in deep) == ["a.md", "b.txt"]
