@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -14,7 +13,9 @@ import anyio
 import duckdb
 
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     BlockRow,
@@ -25,8 +26,9 @@ from sheaf.domain.knowledge_records import (
     VersionRecord,
 )
 from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 T = TypeVar("T")
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
@@ -67,6 +69,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             text VARCHAR NOT NULL, retrieval_text VARCHAR NOT NULL)""",
         """CREATE INDEX chunks_version ON chunks (version_id)""",
     ),
+    (
+        """ALTER TABLE versions ADD COLUMN near_duplicate_of VARCHAR""",
+        """ALTER TABLE versions ADD COLUMN near_duplicate_similarity DOUBLE""",
+        """CREATE TABLE embedding_models (
+            space VARCHAR PRIMARY KEY, model VARCHAR NOT NULL, dimension INTEGER NOT NULL)""",
+        f"""CREATE TABLE fingerprints (
+            document_id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL,
+            fingerprint FLOAT[{FINGERPRINT_DIMENSION}] NOT NULL)""",
+    ),
 )
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
@@ -77,7 +88,8 @@ _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTE
 _CHUNK_SHAPE = json.dumps([{f: _CHUNK_TYPES.get(f, "VARCHAR") for f in _CHUNK_FIELDS}])
 _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
                     "content_source, content_type, title, created_at, superseded_at, metadata, "
-                    "caller_metadata, caller_version_id, diagnostics, characters, blocks")
+                    "caller_metadata, caller_version_id, diagnostics, characters, blocks, "
+                    "near_duplicate_of, near_duplicate_similarity")
 
 
 class DuckDbKnowledgeStore:
@@ -203,7 +215,8 @@ class DuckDbKnowledgeStore:
 
         return await self._run(read)
 
-    async def search_text(self, space: str, query: str, limit: int
+    async def search_text(self, space: str, query: str, limit: int,
+                          filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[Chunk, float]]:
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[Chunk, float]]:
             if self._text_index_stale:
@@ -211,19 +224,59 @@ class DuckDbKnowledgeStore:
                           f"stemmer = '{self.stemmer}', stopwords = '{self.stopwords}', "
                           "overwrite = 1)")
                 self._text_index_stale = False
-            layers = _query_layers(c, query, self.stemmer)
-            if not layers:
+            weights = _query_terms(c, query, self.stemmer)
+            if not weights:
                 return []
-            score = " + ".join(["coalesce(fts_main_chunks.match_bm25(c.id, ?), 0)"] *
-                               len(layers))
+            where, params = _filter_sql(filters)
             rows = c.execute(
-                "SELECT * FROM (SELECT c.id, c.level, c.idx, c.start_offset, c.end_offset, "
-                "c.text, c.tokens, c.heading_path, c.section_label, c.page_first, c.page_last, "
-                f"c.parent_id, c.prev_id, c.next_id, c.retrieval_text, {score} AS score "
-                "FROM chunks c JOIN documents d ON d.current_version = c.version_id "
-                "WHERE c.space = ? AND c.level = 'snippet') WHERE score > 0 "
-                "ORDER BY score DESC, id LIMIT ?", [*layers, space, limit]).fetchall()
+                f"{_BM25_SCORES} SELECT {_CHUNK_COLUMNS}, s.score FROM scored s "
+                "JOIN fts_main_chunks.docs d ON d.docid = s.docid JOIN chunks c ON c.id = d.name "
+                "JOIN documents doc ON doc.current_version = c.version_id "
+                "JOIN versions v ON v.id = c.version_id "
+                f"WHERE c.space = ? AND c.level = 'snippet' {where} "
+                "ORDER BY s.score DESC, c.id LIMIT ?",
+                [list(weights), list(weights.values()), space, *params, limit]).fetchall()
             return [(_chunk_row(r), float(r[15])) for r in rows]
+
+        return await self._run(read)
+
+    async def search_vectors(self, space: str, model: EmbeddingModel,
+                             vector: tuple[float, ...], limit: int,
+                             filters: SearchFilters = NO_FILTERS
+                             ) -> list[tuple[Chunk, float]]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[Chunk, float]]:
+            model.require_same(_embedding_model(c, space), space)
+            if not _has_vectors(c, model.dimension):
+                return []
+            where, params = _filter_sql(filters)
+            # Stored vectors have unit length, so the inner product is the cosine. The
+            # query vector travels as text: a bound list of floats costs ~25 ms a call.
+            rows = c.execute(
+                f"SELECT {_CHUNK_COLUMNS}, array_inner_product(e.vector, "
+                f"?::VARCHAR::FLOAT[{model.dimension}]) AS score "
+                f"FROM vectors_{model.dimension} e JOIN chunks c ON c.id = e.chunk_id "
+                "JOIN documents doc ON doc.current_version = c.version_id "
+                "JOIN versions v ON v.id = c.version_id "
+                f"WHERE e.space = ? {where} ORDER BY score DESC, c.id LIMIT ?",
+                [_vector_text(vector), space, *params, limit]).fetchall()
+            return [(_chunk_row(r), float(r[15])) for r in rows]
+
+        return await self._run(read)
+
+    async def embedding_model(self, space: str) -> EmbeddingModel | None:
+        return await self._run(lambda c: _embedding_model(c, space))
+
+    async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
+                                threshold: float) -> list[tuple[str, float]]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
+            rows = c.execute(
+                "SELECT document_id, similarity FROM (SELECT document_id, "
+                "array_cosine_similarity(fingerprint, "
+                f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) AS similarity "
+                "FROM fingerprints WHERE space = ?) WHERE similarity >= ? "
+                "ORDER BY similarity DESC, document_id",
+                [_vector_text(fingerprint), space, threshold]).fetchall()
+            return [(str(r[0]), float(r[1])) for r in rows]
 
         return await self._run(read)
 
@@ -257,21 +310,31 @@ class DuckDbKnowledgeStore:
     async def save_version(self, version: VersionRecord, source: SourceRef,
                            final_url: str | None = None,
                            caller_source_id: str | None = None,
-                           chunks: tuple[Chunk, ...] = ()) -> None:
+                           chunks: tuple[Chunk, ...] = (),
+                           vectors: ChunkVectors | None = None,
+                           fingerprint: tuple[float, ...] | None = None) -> None:
         def write(c: duckdb.DuckDBPyConnection) -> None:
             now = _naive(version.created_at)
+            _delete_vectors(c, "document_id", version.document_id)
             c.execute("DELETE FROM chunks WHERE document_id = ?", [version.document_id])
             _insert_chunks(c, version, chunks)
+            if vectors is not None:
+                _insert_vectors(c, version.space, version.id, version.document_id, vectors)
+            if fingerprint is not None:
+                c.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, "
+                          f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}])",
+                          [version.document_id, version.space, _vector_text(fingerprint)])
             c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
                       "superseded_at IS NULL", [now, version.document_id])
             c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "
-                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
+                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)",
                       [version.id, version.document_id, version.space, version.number,
                        version.fetched_sha, version.content_sha, version.markdown_sha,
                        version.content_source, version.content_type, version.title, now,
                        json.dumps(version.metadata), json.dumps(version.caller_metadata),
                        version.caller_version_id, json.dumps(list(version.diagnostics)),
-                       version.characters, _blocks_json(version.blocks)])
+                       version.characters, _blocks_json(version.blocks),
+                       version.near_duplicate_of, version.near_duplicate_similarity])
             c.execute("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
                       "UPDATE SET current_version = excluded.current_version, "
                       "updated_at = excluded.updated_at, caller_source_id = "
@@ -296,8 +359,29 @@ class DuckDbKnowledgeStore:
                             "space = ?", [version_id, space]).fetchone()
             if row is None:
                 raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+            _delete_vectors(c, "version_id", version_id)
             c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
             _insert_chunk_rows(c, version_id, str(row[1]), space, chunks)
+
+        await self._transaction(write)
+
+    async def reset_vectors(self, space: str, model: EmbeddingModel) -> None:
+        def write(c: duckdb.DuckDBPyConnection) -> None:
+            _delete_vectors(c, "space", space)
+            c.execute("INSERT OR REPLACE INTO embedding_models VALUES (?, ?, ?)",
+                      [space, model.name, model.dimension])
+
+        await self._transaction(write)
+
+    async def replace_vectors(self, space: str, version_id: str,
+                              vectors: ChunkVectors) -> None:
+        def write(c: duckdb.DuckDBPyConnection) -> None:
+            row = c.execute("SELECT document_id FROM versions WHERE id = ? AND space = ?",
+                            [version_id, space]).fetchone()
+            if row is None:
+                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+            _delete_vectors(c, "version_id", version_id)
+            _insert_vectors(c, space, version_id, str(row[0]), vectors)
 
         await self._transaction(write)
 
@@ -325,6 +409,8 @@ class DuckDbKnowledgeStore:
             if not rows:
                 return set()
             released = {sha for row in rows for sha in row}
+            _delete_vectors(c, "document_id", document_id)
+            c.execute("DELETE FROM fingerprints WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM sources WHERE document_id = ?", [document_id])
@@ -351,23 +437,98 @@ class DuckDbKnowledgeStore:
         await self._run(close)
 
 
-def _query_layers(c: duckdb.DuckDBPyConnection, query: str, stemmer: str) -> list[str]:
-    """BM25 sums over query tokens, so a term the query repeats weighs more. DuckDB's
-    `match_bm25` counts each distinct term once; summing it over layers (every term, then
-    the terms that occur twice, ...) restores the weighting. On CISI, whose queries repeat
-    their key words, counting terms once cost 0.07 nDCG@10."""
-    words = re.findall(r"[a-z]+", query.lower())  # the index keeps letters only
-    if not words:
-        return []
-    stems = (c.execute("SELECT list_transform(?::VARCHAR[], w -> stem(w, ?))",
-                       [words, stemmer]).fetchone() or [words])[0]
+_CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
+                  "c.heading_path, c.section_label, c.page_first, c.page_last, c.parent_id, "
+                  "c.prev_id, c.next_id, c.retrieval_text")
+
+# BM25 (k1 1.2, b 0.75) computed once over the postings of the query's terms in the
+# full-text index's own tables. The extension's `match_bm25` macro recomputes the whole
+# score table for every row it is called on: 114 ms a query on CISI's 1,460 documents.
+# Each query term counts as often as the query repeats it (`weight`): on CISI, whose
+# queries repeat their key words, counting them once cost 0.07 nDCG@10.
+_BM25_SCORES = """
+WITH q AS (SELECT unnest(?::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS weight),
+qt AS (SELECT d.termid, d.df, q.weight FROM fts_main_chunks.dict d JOIN q ON d.term = q.term),
+tf AS (SELECT t.docid, t.termid, count(*) AS tf FROM fts_main_chunks.terms t
+       WHERE t.termid IN (SELECT termid FROM qt) GROUP BY t.docid, t.termid),
+st AS (SELECT num_docs, avgdl FROM fts_main_chunks.stats),
+scored AS (
+    SELECT tf.docid, sum(qt.weight * ln((st.num_docs - qt.df + 0.5) / (qt.df + 0.5) + 1)
+        * tf.tf * 2.2 / (tf.tf + 1.2 * (0.25 + 0.75 * docs.len / st.avgdl))) AS score
+    FROM tf JOIN qt ON qt.termid = tf.termid
+    JOIN fts_main_chunks.docs docs ON docs.docid = tf.docid CROSS JOIN st
+    GROUP BY tf.docid)
+"""
+
+
+def _query_terms(c: duckdb.DuckDBPyConnection, query: str, stemmer: str) -> dict[str, int]:
+    """The query's stemmed terms, tokenised as the index tokenised the text, each with how
+    many times the query holds it."""
+    row = c.execute("SELECT list_transform(fts_main_chunks.tokenize(?), w -> stem(w, ?))",
+                    [query, stemmer]).fetchone()
     counts: dict[str, int] = {}
-    spelling: dict[str, str] = {}
-    for word, stem in zip(words, stems, strict=True):
-        counts[stem] = counts.get(stem, 0) + 1
-        spelling.setdefault(stem, word)
-    return [" ".join(spelling[s] for s, n in counts.items() if n >= level)
-            for level in range(1, max(counts.values()) + 1)]
+    for term in (row[0] if row and row[0] else []):
+        if term:
+            counts[term] = counts.get(term, 0) + 1
+    return counts
+
+
+def _filter_sql(filters: SearchFilters) -> tuple[str, list[object]]:
+    """SQL conditions on chunks `c` and versions `v`, with their parameters."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for column, values in (("c.document_id", filters.document_ids),
+                           ("c.section_label", filters.section_labels),
+                           ("v.content_source", filters.content_sources)):
+        if values:
+            clauses.append(f"{column} IN (SELECT unnest(?::VARCHAR[]))")
+            params.append(sorted(values))
+    for key, value in filters.metadata:
+        clauses.append("json_extract_string(v.caller_metadata, ?) = ?")
+        params += ["$." + json.dumps(key), value]
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _vector_text(vector: Sequence[float]) -> str:
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+def _embedding_model(c: duckdb.DuckDBPyConnection, space: str) -> EmbeddingModel | None:
+    row = c.execute("SELECT model, dimension FROM embedding_models WHERE space = ?",
+                    [space]).fetchone()
+    return EmbeddingModel(str(row[0]), int(row[1])) if row else None
+
+
+def _has_vectors(c: duckdb.DuckDBPyConnection, dimension: int) -> bool:
+    return bool(c.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+                          [f"vectors_{dimension}"]).fetchone()[0])  # type: ignore[index]
+
+
+def _delete_vectors(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
+    """Vectors live in one table per dimension (`FLOAT[dim]` is a fixed-size type)."""
+    for (table,) in c.execute("SELECT table_name FROM information_schema.tables WHERE "
+                              "table_name LIKE 'vectors\\_%' ESCAPE '\\'").fetchall():
+        c.execute(f"DELETE FROM {table} WHERE {column} = ?", [value])
+
+
+def _insert_vectors(c: duckdb.DuckDBPyConnection, space: str, version_id: str,
+                    document_id: str, vectors: ChunkVectors) -> None:
+    model = vectors.model
+    model.require_same(_embedding_model(c, space), space)
+    c.execute("INSERT OR IGNORE INTO embedding_models VALUES (?, ?, ?)",
+              [space, model.name, model.dimension])
+    if not vectors.chunk_ids:
+        return
+    dimension = model.dimension
+    c.execute(f"CREATE TABLE IF NOT EXISTS vectors_{dimension} (chunk_id VARCHAR NOT NULL, "
+              "version_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, "
+              f"space VARCHAR NOT NULL, vector FLOAT[{dimension}] NOT NULL)")
+    rows = [{"chunk_id": i, "vector": list(v)}
+            for i, v in zip(vectors.chunk_ids, vectors.vectors, strict=True)]
+    c.execute(f"INSERT INTO vectors_{dimension} SELECT r.chunk_id, ?, ?, ?, "
+              f"r.vector::FLOAT[{dimension}] FROM (SELECT unnest(from_json(?::JSON, "
+              """'[{"chunk_id": "VARCHAR", "vector": ["FLOAT"]}]'), recursive := true)) AS r""",
+              [version_id, document_id, space, json.dumps(rows)])
 
 
 def _chunk_row(r: Sequence[Any]) -> Chunk:
@@ -451,7 +612,8 @@ def _version(row: Sequence[Any]) -> VersionRecord:
         superseded_at=_utc(row[11]) if row[11] else None, metadata=json.loads(row[12]),
         caller_metadata=json.loads(row[13]), caller_version_id=row[14],
         diagnostics=tuple(json.loads(row[15])), characters=int(row[16]),
-        blocks=_blocks_from_json(row[17]))
+        blocks=_blocks_from_json(row[17]), near_duplicate_of=row[18],
+        near_duplicate_similarity=row[19])
 
 
 def _source(row: Sequence[Any]) -> SourceRecord:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import attrs
 
 from sheaf.domain.bm25 import bm25_scores
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, cosine
+from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     DocumentRecord,
@@ -16,6 +19,7 @@ from sheaf.domain.knowledge_records import (
     StoreStatus,
     VersionRecord,
 )
+from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 
 SCHEMA_VERSION = 1
 
@@ -38,6 +42,9 @@ class MemoryKnowledgeStore:
         self._sources: dict[tuple[str, str], SourceRecord] = {}
         self._policies: dict[str, SpacePolicy] = {}
         self._chunks: dict[str, tuple[Chunk, ...]] = {}
+        self._vectors: dict[str, dict[str, tuple[float, ...]]] = {}  # version -> chunk -> v
+        self._models: dict[str, EmbeddingModel] = {}
+        self._fingerprints: dict[str, tuple[str, tuple[float, ...]]] = {}  # doc -> space, fp
         self._last_ingest: datetime | None = None
 
     async def source(self, space: str, key: str) -> SourceRecord | None:
@@ -53,12 +60,23 @@ class MemoryKnowledgeStore:
     async def save_version(self, version: VersionRecord, source: SourceRef,
                            final_url: str | None = None,
                            caller_source_id: str | None = None,
-                           chunks: tuple[Chunk, ...] = ()) -> None:
+                           chunks: tuple[Chunk, ...] = (),
+                           vectors: ChunkVectors | None = None,
+                           fingerprint: tuple[float, ...] | None = None) -> None:
+        if vectors is not None:
+            vectors.model.require_same(self._models.get(version.space), version.space)
         now = version.created_at
         previous = self._documents.get(version.document_id)
         for old in (previous.versions if previous else []):
             self._chunks.pop(old.id, None)
+            self._vectors.pop(old.id, None)
         self._chunks[version.id] = tuple(chunks)
+        if vectors is not None:
+            self._models.setdefault(version.space, vectors.model)
+            self._vectors[version.id] = dict(zip(vectors.chunk_ids, vectors.vectors,
+                                                 strict=True))
+        if fingerprint is not None:
+            self._fingerprints[version.document_id] = (version.space, fingerprint)
         document = self._documents.get(version.document_id)
         if document is None:
             document = _Document(version.document_id, version.space, [], caller_source_id,
@@ -85,6 +103,34 @@ class MemoryKnowledgeStore:
     async def replace_chunks(self, space: str, version_id: str,
                              chunks: tuple[Chunk, ...]) -> None:
         self._chunks[version_id] = tuple(chunks)
+        self._vectors.pop(version_id, None)
+
+    async def reset_vectors(self, space: str, model: EmbeddingModel) -> None:
+        for document in self._documents.values():
+            if document.space == space:
+                for version in document.versions:
+                    self._vectors.pop(version.id, None)
+        self._models[space] = model
+
+    async def replace_vectors(self, space: str, version_id: str,
+                              vectors: ChunkVectors) -> None:
+        if not any(v.id == version_id for d in self._documents.values() if d.space == space
+                   for v in d.versions):
+            raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+        vectors.model.require_same(self._models.get(space), space)
+        self._models.setdefault(space, vectors.model)
+        self._vectors[version_id] = dict(zip(vectors.chunk_ids, vectors.vectors, strict=True))
+
+    async def embedding_model(self, space: str) -> EmbeddingModel | None:
+        return self._models.get(space)
+
+    async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
+                                threshold: float) -> list[tuple[str, float]]:
+        found = [(document_id, cosine(fingerprint, stored))
+                 for document_id, (stored_space, stored) in self._fingerprints.items()
+                 if stored_space == space]
+        return sorted(((d, s) for d, s in found if s >= threshold),
+                      key=lambda pair: (-pair[1], pair[0]))
 
     async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
         return self._chunks.get(version_id, ())
@@ -112,6 +158,8 @@ class MemoryKnowledgeStore:
         del self._documents[document_id]
         for version in document.versions:
             self._chunks.pop(version.id, None)
+            self._vectors.pop(version.id, None)
+        self._fingerprints.pop(document_id, None)
         for key in [k for k, s in self._sources.items() if s.document_id == document_id]:
             del self._sources[key]
         released = {sha for v in document.versions
@@ -120,15 +168,35 @@ class MemoryKnowledgeStore:
                       for sha in (v.fetched_sha, v.content_sha, v.markdown_sha)}
         return released - still_used
 
-    async def search_text(self, space: str, query: str, limit: int
+    async def search_text(self, space: str, query: str, limit: int,
+                          filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[Chunk, float]]:
-        current = {d.versions[-1].id for d in self._documents.values() if d.space == space}
-        snippets = [c for version_id in current for c in self._chunks.get(version_id, ())
-                    if c.level == "snippet"]
+        snippets = self._current_snippets(space, filters)
         scores = bm25_scores([c.retrieval_text for c in snippets], query)
-        ranked = sorted(((c, s) for c, s in zip(snippets, scores, strict=True) if s > 0),
-                        key=lambda pair: (-pair[1], pair[0].id))
-        return ranked[:limit]
+        return _ranked(zip(snippets, scores, strict=True), limit, positive=True)
+
+    async def search_vectors(self, space: str, model: EmbeddingModel,
+                             vector: tuple[float, ...], limit: int,
+                             filters: SearchFilters = NO_FILTERS
+                             ) -> list[tuple[Chunk, float]]:
+        model.require_same(self._models.get(space), space)
+        scored = []
+        for chunk in self._current_snippets(space, filters):
+            version_id = chunk.id.rsplit(":", 2)[0]
+            stored = self._vectors.get(version_id, {}).get(chunk.id)
+            if stored is not None:
+                scored.append((chunk, cosine(vector, stored)))
+        return _ranked(scored, limit, positive=False)
+
+    def _current_snippets(self, space: str, filters: SearchFilters) -> list[Chunk]:
+        found = []
+        for document in self._documents.values():
+            current = document.versions[-1]
+            if document.space != space or not _passes(document.id, current, filters):
+                continue
+            found += [c for c in self._chunks.get(current.id, ()) if c.level == "snippet" and (
+                not filters.section_labels or c.section_label in filters.section_labels)]
+        return found
 
     async def policy(self, space: str) -> SpacePolicy:
         return self._policies.get(space, SpacePolicy())
@@ -156,3 +224,16 @@ class MemoryKnowledgeStore:
                               versions=tuple(document.versions),
                               caller_source_id=document.caller_source_id,
                               created_at=document.created_at, updated_at=document.updated_at)
+
+
+def _passes(document_id: str, version: VersionRecord, filters: SearchFilters) -> bool:
+    return ((not filters.document_ids or document_id in filters.document_ids)
+            and (not filters.content_sources
+                 or version.content_source in filters.content_sources)
+            and all(version.caller_metadata.get(k) == v for k, v in filters.metadata))
+
+
+def _ranked(scored: Iterable[tuple[Chunk, float]], limit: int, *, positive: bool
+            ) -> list[tuple[Chunk, float]]:
+    kept = [(c, s) for c, s in scored if s > 0 or not positive]
+    return sorted(kept, key=lambda pair: (-pair[1], pair[0].id))[:limit]

@@ -13,13 +13,16 @@ from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.keyed_locks import KeyedLocks
 from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
+from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.stage_events import StageRecorder
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import document_chunks, document_sections
+from sheaf.domain.embeddings import ChunkVectors
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.feature_hashing import shingle_fingerprint
 from sheaf.domain.ingestion import (
     DEFAULT_SPACE,
     IngestResult,
@@ -64,6 +67,10 @@ class _Extracted:
     diagnostics: tuple[str, ...]
 
 
+NEAR_DUPLICATE_THRESHOLD = 0.95
+"""Cosine of shingle fingerprints at or above which a new document is flagged."""
+
+
 def is_url(source: str) -> bool:
     return source.strip().lower().startswith(("http://", "https://"))
 
@@ -77,6 +84,8 @@ class Ingestion:
                  files: FileReader, store: KnowledgeStore, blobs: BlobStore,
                  artifacts: ArtifactStore, *,
                  recorder: StageRecorder | None = None,
+                 embedder: Embedder | None = None,
+                 near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self._resolver = resolver
         self._extraction = extraction
@@ -85,6 +94,8 @@ class Ingestion:
         self._blobs = blobs
         self._artifacts = artifacts
         self.recorder = recorder or StageRecorder()
+        self.embedder = embedder
+        self.near_duplicate_threshold = near_duplicate_threshold
         self._clock = clock
         self._locks = KeyedLocks()
 
@@ -179,6 +190,14 @@ class Ingestion:
                 prepared = await self._stage(stage_key, version_id, body, fetched_sha,
                                              extracted, chunks)
         policy.check_kind(ContentSource(prepared.content_source), source)
+        with record.stage(source, "embed", document_id):
+            vectors = await embed_snippets(self.embedder, self._store, space, version_id,
+                                           prepared.chunks)
+        with record.stage(source, "near-duplicates", document_id) as state:
+            fingerprint = shingle_fingerprint(" ".join(
+                c.text for c in prepared.chunks if c.level == "snippet"))
+            twin, similarity = await self._near_duplicate(space, document_id, fingerprint)
+            state["outcome"] = twin or "none"
         with record.stage(source, "store", document_id):
             version = VersionRecord(
                 id=version_id, document_id=document_id, space=space, number=number,
@@ -188,11 +207,25 @@ class Ingestion:
                 created_at=self._clock(), metadata=prepared.metadata,
                 caller_metadata=dict(options.metadata), caller_version_id=options.version_id,
                 diagnostics=prepared.diagnostics, blocks=prepared.blocks,
-                characters=prepared.characters)
+                characters=prepared.characters, near_duplicate_of=twin,
+                near_duplicate_similarity=similarity)
             await self._store.save_version(version, ref, prepared.final_url,
                                            caller_source_id=options.source_id,
-                                           chunks=prepared.chunks)
-        return IngestResult(source, status, document_id, version.id, title=prepared.title)
+                                           chunks=prepared.chunks, vectors=vectors,
+                                           fingerprint=fingerprint)
+        return IngestResult(source, status, document_id, version.id, title=prepared.title,
+                            near_duplicate_of=twin)
+
+    async def _near_duplicate(self, space: str, document_id: str,
+                              fingerprint: tuple[float, ...]
+                              ) -> tuple[str | None, float | None]:
+        if not any(fingerprint):
+            return None, None
+        for other, similarity in await self._store.similar_documents(
+                space, fingerprint, self.near_duplicate_threshold):
+            if other != document_id:
+                return other, similarity
+        return None, None
 
     async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
                      extracted: _Extracted, chunks: tuple[Chunk, ...]) -> StagedVersion:
@@ -258,3 +291,15 @@ def _final_url(page: FetchedPage | None) -> str | None:
 def _block_rows(document: Document) -> tuple[BlockRow, ...]:
     return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
                           label=b.draft.label, pages=b.draft.pages) for b in document.blocks)
+
+
+async def embed_snippets(embedder: Embedder | None, store: KnowledgeStore, space: str,
+                         version_id: str, chunks: tuple[Chunk, ...]) -> ChunkVectors | None:
+    """The vectors of a version's snippets, or None without an embedder. A space keeps one
+    model: an embedder of another is refused before any work is done."""
+    if embedder is None:
+        return None
+    embedder.model.require_same(await store.embedding_model(space), space)
+    snippets = [c for c in chunks if c.level == "snippet"]
+    vectors = await embedder.embed([c.retrieval_text for c in snippets]) if snippets else []
+    return ChunkVectors(embedder.model, tuple(c.id for c in snippets), tuple(vectors))

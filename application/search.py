@@ -1,51 +1,163 @@
-"""Search over stored chunks, with what an agent needs to cite each hit."""
+"""Search over stored snippets: BM25, vectors or both fused, with what an agent needs to
+cite each hit and re-anchor it with `quote`."""
 
 from __future__ import annotations
 
 import attrs
 
+from sheaf.application.document_structure import DocumentStructure, StructuredDocument
+from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.knowledge_records import DocumentRecord
+from sheaf.domain.rank_fusion import RRF_K, reciprocal_rank_fusion
+from sheaf.domain.search_request import NO_FILTERS, Expansion, SearchFilters, SearchMode
+
+CANDIDATES = 100
+"""How deep each ranking goes before fusion: RRF needs more than the k finally shown."""
+
+
+@attrs.frozen
+class ExpandedContext:
+    """Text around a hit, an exact span of the document's canonical text."""
+
+    kind: str
+    start: int
+    end: int
+    text: str
+    heading_path: tuple[str, ...] = ()
 
 
 @attrs.frozen
 class SearchHit:
-    """A snippet with its score, span and document."""
+    """A snippet with its scores, span, section and document."""
 
     chunk: Chunk
     score: float
     document_id: str
     title: str | None = None
     url: str | None = None
+    bm25_score: float | None = None
+    vector_score: float | None = None
+    context: ExpandedContext | None = None
 
     def as_dict(self) -> dict[str, object]:
         chunk = self.chunk
-        return {"document_id": self.document_id, "title": self.title, "url": self.url,
-                "score": round(self.score, 6), "chunk_id": chunk.id, "start": chunk.start,
-                "end": chunk.end, "text": chunk.text, "heading_path": list(chunk.heading_path),
-                "section": chunk.section_label, "pages": list(chunk.pages)}
+        found: dict[str, object] = {
+            "document_id": self.document_id, "title": self.title, "url": self.url,
+            "score": round(self.score, 6),
+            "bm25_score": None if self.bm25_score is None else round(self.bm25_score, 6),
+            "vector_score": None if self.vector_score is None else round(self.vector_score, 6),
+            "chunk_id": chunk.id, "start": chunk.start, "end": chunk.end, "text": chunk.text,
+            "heading_path": list(chunk.heading_path), "section": chunk.section_label,
+            "pages": list(chunk.pages)}
+        if self.context is not None:
+            found["context"] = attrs.asdict(self.context)
+        return found
 
 
 def document_of_chunk(chunk_id: str) -> str:
     """`doc_x.v2:snippet:7` belongs to `doc_x`."""
-    version_id = chunk_id.rsplit(":", 2)[0]
-    return version_id.rsplit(".v", 1)[0]
+    return version_of_chunk(chunk_id).rsplit(".v", 1)[0]
+
+
+def version_of_chunk(chunk_id: str) -> str:
+    return chunk_id.rsplit(":", 2)[0]
 
 
 class Search:
-    """BM25 over the retrieval text of current snippets (vector and hybrid modes come with
-    the embedding issue)."""
+    """Ranks current snippets of a space. `hybrid` fuses the BM25 and vector rankings by
+    reciprocal rank; without an embedder only `bm25` is available."""
 
-    def __init__(self, store: KnowledgeStore) -> None:
+    def __init__(self, store: KnowledgeStore, embedder: Embedder | None = None,
+                 structure: DocumentStructure | None = None) -> None:
         self._store = store
+        self.embedder = embedder
+        self._structure = structure
 
     async def search(self, space: str, query: str, k: int = 10, *,
-                     with_documents: bool = True) -> list[SearchHit]:
-        ranked = await self._store.search_text(space, query, k)
-        hits = [SearchHit(chunk, score, document_of_chunk(chunk.id)) for chunk, score in ranked]
-        if not with_documents:
-            return hits
-        documents = {}
+                     mode: SearchMode = SearchMode.HYBRID,
+                     filters: SearchFilters = NO_FILTERS,
+                     group_by_document: bool = False,
+                     expand: Expansion | None = None, window: int = 1,
+                     rrf_k: int = RRF_K, with_documents: bool = True) -> list[SearchHit]:
+        """The `k` best snippets (or, grouped, the best snippet of each of `k` documents)
+        for `query`. `expand` adds the text around each hit; `window` is its N."""
+        if not query.strip():
+            raise SheafError(ErrorKind.INVALID_QUERY, "the query is empty")
+        if k < 1:
+            raise SheafError(ErrorKind.INVALID_QUERY, f"k must be at least 1, not {k}")
+        if mode is not SearchMode.BM25 and self.embedder is None:
+            if mode is SearchMode.VECTOR:
+                raise SheafError(ErrorKind.INVALID_QUERY,
+                                 "vector search needs an embedder; none is configured")
+            mode = SearchMode.BM25
+        depth = max(CANDIDATES, k) * (3 if group_by_document else 1)
+        hits = await self._ranked(space, query, mode, filters, depth, rrf_k)
+        if group_by_document:
+            hits = list({h.document_id: h for h in reversed(hits)}.values())[::-1]
+            hits.sort(key=lambda h: -h.score)
+        hits = hits[:k]
+        if expand is not None:
+            hits = await self._expanded(space, hits, expand, window)
+        return await self._with_documents(space, hits) if with_documents else hits
+
+    async def _ranked(self, space: str, query: str, mode: SearchMode,
+                      filters: SearchFilters, depth: int, rrf_k: int) -> list[SearchHit]:
+        lexical: list[tuple[Chunk, float]] = []
+        semantic: list[tuple[Chunk, float]] = []
+        if mode is not SearchMode.VECTOR:
+            lexical = await self._store.search_text(space, query, depth, filters)
+        if mode is not SearchMode.BM25 and self.embedder is not None:
+            stored = await self._store.embedding_model(space)
+            self.embedder.model.require_same(stored, space)
+            if stored is not None:
+                (vector,) = await self.embedder.embed([query])
+                semantic = await self._store.search_vectors(space, self.embedder.model,
+                                                            vector, depth, filters)
+        bm25 = {c.id: s for c, s in lexical}
+        cosine = {c.id: s for c, s in semantic}
+        chunks = {c.id: c for c, _ in (*lexical, *semantic)}
+        if mode is SearchMode.BM25:
+            ranked = [(c.id, s) for c, s in lexical]
+        elif mode is SearchMode.VECTOR:
+            ranked = [(c.id, s) for c, s in semantic]
+        else:
+            ranked = reciprocal_rank_fusion([[c.id for c, _ in lexical],
+                                             [c.id for c, _ in semantic]], rrf_k)
+        return [SearchHit(chunks[i], score, document_of_chunk(i), bm25_score=bm25.get(i),
+                          vector_score=cosine.get(i)) for i, score in ranked]
+
+    async def _expanded(self, space: str, hits: list[SearchHit], expand: Expansion,
+                        window: int) -> list[SearchHit]:
+        if self._structure is None:
+            raise SheafError(ErrorKind.INVALID_QUERY, "context expansion is not configured")
+        loaded: dict[str, StructuredDocument] = {}
+        expanded = []
+        for hit in hits:
+            if hit.document_id not in loaded:
+                loaded[hit.document_id] = await self._structure.load(space, hit.document_id)
+            document = loaded[hit.document_id]
+            if expand is Expansion.SNIPPET_WINDOW:
+                context = await self._snippet_window(space, document, hit.chunk, window)
+            else:
+                context = _section_context(document, hit.chunk, expand, window)
+            expanded.append(attrs.evolve(hit, context=context))
+        return expanded
+
+    async def _snippet_window(self, space: str, document: StructuredDocument, chunk: Chunk,
+                              window: int) -> ExpandedContext:
+        snippets = [c for c in await self._store.chunks(space, version_of_chunk(chunk.id))
+                    if c.level == "snippet"]
+        at = next(i for i, c in enumerate(snippets) if c.id == chunk.id)
+        first, last = snippets[max(0, at - window)], snippets[min(len(snippets) - 1,
+                                                                  at + window)]
+        return ExpandedContext(Expansion.SNIPPET_WINDOW.value, first.start, last.end,
+                               document.text[first.start:last.end], chunk.heading_path)
+
+    async def _with_documents(self, space: str, hits: list[SearchHit]) -> list[SearchHit]:
+        documents: dict[str, DocumentRecord | None] = {}
         for document_id in dict.fromkeys(h.document_id for h in hits):
             documents[document_id] = await self._store.find(space, document_id)
         enriched = []
@@ -56,3 +168,21 @@ class Search:
             enriched.append(attrs.evolve(hit, title=document.title if document else None,
                                          url=url))
         return enriched
+
+
+def _section_context(document: StructuredDocument, chunk: Chunk, expand: Expansion,
+                     window: int) -> ExpandedContext:
+    """The innermost section holding the hit, or it with `window` sections either side at
+    its level (siblings under the same parent)."""
+    sections = document.sections
+    holding = [s for s in sections if s.start <= chunk.start < s.end] or list(sections)
+    if not holding:
+        return ExpandedContext(expand.value, 0, len(document.text), document.text)
+    section = max(holding, key=lambda s: (s.level, s.start))
+    start, end = section.start, section.end
+    if expand is Expansion.SECTION_NEIGHBOURHOOD:
+        siblings = [s for s in sections if s.parent == section.parent]
+        at = siblings.index(section)
+        start = siblings[max(0, at - window)].start
+        end = siblings[min(len(siblings) - 1, at + window)].end
+    return ExpandedContext(expand.value, start, end, document.text[start:end], section.path)

@@ -38,6 +38,10 @@ class ErrorKind(enum.Enum):
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
     STORE_VERSION = "store_version"
+    # embeddings and search
+    EMBEDDING_MISMATCH = "embedding_mismatch"
+    EMBEDDING_FAILED = "embedding_failed"
+    INVALID_QUERY = "invalid_query"
     # quotes
     QUOTE_NOT_FOUND = "quote_not_found"
     OUT_OF_RANGE = "out_of_range"

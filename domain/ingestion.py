@@ -49,6 +49,7 @@ class IngestResult:
     title: str | None = None
     error_kind: str | None = None
     message: str | None = None
+    near_duplicate_of: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {k: (v.value if isinstance(v, enum.Enum) else v)

@@ -58,6 +58,10 @@ class VersionRecord:
     blocks: tuple[BlockRow, ...] = ()
     superseded_at: datetime | None = None
     characters: int = 0
+    near_duplicate_of: str | None = None
+    """A document already stored whose text this version's nearly repeats (recorded, not
+    dropped: the caller decides)."""
+    near_duplicate_similarity: float | None = None
 
 
 @attrs.frozen

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     DocumentRecord,
@@ -12,6 +13,7 @@ from sheaf.domain.knowledge_records import (
     StoreStatus,
     VersionRecord,
 )
+from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 
 
 class KnowledgeStore(Protocol):
@@ -29,9 +31,13 @@ class KnowledgeStore(Protocol):
     async def save_version(self, version: VersionRecord, source: SourceRef,
                            final_url: str | None = None,
                            caller_source_id: str | None = None,
-                           chunks: tuple[Chunk, ...] = ()) -> None:
+                           chunks: tuple[Chunk, ...] = (),
+                           vectors: ChunkVectors | None = None,
+                           fingerprint: tuple[float, ...] | None = None) -> None:
         """Store a new current version (superseding the previous one), replace the
-        document's chunks with `chunks`, and point the source at it; all or nothing."""
+        document's chunks with `chunks` and their vectors with `vectors`, keep the
+        document's near-duplicate `fingerprint`, and point the source at it; all or
+        nothing. Vectors of another model than the space's are refused."""
         ...
 
     async def replace_chunks(self, space: str, version_id: str,
@@ -65,9 +71,37 @@ class KnowledgeStore(Protocol):
         hashes no longer referenced anywhere (their blobs can go)."""
         ...
 
-    async def search_text(self, space: str, query: str, limit: int
+    async def search_text(self, space: str, query: str, limit: int,
+                          filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[Chunk, float]]:
         """Snippet chunks of current versions ranked by BM25 over their retrieval text."""
+        ...
+
+    async def search_vectors(self, space: str, model: EmbeddingModel,
+                             vector: tuple[float, ...], limit: int,
+                             filters: SearchFilters = NO_FILTERS
+                             ) -> list[tuple[Chunk, float]]:
+        """Snippet chunks of current versions ranked by cosine similarity to `vector`.
+        Refused when the space's vectors come from another model."""
+        ...
+
+    async def embedding_model(self, space: str) -> EmbeddingModel | None:
+        """The model of the space's vectors, or None before any were stored."""
+        ...
+
+    async def reset_vectors(self, space: str, model: EmbeddingModel) -> None:
+        """Drop the space's vectors and make `model` its embedding model (re-embedding)."""
+        ...
+
+    async def replace_vectors(self, space: str, version_id: str,
+                              vectors: ChunkVectors) -> None:
+        """Replace one version's vectors in one transaction."""
+        ...
+
+    async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
+                                threshold: float) -> list[tuple[str, float]]:
+        """Documents whose fingerprint has a cosine of at least `threshold` with this
+        one, most similar first."""
         ...
 
     async def policy(self, space: str) -> SpacePolicy:

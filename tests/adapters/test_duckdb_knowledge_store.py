@@ -7,7 +7,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sheaf.adapters.duckdb_knowledge_store import SCHEMA_VERSION, DuckDbKnowledgeStore
+from sheaf.adapters.duckdb_knowledge_store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    DuckDbKnowledgeStore,
+)
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.contract.test_knowledge_store_contract import URL, version
 
@@ -50,16 +54,23 @@ async def test_a_failed_write_leaves_the_previous_state(tmp_path: Path) -> None:
     await store.aclose()
 
 
-async def test_an_older_store_is_migrated_on_open(tmp_path: Path) -> None:
+async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
     path = tmp_path / "old.duckdb"
-    store = DuckDbKnowledgeStore(path)
-    await store.save_version(version(1, "s1"), URL)
-    await store.aclose()
-    with duckdb.connect(str(path)) as connection:  # make it a version-1 store again
-        connection.execute("DROP TABLE chunks")
-        connection.execute("UPDATE sheaf_schema SET version = 1")
+    with duckdb.connect(str(path)) as connection:  # a store as sheaf's first schema wrote it
+        for statement in MIGRATIONS[0]:
+            connection.execute(statement)
+        connection.execute("INSERT INTO documents VALUES ('doc_1', 'default', 'doc_1.v1', "
+                           "NULL, now(), now())")
+        connection.execute(
+            "INSERT INTO versions VALUES ('doc_1.v1', 'doc_1', 'default', 1, 's1', 's1', 'm1', "
+            "'html', 'text/html', 'Old', now(), NULL, '{}', '{}', NULL, '[]', 3, '[]')")
+        connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
+                           "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 2
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 3
     assert await reopened.chunks("default", "doc_1.v1") == ()
-    assert await reopened.find("default", URL.key) is not None
+    found = await reopened.find("default", URL.key)
+    assert found is not None and found.title == "Old"
+    assert found.current.near_duplicate_of is None
+    assert await reopened.embedding_model("default") is None
     await reopened.aclose()

@@ -7,6 +7,7 @@ import pytest
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
 from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.memory_embedder import MemoryEmbedder
 from sheaf.adapters.memory_file_reader import MemoryFileReader
 from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.memory_http_client import MemoryHttpClient
@@ -32,7 +33,8 @@ class World:
         self.blobs = MemoryBlobStore()
         self.ingestion = Ingestion(ContentResolver(self.http, html, pdf),
                                    DocumentExtraction(html, pdf), self.files, self.store,
-                                   self.blobs, MemoryArtifactStore())
+                                   self.blobs, MemoryArtifactStore(),
+                                   embedder=MemoryEmbedder())
 
     def stages(self, source: str) -> list[str]:
         return [e.stage for e in self.ingestion.recorder.events if e.source == source]
@@ -46,7 +48,8 @@ def world() -> World:
 async def test_new_then_unchanged_without_extracting_again(world: World) -> None:
     first = await world.ingestion.ingest(NOTES)
     assert first.status is IngestStatus.NEW and first.title == "Field notes"
-    assert world.stages(NOTES) == ["fetch", "extract", "chunk", "stage", "store"]
+    assert world.stages(NOTES) == ["fetch", "extract", "chunk", "stage", "embed",
+                                  "near-duplicates", "store"]
     world.ingestion.recorder.events.clear()
     again = await world.ingestion.ingest(NOTES)
     assert again.status is IngestStatus.UNCHANGED and again.document_id == first.document_id

@@ -28,6 +28,7 @@ async def test_each_stage_is_a_span_with_its_outcome() -> None:
     await world.ingestion.ingest(NOTES)
     spans = [(s.name, s.attributes["sheaf.outcome"]) for s in EXPORTER.get_finished_spans()]
     assert spans == [("sheaf.fetch", "ok"), ("sheaf.extract", "ok"), ("sheaf.chunk", "ok"),
-                     ("sheaf.stage", "ok"), ("sheaf.store", "ok"), ("sheaf.fetch", "ok"),
-                     ("sheaf.dedup", "unchanged")]
+                     ("sheaf.stage", "ok"), ("sheaf.embed", "ok"),
+                     ("sheaf.near-duplicates", "none"), ("sheaf.store", "ok"),
+                     ("sheaf.fetch", "ok"), ("sheaf.dedup", "unchanged")]
     assert all(s.attributes["sheaf.source"] == NOTES for s in EXPORTER.get_finished_spans())

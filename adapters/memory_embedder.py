@@ -1,0 +1,32 @@
+"""An in-memory embedder for tests: deterministic vectors, a call log, injectable failure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sheaf.domain.embeddings import EmbeddingModel
+from sheaf.domain.errors import SheafError
+from sheaf.domain.feature_hashing import hashed_vector, word_features
+
+
+class MemoryEmbedder:
+    """Hashes words into a small space; `calls` records every batch it was given, and
+    `failure`, when set, is raised instead of answering."""
+
+    def __init__(self, dimension: int = 16, name: str = "memory") -> None:
+        self._model = EmbeddingModel(name, dimension)
+        self.calls: list[list[str]] = []
+        self.failure: SheafError | None = None
+
+    @property
+    def model(self) -> EmbeddingModel:
+        return self._model
+
+    async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        self.calls.append(list(texts))
+        if self.failure is not None:
+            raise self.failure
+        return [hashed_vector(word_features(t), self._model.dimension) for t in texts]
+
+    async def aclose(self) -> None:
+        return None

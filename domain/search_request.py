@@ -1,0 +1,58 @@
+"""What a search asks for: its mode, filters, grouping and context expansion."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from sheaf.domain.errors import ErrorKind, SheafError
+
+
+class SearchMode(enum.Enum):
+    HYBRID = "hybrid"
+    BM25 = "bm25"
+    VECTOR = "vector"
+
+
+class Expansion(enum.Enum):
+    """How much text around a hit comes back with it."""
+
+    SNIPPET_WINDOW = "snippet-window"
+    """The hit's snippet with N neighbouring snippets either side."""
+    PARENT_SECTION = "parent-section"
+    """The whole section that holds the hit."""
+    SECTION_NEIGHBOURHOOD = "section-neighbourhood"
+    """The hit's section with N sections either side."""
+
+
+@attrs.frozen
+class SearchFilters:
+    """Restrictions every result satisfies; empty means no restriction."""
+
+    document_ids: frozenset[str] = frozenset()
+    section_labels: frozenset[str] = frozenset()
+    content_sources: frozenset[str] = frozenset()
+    """`html`, `pdf` or `raw`: what the text was extracted from."""
+    metadata: tuple[tuple[str, str], ...] = ()
+    """(key, value) pairs the caller's metadata must hold, all of them."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.document_ids or self.section_labels or self.content_sources
+                    or self.metadata)
+
+
+def parse_metadata_filter(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """`key=value` strings to pairs; a malformed one is an invalid query."""
+    pairs = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"metadata filter {item!r} is not key=value")
+        pairs.append((key.strip(), value))
+    return tuple(pairs)
+
+
+NO_FILTERS = SearchFilters()
