@@ -23,8 +23,7 @@ class HashingEmbedder:
     def __init__(self, dimension: int = HASHING_DIMENSION) -> None:
         self._model = EmbeddingModel(f"sheaf-hashing-v1-{dimension}", dimension)
 
-    @property
-    def model(self) -> EmbeddingModel:
+    async def model(self) -> EmbeddingModel:
         return self._model
 
     async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:

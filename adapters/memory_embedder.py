@@ -18,8 +18,7 @@ class MemoryEmbedder:
         self.calls: list[list[str]] = []
         self.failure: SheafError | None = None
 
-    @property
-    def model(self) -> EmbeddingModel:
+    async def model(self) -> EmbeddingModel:
         return self._model
 
     async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:

@@ -299,7 +299,8 @@ async def embed_snippets(embedder: Embedder | None, store: KnowledgeStore, space
     model: an embedder of another is refused before any work is done."""
     if embedder is None:
         return None
-    embedder.model.require_same(await store.embedding_model(space), space)
+    model = await embedder.model()
+    model.require_same(await store.embedding_model(space), space)
     snippets = [c for c in chunks if c.level == "snippet"]
     vectors = await embedder.embed([c.retrieval_text for c in snippets]) if snippets else []
-    return ChunkVectors(embedder.model, tuple(c.id for c in snippets), tuple(vectors))
+    return ChunkVectors(model, tuple(c.id for c in snippets), tuple(vectors))

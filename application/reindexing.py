@@ -29,7 +29,7 @@ class Reindexing:
             if embedder is None:
                 raise SheafError(ErrorKind.INVALID_QUERY,
                                  "no embedder is configured to re-embed with")
-            await self._store.reset_vectors(space, embedder.model)
+            await self._store.reset_vectors(space, await embedder.model())
         count = 0
         for document in await self._store.documents(space):
             version_id = document.current.id
@@ -38,7 +38,7 @@ class Reindexing:
                 await self._store.replace_chunks(space, version_id, loaded.chunks())
             if embeddings or (chunks and embedder is not None
                               and await self._store.embedding_model(space)
-                              in (None, embedder.model)):
+                              in (None, await embedder.model())):
                 vectors = await embed_snippets(embedder, self._store, space, version_id,
                                                await self._store.chunks(space, version_id))
                 if vectors is not None:

@@ -111,11 +111,12 @@ class Search:
             lexical = await self._store.search_text(space, query, depth, filters)
         if mode is not SearchMode.BM25 and self.embedder is not None:
             stored = await self._store.embedding_model(space)
-            self.embedder.model.require_same(stored, space)
+            model = await self.embedder.model()
+            model.require_same(stored, space)
             if stored is not None:
                 (vector,) = await self.embedder.embed([query])
-                semantic = await self._store.search_vectors(space, self.embedder.model,
-                                                            vector, depth, filters)
+                semantic = await self._store.search_vectors(space, model, vector, depth,
+                                                            filters)
         bm25 = {c.id: s for c, s in lexical}
         cosine = {c.id: s for c, s in semantic}
         chunks = {c.id: c for c, _ in (*lexical, *semantic)}

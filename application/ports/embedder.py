@@ -12,8 +12,8 @@ class Embedder(Protocol):
     """Turns texts into unit vectors of `model.dimension` floats, one per text, in order.
     Failures raise `SheafError` (`embedding_failed`, or the fetch kind of a remote call)."""
 
-    @property
-    def model(self) -> EmbeddingModel:
+    async def model(self) -> EmbeddingModel:
+        """The model's name and dimension (a remote embedder may ask its server once)."""
         ...
 
     async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
