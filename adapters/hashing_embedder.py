@@ -21,7 +21,8 @@ class HashingEmbedder:
     """Words and word pairs hashed into `dimension` signed buckets, unit length."""
 
     def __init__(self, dimension: int = HASHING_DIMENSION) -> None:
-        self._model = EmbeddingModel(f"sheaf-hashing-v1-{dimension}", dimension)
+        self._model = EmbeddingModel(f"sheaf-hashing-v1-{dimension}", dimension,
+                                     lexical=True)
 
     async def model(self) -> EmbeddingModel:
         return self._model

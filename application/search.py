@@ -68,7 +68,8 @@ def version_of_chunk(chunk_id: str) -> str:
 
 class Search:
     """Ranks current snippets of a space. `hybrid` fuses the BM25 and vector rankings by
-    reciprocal rank; without an embedder only `bm25` is available."""
+    reciprocal rank; `auto` (the default) is hybrid with a semantic embedder and BM25
+    otherwise."""
 
     def __init__(self, store: KnowledgeStore, embedder: Embedder | None = None,
                  structure: DocumentStructure | None = None) -> None:
@@ -77,7 +78,7 @@ class Search:
         self._structure = structure
 
     async def search(self, space: str, query: str, k: int = 10, *,
-                     mode: SearchMode = SearchMode.HYBRID,
+                     mode: SearchMode = SearchMode.AUTO,
                      filters: SearchFilters = NO_FILTERS,
                      group_by_document: bool = False,
                      expand: Expansion | None = None, window: int = 1,
@@ -88,11 +89,12 @@ class Search:
             raise SheafError(ErrorKind.INVALID_QUERY, "the query is empty")
         if k < 1:
             raise SheafError(ErrorKind.INVALID_QUERY, f"k must be at least 1, not {k}")
+        if mode is SearchMode.AUTO:
+            semantic = self.embedder is not None and not (await self.embedder.model()).lexical
+            mode = SearchMode.HYBRID if semantic else SearchMode.BM25
         if mode is not SearchMode.BM25 and self.embedder is None:
-            if mode is SearchMode.VECTOR:
-                raise SheafError(ErrorKind.INVALID_QUERY,
-                                 "vector search needs an embedder; none is configured")
-            mode = SearchMode.BM25
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"{mode.value} search needs an embedder; none is configured")
         depth = max(CANDIDATES, k) * (3 if group_by_document else 1)
         hits = await self._ranked(space, query, mode, filters, depth, rrf_k)
         if group_by_document:

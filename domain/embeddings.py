@@ -17,6 +17,9 @@ class EmbeddingModel:
 
     name: str
     dimension: int
+    lexical: bool = attrs.field(default=False, eq=False)
+    """True for a model that only sees shared words (feature hashing): fused with BM25 it
+    adds no meaning, so searches default to BM25 alone."""
 
     def __str__(self) -> str:
         return f"{self.name} ({self.dimension} dimensions)"

@@ -10,6 +10,8 @@ from sheaf.domain.errors import ErrorKind, SheafError
 
 
 class SearchMode(enum.Enum):
+    AUTO = "auto"
+    """Hybrid with a semantic embedder; BM25 without one or with a lexical one."""
     HYBRID = "hybrid"
     BM25 = "bm25"
     VECTOR = "vector"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,18 +13,23 @@ from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
 from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
 from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
+from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.ollama_embedder import OllamaEmbedder
+from sheaf.adapters.openai_embedder import OpenAiEmbedder
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.ingestion import Ingestion
+from sheaf.application.ports.embedder import Embedder
 from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search
 from sheaf.application.stage_events import StageEvent, StageRecorder
+from sheaf.domain.errors import ErrorKind, SheafError
 
 
 def build_resolver(settings: HttpSettings) -> tuple[AiohttpHttpClient, ContentResolver]:
@@ -53,21 +59,53 @@ class KnowledgeServices:
     quotes: Quotes
     reindexing: Reindexing
     search: Search
+    embedder: Embedder | None = None
 
     async def aclose(self) -> None:
         await self.client.aclose()
+        if self.embedder is not None:
+            await self.embedder.aclose()
         await self.store.aclose()
 
 
+def build_embedder(spec: str) -> Embedder | None:
+    """An embedder from its spec (see `configuration.ENVIRONMENT["SHEAF_EMBEDDER"]`)."""
+    kind, _, argument = spec.partition(":")
+    dimension_text = os.environ.get("SHEAF_EMBEDDING_DIMENSION")
+    dimension = int(dimension_text) if dimension_text else None
+    url = os.environ.get("SHEAF_EMBEDDINGS_URL")
+    if kind == "none":
+        return None
+    if kind == "hashing":
+        return HashingEmbedder(int(argument)) if argument else HashingEmbedder()
+    if kind in ("local", "onnx"):
+        from sheaf.adapters.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder.from_directory(Path(argument)) if argument else \
+            OnnxEmbedder.installed()
+    if kind == "openai" and argument:
+        return OpenAiEmbedder(url or "https://api.openai.com/v1", argument, dimension=dimension,
+                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY")
+                              or os.environ.get("OPENAI_API_KEY"))
+    if kind == "ollama" and argument:
+        return OllamaEmbedder(url or "http://127.0.0.1:11434", argument, dimension=dimension,
+                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY"))
+    raise SheafError(ErrorKind.INVALID_QUERY,
+                     f"unknown embedder {spec!r}: use hashing, hashing:DIM, local, onnx:DIR, "
+                     "openai:MODEL, ollama:MODEL or none")
+
+
 def build_knowledge(settings: HttpSettings, store_path: Path,
-                    listener: Callable[[StageEvent], None] | None = None) -> KnowledgeServices:
+                    listener: Callable[[StageEvent], None] | None = None,
+                    embedder: Embedder | None = None) -> KnowledgeServices:
     client, resolver = build_resolver(settings)
     store = DuckDbKnowledgeStore(store_path)
     blobs = FilesystemBlobStore(blob_folder(store_path))
     ingestion = Ingestion(resolver, build_extraction(), FilesystemFileReader(), store, blobs,
                           FilesystemArtifactStore(blob_folder(store_path)),
-                          recorder=StageRecorder(listener))
+                          recorder=StageRecorder(listener), embedder=embedder)
     catalogue = DocumentCatalogue(store, blobs)
     structure = DocumentStructure(catalogue)
     return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
-                             Reindexing(store, structure), Search(store))
+                             Reindexing(store, structure, embedder),
+                             Search(store, embedder, structure), embedder)

@@ -15,7 +15,18 @@ ENVIRONMENT = {
     "SHEAF_TIMEOUT": "total seconds for one fetch, redirects included (default 60)",
     "SHEAF_ALLOW_PRIVATE_NETWORK": "1 to allow loopback and private addresses (default 0)",
     "SHEAF_STORE": "the DuckDB file (default $XDG_DATA_HOME/sheaf/sheaf.duckdb)",
+    "SHEAF_EMBEDDER": "hashing (default), hashing:DIM, local, onnx:DIR, openai:MODEL, "
+                      "ollama:MODEL or none",
+    "SHEAF_EMBEDDINGS_URL": "the embeddings server (default https://api.openai.com/v1 for "
+                            "openai, http://127.0.0.1:11434 for ollama)",
+    "SHEAF_EMBEDDINGS_KEY": "its API key (openai: falls back to OPENAI_API_KEY)",
+    "SHEAF_EMBEDDING_DIMENSION": "the model's dimension (asked of the server when unset)",
 }
+
+
+def embedder_spec(flag: str | None = None) -> str:
+    """--embedder, then SHEAF_EMBEDDER, then the offline default."""
+    return flag or os.environ.get("SHEAF_EMBEDDER") or "hashing"
 
 
 def store_path(flag: str | None = None) -> Path:

@@ -21,8 +21,14 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, IngestStatus
 from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.resolved_content import ContentSource
-from sheaf.entrypoints.composition import KnowledgeServices, build_knowledge
-from sheaf.entrypoints.configuration import http_settings, store_path
+from sheaf.domain.search_request import (
+    Expansion,
+    SearchFilters,
+    SearchMode,
+    parse_metadata_filter,
+)
+from sheaf.entrypoints.composition import KnowledgeServices, build_embedder, build_knowledge
+from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -121,16 +127,36 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     space.add_argument("--store", help="the DuckDB file")
     space.set_defaults(run=_cmd_space)
 
-    search = sub.add_parser("search", help="ranked snippets for a query (BM25)")
+    search = sub.add_parser("search", help="ranked snippets for a query: BM25, vectors or both")
     search.add_argument("query", nargs="?")
     search.add_argument("--queries", type=Path,
                         help='a JSON-lines file of {"id", "text"}: one result line each')
     search.add_argument("--k", type=int, default=10)
+    search.add_argument("--mode", choices=[m.value for m in SearchMode], default="auto",
+                        help="auto (default): hybrid with a semantic embedder, else bm25")
+    search.add_argument("--section", action="append", default=[], metavar="LABEL",
+                        help="only snippets in sections with this label (repeatable)")
+    search.add_argument("--doc", action="append", default=[], metavar="DOC",
+                        help="only this document: id, URL or path (repeatable)")
+    search.add_argument("--source", action="append", default=[], choices=["html", "pdf", "raw"],
+                        help="only text extracted from this kind of content (repeatable)")
+    search.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
+                        help="only documents ingested with this metadata (repeatable)")
+    search.add_argument("--group", action="store_true", help="the best snippet per document")
+    search.add_argument("--expand", choices=[e.value for e in Expansion],
+                        help="return the text around each hit")
+    search.add_argument("--window", type=int, default=1,
+                        help="N for --expand: snippets or sections either side (default 1)")
     search.add_argument("--json", action="store_true")
     _store_flags(search)
     search.set_defaults(run=_cmd_search)
 
-    reindex = sub.add_parser("reindex", help="rebuild chunks from stored text, no fetching")
+    reindex = sub.add_parser("reindex", help="rebuild chunks (and vectors) from stored text, "
+                                             "no fetching")
+    reindex.add_argument("--embeddings", action="store_true",
+                         help="re-embed every snippet with the configured embedder")
+    reindex.add_argument("--no-chunks", action="store_true",
+                         help="keep the chunks; with --embeddings, only re-embed")
     _store_flags(reindex)
     reindex.set_defaults(run=_cmd_reindex)
 
@@ -144,6 +170,8 @@ def _store_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", help="the DuckDB file (default: SHEAF_STORE or the user "
                                         "data directory)")
     parser.add_argument("--space", default=DEFAULT_SPACE)
+    parser.add_argument("--embedder", help="hashing (default), local, onnx:DIR, openai:MODEL, "
+                                           "ollama:MODEL or none (or SHEAF_EMBEDDER)")
 
 
 def _with_services(args: argparse.Namespace,
@@ -154,7 +182,8 @@ def _with_services(args: argparse.Namespace,
                              timeout=getattr(args, "timeout", None))
 
     async def run() -> int:
-        services = build_knowledge(settings, store_path(args.store), listener)
+        embedder = build_embedder(embedder_spec(getattr(args, "embedder", None)))
+        services = build_knowledge(settings, store_path(args.store), listener, embedder)
         try:
             return await work(services)
         finally:
@@ -220,7 +249,10 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
                 line = f"[{len(results)}/{len(expanded)}] {result.status.value:<9} {source}"
                 if result.error_kind:
                     line += f"  ({result.message})"
-                end = "\r" if interactive and result.status is not IngestStatus.FAILED else "\n"
+                if result.near_duplicate_of:
+                    line += f"  (near duplicate of {result.near_duplicate_of})"
+                end = "\n" if result.error_kind or result.near_duplicate_of or not interactive \
+                    else "\r"
                 print(line.ljust(100)[:160], end=end, file=sys.stderr, flush=True)
 
         await _for_each(expanded, args.concurrency, one)
@@ -280,6 +312,8 @@ def _summary(document: DocumentRecord) -> dict[str, Any]:
         "sources": [{"kind": s.kind.value, "key": s.key, "original": s.original,
                      "final_url": s.final_url} for s in document.sources],
         "source_id": document.caller_source_id,
+        "near_duplicate_of": current.near_duplicate_of,
+        "near_duplicate_similarity": current.near_duplicate_similarity,
         "updated_at": document.updated_at.isoformat() if document.updated_at else None,
     }
 
@@ -325,6 +359,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
             for key in ("id", "title", "source", "content_type", "version", "versions",
                         "characters", "updated_at"):
                 print(f"{key:<13} {summary[key]}")
+            if current.near_duplicate_of:
+                print(f"{'near dup of':<13} {current.near_duplicate_of} "
+                      f"(cosine {current.near_duplicate_similarity:.3f})")
             for source in document.sources:
                 print(f"{'source':<13} {source.original}")
         return EXIT_OK
@@ -438,7 +475,8 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
 
 def _cmd_reindex(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
-        count = await services.reindexing.reindex(args.space)
+        count = await services.reindexing.reindex(args.space, chunks=not args.no_chunks,
+                                                  embeddings=args.embeddings)
         print(f"reindexed {count} documents in space {args.space!r}", file=sys.stderr)
         return EXIT_OK
 
@@ -483,24 +521,39 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return 2
 
     async def work(services: KnowledgeServices) -> int:
+        documents = []
+        for reference in args.doc:
+            found = await services.store.find(args.space, reference)
+            if found is None:
+                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND,
+                                 f"no document {reference!r} in space {args.space!r}")
+            documents.append(found.id)
+        filters = SearchFilters(frozenset(documents), frozenset(args.section),
+                                frozenset(args.source), parse_metadata_filter(args.meta))
+        options: dict[str, Any] = {
+            "mode": SearchMode(args.mode), "filters": filters, "group_by_document": args.group,
+            "expand": Expansion(args.expand) if args.expand else None,
+            "window": args.window}
         if args.queries is not None:
             for line in args.queries.read_text(encoding="utf-8").splitlines():
                 if not line.strip():
                     continue
                 item = json.loads(line)
                 hits = await services.search.search(args.space, str(item["text"]), args.k,
-                                                    with_documents=False)
+                                                    with_documents=False, **options)
                 print(json.dumps({"id": item.get("id"),
                                   "results": [h.as_dict() for h in hits]}, ensure_ascii=False))
             return EXIT_OK
-        hits = await services.search.search(args.space, args.query, args.k)
+        hits = await services.search.search(args.space, args.query, args.k, **options)
         for rank, hit in enumerate(hits, start=1):
             if args.json:
                 print(json.dumps({"rank": rank, **hit.as_dict()}, ensure_ascii=False))
             else:
                 where = " > ".join(hit.chunk.heading_path) or "-"
-                print(f"{rank:>2}. {hit.score:6.3f}  {hit.title or hit.document_id}  [{where}]")
-                print("    " + " ".join(hit.chunk.text.split())[:200])
+                print(f"{rank:>2}. {hit.score:6.3f}  {hit.title or hit.document_id}  [{where}]"
+                      f"  {hit.chunk.id} [{hit.chunk.start}:{hit.chunk.end}]")
+                shown = hit.context.text if hit.context else hit.chunk.text
+                print("    " + " ".join(shown.split())[:200 if not hit.context else 2000])
         return EXIT_OK
 
     return _with_services(args, work)

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
+from sheaf.adapters.hashing_embedder import HashingEmbedder
+from sheaf.adapters.memory_embedder import MemoryEmbedder
+from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.application.document_structure import DocumentStructure
+from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search, document_of_chunk
+from sheaf.domain.chunking import Chunk
+from sheaf.domain.embeddings import cosine
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.feature_hashing import shingle_fingerprint
+from sheaf.domain.ingestion import IngestStatus
+from sheaf.domain.search_request import Expansion, SearchMode
 from tests.application.test_ingestion import World
 
 pytestmark = pytest.mark.anyio
@@ -29,3 +42,141 @@ async def test_hits_carry_their_document_and_span() -> None:
 
 def test_document_of_chunk() -> None:
     assert document_of_chunk("doc_ab12.v3:snippet:7") == "doc_ab12"
+
+
+TIDES = (b"# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide every week.\n\n"
+         b"## Results\n\nSeagrass grew with the tides. Shoot density doubled in spring.\n\n"
+         b"## Discussion\n\nTidal exposure explains the growth of the meadow.\n")
+FOXES = b"# Foxes\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\n"
+
+
+async def seeded(embedder: MemoryEmbedder | None = None) -> tuple[World, Search]:
+    world = World()
+    if embedder is not None:
+        world.ingestion.embedder = embedder
+    world.files.files["/d/tides.md"] = TIDES
+    world.files.files["/d/foxes.md"] = FOXES
+    for path in ("/d/tides.md", "/d/foxes.md"):
+        await world.ingestion.ingest(path)
+    return world, Search(world.store, world.ingestion.embedder,
+                         DocumentStructure(DocumentCatalogue(world.store, world.blobs)))
+
+
+async def test_each_mode_ranks_and_reports_its_scores() -> None:
+    _, search = await seeded()
+    bm25 = await search.search("default", "seagrass tides", 5, mode=SearchMode.BM25)
+    vector = await search.search("default", "seagrass tides", 5, mode=SearchMode.VECTOR)
+    hybrid = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    assert bm25[0].bm25_score and bm25[0].vector_score is None
+    assert vector[0].vector_score is not None and vector[0].bm25_score is None
+    assert hybrid[0].bm25_score and hybrid[0].vector_score is not None
+    assert "Seagrass grew" in hybrid[0].chunk.text
+    # RRF: 1 / (60 + rank) summed over the two rankings.
+    top = hybrid[0].chunk.id
+    ranks = [[h.chunk.id for h in hits].index(top) + 1 for hits in (bm25, vector)]
+    assert hybrid[0].score == pytest.approx(sum(1 / (60 + r) for r in ranks))
+    assert hybrid[0].as_dict()["section"] == "results"
+
+
+async def test_auto_is_hybrid_only_with_a_semantic_embedder() -> None:
+    _, search = await seeded()  # the World's embedder is a semantic stand-in
+    (auto,) = await search.search("default", "seagrass tides", 1)
+    assert auto.bm25_score and auto.vector_score is not None
+    search.embedder = HashingEmbedder()  # lexical: BM25 alone (and no mismatch check)
+    (lexical,) = await search.search("default", "seagrass tides", 1)
+    assert lexical.vector_score is None
+
+
+async def test_grouping_keeps_the_best_snippet_per_document() -> None:
+    _, search = await seeded()
+    hits = await search.search("default", "seagrass foxes tides", 10, group_by_document=True,
+                               mode=SearchMode.BM25)
+    assert len({h.document_id for h in hits}) == len(hits) == 2
+
+
+async def test_expansions_are_exact_spans_of_the_document() -> None:
+    world, search = await seeded()
+    for expand in Expansion:
+        (hit,) = await search.search("default", "shoot density doubled", 1, expand=expand,
+                                     mode=SearchMode.BM25)
+        document = await world.store.find("default", hit.document_id)
+        assert document is not None
+        text = (await world.blobs.get(document.current.markdown_sha)).decode()
+        context = hit.context
+        assert context is not None and context.kind == expand.value
+        assert text[context.start:context.end] == context.text
+        assert context.start <= hit.chunk.start and hit.chunk.end <= context.end
+        if expand is Expansion.PARENT_SECTION:
+            assert context.text.startswith("## Results") and "Methods" not in context.text
+        if expand is Expansion.SECTION_NEIGHBOURHOOD:
+            assert "## Methods" in context.text and "## Discussion" in context.text
+
+
+async def test_a_space_embedded_by_another_model_is_refused_clearly() -> None:
+    world, search = await seeded()
+    search.embedder = MemoryEmbedder(name="another", dimension=16)
+    with pytest.raises(SheafError) as caught:
+        await search.search("default", "seagrass", 3, mode=SearchMode.HYBRID)
+    assert caught.value.kind is ErrorKind.EMBEDDING_MISMATCH
+    world.ingestion.embedder = search.embedder
+    world.files.files["/d/new.md"] = b"# New\n\nAnother text.\n"
+    result = await world.ingestion.ingest("/d/new.md")
+    assert result.error_kind == "embedding_mismatch"
+    assert await world.store.find("default", "/d/new.md") is None
+
+
+async def test_reindex_embeddings_moves_the_space_to_the_new_model() -> None:
+    world, _ = await seeded()
+    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    wider = MemoryEmbedder(name="wider", dimension=32)
+    assert await Reindexing(world.store, structure, wider).reindex(
+        "default", chunks=False, embeddings=True) == 2
+    assert await world.store.embedding_model("default") == await wider.model()
+    hits = await Search(world.store, wider).search("default", "seagrass", 3,
+                                                   mode=SearchMode.VECTOR)
+    assert hits and "eagrass" in hits[0].chunk.text
+
+
+async def test_bad_queries_are_typed_errors() -> None:
+    _, search = await seeded()
+    for query, k in (("  ", 5), ("seagrass", 0)):
+        with pytest.raises(SheafError) as caught:
+            await search.search("default", query, k)
+        assert caught.value.kind is ErrorKind.INVALID_QUERY
+    search.embedder = None
+    with pytest.raises(SheafError):
+        await search.search("default", "seagrass", 3, mode=SearchMode.VECTOR)
+
+
+async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> None:
+    world = World()
+    base = " ".join(f"word{i}" for i in range(400))
+    world.files.files["/d/a.md"] = f"# A\n\n{base}\n".encode()
+    world.files.files["/d/b.md"] = f"# A\n\n{base} and a short coda\n".encode()
+    first = await world.ingestion.ingest("/d/a.md")
+    a = await world.store.find("default", "/d/a.md")
+    assert first.near_duplicate_of is None and a is not None
+    chunks_b = " ".join(c.text for c in (await seeded_chunks(world, "/d/b.md")))
+    chunks_a = " ".join(c.text for c in await world.store.chunks("default", a.current.id)
+                        if c.level == "snippet")
+    exact = cosine(shingle_fingerprint(chunks_a), shingle_fingerprint(chunks_b))
+    assert 0.9 < exact < 1.0
+    world.ingestion.near_duplicate_threshold = math.nextafter(exact, 1.0)  # just above
+    assert (await world.ingestion.ingest("/d/b.md")).near_duplicate_of is None
+    await world.store.remove("default", (await world.store.find("default", "/d/b.md")).id)  # type: ignore[union-attr]
+    world.ingestion.near_duplicate_threshold = exact  # exactly at it
+    flagged = await world.ingestion.ingest("/d/b.md")
+    assert flagged.status is IngestStatus.NEW and flagged.near_duplicate_of == a.id
+    stored = await world.store.find("default", "/d/b.md")
+    assert stored is not None and stored.current.near_duplicate_of == a.id
+    assert stored.current.near_duplicate_similarity == pytest.approx(exact)
+
+
+async def seeded_chunks(world: World, path: str) -> list[Chunk]:
+    """The snippets ingestion would make of `path`, without storing it."""
+    from sheaf.domain.document_analysis import document_chunks
+
+    extraction = await world.ingestion._extraction.extract(world.files.files[path],
+                                                           declared_type="text/markdown",
+                                                           location=path)
+    return [c for c in document_chunks(extraction.document, "x.v1") if c.level == "snippet"]

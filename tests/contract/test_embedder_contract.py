@@ -35,7 +35,7 @@ async def embedder(request: pytest.FixtureRequest) -> AsyncIterator[Embedder]:
         local = pytest.importorskip("sheaf.adapters.onnx_embedder")
         try:
             found = local.OnnxEmbedder.installed()
-        except Exception as exc:  # noqa: BLE001 - any missing piece means skip
+        except Exception as exc:  # any missing piece means skip
             pytest.skip(f"the local model is not installed: {exc}")
     else:
         server = EmbeddingServer()

@@ -6,15 +6,19 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import attrs
 import pytest
 
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.search_request import SearchFilters
 
 pytestmark = pytest.mark.anyio
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -184,3 +188,115 @@ async def test_a_term_the_query_repeats_weighs_more(store: KnowledgeStore) -> No
     assert [c.id for c, _ in ranked] == ["doc_1.v1:snippet:0", "doc_1.v1:snippet:1"]
     flipped = await store.search_text("default", "tides seagrass seagrass seagrass", 10)
     assert [c.id for c, _ in flipped] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0"]
+
+
+MODEL = EmbeddingModel("test-model", 3)
+
+
+def vectors_of(version_id: str, *vectors: tuple[float, ...],
+               model: EmbeddingModel = MODEL) -> ChunkVectors:
+    return ChunkVectors(model, tuple(f"{version_id}:snippet:{i}" for i in range(len(vectors))),
+                        tuple(unit_vector(v) for v in vectors))
+
+
+async def seed_two_documents(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL, chunks=(
+        text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),
+        text_chunk("doc_1.v1", 1, "foxes wait for people to sleep")),
+        vectors=vectors_of("doc_1.v1", (1, 0, 0), (0, 1, 0)))
+    other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
+    pdf = attrs.evolve(version(1, "s2", doc="doc_2"), content_source="pdf",
+                       caller_metadata={"team": "red"})
+    await store.save_version(pdf, other, chunks=(
+        attrs.evolve(text_chunk("doc_2.v1", 0, "tides under seagrass light"),
+                     section_label="results"),),
+        vectors=vectors_of("doc_2.v1", (0.9, 0.1, 0)))
+
+
+async def test_vector_search_ranks_by_cosine(store: KnowledgeStore) -> None:
+    assert await store.embedding_model("default") is None
+    await seed_two_documents(store)
+    assert await store.embedding_model("default") == MODEL
+    found = await store.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 10)
+    assert [c.id for c, _ in found] == ["doc_1.v1:snippet:0", "doc_2.v1:snippet:0",
+                                        "doc_1.v1:snippet:1"]
+    assert found[0][1] == pytest.approx(1.0, abs=1e-6)
+    assert found[2][1] == pytest.approx(0.0, abs=1e-6)
+    assert len(await store.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 1)) == 1
+
+
+async def test_another_model_is_refused_for_search_and_for_storing(store: KnowledgeStore
+                                                                  ) -> None:
+    await seed_two_documents(store)
+    other = EmbeddingModel("other-model", 3)
+    with pytest.raises(SheafError) as caught:
+        await store.search_vectors("default", other, unit_vector((1, 0, 0)), 10)
+    assert caught.value.kind is ErrorKind.EMBEDDING_MISMATCH
+    assert "test-model" in caught.value.message and "reindex --embeddings" in caught.value.message
+    third = SourceRef(SourceKind.URL, "https://journal.example/c", "https://journal.example/c")
+    with pytest.raises(SheafError):
+        await store.save_version(version(1, "s3", doc="doc_3"), third, chunks=(
+            text_chunk("doc_3.v1", 0, "x"),), vectors=vectors_of("doc_3.v1", (1, 0, 0),
+                                                                  model=other))
+    assert await store.find("default", "doc_3") is None  # nothing half-written
+
+
+async def test_reset_and_replace_vectors_switch_the_model(store: KnowledgeStore) -> None:
+    await seed_two_documents(store)
+    wider = EmbeddingModel("wider", 4)
+    await store.reset_vectors("default", wider)
+    assert await store.embedding_model("default") == wider
+    assert await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10) == []
+    await store.replace_vectors("default", "doc_1.v1", vectors_of(
+        "doc_1.v1", (0, 0, 0, 1), (1, 0, 0, 0), model=wider))
+    found = await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10)
+    assert [c.id for c, _ in found][:1] == ["doc_1.v1:snippet:1"]
+    with pytest.raises(SheafError):
+        await store.replace_vectors("default", "doc_9.v1", vectors_of("doc_9.v1", model=wider))
+
+
+async def test_filters_apply_to_both_rankings(store: KnowledgeStore) -> None:
+    await seed_two_documents(store)
+    query = unit_vector((1, 0, 0))
+    cases = {
+        SearchFilters(document_ids=frozenset({"doc_2"})): {"doc_2.v1:snippet:0"},
+        SearchFilters(section_labels=frozenset({"results"})): {"doc_2.v1:snippet:0"},
+        SearchFilters(content_sources=frozenset({"html"})): {"doc_1.v1:snippet:0"},
+        SearchFilters(metadata=(("team", "blue"),)): {"doc_1.v1:snippet:0"},
+        SearchFilters(metadata=(("team", "green"),)): set(),
+    }
+    for filters, expected in cases.items():
+        text = {c.id for c, _ in await store.search_text("default", "seagrass", 10, filters)}
+        assert text == expected, filters
+        vector = {c.id for c, _ in await store.search_vectors("default", MODEL, query, 10,
+                                                               filters)}
+        assert vector & {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"} == expected, filters
+
+
+async def test_removal_and_new_versions_leave_no_stale_rows_in_either_index(
+        store: KnowledgeStore) -> None:
+    await seed_two_documents(store)
+    await store.save_version(version(2, "s9"), URL, chunks=(
+        text_chunk("doc_1.v2", 0, "zebra crossings"),),
+        vectors=vectors_of("doc_1.v2", (0, 0, 1)))
+    everything = unit_vector((1, 1, 1))
+    ids = {c.id for c, _ in await store.search_vectors("default", MODEL, everything, 10)}
+    assert ids == {"doc_1.v2:snippet:0", "doc_2.v1:snippet:0"}
+    assert {c.id for c, _ in await store.search_text("default", "seagrass tides", 10)} == {
+        "doc_2.v1:snippet:0"}
+    await store.remove("default", "doc_2")
+    assert {c.id for c, _ in await store.search_vectors("default", MODEL, everything, 10)} == {
+        "doc_1.v2:snippet:0"}
+    assert await store.search_text("default", "seagrass tides", 10) == []
+
+
+async def test_similar_documents_by_fingerprint(store: KnowledgeStore) -> None:
+    await store.save_version(version(1, "s1"), URL, fingerprint=unit_vector([1.0] + [0.0] * 1023))
+    close = unit_vector([1.0, 0.2] + [0.0] * 1022)
+    found = await store.similar_documents("default", close, 0.9)
+    assert [d for d, _ in found] == ["doc_1"]
+    assert found[0][1] == pytest.approx(1 / (1.04 ** 0.5), abs=1e-5)
+    assert await store.similar_documents("default", close, 0.99) == []
+    assert await store.similar_documents("other", close, 0.5) == []
+    await store.remove("default", "doc_1")
+    assert await store.similar_documents("default", close, 0.5) == []

