@@ -1,0 +1,105 @@
+"""`sheaf search`, `sheaf reindex --embeddings` and `sheaf eval retrieval` end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.entrypoints.test_cli import SHEAF
+
+pytestmark = pytest.mark.anyio
+
+TIDES = ("# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide every week.\n\n"
+         "## Results\n\nSeagrass grew with the tides. Shoot density doubled in spring.\n")
+FOXES = "# Foxes\n\n## Results\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\n"
+
+
+async def sheaf(store: Path, *args: str, env: dict[str, str] | None = None
+                ) -> subprocess.CompletedProcess[bytes]:
+    return await anyio.run_process([SHEAF, *args, "--store", str(store)], check=False,
+                                   env={**os.environ, **(env or {})})
+
+
+async def ingested(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "tides.md").write_text(TIDES)
+    (folder / "foxes.md").write_text(FOXES)
+    store = tmp_path / "kb.duckdb"
+    done = await sheaf(store, "ingest", str(folder), "--json", "--meta", "team=blue")
+    assert done.returncode == 0, done.stderr
+    return store
+
+
+def lines(done: subprocess.CompletedProcess[bytes]) -> list[dict[str, object]]:
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.decode().splitlines()]
+
+
+async def test_search_modes_filters_and_expansion(tmp_path: Path) -> None:
+    store = await ingested(tmp_path)
+    for mode in ("auto", "bm25", "vector", "hybrid"):
+        hits = lines(await sheaf(store, "search", "seagrass tides", "--mode", mode, "--json"))
+        assert hits and "seagrass" in str(hits[0]["text"]).lower(), mode
+        assert hits[0]["title"] == "Tides" and hits[0]["section"] is not None
+    foxes = lines(await sheaf(store, "search", "results", "--doc", str(tmp_path / "docs" /
+                                                                        "foxes.md"), "--json"))
+    assert {h["title"] for h in foxes} == {"Foxes"}
+    assert lines(await sheaf(store, "search", "seagrass", "--meta", "team=red", "--json")) == []
+    (expanded,) = lines(await sheaf(store, "search", "shoot density", "--k", "1", "--expand",
+                                    "parent-section", "--json"))
+    context = expanded["context"]
+    assert isinstance(context, dict) and str(context["text"]).startswith("## Results")
+    grouped = lines(await sheaf(store, "search", "results seagrass foxes", "--group",
+                                "--json"))
+    assert len(grouped) == len({h["document_id"] for h in grouped}) == 2
+
+
+async def test_another_embedder_is_refused_until_reindexed(tmp_path: Path) -> None:
+    store = await ingested(tmp_path)
+    refused = await sheaf(store, "search", "seagrass", "--mode", "vector",
+                          "--embedder", "hashing:64")
+    assert refused.returncode != 0
+    message = refused.stderr.decode()
+    assert "embedding_mismatch" in message and "reindex --embeddings" in message
+    assert "Traceback" not in message
+    reindexed = await sheaf(store, "reindex", "--embeddings", "--embedder", "hashing:64")
+    assert reindexed.returncode == 0, reindexed.stderr
+    hits = lines(await sheaf(store, "search", "seagrass", "--mode", "vector",
+                             "--embedder", "hashing:64", "--json"))
+    assert hits and hits[0]["title"] == "Tides"
+
+
+async def test_batch_queries_one_line_each(tmp_path: Path) -> None:
+    store = await ingested(tmp_path)
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"id": "q1", "text": "seagrass"}\n{"id": "q2", "text": "foxes"}\n')
+    answers = lines(await sheaf(store, "search", "--queries", str(queries), "--k", "3",
+                                "--json"))
+    assert [a["id"] for a in answers] == ["q1", "q2"]
+
+
+async def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
+    collection = tmp_path / "collection"
+    collection.mkdir()
+    corpus = [{"id": "d1", "title": "Seagrass", "text": "Seagrass meadows grow with tides."},
+              {"id": "d2", "title": "Foxes", "text": "Urban foxes raid bins at night."},
+              {"id": "d3", "title": "Owls", "text": "Owls hunt mice in the dark."}]
+    (collection / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in corpus))
+    (collection / "queries.jsonl").write_text(
+        '{"id": "1", "text": "seagrass tides"}\n{"id": "2", "text": "foxes at night"}\n')
+    (collection / "qrels.tsv").write_text("query-id\tdoc-id\tgrade\n1\td1\t1\n2\td2\t1\n")
+    reports = lines(await anyio.run_process([SHEAF, "eval", "retrieval", str(collection),
+                                             "--json"], check=False))
+    assert [r["label"] for r in reports] == ["hybrid", "bm25", "vector"]
+    bm25 = reports[1]
+    assert bm25["ndcg@10"] == 1.0 and bm25["queries"] == 2
+    assert len(bm25["per_query"]) == 2  # type: ignore[arg-type]
+    broken = await anyio.run_process([SHEAF, "eval", "retrieval", str(tmp_path / "none")],
+                                     check=False)
+    assert broken.returncode != 0 and b"not a retrieval collection" in broken.stderr
