@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 
 SCHEMA_VERSION = 3
+HNSW_OVERFETCH = 4
 T = TypeVar("T")
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
@@ -116,6 +118,7 @@ class DuckDbKnowledgeStore:
         # The full-text index is not updated by writes: rebuilt before the first search
         # that follows a write.
         self._text_index_stale = True
+        self._hnsw: set[int] = set()  # dimensions whose vectors have an HNSW index
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -143,14 +146,9 @@ class DuckDbKnowledgeStore:
                 raise
 
     def _load_full_text_extension(self) -> None:
-        import duckdb_extension_fts
-
-        found = next(Path(duckdb_extension_fts.__file__).parent.rglob("fts.duckdb_extension"),
-                     None)
-        if found is None:
+        if not _load_packaged_extension(self._connection, "fts"):
             raise SheafError(ErrorKind.STORE_VERSION,
                              "the duckdb-extension-fts package holds no extension binary")
-        self._connection.execute(f"LOAD '{found}'")
 
     async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         def locked() -> T:
@@ -217,51 +215,90 @@ class DuckDbKnowledgeStore:
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
-                          ) -> list[tuple[Chunk, float]]:
-        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[Chunk, float]]:
-            if self._text_index_stale:
-                c.execute("PRAGMA create_fts_index('chunks', 'id', 'retrieval_text', "
-                          f"stemmer = '{self.stemmer}', stopwords = '{self.stopwords}', "
-                          "overwrite = 1)")
-                self._text_index_stale = False
-            weights = _query_terms(c, query, self.stemmer)
-            if not weights:
-                return []
-            where, params = _filter_sql(filters)
-            rows = c.execute(
-                f"{_BM25_SCORES} SELECT {_CHUNK_COLUMNS}, s.score FROM scored s "
-                "JOIN fts_main_chunks.docs d ON d.docid = s.docid JOIN chunks c ON c.id = d.name "
-                "JOIN documents doc ON doc.current_version = c.version_id "
-                "JOIN versions v ON v.id = c.version_id "
-                f"WHERE c.space = ? AND c.level = 'snippet' {where} "
-                "ORDER BY s.score DESC, c.id LIMIT ?",
-                [list(weights), list(weights.values()), space, *params, limit]).fetchall()
-            return [(_chunk_row(r), float(r[15])) for r in rows]
+                          ) -> list[tuple[str, float]]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
+            self._refresh_text_index(c)
+            return _top_chunks(c, _BM25_SCORES, [query, self.stemmer], space, filters, limit)
 
         return await self._run(read)
+
+    def _refresh_text_index(self, c: duckdb.DuckDBPyConnection) -> None:
+        """Rebuild the full-text index after writes, with a postings table sorted by term
+        so that a query reads only the row groups of its own terms."""
+        if not self._text_index_stale:
+            return
+        c.execute("PRAGMA create_fts_index('chunks', 'id', 'retrieval_text', "
+                  f"stemmer = '{self.stemmer}', stopwords = '{self.stopwords}', overwrite = 1)")
+        c.execute("CREATE OR REPLACE TABLE fts_main_chunks.postings AS SELECT t.termid, "
+                  "t.docid, count(*)::INTEGER AS tf, any_value(d.len)::INTEGER AS len "
+                  "FROM fts_main_chunks.terms t JOIN fts_main_chunks.docs d USING (docid) "
+                  "GROUP BY t.termid, t.docid ORDER BY t.termid")
+        self._text_index_stale = False
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
                              vector: tuple[float, ...], limit: int,
                              filters: SearchFilters = NO_FILTERS
-                             ) -> list[tuple[Chunk, float]]:
-        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[Chunk, float]]:
+                             ) -> list[tuple[str, float]]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             model.require_same(_embedding_model(c, space), space)
             if not _has_vectors(c, model.dimension):
                 return []
-            where, params = _filter_sql(filters)
+            dimension = model.dimension
             # Stored vectors have unit length, so the inner product is the cosine. The
             # query vector travels as text: a bound list of floats costs ~25 ms a call.
-            rows = c.execute(
-                f"SELECT {_CHUNK_COLUMNS}, array_inner_product(e.vector, "
-                f"?::VARCHAR::FLOAT[{model.dimension}]) AS score "
-                f"FROM vectors_{model.dimension} e JOIN chunks c ON c.id = e.chunk_id "
-                "JOIN documents doc ON doc.current_version = c.version_id "
-                "JOIN versions v ON v.id = c.version_id "
-                f"WHERE e.space = ? {where} ORDER BY score DESC, c.id LIMIT ?",
-                [_vector_text(vector), space, *params, limit]).fetchall()
-            return [(_chunk_row(r), float(r[15])) for r in rows]
+            probe = f"?::VARCHAR::FLOAT[{dimension}]"
+            if dimension in self._hnsw:
+                # The index serves only a plain top-n ordered by the distance, with no
+                # other expression of it: over-fetch there, score and filter outside.
+                source = (f"(SELECT chunk_id, space, vector FROM vectors_{dimension} ORDER BY "
+                          f"array_negative_inner_product(vector, {probe}) LIMIT ?)")
+                front = [_vector_text(vector), _vector_text(vector), limit * HNSW_OVERFETCH]
+            else:
+                source = f"vectors_{dimension}"
+                front = [_vector_text(vector)]
+            scores = (f"WITH scored AS (SELECT chunk_id, array_inner_product(vector, {probe}) "
+                      f"AS score FROM {source} WHERE space = ?)")
+            return _top_chunks(c, scores, [*front, space], space, filters, limit)
 
         return await self._run(read)
+
+    async def snippets(self, space: str, chunk_ids: list[str]) -> list[Chunk]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[Chunk]:
+            if not chunk_ids:
+                return []
+            rows = {r[0]: r for r in c.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.space = ? AND c.id IN "
+                """(SELECT unnest(from_json(?, '["VARCHAR"]')))""",
+                [space, json.dumps(chunk_ids)]).fetchall()}
+            return [_chunk_row(rows[i]) for i in chunk_ids if i in rows]
+
+        return await self._run(read)
+
+    async def build_vector_index(self, space: str) -> bool:
+        """Build an HNSW index (the vss extension) over the vectors of the space's model,
+        kept current by later writes. False when the vss extension is not installed.
+        Approximate: measure recall on your data before relying on it (bench/)."""
+        def build(c: duckdb.DuckDBPyConnection) -> bool:
+            model = _embedding_model(c, space)
+            if model is None or not _has_vectors(c, model.dimension) or \
+                    not _load_packaged_extension(c, "vss"):
+                return False
+            c.execute("SET hnsw_enable_experimental_persistence = true")
+            c.execute(f"CREATE INDEX IF NOT EXISTS vectors_{model.dimension}_hnsw ON "
+                      f"vectors_{model.dimension} USING HNSW (vector) WITH (metric = 'ip')")
+            self._hnsw.add(model.dimension)
+            return True
+
+        return await self._run(build)
+
+    async def drop_vector_index(self, space: str) -> None:
+        def drop(c: duckdb.DuckDBPyConnection) -> None:
+            model = _embedding_model(c, space)
+            if model is not None:
+                c.execute(f"DROP INDEX IF EXISTS vectors_{model.dimension}_hnsw")
+                self._hnsw.discard(model.dimension)
+
+        await self._run(drop)
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
         return await self._run(lambda c: _embedding_model(c, space))
@@ -447,30 +484,33 @@ _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c
 # Each query term counts as often as the query repeats it (`weight`): on CISI, whose
 # queries repeat their key words, counting them once cost 0.07 nDCG@10.
 _BM25_SCORES = """
-WITH q AS (SELECT unnest(?::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS weight),
-qt AS (SELECT d.termid, d.df, q.weight FROM fts_main_chunks.dict d JOIN q ON d.term = q.term),
-tf AS (SELECT t.docid, t.termid, count(*) AS tf FROM fts_main_chunks.terms t
-       WHERE t.termid IN (SELECT termid FROM qt) GROUP BY t.docid, t.termid),
+WITH q AS (SELECT term, count(*) AS weight FROM (SELECT stem(unnest(
+               fts_main_chunks.tokenize(?::VARCHAR)), ?::VARCHAR) AS term) GROUP BY term),
+qt AS (SELECT d.termid, d.df, q.weight FROM fts_main_chunks.dict d JOIN q USING (term)),
 st AS (SELECT num_docs, avgdl FROM fts_main_chunks.stats),
-scored AS (
-    SELECT tf.docid, sum(qt.weight * ln((st.num_docs - qt.df + 0.5) / (qt.df + 0.5) + 1)
-        * tf.tf * 2.2 / (tf.tf + 1.2 * (0.25 + 0.75 * docs.len / st.avgdl))) AS score
-    FROM tf JOIN qt ON qt.termid = tf.termid
-    JOIN fts_main_chunks.docs docs ON docs.docid = tf.docid CROSS JOIN st
-    GROUP BY tf.docid)
+bm25 AS (
+    SELECT p.docid, sum(qt.weight * ln((st.num_docs - qt.df + 0.5) / (qt.df + 0.5) + 1)
+        * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / st.avgdl))) AS score
+    FROM fts_main_chunks.postings p JOIN qt ON qt.termid = p.termid CROSS JOIN st
+    GROUP BY p.docid),
+scored AS (SELECT d.name AS chunk_id, s.score FROM bm25 s
+           JOIN fts_main_chunks.docs d ON d.docid = s.docid)
 """
 
 
-def _query_terms(c: duckdb.DuckDBPyConnection, query: str, stemmer: str) -> dict[str, int]:
-    """The query's stemmed terms, tokenised as the index tokenised the text, each with how
-    many times the query holds it."""
-    row = c.execute("SELECT list_transform(fts_main_chunks.tokenize(?), w -> stem(w, ?))",
-                    [query, stemmer]).fetchone()
-    counts: dict[str, int] = {}
-    for term in (row[0] if row and row[0] else []):
-        if term:
-            counts[term] = counts.get(term, 0) + 1
-    return counts
+def _top_chunks(c: duckdb.DuckDBPyConnection, scores: str, score_params: list[object],
+                space: str, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
+    """The best `limit` snippet ids of `space` passing `filters`, from a `scored(chunk_id,
+    score)` CTE. Only narrow columns are read: carrying the chunks' text through the
+    ranking cost more than the scoring."""
+    where, params = _filter_sql(filters)
+    versions = ("JOIN versions v ON v.id = c.version_id "
+                if filters.content_sources or filters.metadata else "")
+    return [(str(r[0]), float(r[1])) for r in c.execute(
+        f"{scores} SELECT s.chunk_id, s.score FROM scored s JOIN chunks c ON c.id = s.chunk_id "
+        f"{versions}WHERE c.space = ? AND c.level = 'snippet' {where} "
+        "ORDER BY s.score DESC, s.chunk_id LIMIT ?",
+        [*score_params, space, *params, limit]).fetchall()]
 
 
 def _filter_sql(filters: SearchFilters) -> tuple[str, list[object]]:
@@ -481,12 +521,27 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, list[object]]:
                            ("c.section_label", filters.section_labels),
                            ("v.content_source", filters.content_sources)):
         if values:
-            clauses.append(f"{column} IN (SELECT unnest(?::VARCHAR[]))")
-            params.append(sorted(values))
+            # Lists travel as JSON text: a bound Python list costs milliseconds a call.
+            clauses.append(f"{column} IN (SELECT unnest(from_json(?, '[\"VARCHAR\"]')))")
+            params.append(json.dumps(sorted(values)))
     for key, value in filters.metadata:
         clauses.append("json_extract_string(v.caller_metadata, ?) = ?")
         params += ["$." + json.dumps(key), value]
     return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _load_packaged_extension(c: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """LOAD an extension from its PyPI package (`duckdb-extension-<name>`): DuckDB's
+    extension repository is out of reach on many machines (ADR-0008)."""
+    try:
+        package = importlib.import_module(f"duckdb_extension_{name}")
+    except ImportError:
+        return False
+    found = next(Path(package.__file__ or "").parent.rglob(f"{name}.duckdb_extension"), None)
+    if found is None:
+        return False
+    c.execute(f"LOAD '{found}'")
+    return True
 
 
 def _vector_text(vector: Sequence[float]) -> str:

@@ -170,7 +170,7 @@ class MemoryKnowledgeStore:
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
-                          ) -> list[tuple[Chunk, float]]:
+                          ) -> list[tuple[str, float]]:
         snippets = self._current_snippets(space, filters)
         scores = bm25_scores([c.retrieval_text for c in snippets], query)
         return _ranked(zip(snippets, scores, strict=True), limit, positive=True)
@@ -178,7 +178,7 @@ class MemoryKnowledgeStore:
     async def search_vectors(self, space: str, model: EmbeddingModel,
                              vector: tuple[float, ...], limit: int,
                              filters: SearchFilters = NO_FILTERS
-                             ) -> list[tuple[Chunk, float]]:
+                             ) -> list[tuple[str, float]]:
         model.require_same(self._models.get(space), space)
         scored = []
         for chunk in self._current_snippets(space, filters):
@@ -187,6 +187,11 @@ class MemoryKnowledgeStore:
             if stored is not None:
                 scored.append((chunk, cosine(vector, stored)))
         return _ranked(scored, limit, positive=False)
+
+    async def snippets(self, space: str, chunk_ids: list[str]) -> list[Chunk]:
+        wanted = set(chunk_ids)
+        found = {c.id: c for c in self._current_snippets(space, NO_FILTERS) if c.id in wanted}
+        return [found[i] for i in chunk_ids if i in found]
 
     def _current_snippets(self, space: str, filters: SearchFilters) -> list[Chunk]:
         found = []
@@ -234,6 +239,6 @@ def _passes(document_id: str, version: VersionRecord, filters: SearchFilters) ->
 
 
 def _ranked(scored: Iterable[tuple[Chunk, float]], limit: int, *, positive: bool
-            ) -> list[tuple[Chunk, float]]:
-    kept = [(c, s) for c, s in scored if s > 0 or not positive]
-    return sorted(kept, key=lambda pair: (-pair[1], pair[0].id))[:limit]
+            ) -> list[tuple[str, float]]:
+    kept = [(c.id, s) for c, s in scored if s > 0 or not positive]
+    return sorted(kept, key=lambda pair: (-pair[1], pair[0]))[:limit]

@@ -96,19 +96,27 @@ class Search:
             raise SheafError(ErrorKind.INVALID_QUERY,
                              f"{mode.value} search needs an embedder; none is configured")
         depth = max(CANDIDATES, k) * (3 if group_by_document else 1)
-        hits = await self._ranked(space, query, mode, filters, depth, rrf_k)
-        if group_by_document:
-            hits = list({h.document_id: h for h in reversed(hits)}.values())[::-1]
-            hits.sort(key=lambda h: -h.score)
-        hits = hits[:k]
+        ranked, bm25, cosine = await self._ranked(space, query, mode, filters, depth, rrf_k)
+        if group_by_document:  # best first, so a document's first snippet is its best
+            firsts: dict[str, tuple[str, float]] = {}
+            for chunk_id, score in ranked:
+                firsts.setdefault(document_of_chunk(chunk_id), (chunk_id, score))
+            ranked = list(firsts.values())
+        ranked = ranked[:k]
+        scores = dict(ranked)
+        hits = [SearchHit(chunk, scores[chunk.id], document_of_chunk(chunk.id),
+                          bm25_score=bm25.get(chunk.id), vector_score=cosine.get(chunk.id))
+                for chunk in await self._store.snippets(space, [i for i, _ in ranked])]
         if expand is not None:
             hits = await self._expanded(space, hits, expand, window)
         return await self._with_documents(space, hits) if with_documents else hits
 
     async def _ranked(self, space: str, query: str, mode: SearchMode,
-                      filters: SearchFilters, depth: int, rrf_k: int) -> list[SearchHit]:
-        lexical: list[tuple[Chunk, float]] = []
-        semantic: list[tuple[Chunk, float]] = []
+                      filters: SearchFilters, depth: int, rrf_k: int
+                      ) -> tuple[list[tuple[str, float]], dict[str, float], dict[str, float]]:
+        """The fused or single ranking of snippet ids, with each ranking's own scores."""
+        lexical: list[tuple[str, float]] = []
+        semantic: list[tuple[str, float]] = []
         if mode is not SearchMode.VECTOR:
             lexical = await self._store.search_text(space, query, depth, filters)
         if mode is not SearchMode.BM25 and self.embedder is not None:
@@ -119,18 +127,14 @@ class Search:
                 (vector,) = await self.embedder.embed([query])
                 semantic = await self._store.search_vectors(space, model, vector, depth,
                                                             filters)
-        bm25 = {c.id: s for c, s in lexical}
-        cosine = {c.id: s for c, s in semantic}
-        chunks = {c.id: c for c, _ in (*lexical, *semantic)}
+        bm25, cosine = dict(lexical), dict(semantic)
         if mode is SearchMode.BM25:
-            ranked = [(c.id, s) for c, s in lexical]
-        elif mode is SearchMode.VECTOR:
-            ranked = [(c.id, s) for c, s in semantic]
-        else:
-            ranked = reciprocal_rank_fusion([[c.id for c, _ in lexical],
-                                             [c.id for c, _ in semantic]], rrf_k)
-        return [SearchHit(chunks[i], score, document_of_chunk(i), bm25_score=bm25.get(i),
-                          vector_score=cosine.get(i)) for i, score in ranked]
+            return lexical, bm25, cosine
+        if mode is SearchMode.VECTOR:
+            return semantic, bm25, cosine
+        fused = reciprocal_rank_fusion([[i for i, _ in lexical], [i for i, _ in semantic]],
+                                       rrf_k)
+        return fused, bm25, cosine
 
     async def _expanded(self, space: str, hits: list[SearchHit], expand: Expansion,
                         window: int) -> list[SearchHit]:

@@ -1,19 +1,20 @@
-"""Retrieval quality on ../shared/corpora/retrieval-cisi: sheaf's BM25 and bm25s, same run.
+"""Retrieval quality on ../shared/corpora/retrieval-cisi: every sheaf mode and bm25s.
 
-    .venv/bin/python -P bench/retrieval_cisi.py   (needs the bench extra: bm25s, PyStemmer)
+    .venv/bin/python -P bench/retrieval_cisi.py [--embedder hashing --embedder local]
+    (needs the bench extra for bm25s and PyStemmer; `local` needs sheaf[local] and
+    `sheaf model install`)
 
 The 1,460 documents are ingested into a temporary DuckDB store through sheaf's own
-pipeline (Markdown files: title heading, then the text). Snippet hits are folded into a
-document ranking by each document's best snippet. Printed: nDCG@10, MRR@10 and
-Recall@100 over the judged queries, for sheaf (bm25 mode) and for bm25s with English
-stopwords and the Snowball stemmer.
+pipeline (Markdown files: title heading, then the text), once per embedder. Snippet hits
+fold into a document ranking by each document's best snippet. Printed: nDCG@10, MRR@10,
+Recall@100 and ms/query over the judged queries for bm25, vector and hybrid, and for bm25s
+with English stopwords and the Snowball stemmer, measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tempfile
 import time
@@ -23,34 +24,24 @@ from pathlib import Path
 import anyio
 
 from sheaf.application.ingestion import IngestOptions
-from sheaf.entrypoints.composition import build_knowledge
+from sheaf.application.retrieval_evaluation import evaluate_search
+from sheaf.domain.retrieval_metrics import RetrievalReport, evaluate
+from sheaf.domain.search_request import SearchMode
+from sheaf.entrypoints.composition import build_embedder, build_knowledge
 from sheaf.entrypoints.configuration import http_settings
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
 
 
-def metrics(ranking: dict[str, list[str]], qrels: dict[str, dict[str, int]]
-            ) -> tuple[float, float, float]:
-    ndcg = mrr = recall = 0.0
-    for query, relevant in qrels.items():
-        ranked = ranking.get(query, [])
-        dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
-        ideal = sum(g / math.log2(i + 2)
-                    for i, g in enumerate(sorted(relevant.values(), reverse=True)[:10]))
-        ndcg += dcg / ideal if ideal else 0.0
-        mrr += next((1 / (i + 1) for i, d in enumerate(ranked[:10]) if d in relevant), 0.0)
-        recall += len(set(ranked[:100]) & set(relevant)) / len(relevant)
-    n = len(qrels)
-    return ndcg / n, mrr / n, recall / n
-
-
-async def sheaf_ranking(corpus: list[dict[str, str]], queries: list[dict[str, str]],
-                        work: Path) -> tuple[dict[str, list[str]], float]:
+async def sheaf_reports(corpus: list[dict[str, str]], queries: list[tuple[str, str]],
+                        qrels: dict[str, dict[str, int]], spec: str, work: Path
+                        ) -> list[tuple[RetrievalReport, float]]:
     folder = work / "docs"
     folder.mkdir()
     for doc in corpus:
         (folder / f"cisi-{doc['id']}.md").write_text(f"# {doc['title']}\n\n{doc['text']}\n")
-    services = build_knowledge(http_settings(), work / "cisi.duckdb")
+    embedder = build_embedder(spec)
+    services = build_knowledge(http_settings(), work / "cisi.duckdb", embedder=embedder)
     try:
         to_cisi: dict[str, str] = {}
         limiter = anyio.CapacityLimiter(4)
@@ -61,28 +52,26 @@ async def sheaf_ranking(corpus: list[dict[str, str]], queries: list[dict[str, st
             if result.document_id:
                 to_cisi[result.document_id] = path.stem.removeprefix("cisi-")
 
+        started = time.perf_counter()
         async with anyio.create_task_group() as group:
             for path in sorted(folder.iterdir()):
                 group.start_soon(one, path)
-        started = time.perf_counter()
-        ranking: dict[str, list[str]] = {}
-        for query in queries:
-            hits = await services.search.search("default", query["text"], 400,
-                                                with_documents=False)
-            best: dict[str, float] = defaultdict(float)
-            for hit in hits:
-                cisi = to_cisi.get(hit.document_id)
-                if cisi is not None:
-                    best[cisi] = max(best[cisi], hit.score)
-            ranking[query["id"]] = sorted(best, key=lambda d: -best[d])
-        per_query = (time.perf_counter() - started) / len(queries)
+        print(f"  ingested {len(to_cisi)} documents with {spec} in "
+              f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+        reports = []
+        for mode in (SearchMode.BM25, SearchMode.VECTOR, SearchMode.HYBRID):
+            await services.search.search("default", "warm up", 1, mode=mode)
+            started = time.perf_counter()
+            report = await evaluate_search(services.search, "default", queries, qrels,
+                                           to_cisi, mode)
+            reports.append((report, (time.perf_counter() - started) / len(queries)))
+        return reports
     finally:
         await services.aclose()
-    return ranking, per_query
 
 
-def bm25s_ranking(corpus: list[dict[str, str]], queries: list[dict[str, str]]
-                  ) -> tuple[dict[str, list[str]], float]:
+def bm25s_report(corpus: list[dict[str, str]], queries: list[tuple[str, str]],
+                 qrels: dict[str, dict[str, int]]) -> tuple[RetrievalReport, float]:
     import bm25s
     import Stemmer
 
@@ -92,38 +81,52 @@ def bm25s_ranking(corpus: list[dict[str, str]], queries: list[dict[str, str]]
     retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
                     show_progress=False)
     started = time.perf_counter()
-    tokens = bm25s.tokenize([q["text"] for q in queries], stopwords="en", stemmer=stemmer,
+    tokens = bm25s.tokenize([text for _, text in queries], stopwords="en", stemmer=stemmer,
                             show_progress=False)
     results, _ = retriever.retrieve(tokens, k=100, show_progress=False)
     per_query = (time.perf_counter() - started) / len(queries)
-    return ({q["id"]: [corpus[i]["id"] for i in row] for q, row in zip(queries, results,
-                                                                        strict=True)},
-            per_query)
+    rankings = {query_id: [corpus[i]["id"] for i in row]
+                for (query_id, _), row in zip(queries, results, strict=True)}
+    return evaluate("bm25s", rankings, qrels), per_query
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT)
+    parser.add_argument("--embedder", action="append",
+                        help="embedder specs to measure (default: hashing and local)")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
     corpus = [json.loads(line) for line in (args.corpus / "corpus.jsonl").open()]
-    queries = [json.loads(line) for line in (args.corpus / "queries.jsonl").open()]
+    raw_queries = [json.loads(line) for line in (args.corpus / "queries.jsonl").open()]
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for line in (args.corpus / "qrels.tsv").read_text().splitlines()[1:]:
         query, doc, grade = line.split("\t")
         qrels[query][doc] = int(grade)
-    judged = [q for q in queries if q["id"] in qrels]
-    with tempfile.TemporaryDirectory() as folder:
-        ours, ours_latency = anyio.run(sheaf_ranking, corpus, judged, Path(folder))
-    theirs, their_latency = bm25s_ranking(corpus, judged)
-    print(f"CISI: {len(corpus)} documents, {len(judged)} judged queries")
-    print(f"{'system':<14} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8} {'ms/query':>9}")
-    for name, ranking, latency in (("sheaf bm25", ours, ours_latency),
-                                   ("bm25s", theirs, their_latency)):
-        ndcg, mrr, recall = metrics(ranking, qrels)
-        print(f"{name:<14} {ndcg:8.3f} {mrr:8.3f} {recall:8.3f} {latency * 1000:9.1f}")
+    queries = [(q["id"], q["text"]) for q in raw_queries if q["id"] in qrels]
+    rows: list[tuple[str, RetrievalReport, float]] = []
+    for spec in args.embedder or ["hashing", "local"]:
+        with tempfile.TemporaryDirectory() as folder:
+            for report, latency in anyio.run(sheaf_reports, corpus, queries, qrels, spec,
+                                             Path(folder)):
+                label = "sheaf bm25" if report.label == "bm25" else \
+                    f"sheaf {report.label} ({spec})"
+                if report.label != "bm25" or not any(r[0] == "sheaf bm25" for r in rows):
+                    rows.append((label, report, latency))
+    theirs, their_latency = bm25s_report(corpus, queries, qrels)
+    rows.append(("bm25s", theirs, their_latency))
+    print(f"CISI: {len(corpus)} documents, {len(queries)} judged queries")
+    print(f"{'system':<26} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8} {'ms/query':>9}")
+    for label, report, latency in rows:
+        print(f"{label:<26} {report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "
+              f"{report.recall_at_100:8.3f} {latency * 1000:9.1f}")
+    bm25 = next(r for label, r, _ in rows if label == "sheaf bm25")
+    print(f"sheaf bm25 - bm25s nDCG@10: {bm25.ndcg_at_10 - theirs.ndcg_at_10:+.3f}")
+    for label, report, _ in rows:
+        if label.startswith("sheaf hybrid"):
+            print(f"{label} - sheaf bm25 nDCG@10: {report.ndcg_at_10 - bm25.ndcg_at_10:+.3f}")
     return 0
 
 

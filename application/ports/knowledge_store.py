@@ -73,15 +73,20 @@ class KnowledgeStore(Protocol):
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
-                          ) -> list[tuple[Chunk, float]]:
-        """Snippet chunks of current versions ranked by BM25 over their retrieval text."""
+                          ) -> list[tuple[str, float]]:
+        """Ids of current snippets with their BM25 score over the retrieval text, best
+        first (ids only: ranking stays light; `snippets` fetches the winners)."""
+        ...
+
+    async def snippets(self, space: str, chunk_ids: list[str]) -> list[Chunk]:
+        """The chunks with these ids, in the order given; unknown ids are left out."""
         ...
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
                              vector: tuple[float, ...], limit: int,
                              filters: SearchFilters = NO_FILTERS
-                             ) -> list[tuple[Chunk, float]]:
-        """Snippet chunks of current versions ranked by cosine similarity to `vector`.
+                             ) -> list[tuple[str, float]]:
+        """Ids of current snippets with their cosine similarity to `vector`, best first.
         Refused when the space's vectors come from another model."""
         ...
 

@@ -167,17 +167,17 @@ async def test_text_search_ranks_current_snippets_of_the_space(store: KnowledgeS
     await store.save_version(version(1, "s3", doc="doc_3", space="other"), elsewhere, chunks=(
         text_chunk("doc_3.v1", 0, "seagrass tides everywhere"),))
     found = await store.search_text("default", "seagrass tides", 10)
-    assert {c.id for c, _ in found} == {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"}
+    assert {i for i, _ in found} == {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"}
     assert all(score > 0 for _, score in found)
     assert found == sorted(found, key=lambda pair: -pair[1])
     assert await store.search_text("default", "zebra", 10) == []
     # A new version's chunks replace the old ones in the index.
     await store.save_version(version(2, "s4"), URL, chunks=(
         text_chunk("doc_1.v2", 0, "zebra crossings"),))
-    assert [c.id for c, _ in await store.search_text("default", "zebra", 10)] == [
+    assert [i for i, _ in await store.search_text("default", "zebra", 10)] == [
         "doc_1.v2:snippet:0"]
     assert "doc_1.v1:snippet:0" not in {
-        c.id for c, _ in await store.search_text("default", "seagrass", 10)}
+        i for i, _ in await store.search_text("default", "seagrass", 10)}
 
 
 async def test_a_term_the_query_repeats_weighs_more(store: KnowledgeStore) -> None:
@@ -185,9 +185,9 @@ async def test_a_term_the_query_repeats_weighs_more(store: KnowledgeStore) -> No
         text_chunk("doc_1.v1", 0, "tides shape the coast"),
         text_chunk("doc_1.v1", 1, "seagrass shapes the coast")))
     ranked = await store.search_text("default", "tides tides tides seagrass", 10)
-    assert [c.id for c, _ in ranked] == ["doc_1.v1:snippet:0", "doc_1.v1:snippet:1"]
+    assert [i for i, _ in ranked] == ["doc_1.v1:snippet:0", "doc_1.v1:snippet:1"]
     flipped = await store.search_text("default", "tides seagrass seagrass seagrass", 10)
-    assert [c.id for c, _ in flipped] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0"]
+    assert [i for i, _ in flipped] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0"]
 
 
 MODEL = EmbeddingModel("test-model", 3)
@@ -218,7 +218,7 @@ async def test_vector_search_ranks_by_cosine(store: KnowledgeStore) -> None:
     await seed_two_documents(store)
     assert await store.embedding_model("default") == MODEL
     found = await store.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 10)
-    assert [c.id for c, _ in found] == ["doc_1.v1:snippet:0", "doc_2.v1:snippet:0",
+    assert [i for i, _ in found] == ["doc_1.v1:snippet:0", "doc_2.v1:snippet:0",
                                         "doc_1.v1:snippet:1"]
     assert found[0][1] == pytest.approx(1.0, abs=1e-6)
     assert found[2][1] == pytest.approx(0.0, abs=1e-6)
@@ -250,7 +250,7 @@ async def test_reset_and_replace_vectors_switch_the_model(store: KnowledgeStore)
     await store.replace_vectors("default", "doc_1.v1", vectors_of(
         "doc_1.v1", (0, 0, 0, 1), (1, 0, 0, 0), model=wider))
     found = await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10)
-    assert [c.id for c, _ in found][:1] == ["doc_1.v1:snippet:1"]
+    assert [i for i, _ in found][:1] == ["doc_1.v1:snippet:1"]
     with pytest.raises(SheafError):
         await store.replace_vectors("default", "doc_9.v1", vectors_of("doc_9.v1", model=wider))
 
@@ -266,9 +266,9 @@ async def test_filters_apply_to_both_rankings(store: KnowledgeStore) -> None:
         SearchFilters(metadata=(("team", "green"),)): set(),
     }
     for filters, expected in cases.items():
-        text = {c.id for c, _ in await store.search_text("default", "seagrass", 10, filters)}
+        text = {i for i, _ in await store.search_text("default", "seagrass", 10, filters)}
         assert text == expected, filters
-        vector = {c.id for c, _ in await store.search_vectors("default", MODEL, query, 10,
+        vector = {i for i, _ in await store.search_vectors("default", MODEL, query, 10,
                                                                filters)}
         assert vector & {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"} == expected, filters
 
@@ -280,12 +280,12 @@ async def test_removal_and_new_versions_leave_no_stale_rows_in_either_index(
         text_chunk("doc_1.v2", 0, "zebra crossings"),),
         vectors=vectors_of("doc_1.v2", (0, 0, 1)))
     everything = unit_vector((1, 1, 1))
-    ids = {c.id for c, _ in await store.search_vectors("default", MODEL, everything, 10)}
+    ids = {i for i, _ in await store.search_vectors("default", MODEL, everything, 10)}
     assert ids == {"doc_1.v2:snippet:0", "doc_2.v1:snippet:0"}
-    assert {c.id for c, _ in await store.search_text("default", "seagrass tides", 10)} == {
+    assert {i for i, _ in await store.search_text("default", "seagrass tides", 10)} == {
         "doc_2.v1:snippet:0"}
     await store.remove("default", "doc_2")
-    assert {c.id for c, _ in await store.search_vectors("default", MODEL, everything, 10)} == {
+    assert {i for i, _ in await store.search_vectors("default", MODEL, everything, 10)} == {
         "doc_1.v2:snippet:0"}
     assert await store.search_text("default", "seagrass tides", 10) == []
 
@@ -300,3 +300,12 @@ async def test_similar_documents_by_fingerprint(store: KnowledgeStore) -> None:
     assert await store.similar_documents("other", close, 0.5) == []
     await store.remove("default", "doc_1")
     assert await store.similar_documents("default", close, 0.5) == []
+
+
+async def test_snippets_by_id_in_the_order_asked(store: KnowledgeStore) -> None:
+    await seed_two_documents(store)
+    wanted = ["doc_2.v1:snippet:0", "doc_9.v1:snippet:0", "doc_1.v1:snippet:1"]
+    found = await store.snippets("default", wanted)
+    assert [c.id for c in found] == ["doc_2.v1:snippet:0", "doc_1.v1:snippet:1"]
+    assert found[1].text == "foxes wait for people to sleep"
+    assert await store.snippets("other", wanted) == []
