@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import anyio
 import duckdb
 
+from sheaf.adapters.vector_matrix import VectorMatrix
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -119,6 +120,8 @@ class DuckDbKnowledgeStore:
         # that follows a write.
         self._text_index_stale = True
         self._hnsw: set[int] = set()  # dimensions whose vectors have an HNSW index
+        # Each (space, dimension)'s vectors as a matrix, dropped by every write.
+        self._matrices: dict[tuple[str, int], VectorMatrix] = {}
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -167,6 +170,7 @@ class DuckDbKnowledgeStore:
                 raise
             connection.execute("COMMIT")
             self._text_index_stale = True
+            self._matrices.clear()
             return result
 
         return await self._run(atomic)
@@ -218,7 +222,7 @@ class DuckDbKnowledgeStore:
                           ) -> list[tuple[str, float]]:
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             self._refresh_text_index(c)
-            return _top_chunks(c, _BM25_SCORES, [query, self.stemmer], space, filters, limit)
+            return _top_chunks(c, _BM25_SCORES, [query, self.stemmer, space], filters, limit)
 
         return await self._run(read)
 
@@ -230,9 +234,10 @@ class DuckDbKnowledgeStore:
         c.execute("PRAGMA create_fts_index('chunks', 'id', 'retrieval_text', "
                   f"stemmer = '{self.stemmer}', stopwords = '{self.stopwords}', overwrite = 1)")
         c.execute("CREATE OR REPLACE TABLE fts_main_chunks.postings AS SELECT t.termid, "
-                  "t.docid, count(*)::INTEGER AS tf, any_value(d.len)::INTEGER AS len "
-                  "FROM fts_main_chunks.terms t JOIN fts_main_chunks.docs d USING (docid) "
-                  "GROUP BY t.termid, t.docid ORDER BY t.termid")
+                  "t.docid, count(*)::INTEGER AS tf, any_value(d.len)::INTEGER AS len, "
+                  "any_value(c.space) AS space FROM fts_main_chunks.terms t "
+                  "JOIN fts_main_chunks.docs d USING (docid) JOIN chunks c ON c.id = d.name "
+                  "WHERE c.level = 'snippet' GROUP BY t.termid, t.docid ORDER BY t.termid")
         self._text_index_stale = False
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
@@ -244,21 +249,24 @@ class DuckDbKnowledgeStore:
             if not _has_vectors(c, model.dimension):
                 return []
             dimension = model.dimension
-            # Stored vectors have unit length, so the inner product is the cosine. The
+            if dimension not in self._hnsw:
+                key = (space, dimension)
+                if key not in self._matrices:
+                    self._matrices[key] = VectorMatrix.load(c, f"vectors_{dimension}", space,
+                                                            dimension)
+                allowed = None if filters.empty else _allowed_snippets(c, space, filters)
+                return self._matrices[key].top(vector, limit, allowed)
+            # The HNSW index serves only a plain top-n ordered by the distance, with no
+            # other expression of it: over-fetch there, then score and filter outside. The
             # query vector travels as text: a bound list of floats costs ~25 ms a call.
             probe = f"?::VARCHAR::FLOAT[{dimension}]"
-            if dimension in self._hnsw:
-                # The index serves only a plain top-n ordered by the distance, with no
-                # other expression of it: over-fetch there, score and filter outside.
-                source = (f"(SELECT chunk_id, space, vector FROM vectors_{dimension} ORDER BY "
-                          f"array_negative_inner_product(vector, {probe}) LIMIT ?)")
-                front = [_vector_text(vector), _vector_text(vector), limit * HNSW_OVERFETCH]
-            else:
-                source = f"vectors_{dimension}"
-                front = [_vector_text(vector)]
             scores = (f"WITH scored AS (SELECT chunk_id, array_inner_product(vector, {probe}) "
-                      f"AS score FROM {source} WHERE space = ?)")
-            return _top_chunks(c, scores, [*front, space], space, filters, limit)
+                      f"AS score FROM (SELECT chunk_id, space, vector FROM vectors_{dimension} "
+                      f"ORDER BY array_negative_inner_product(vector, {probe}) LIMIT ?) "
+                      "WHERE space = ?)")
+            text = _vector_text(vector)
+            return _top_chunks(c, scores, [text, text, limit * HNSW_OVERFETCH, space],
+                               filters, limit)
 
         return await self._run(read)
 
@@ -266,11 +274,12 @@ class DuckDbKnowledgeStore:
         def read(c: duckdb.DuckDBPyConnection) -> list[Chunk]:
             if not chunk_ids:
                 return []
+            # A plain IN list on the primary key is answered from its index (about 2 ms
+            # at 100k chunks); any other condition beside it turns it into a full scan.
             rows = {r[0]: r for r in c.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.space = ? AND c.id IN "
-                """(SELECT unnest(from_json(?, '["VARCHAR"]')))""",
-                [space, json.dumps(chunk_ids)]).fetchall()}
-            return [_chunk_row(rows[i]) for i in chunk_ids if i in rows]
+                f"SELECT {_CHUNK_COLUMNS}, c.space FROM chunks c WHERE c.id IN "
+                f"({', '.join('?' * len(chunk_ids))})", chunk_ids).fetchall()}
+            return [_chunk_row(rows[i]) for i in chunk_ids if i in rows and rows[i][15] == space]
 
         return await self._run(read)
 
@@ -492,6 +501,7 @@ bm25 AS (
     SELECT p.docid, sum(qt.weight * ln((st.num_docs - qt.df + 0.5) / (qt.df + 0.5) + 1)
         * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / st.avgdl))) AS score
     FROM fts_main_chunks.postings p JOIN qt ON qt.termid = p.termid CROSS JOIN st
+    WHERE p.space = ?
     GROUP BY p.docid),
 scored AS (SELECT d.name AS chunk_id, s.score FROM bm25 s
            JOIN fts_main_chunks.docs d ON d.docid = s.docid)
@@ -499,18 +509,32 @@ scored AS (SELECT d.name AS chunk_id, s.score FROM bm25 s
 
 
 def _top_chunks(c: duckdb.DuckDBPyConnection, scores: str, score_params: list[object],
-                space: str, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
-    """The best `limit` snippet ids of `space` passing `filters`, from a `scored(chunk_id,
-    score)` CTE. Only narrow columns are read: carrying the chunks' text through the
-    ranking cost more than the scoring."""
-    where, params = _filter_sql(filters)
+                filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
+    """The best `limit` snippet ids from a `scored(chunk_id, score)` CTE that holds only
+    the space's snippets, passing `filters`. Chunks and versions are joined only when a
+    filter needs them, and then by narrow columns: carrying text through the ranking
+    cost more than the scoring."""
+    if filters.empty:
+        joins, where, params = "", "", []
+    else:
+        conditions, params = _filter_sql(filters)
+        joins = "JOIN chunks c ON c.id = s.chunk_id " + (
+            "JOIN versions v ON v.id = c.version_id "
+            if filters.content_sources or filters.metadata else "")
+        where = "WHERE true" + conditions
+    return [(str(r[0]), float(r[1])) for r in c.execute(
+        f"{scores} SELECT s.chunk_id, s.score FROM scored s {joins}{where} "
+        "ORDER BY s.score DESC, s.chunk_id LIMIT ?", [*score_params, *params, limit]).fetchall()]
+
+
+def _allowed_snippets(c: duckdb.DuckDBPyConnection, space: str, filters: SearchFilters
+                      ) -> set[str]:
+    conditions, params = _filter_sql(filters)
     versions = ("JOIN versions v ON v.id = c.version_id "
                 if filters.content_sources or filters.metadata else "")
-    return [(str(r[0]), float(r[1])) for r in c.execute(
-        f"{scores} SELECT s.chunk_id, s.score FROM scored s JOIN chunks c ON c.id = s.chunk_id "
-        f"{versions}WHERE c.space = ? AND c.level = 'snippet' {where} "
-        "ORDER BY s.score DESC, s.chunk_id LIMIT ?",
-        [*score_params, space, *params, limit]).fetchall()]
+    return {str(r[0]) for r in c.execute(
+        f"SELECT c.id FROM chunks c {versions}WHERE c.space = ? AND c.level = 'snippet'"
+        f"{conditions}", [space, *params]).fetchall()}
 
 
 def _filter_sql(filters: SearchFilters) -> tuple[str, list[object]]:
