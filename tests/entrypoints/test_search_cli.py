@@ -103,3 +103,25 @@ async def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
     broken = await anyio.run_process([SHEAF, "eval", "retrieval", str(tmp_path / "none")],
                                      check=False)
     assert broken.returncode != 0 and b"not a retrieval collection" in broken.stderr
+
+
+async def test_changed_and_removed_documents_leave_nothing_stale(tmp_path: Path) -> None:
+    store = await ingested(tmp_path)
+    tides = tmp_path / "docs" / "tides.md"
+    assert lines(await sheaf(store, "search", "shoot density", "--mode", "bm25", "--json"))
+    tides.write_text("# Tides\n\n## Results\n\nMangroves replaced the meadow entirely.\n")
+    changed = lines(await sheaf(store, "ingest", str(tides), "--json"))
+    assert changed[0]["status"] == "changed"
+    for mode in ("bm25", "vector", "hybrid"):
+        hits = lines(await sheaf(store, "search", "shoot density doubled", "--mode", mode,
+                                 "--json"))
+        assert all("density" not in str(h["text"]) for h in hits), mode
+        assert all(str(h["chunk_id"]).split(":")[0].endswith(".v2") for h in hits
+                   if h["title"] == "Tides"), mode
+    assert lines(await sheaf(store, "search", "mangroves", "--mode", "bm25", "--json"))
+    removed = await sheaf(store, "remove", str(tides))
+    assert removed.returncode == 0, removed.stderr
+    for mode in ("bm25", "vector", "hybrid"):
+        hits = lines(await sheaf(store, "search", "mangroves meadow", "--mode", mode,
+                                 "--json"))
+        assert all(h["title"] != "Tides" for h in hits), mode
