@@ -23,10 +23,15 @@ logger = logging.getLogger("sheaf.html")
 
 
 class Html5libExtractor:
-    """Extracts the main content of a page as structured Markdown with its metadata."""
+    """Extracts the main content of a page as structured Markdown with its metadata, in a
+    worker thread (bounded by `limiter` when one is shared)."""
+
+    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
+        self._limiter = limiter
 
     async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, url, charset)
+        return await anyio.to_thread.run_sync(self.extract_sync, body, url, charset,
+                                              limiter=self._limiter)
 
     def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         """Synchronous extraction, for callers already off the event loop."""

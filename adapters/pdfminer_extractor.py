@@ -22,12 +22,15 @@ class PdfminerExtractor:
     """Extracts a PDF's text as structured blocks, each knowing its page and box."""
 
     def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
-                 max_pages: int = DEFAULT_MAX_PAGES) -> None:
+                 max_pages: int = DEFAULT_MAX_PAGES,
+                 limiter: anyio.CapacityLimiter | None = None) -> None:
         self.time_budget = time_budget
         self.max_pages = max_pages
+        self._limiter = limiter
 
     async def extract(self, body: bytes, *, password: str | None = None) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, password)
+        return await anyio.to_thread.run_sync(self.extract_sync, body, password,
+                                              limiter=self._limiter)
 
     def extract_sync(self, body: bytes, password: str | None = None) -> Document:
         deadline = time.monotonic() + self.time_budget

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import attrs
 
 from sheaf.application.document_catalogue import DocumentCatalogue
+from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import BlockSpan, Chunk, chunk_document, estimate_tokens
 from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.sections import Section, detect_sections, headings_from_blocks
@@ -37,17 +38,22 @@ class StructuredDocument:
 class DocumentStructure:
     """Loads a stored document and derives its sections, profile and chunks."""
 
-    def __init__(self, catalogue: DocumentCatalogue) -> None:
+    def __init__(self, catalogue: DocumentCatalogue, pool: WorkerPool | None = None) -> None:
         self._catalogue = catalogue
+        self._pool = pool or WorkerPool()
 
     async def load(self, space: str, reference: str) -> StructuredDocument:
         document = await self._catalogue.get(space, reference)
         text = await self._catalogue.markdown(document)
-        blocks = document.current.blocks
-        headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level)
-                                               for b in blocks])
-        abstract = document.current.metadata.get("abstract")
-        sections = detect_sections(text, headings, title=document.title,
-                                   abstract=str(abstract) if abstract else None)
-        profile = profile_text(text, [(b.kind, b.start, b.end) for b in blocks])
-        return StructuredDocument(document, text, profile, sections)
+        return await self._pool.run(_structure, document, text)
+
+
+def _structure(document: DocumentRecord, text: str) -> StructuredDocument:
+    blocks = document.current.blocks
+    headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level)
+                                           for b in blocks])
+    abstract = document.current.metadata.get("abstract")
+    sections = detect_sections(text, headings, title=document.title,
+                               abstract=str(abstract) if abstract else None)
+    profile = profile_text(text, [(b.kind, b.start, b.end) for b in blocks])
+    return StructuredDocument(document, text, profile, sections)

@@ -17,6 +17,7 @@ from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.stage_events import StageRecorder
+from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import document_chunks, document_sections
@@ -35,6 +36,7 @@ from sheaf.domain.ingestion import (
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.sections import Section
 from sheaf.domain.staged_version import StagedVersion
 from sheaf.domain.text_profile import profile_text
 from sheaf.domain.url_normalisation import normalise_url
@@ -86,6 +88,7 @@ class Ingestion:
                  recorder: StageRecorder | None = None,
                  embedder: Embedder | None = None,
                  near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
+                 pool: WorkerPool | None = None,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self._resolver = resolver
         self._extraction = extraction
@@ -96,6 +99,7 @@ class Ingestion:
         self.recorder = recorder or StageRecorder()
         self.embedder = embedder
         self.near_duplicate_threshold = near_duplicate_threshold
+        self._pool = pool or WorkerPool()
         self._clock = clock
         self._locks = KeyedLocks()
 
@@ -185,7 +189,7 @@ class Ingestion:
                 extracted = await self._extract(page, body, type_hint, source, options)
             policy.check_kind(extracted.source, source)  # before anything is written
             with record.stage(source, "chunk", document_id):
-                chunks = document_chunks(extracted.document, version_id)
+                chunks = await self._pool.run(document_chunks, extracted.document, version_id)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(stage_key, version_id, body, fetched_sha,
                                              extracted, chunks)
@@ -194,7 +198,7 @@ class Ingestion:
             vectors = await embed_snippets(self.embedder, self._store, space, version_id,
                                            prepared.chunks)
         with record.stage(source, "near-duplicates", document_id) as state:
-            fingerprint = shingle_fingerprint(" ".join(
+            fingerprint = await self._pool.run(shingle_fingerprint, " ".join(
                 c.text for c in prepared.chunks if c.level == "snippet"))
             twin, similarity = await self._near_duplicate(space, document_id, fingerprint)
             state["outcome"] = twin or "none"
@@ -232,21 +236,20 @@ class Ingestion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
         meta.json, whose presence marks the set complete (what `resume` looks for)."""
         markdown = extracted.document.text
+        document = extracted.document
+        sections, profile = await self._pool.run(_sections_and_profile, document)
         await self._blobs.put(body)
         content_sha = hashlib.sha256(extracted.content).hexdigest()
         if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
             await self._blobs.put(extracted.content)
         markdown_sha = await self._blobs.put(markdown.encode())
-        document = extracted.document
         staged = StagedVersion(
             version_id=version_id, title=document.title, content_source=extracted.source.value,
             content_type=extracted.content_type, metadata=document.metadata.as_dict(),
             diagnostics=extracted.diagnostics, blocks=_block_rows(document),
             characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
             markdown_sha=markdown_sha, chunks=chunks,
-            sections=document_sections(document),
-            profile=profile_text(markdown, [(b.kind.value, b.start, b.end)
-                                            for b in document.blocks]).as_dict(markdown))
+            sections=sections, profile=profile)
         await self._artifacts.write(key, "document.md", markdown.encode())
         await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
         await self._artifacts.write(key, "meta.json", staged.meta_json())
@@ -277,6 +280,13 @@ class Ingestion:
                           extraction.decision.media_type.essence or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
                                        *(f"extract: {n}" for n in extraction.document.notes)))
+
+
+def _sections_and_profile(document: Document
+                          ) -> tuple[tuple[Section, ...], dict[str, object]]:
+    text = document.text
+    profile = profile_text(text, [(b.kind.value, b.start, b.end) for b in document.blocks])
+    return document_sections(document), profile.as_dict(text)
 
 
 def _stage_key(space: str, source_key: str, fetched_sha: str) -> str:

@@ -29,17 +29,22 @@ from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search
 from sheaf.application.stage_events import StageEvent, StageRecorder
+from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.errors import ErrorKind, SheafError
 
 
-def build_resolver(settings: HttpSettings) -> tuple[AiohttpHttpClient, ContentResolver]:
+def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None
+                   ) -> tuple[AiohttpHttpClient, ContentResolver]:
     """A resolver over aiohttp, html5lib and pdfminer; close the client when done."""
     client = AiohttpHttpClient(settings)
-    return client, ContentResolver(client, Html5libExtractor(), PdfminerExtractor())
+    limiter = pool.limiter if pool else None
+    return client, ContentResolver(client, Html5libExtractor(limiter),
+                                   PdfminerExtractor(limiter=limiter))
 
 
-def build_extraction() -> DocumentExtraction:
-    return DocumentExtraction(Html5libExtractor(), PdfminerExtractor())
+def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
+    limiter = pool.limiter if pool else None
+    return DocumentExtraction(Html5libExtractor(limiter), PdfminerExtractor(limiter=limiter))
 
 
 def blob_folder(store_path: Path) -> Path:
@@ -97,15 +102,18 @@ def build_embedder(spec: str) -> Embedder | None:
 
 def build_knowledge(settings: HttpSettings, store_path: Path,
                     listener: Callable[[StageEvent], None] | None = None,
-                    embedder: Embedder | None = None) -> KnowledgeServices:
-    client, resolver = build_resolver(settings)
+                    embedder: Embedder | None = None,
+                    pool: WorkerPool | None = None) -> KnowledgeServices:
+    """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`."""
+    pool = pool or WorkerPool()
+    client, resolver = build_resolver(settings, pool)
     store = DuckDbKnowledgeStore(store_path)
     blobs = FilesystemBlobStore(blob_folder(store_path))
-    ingestion = Ingestion(resolver, build_extraction(), FilesystemFileReader(), store, blobs,
-                          FilesystemArtifactStore(blob_folder(store_path)),
-                          recorder=StageRecorder(listener), embedder=embedder)
+    ingestion = Ingestion(resolver, build_extraction(pool), FilesystemFileReader(), store,
+                          blobs, FilesystemArtifactStore(blob_folder(store_path)),
+                          recorder=StageRecorder(listener), embedder=embedder, pool=pool)
     catalogue = DocumentCatalogue(store, blobs)
-    structure = DocumentStructure(catalogue)
+    structure = DocumentStructure(catalogue, pool)
     return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
                              Reindexing(store, structure, embedder),
                              Search(store, embedder, structure), embedder)

@@ -1,0 +1,145 @@
+"""Tools for LLM agents: JSON Schema definitions in the OpenAI and Anthropic formats, and
+the argument checking the dispatcher does before anything runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sheaf.domain.errors import ErrorKind, SheafError
+
+TOOLS: dict[str, dict[str, Any]] = {
+    "ingest_url": {
+        "description": "Fetch a URL (web page or PDF) into the knowledge base. Returns the "
+                       "document id and title; call it before searching a new source.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "url": {"type": "string", "description": "http(s) URL to ingest"},
+                "metadata": {"type": "object", "additionalProperties": {"type": "string"},
+                             "description": "key/value labels stored with the document"},
+            },
+            "required": ["url"],
+            "additionalProperties": False,
+        },
+    },
+    "search_knowledge": {
+        "description": "Search the knowledge base. Returns passages with citations "
+                       "(title, URL, section, pages, character offsets); quote them with "
+                       "get_exact_quote before stating what a source says.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to look for"},
+                "k": {"type": "integer", "minimum": 1, "maximum": 50,
+                      "description": "how many passages (default 5)"},
+                "document_id": {"type": "string", "description": "only this document"},
+                "section": {"type": "string",
+                            "description": "only this section label, e.g. methods"},
+                "mode": {"type": "string", "enum": ["auto", "hybrid", "bm25", "vector"]},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    "get_exact_quote": {
+        "description": "Check a passage against a document and return its exact words with "
+                       "their offsets, or an error if the document does not say it. Give "
+                       "either text, or a section label with optional first_sentences.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "document_id": {"type": "string"},
+                "text": {"type": "string", "description": "the passage to find"},
+                "section": {"type": "string", "description": "a section label or heading"},
+                "first_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
+            },
+            "required": ["document_id"],
+            "additionalProperties": False,
+        },
+    },
+    "list_documents": {
+        "description": "List the documents in the knowledge base with their ids and titles.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+            },
+            "additionalProperties": False,
+        },
+    },
+    "get_sections": {
+        "description": "A document's sections: labels (abstract, methods, results, ...), "
+                       "headings and character spans.",
+        "parameters": {
+            "type": "object",
+            "properties": {"document_id": {"type": "string"}},
+            "required": ["document_id"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def tool_definitions(style: str = "openai") -> list[dict[str, Any]]:
+    """Every tool, as OpenAI's `tools` entries or Anthropic's."""
+    if style == "openai":
+        return [{"type": "function", "function": {"name": name, **tool}}
+                for name, tool in TOOLS.items()]
+    if style == "anthropic":
+        return [{"name": name, "description": tool["description"],
+                 "input_schema": tool["parameters"]} for name, tool in TOOLS.items()]
+    raise ValueError(f"unknown tool style {style!r}: openai or anthropic")
+
+
+def check_arguments(name: str, arguments: object) -> dict[str, Any]:
+    """The arguments, checked against the tool's schema; `invalid_query` naming the first
+    problem otherwise (models make mistakes; the message lets them correct themselves)."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
+    problem = _problem(arguments, tool["parameters"], "arguments")
+    if problem:
+        raise SheafError(ErrorKind.INVALID_QUERY, f"{name}: {problem}")
+    assert isinstance(arguments, dict)
+    return arguments
+
+
+_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,),
+                                       "object": (dict,), "boolean": (bool,)}
+
+
+def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
+    """The first way `value` breaks `schema` (the subset of JSON Schema used above)."""
+    kind = schema.get("type")
+    wrong_type = kind is not None and (
+        (isinstance(value, bool) and kind == "integer") or not isinstance(value, _TYPES[kind]))
+    if wrong_type:
+        return f"{where} must be {'an' if str(kind)[0] in 'aeiou' else 'a'} {kind}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{where} must be one of {', '.join(map(str, schema['enum']))}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return f"{where} must be at least {schema['minimum']}"
+        if "maximum" in schema and value > schema["maximum"]:
+            return f"{where} must be at most {schema['maximum']}"
+    if isinstance(value, str) and kind == "string" and not value.strip():
+        return f"{where} is empty"
+    if isinstance(value, dict) and kind == "object":
+        for required in schema.get("required", []):
+            if required not in value:
+                return f"{where}.{required} is required"
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key, item in value.items():
+            if key in properties:
+                found = _problem(item, properties[key], f"{where}.{key}")
+            elif extra is False:
+                found = f"{where}.{key} is not a parameter"
+            elif isinstance(extra, dict):
+                found = _problem(item, extra, f"{where}.{key}")
+            else:
+                found = None
+            if found:
+                return found
+    return None

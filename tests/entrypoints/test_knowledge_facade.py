@@ -1,0 +1,177 @@
+"""`sheaf.Knowledge`, the async facade: the whole job, progress, tools, context blocks,
+and proof that CPU work leaves the event loop free."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+
+from sheaf import Knowledge
+from sheaf.adapters.html5lib_extractor import Html5libExtractor
+from sheaf.domain.chunking import estimate_tokens
+from sheaf.domain.errors import SheafError
+from sheaf.domain.ingestion import IngestStatus
+from tests.local_server import LocalServer
+
+pytestmark = pytest.mark.anyio
+
+PAGE = ("<html><head><title>Tidal Rhythms</title></head><body><article><h1>Tidal Rhythms</h1>"
+        "<h2>Methods</h2><p>We counted seagrass shoots at low tide every week for a year. "
+        "Plots were fixed with steel pegs.</p><h2>Results</h2><p>Seagrass grew with the "
+        "tides. Shoot density doubled in spring. Growth stopped in the winter storms.</p>"
+        "</article></body></html>")
+NOTES = "# Fox notes\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\n"
+
+
+@pytest.fixture
+async def kb(tmp_path: Path, local_server: LocalServer):  # type: ignore[no-untyped-def]
+    local_server.add("/tides", PAGE, content_type="text/html")
+    (tmp_path / "notes.md").write_text(NOTES)
+    async with Knowledge.open(tmp_path / "kb.duckdb", "papers", embedder="hashing",
+                              allow_private_network=True) as opened:
+        yield opened
+
+
+async def test_the_main_job_through_the_facade(kb: Knowledge, local_server: LocalServer,
+                                               tmp_path: Path) -> None:
+    page = await kb.ingest(local_server.url("/tides"), metadata={"team": "blue"})
+    assert page.status is IngestStatus.NEW and page.title == "Tidal Rhythms"
+    note = await kb.ingest(str(tmp_path / "notes.md"))
+    assert note.status is IngestStatus.NEW
+    assert (await kb.ingest(str(tmp_path / "notes.md"))).status is IngestStatus.UNCHANGED
+    failed = await kb.ingest(str(tmp_path / "missing.md"))
+    assert failed.status is IngestStatus.FAILED and failed.error_kind == "input_not_found"
+
+    hits = await kb.search("seagrass density", 3)
+    assert hits[0].title == "Tidal Rhythms" and hits[0].url == local_server.url("/tides")
+    assert "Shoot density doubled" in hits[0].chunk.text
+    assert await kb.search("seagrass", metadata={"team": "red"}) == []
+    (quote,) = await kb.quote(hits[0].document_id, "shoot density doubled in spring")
+    assert quote.text == "Shoot density doubled in spring"
+    assert quote.section_label == "results"
+    stored = await kb.document(local_server.url("/tides"))
+    assert stored.markdown[quote.start:quote.end] == quote.text
+    assert [s.label for s in await kb.sections(stored.id)][-2:] == ["methods", "results"]
+    (methods,) = await kb.quote(stored.id, section="methods", first=1)
+    assert methods.text == "We counted seagrass shoots at low tide every week for a year."
+    with pytest.raises(SheafError) as caught:
+        await kb.quote(stored.id, "the tides stopped the foxes")
+    assert caught.value.kind.value == "quote_not_found"
+    assert {d.title for d in await kb.documents()} == {"Tidal Rhythms", "Fox notes"}
+    removed = await kb.remove(str(tmp_path / "notes.md"))
+    assert removed.title == "Fox notes"
+    assert [d.title for d in await kb.documents()] == ["Tidal Rhythms"]
+
+
+async def test_ingest_many_reports_progress_and_stops_when_left(tmp_path: Path,
+                                                                kb: Knowledge) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(6):
+        (folder / f"n{i}.md").write_text(f"# Note {i}\n\nDistinct words number{i} here.\n")
+    events = [e async for e in kb.ingest_many([str(folder)], concurrency=3)]
+    assert [e.done for e in events] == [1, 2, 3, 4, 5, 6]
+    assert {e.total for e in events} == {6}
+    assert all(e.result.status is IngestStatus.NEW for e in events)
+    again = kb.ingest_many([str(folder)], concurrency=1)
+    async for event in again:
+        assert event.result.status is IngestStatus.UNCHANGED
+        break  # leaving early cancels the rest without hanging
+    await again.aclose()  # type: ignore[attr-defined]
+
+
+async def test_extraction_runs_off_the_event_loop(kb: Knowledge, local_server: LocalServer,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extractor waits for an event only the event loop sets: were extraction on the
+    loop, the loop could never set it and the ingest would hang (and fail here)."""
+    released = threading.Event()
+    entered = threading.Event()
+    original = Html5libExtractor.extract_sync
+
+    def gated(self: Html5libExtractor, *args: object) -> object:
+        entered.set()
+        assert released.wait(10), "the event loop was blocked"
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Html5libExtractor, "extract_sync", gated)
+
+    async def release_from_the_loop() -> None:
+        while not entered.is_set():
+            await anyio.sleep(0.01)
+        released.set()
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as group:
+            group.start_soon(release_from_the_loop)
+            result = await kb.ingest(local_server.url("/tides"))
+    assert result.status is IngestStatus.NEW
+
+
+async def test_tools_in_both_formats(kb: Knowledge) -> None:
+    openai = Knowledge.tools()
+    anthropic = Knowledge.tools("anthropic")
+    names = ["ingest_url", "search_knowledge", "get_exact_quote", "list_documents",
+             "get_sections"]
+    assert [t["function"]["name"] for t in openai] == names
+    assert [t["name"] for t in anthropic] == names
+    for tool in anthropic:
+        assert tool["input_schema"]["type"] == "object" and tool["description"]
+    json.dumps(openai)  # plain JSON
+
+
+async def test_the_tool_dispatcher_validates_and_cites(kb: Knowledge,
+                                                       local_server: LocalServer) -> None:
+    ingested = await kb.call_tool("ingest_url", {"url": local_server.url("/tides")})
+    assert ingested["status"] == "new"
+    document_id = ingested["document_id"]
+    found = await kb.call_tool("search_knowledge", '{"query": "shoot density", "k": 2}')
+    top = found["results"][0]
+    assert top["citation"]["title"] == "Tidal Rhythms"
+    assert top["citation"]["url"] == local_server.url("/tides")
+    assert top["citation"]["section"] == "results" and top["citation"]["end"] > 0
+    quoted = await kb.call_tool("get_exact_quote", {"document_id": document_id,
+                                                    "text": "Seagrass grew with the tides."})
+    assert quoted["quotes"][0]["text"] == "Seagrass grew with the tides."
+    assert quoted["quotes"][0]["citation"]["start"] >= 0
+    listed = await kb.call_tool("list_documents", {})
+    assert listed["documents"][0]["document_id"] == document_id
+    sections = await kb.call_tool("get_sections", {"document_id": document_id})
+    assert {"methods", "results"} <= {s["label"] for s in sections["sections"]}
+    bad = [
+        ("search_knowledge", '{"k": 3}', "arguments.query is required"),
+        ("search_knowledge", '{"query": "x", "k": 0}', "at least 1"),
+        ("search_knowledge", '{"query": "x", "k": true}', "must be an integer"),
+        ("search_knowledge", '{"query": "x", "colour": "red"}', "not a parameter"),
+        ("search_knowledge", '{"query": "x", "mode": "magic"}', "must be one of"),
+        ("search_knowledge", "{not json", "not JSON"),
+        ("get_exact_quote", {"document_id": document_id}, "needs text or section"),
+        ("launch_rockets", {}, "unknown tool"),
+        ("ingest_url", {"url": "file:///etc/passwd"}, "not an http(s) URL"),
+    ]
+    for name, arguments, message in bad:
+        answer = await kb.call_tool(name, arguments)
+        assert message in answer["error"]["message"], (name, answer)
+    missing = await kb.call_tool("get_exact_quote", {"document_id": document_id,
+                                                     "text": "foxes raid the bins"})
+    assert missing["error"]["kind"] == "quote_not_found"
+
+
+async def test_context_block_is_cited_capped_and_cut_between_sentences(
+        kb: Knowledge, local_server: LocalServer) -> None:
+    await kb.ingest(local_server.url("/tides"))
+    block = await kb.context_block("seagrass tides density storms", max_tokens=400)
+    assert block.startswith("[1] ") and "— [1] Tidal Rhythms" in block
+    assert local_server.url("/tides") in block and "characters " in block
+    assert estimate_tokens(block) <= 400
+    whole = block.split("\n")[0]
+    assert whole.endswith("Growth stopped in the winter storms.")
+    small = await kb.context_block("seagrass tides density storms", max_tokens=45)
+    assert estimate_tokens(small) <= 45
+    passage = small.split("\n")[0]
+    assert passage.endswith("Seagrass grew with the tides.")  # cut after a whole sentence
+    assert "Shoot density" not in small
+    assert await kb.context_block("seagrass", max_tokens=5) == ""
