@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import queue
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -114,6 +115,8 @@ class DuckDbKnowledgeStore:
             raise SheafError(ErrorKind.STORE_VERSION,
                              f"cannot open the store at {self.path}: {exc}") from None
         self._lock = threading.Lock()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._migrate()
         self._load_full_text_extension()
         # The full-text index is not updated by writes: rebuilt before the first search
@@ -153,6 +156,24 @@ class DuckDbKnowledgeStore:
             raise SheafError(ErrorKind.STORE_VERSION,
                              "the duckdb-extension-fts package holds no extension binary")
 
+    async def _read(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """A plain read on a cursor of its own, beside writes rather than behind them
+        (DuckDB reads a committed snapshot). Cursors are pooled: as many exist as reads
+        ever ran at once."""
+        def on_cursor() -> T:
+            try:
+                cursor = self._free_cursors.get_nowait()
+            except queue.Empty:
+                with self._lock:
+                    cursor = self._connection.cursor()
+                    self._cursors.append(cursor)
+            try:
+                return work(cursor)
+            finally:
+                self._free_cursors.put(cursor)
+
+        return await anyio.to_thread.run_sync(on_cursor)
+
     async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         def locked() -> T:
             with self._lock:
@@ -183,7 +204,7 @@ class DuckDbKnowledgeStore:
                             [space, key]).fetchone()
             return _source(row) if row else None
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def document_with_content(self, space: str, sha256: str) -> str | None:
         def read(c: duckdb.DuckDBPyConnection) -> str | None:
@@ -194,7 +215,7 @@ class DuckDbKnowledgeStore:
                 [space, sha256, sha256]).fetchone()
             return str(row[0]) if row else None
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def find(self, space: str, reference: str) -> DocumentRecord | None:
         def read(c: duckdb.DuckDBPyConnection) -> DocumentRecord | None:
@@ -206,7 +227,7 @@ class DuckDbKnowledgeStore:
             ).fetchone()
             return _document(c, str(row[0])) if row else None
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def documents(self, space: str) -> list[DocumentRecord]:
         def read(c: duckdb.DuckDBPyConnection) -> list[DocumentRecord]:
@@ -215,7 +236,7 @@ class DuckDbKnowledgeStore:
                 [space]).fetchall()]
             return [record for i in ids if (record := _document(c, i)) is not None]
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
@@ -281,7 +302,7 @@ class DuckDbKnowledgeStore:
                 f"({', '.join('?' * len(chunk_ids))})", chunk_ids).fetchall()}
             return [_chunk_row(rows[i]) for i in chunk_ids if i in rows and rows[i][15] == space]
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def build_vector_index(self, space: str) -> bool:
         """Build an HNSW index (the vss extension) over the vectors of the space's model,
@@ -310,7 +331,7 @@ class DuckDbKnowledgeStore:
         await self._run(drop)
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
-        return await self._run(lambda c: _embedding_model(c, space))
+        return await self._read(lambda c: _embedding_model(c, space))
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:
@@ -324,7 +345,7 @@ class DuckDbKnowledgeStore:
                 [_vector_text(fingerprint), space, threshold]).fetchall()
             return [(str(r[0]), float(r[1])) for r in rows]
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def policy(self, space: str) -> SpacePolicy:
         def read(c: duckdb.DuckDBPyConnection) -> SpacePolicy:
@@ -335,7 +356,7 @@ class DuckDbKnowledgeStore:
             kinds = frozenset(ContentSource(k) for k in str(row[2]).split(",") if k)
             return SpacePolicy(bool(row[0]), int(row[1]), kinds)
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def status(self) -> StoreStatus:
         def read(c: duckdb.DuckDBPyConnection) -> StoreStatus:
@@ -350,7 +371,7 @@ class DuckDbKnowledgeStore:
                                      for r in rows),
                                _utc(last[0]) if last and last[0] else None)
 
-        return await self._run(read)
+        return await self._read(read)
 
     # -- writes ----------------------------------------------------------------------
     async def save_version(self, version: VersionRecord, source: SourceRef,
@@ -440,7 +461,7 @@ class DuckDbKnowledgeStore:
                 "ORDER BY start_offset, level = 'snippet', idx", [version_id, space]).fetchall()
             return tuple(_chunk_row(r) for r in rows)
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def touch_source(self, space: str, key: str) -> None:
         now = _naive(datetime.now(UTC))
@@ -478,6 +499,8 @@ class DuckDbKnowledgeStore:
 
     async def aclose(self) -> None:
         def close(c: duckdb.DuckDBPyConnection) -> None:
+            for cursor in self._cursors:
+                cursor.close()
             c.close()
 
         await self._run(close)

@@ -17,7 +17,7 @@ from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.package_version import version_info
 from sheaf.application.content_resolver import PREFERENCES, Preference
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints import evaluation_commands, knowledge_commands
+from sheaf.entrypoints import evaluation_commands, knowledge_commands, serve_command
 from sheaf.entrypoints.composition import build_extraction, build_resolver
 from sheaf.entrypoints.configuration import ENVIRONMENT, configure_logging, http_settings
 from sheaf.entrypoints.demo import run_demo
@@ -100,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     extract.set_defaults(run=_cmd_extract)
     knowledge_commands.register(sub, _network_flags)
     evaluation_commands.register(sub)
+    serve_command.register(sub)
     return parser
 
 

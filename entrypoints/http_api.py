@@ -1,0 +1,371 @@
+"""The HTTP API (aiohttp.web): documents, search, quotes, health, and its OpenAPI document.
+
+The server owns its DuckDB store: one process writes (the store serialises writes as
+DuckDB requires, reads run concurrently on their own cursors). Ingests beyond
+`max_pending` at once are refused with 429 rather than queued without bound. Uploads
+stream to disk under the size cap, counted while reading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import re
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+from aiohttp import BodyPartReader, web
+
+from sheaf.adapters.package_version import sheaf_version
+from sheaf.application.ingestion import IngestOptions
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.ingestion import IngestResult, IngestStatus
+from sheaf.domain.knowledge_records import DocumentRecord
+from sheaf.domain.search_request import (
+    Expansion,
+    SearchFilters,
+    SearchMode,
+    parse_metadata_filter,
+)
+from sheaf.entrypoints.composition import KnowledgeServices
+from sheaf.entrypoints.openapi import openapi_document
+from sheaf.entrypoints.problem_details import problem, status_of
+
+logger = logging.getLogger("sheaf.api")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+SERVICES = web.AppKey("services", KnowledgeServices)
+SETTINGS = web.AppKey("settings", "ApiSettings")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@attrs.define
+class ApiSettings:
+    """How the server behaves; `token` None means no authentication (loopback use)."""
+
+    space: str = "default"
+    token: str | None = None
+    max_upload_bytes: int = 25 * 1024 * 1024
+    max_pending: int = 8
+    uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
+    pending: int = 0
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, kind: str, detail: str,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.kind, self.detail, self.headers = status, kind, detail, headers
+
+
+def build_app(services: KnowledgeServices, settings: ApiSettings,
+              close_services: bool = True) -> web.Application:
+    """The application; with `close_services`, the store closes when the app stops."""
+    app = web.Application(middlewares=[_errors, _authentication],
+                          client_max_size=settings.max_upload_bytes + 1024 * 1024)
+    app[SERVICES] = services
+    app[SETTINGS] = settings
+    app.router.add_get("/v1/health", health)
+    app.router.add_get("/openapi.json", openapi)
+    app.router.add_post("/v1/documents", ingest)
+    app.router.add_get("/v1/documents", list_documents)
+    app.router.add_get("/v1/documents/{id}", get_document)
+    app.router.add_get("/v1/documents/{id}/markdown", get_markdown)
+    app.router.add_get("/v1/documents/{id}/sections", get_sections)
+    app.router.add_get("/v1/documents/{id}/chunks", get_chunks)
+    app.router.add_delete("/v1/documents/{id}", delete_document)
+    app.router.add_get("/v1/search", search)
+    app.router.add_post("/v1/quote", quote)
+    if close_services:
+        async def close(_: web.Application) -> AsyncIterator[None]:
+            yield
+            await services.aclose()
+
+        app.cleanup_ctx.append(close)
+    return app
+
+
+# -- middleware ------------------------------------------------------------------------
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except SheafError as exc:
+        return problem(status_of(exc.kind), exc.kind.value, exc.message)
+    except _Refusal as refusal:
+        return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return problem(exc.status, "http_error", exc.reason, headers={
+            k: v for k, v in exc.headers.items() if k.lower() == "allow"})
+    except Exception:  # a bug: logged in full, answered as a problem, server stays up
+        logger.exception("internal error on %s %s", request.method, request.path)
+        return problem(500, "internal_error", "sheaf failed unexpectedly; see the log")
+
+
+@web.middleware
+async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
+    token = request.app[SETTINGS].token
+    if token and request.path not in ("/v1/health", "/openapi.json"):
+        given = request.headers.get("Authorization", "")
+        expected = f"Bearer {token}"
+        if not hmac.compare_digest(given.encode(), expected.encode()):
+            raise _Refusal(401, "unauthorized",
+                           "missing or wrong token: send 'Authorization: Bearer <token>'",
+                           {"WWW-Authenticate": 'Bearer realm="sheaf"'})
+    return await handler(request)
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _space(request: web.Request) -> str:
+    return request.query.get("space") or request.app[SETTINGS].space
+
+
+def _json(payload: Any, status: int = 200) -> web.Response:
+    return web.json_response(payload, status=status,
+                             dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
+
+def _bad(detail: str) -> _Refusal:
+    return _Refusal(400, "invalid_request", detail)
+
+
+def _int(request: web.Request, name: str, default: int) -> int:
+    value = request.query.get(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise _bad(f"{name} must be an integer, not {value!r}") from None
+
+
+async def _document(request: web.Request) -> DocumentRecord:
+    return await request.app[SERVICES].catalogue.get(_space(request), request.match_info["id"])
+
+
+def _url(document: DocumentRecord) -> str | None:
+    return next((s.final_url or s.original for s in document.sources
+                 if s.kind.value == "url"), None)
+
+
+def document_json(document: DocumentRecord) -> dict[str, Any]:
+    current = document.current
+    return {"id": document.id, "title": document.title, "space": document.space,
+            "url": _url(document), "content": current.content_source,
+            "content_type": current.content_type, "version": current.id,
+            "versions": len(document.versions), "characters": current.characters,
+            "metadata": current.metadata, "caller_metadata": current.caller_metadata,
+            "source_id": document.caller_source_id,
+            "near_duplicate_of": current.near_duplicate_of,
+            "sources": [{"kind": s.kind.value, "original": s.original,
+                         "final_url": s.final_url} for s in document.sources],
+            "updated_at": document.updated_at.isoformat() if document.updated_at else None}
+
+
+# -- handlers ----------------------------------------------------------------------------
+async def health(request: web.Request) -> web.Response:
+    status = await request.app[SERVICES].catalogue.status()
+    return _json({"status": "ok", "version": sheaf_version(), "store": status.location,
+                  "schema_version": status.schema_version})
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return _json(openapi_document())
+
+
+async def ingest(request: web.Request) -> web.Response:
+    settings = request.app[SETTINGS]
+    if settings.pending >= settings.max_pending:
+        raise _Refusal(429, "queue_full",
+                       f"{settings.pending} ingests are running; try again shortly",
+                       {"Retry-After": "2"})
+    settings.pending += 1
+    try:
+        if request.content_type.startswith("multipart/"):
+            source, options = await _receive_upload(request)
+        else:
+            source, options = await _url_request(request)
+        result = await request.app[SERVICES].ingestion.ingest(source, options)
+    finally:
+        settings.pending -= 1
+    return _ingested(result)
+
+
+def _ingested(result: IngestResult) -> web.Response:
+    if result.status is IngestStatus.FAILED:
+        kind = ErrorKind(result.error_kind) if result.error_kind else ErrorKind.HTTP_ERROR
+        raise SheafError(kind, result.message or "ingest failed")
+    return _json(result.as_dict(), 201 if result.status is IngestStatus.NEW else 200)
+
+
+def _options(request: web.Request, payload: dict[str, Any]) -> IngestOptions:
+    metadata = payload.get("metadata") or {}
+    if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise _bad("metadata must be an object of strings")
+    source_id = payload.get("source_id")
+    if source_id is not None and not isinstance(source_id, str):
+        raise _bad("source_id must be a string")
+    return IngestOptions(space=_space(request), metadata=metadata, source_id=source_id,
+                         force=bool(payload.get("force", False)))
+
+
+async def _url_request(request: web.Request) -> tuple[str, IngestOptions]:
+    try:
+        payload = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _bad("the body must be JSON {\"url\": ...} or a multipart upload") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
+        raise _bad("the JSON body needs a \"url\" string")
+    url = payload["url"]
+    if not url.lower().startswith(("http://", "https://")):
+        raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
+    return url, _options(request, payload)
+
+
+async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
+    """The `file` part streamed to disk, counted against the cap as it arrives; stored
+    by content hash and name, so the same upload twice is `unchanged`."""
+    settings = request.app[SETTINGS]
+    reader = await request.multipart()
+    payload: dict[str, Any] = {}
+    stored: Path | None = None
+    while (part := await reader.next()) is not None:
+        if not isinstance(part, BodyPartReader):
+            continue
+        if part.name == "file":
+            stored = await _spool(part, settings)
+        elif part.name == "metadata":
+            try:
+                payload["metadata"] = json.loads(await part.text())
+            except json.JSONDecodeError:
+                raise _bad("the metadata part must be a JSON object") from None
+        elif part.name == "source_id":
+            payload["source_id"] = await part.text()
+    if stored is None:
+        raise _bad("the multipart body needs a \"file\" part")
+    return str(stored), _options(request, payload)
+
+
+async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
+    settings.uploads.mkdir(parents=True, exist_ok=True)
+    name = _SAFE_NAME.sub("_", Path(part.filename or "upload").name).strip("._") or "upload"
+    digest = hashlib.sha256()
+    size = 0
+    with tempfile.NamedTemporaryFile(dir=settings.uploads, delete=False) as spool:
+        try:
+            while chunk := await part.read_chunk(64 * 1024):
+                size += len(chunk)
+                if size > settings.max_upload_bytes:
+                    raise SheafError(ErrorKind.TOO_LARGE,
+                                     f"the upload is over the {settings.max_upload_bytes} "
+                                     "byte limit")
+                digest.update(chunk)
+                spool.write(chunk)
+        except BaseException:
+            Path(spool.name).unlink(missing_ok=True)
+            raise
+    target = settings.uploads / digest.hexdigest()[:32] / name
+    target.parent.mkdir(exist_ok=True)
+    Path(spool.name).replace(target)
+    return target
+
+
+async def list_documents(request: web.Request) -> web.Response:
+    documents = await request.app[SERVICES].catalogue.list(_space(request))
+    return _json({"documents": [document_json(d) for d in documents]})
+
+
+async def get_document(request: web.Request) -> web.Response:
+    return _json(document_json(await _document(request)))
+
+
+async def get_markdown(request: web.Request) -> web.Response:
+    document = await _document(request)
+    text = await request.app[SERVICES].catalogue.markdown(document)
+    return web.Response(text=text, content_type="text/markdown", charset="utf-8")
+
+
+async def get_sections(request: web.Request) -> web.Response:
+    loaded = await request.app[SERVICES].structure.load(_space(request),
+                                                        request.match_info["id"])
+    return _json({"document_id": loaded.document.id, "sections": [
+        {"label": s.label, "heading": s.heading, "level": s.level, "path": list(s.path),
+         "start": s.start, "end": s.end, "parent": s.parent, "inferred": s.inferred}
+        for s in loaded.sections]})
+
+
+async def get_chunks(request: web.Request) -> web.Response:
+    document = await _document(request)
+    level = request.query.get("level")
+    if level not in (None, "section", "snippet"):
+        raise _bad("level is section or snippet")
+    chunks = await request.app[SERVICES].store.chunks(_space(request), document.current.id)
+    return _json({"document_id": document.id, "chunks": [
+        attrs.asdict(c) for c in chunks if level is None or c.level == level]})
+
+
+async def delete_document(request: web.Request) -> web.Response:
+    removed = await request.app[SERVICES].catalogue.remove(_space(request),
+                                                           request.match_info["id"])
+    return _json({"removed": removed.id, "title": removed.title})
+
+
+async def search(request: web.Request) -> web.Response:
+    query = request.query.get("q", "")
+    if not query.strip():
+        raise _bad("q (the query) is required")
+    try:
+        mode = SearchMode(request.query.get("mode", "auto"))
+        expand_value = request.query.get("expand")
+        expand = Expansion(expand_value) if expand_value else None
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+    services = request.app[SERVICES]
+    space = _space(request)
+    documents = [(await services.catalogue.get(space, reference)).id
+                 for reference in request.query.getall("doc", [])]
+    filters = SearchFilters(frozenset(documents),
+                            frozenset(request.query.getall("section", [])),
+                            frozenset(request.query.getall("source", [])),
+                            parse_metadata_filter(request.query.getall("meta", [])))
+    hits = await services.search.search(
+        space, query, _int(request, "k", 10), mode=mode, filters=filters,
+        group_by_document=request.query.get("group", "").lower() in ("1", "true", "yes"),
+        expand=expand, window=_int(request, "window", 1))
+    return _json({"query": query, "results": [
+        {"rank": rank, **hit.as_dict()} for rank, hit in enumerate(hits, start=1)]})
+
+
+async def quote(request: web.Request) -> web.Response:
+    try:
+        payload = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _bad("the body must be JSON") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("document_id"), str):
+        raise _bad("the JSON body needs a \"document_id\" string")
+    quotes = request.app[SERVICES].quotes
+    space, document = _space(request), payload["document_id"]
+    if isinstance(payload.get("text"), str):
+        found = await quotes.by_text(space, document, payload["text"],
+                                     find_all=bool(payload.get("all")))
+    elif isinstance(payload.get("section"), str):
+        found = [await quotes.section(space, document, payload["section"],
+                                      payload.get("first"), payload.get("last"))]
+    else:
+        unit = next((u for u in ("sentence", "paragraph") if isinstance(payload.get(u), int)),
+                    None)
+        if unit is not None:
+            found = [await quotes.by_position(space, document, unit, payload[unit])]
+        elif isinstance(payload.get("lines"), list) and len(payload["lines"]) == 2:
+            first, last = payload["lines"]
+            found = [await quotes.by_position(space, document, "line", int(first), int(last))]
+        else:
+            raise _bad("give text, sentence, paragraph, lines [a, b] or section")
+    return _json({"quotes": [q.as_dict() for q in found]})
