@@ -27,12 +27,14 @@ class CitedPassage:
 def context_block(passages: Sequence[CitedPassage], max_tokens: int, *,
                   count: Callable[[str], int] = estimate_tokens) -> str:
     """Numbered passages, each followed by its citation, best first, until `max_tokens`
-    would be passed. A passage that does not fit whole is cut at its last sentence that
-    fits, never inside one; one whose first sentence does not fit ends the block. The
-    offsets of a cut passage are those of the text kept."""
+    would be passed. Leading heading lines are left out (the citation names the
+    section). A passage that does not fit whole is cut at its last sentence that fits,
+    never inside one; one whose first sentence does not fit ends the block. The offsets
+    of a cut passage are those of the text kept."""
     parts: list[str] = []
     used = 0
-    for number, passage in enumerate(passages, start=1):
+    kept_passages = [p for p in map(_without_headings, passages) if p.text.strip()]
+    for number, passage in enumerate(kept_passages, start=1):
         citation = _citation(number, passage)
         budget = max_tokens - used - count(citation) - count(f"[{number}] ") - 2
         kept = _sentences_within(passage.text, budget, count)
@@ -40,10 +42,23 @@ def context_block(passages: Sequence[CitedPassage], max_tokens: int, *,
             break
         end = passage.start + kept
         text = passage.text[:kept].rstrip()
-        piece = f"[{number}] {' '.join(text.split())}\n{_citation(number, passage, end)}"
+        piece = f"[{number}] {text}\n{_citation(number, passage, end)}"
         parts.append(piece)
         used += count(piece) + 2
     return "\n\n".join(parts)
+
+
+def _without_headings(passage: CitedPassage) -> CitedPassage:
+    """The passage without its leading Markdown heading lines: the citation names the
+    section, and a heading alone is no evidence."""
+    text, start = passage.text, passage.start
+    while text.startswith("#"):
+        line_end = text.find("\n")
+        cut = len(text) if line_end < 0 else line_end + 1
+        while cut < len(text) and text[cut] in "\r\n":
+            cut += 1
+        text, start = text[cut:], start + cut
+    return attrs.evolve(passage, text=text, start=start)
 
 
 def _sentences_within(text: str, budget: int, count: Callable[[str], int]) -> int:

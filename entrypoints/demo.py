@@ -13,7 +13,7 @@ from pathlib import Path
 from aiohttp import web
 
 from sheaf.domain.resolved_content import ResolvedContent
-from sheaf.entrypoints.composition import build_knowledge, build_resolver
+from sheaf.entrypoints.composition import build_resolver
 from sheaf.entrypoints.configuration import http_settings
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -71,33 +71,57 @@ async def run_demo() -> int:
             _show("3. The same abstract page once the PDF link serves the real PDF",
                   await resolver.resolve(f"{base}/urban-fox-abstract"))
         await _ingest_demo([f"{base}/urban-fox", f"{base}/urban-fox-abstract",
-                            str(SAMPLES / "article.html")])
+                            str(SAMPLES / "article.html"), f"{base}/paper.pdf"])
     finally:
         await runner.cleanup()
     return 0
 
 
 async def _ingest_demo(sources: list[str]) -> None:
-    """Ingest into a fresh DuckDB file, twice: the second pass finds nothing new."""
+    """The knowledge job on a fresh DuckDB file through `sheaf.Knowledge`: ingest twice
+    (the second pass finds nothing new), then sections, search and a verbatim quote."""
+    from sheaf.entrypoints.knowledge import Knowledge
+
     out = sys.stdout
     with tempfile.TemporaryDirectory(prefix="sheaf-demo-") as folder:
         store = Path(folder) / "demo.duckdb"
-        services = build_knowledge(http_settings(allow_private=True), store)
-        try:
+        async with Knowledge.open(store, allow_private_network=True) as kb:
             out.write(f"\n=== 4. Ingest into the embedded store ({store.name})\n")
             for round_name in ("first pass", "second pass"):
-                results = [await services.ingestion.ingest(s) for s in sources]
+                results = [await kb.ingest(s) for s in sources]
                 out.write(f"{round_name}: " + ", ".join(
                     f"{r.status.value}" for r in results) + "\n")
-            for document in await services.catalogue.list("default"):
+            documents = await kb.documents()
+            for document in documents:
                 out.write(f"  {document.id}  {document.current.content_source:<4}  "
                           f"{document.title}  ({len(document.sources)} source(s))\n")
-            status = await services.catalogue.status()
-            out.write(f"store: schema {status.schema_version}, "
+            paper = next(d for d in documents if d.current.content_source == "pdf")
+            out.write(f"\n=== 5. Sections of {paper.title!r}\n")
+            for section in await kb.sections(paper.id):
+                out.write(f"  {'  ' * (section.level - 1)}{section.label:<14} "
+                          f"{section.heading or '(inferred)'}  [{section.start}:"
+                          f"{section.end}]\n")
+            query = "how did seagrass growth follow the tides"
+            out.write(f"\n=== 6. Search: {query!r}\n")
+            hits = await kb.search(query, 3)
+            for rank, hit in enumerate(hits, start=1):
+                where = " > ".join(hit.chunk.heading_path) or "-"
+                out.write(f"{rank}. {hit.title}  [{where}]  characters {hit.chunk.start}-"
+                          f"{hit.chunk.end}\n   {' '.join(hit.chunk.text.split())[:160]}\n")
+            passage = next(s for s in (await kb.quote(paper.id, section="results",
+                                                      first=1)))
+            out.write(f"\n=== 7. Quote: the first sentence of the paper's results\n"
+                      f"\"{passage.text}\"\n  -- {passage.title}, "
+                      f"{' > '.join(passage.section_path)}, p. "
+                      f"{', '.join(map(str, passage.pages))}, characters {passage.start}-"
+                      f"{passage.end}\n")
+            checked = await kb.quote(paper.id, passage.text.upper())
+            out.write(f"   re-found from a disguised copy: {checked[0].match} match at "
+                      f"{checked[0].start}-{checked[0].end}\n")
+            status = await kb.status()
+            out.write(f"\nstore: schema {status.schema_version}, "
                       + ", ".join(f"{s.documents} documents in {s.space!r}"
                                   for s in status.spaces) + "\n")
-        finally:
-            await services.aclose()
 
 
 def _show(heading: str, content: ResolvedContent) -> None:

@@ -32,7 +32,7 @@ from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.context_block import CitedPassage, context_block
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult
-from sheaf.domain.knowledge_records import DocumentRecord
+from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
 from sheaf.domain.sections import Section
 from sheaf.entrypoints.agent_tools import check_arguments, tool_definitions
@@ -155,6 +155,10 @@ class Knowledge:
         record = await self._services.catalogue.get(self.space, reference)
         return StoredDocument(record, await self._services.catalogue.markdown(record))
 
+    async def status(self) -> StoreStatus:
+        """The store's location, schema version and counts per space."""
+        return await self._services.catalogue.status()
+
     async def sections(self, document: str) -> tuple[Section, ...]:
         return (await self._services.structure.load(self.space, document)).sections
 
@@ -201,8 +205,11 @@ class Knowledge:
                             mode: str | SearchMode = "auto") -> str:
         """The top hits as one Markdown block for a prompt: numbered passages, each with
         its citation (title, section, pages, URL, character offsets), at most
-        `max_tokens` (four characters a token), cut only between sentences."""
-        hits = await self.search(query, k, mode=mode)
+        `max_tokens` (four characters a token), cut only between sentences. Reference
+        lists are left out."""
+        # Reference lists match a question's words without answering it: left out.
+        hits = [h for h in await self.search(query, k * 2, mode=mode)
+                if h.chunk.section_label != "references"][:k]
         passages = [CitedPassage(h.chunk.text, h.document_id, h.title, h.url,
                                  h.chunk.heading_path, h.chunk.pages, h.chunk.start,
                                  h.chunk.end) for h in hits]

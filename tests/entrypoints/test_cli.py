@@ -121,3 +121,16 @@ def test_debug_log_shows_routing_decisions(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "route: declared text/html" in done.stderr
     assert "pdf: using the PDF from" in done.stdout
+
+
+def test_demo_runs_the_whole_knowledge_job(tmp_path: Path) -> None:
+    done = subprocess.run([SHEAF, "demo"], capture_output=True, text=True, check=False,
+                          timeout=120, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "first pass: new, new, duplicate, duplicate" in out
+    assert "second pass: unchanged, unchanged, unchanged, unchanged" in out
+    assert "results        3 Results" in out
+    assert "=== 6. Search" in out and "1. Tidal Rhythms in Coastal Seagrass Growth" in out
+    assert '"Leaf growth rose by 23 percent in the four days after spring tides' in out
+    assert "re-found from a disguised copy: tolerant match" in out

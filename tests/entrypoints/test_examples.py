@@ -1,0 +1,20 @@
+"""The examples run as documented."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_scripted_agent_loop_quotes_with_a_citation() -> None:
+    done = subprocess.run([sys.executable, "-P", str(ROOT / "examples" / "agent_loop.py")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "-> ingest_url(" in out and "-> search_knowledge(" in out
+    assert "-> get_exact_quote(" in out
+    assert 'The article says: "We followed 31 red foxes' in out
+    assert "characters 13-130" in out and "[1] " in out
