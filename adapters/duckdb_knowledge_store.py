@@ -31,7 +31,7 @@ from sheaf.domain.knowledge_records import (
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 HNSW_OVERFETCH = 4
 T = TypeVar("T")
 
@@ -82,10 +82,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             document_id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL,
             fingerprint FLOAT[{FINGERPRINT_DIMENSION}] NOT NULL)""",
     ),
+    (
+        """ALTER TABLE versions ADD COLUMN enrichment VARCHAR""",
+        """ALTER TABLE chunks ADD COLUMN context VARCHAR""",
+        """ALTER TABLE spaces ADD COLUMN enrich VARCHAR DEFAULT ''""",
+        """CREATE TABLE enrichment_cache (
+            key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)""",
+    ),
 )
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
-                 "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text")
+                 "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text",
+                 "context")
 _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTEGER",
                 "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
                 "heading_path": ["VARCHAR"]}
@@ -93,7 +101,7 @@ _CHUNK_SHAPE = json.dumps([{f: _CHUNK_TYPES.get(f, "VARCHAR") for f in _CHUNK_FI
 _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
                     "content_source, content_type, title, created_at, superseded_at, metadata, "
                     "caller_metadata, caller_version_id, diagnostics, characters, blocks, "
-                    "near_duplicate_of, near_duplicate_similarity")
+                    "near_duplicate_of, near_duplicate_similarity, enrichment")
 
 
 class DuckDbKnowledgeStore:
@@ -300,7 +308,7 @@ class DuckDbKnowledgeStore:
             rows = {r[0]: r for r in c.execute(
                 f"SELECT {_CHUNK_COLUMNS}, c.space FROM chunks c WHERE c.id IN "
                 f"({', '.join('?' * len(chunk_ids))})", chunk_ids).fetchall()}
-            return [_chunk_row(rows[i]) for i in chunk_ids if i in rows and rows[i][15] == space]
+            return [_chunk_row(rows[i]) for i in chunk_ids if i in rows and rows[i][16] == space]
 
         return await self._read(read)
 
@@ -349,12 +357,13 @@ class DuckDbKnowledgeStore:
 
     async def policy(self, space: str) -> SpacePolicy:
         def read(c: duckdb.DuckDBPyConnection) -> SpacePolicy:
-            row = c.execute("SELECT ingestion_enabled, max_bytes, allowed_kinds FROM spaces "
-                            "WHERE name = ?", [space]).fetchone()
+            row = c.execute("SELECT ingestion_enabled, max_bytes, allowed_kinds, enrich FROM "
+                            "spaces WHERE name = ?", [space]).fetchone()
             if not row:
                 return SpacePolicy()
             kinds = frozenset(ContentSource(k) for k in str(row[2]).split(",") if k)
-            return SpacePolicy(bool(row[0]), int(row[1]), kinds)
+            return SpacePolicy(bool(row[0]), int(row[1]), kinds,
+                               frozenset(e for e in str(row[3] or "").split(",") if e))
 
         return await self._read(read)
 
@@ -394,14 +403,15 @@ class DuckDbKnowledgeStore:
             c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
                       "superseded_at IS NULL", [now, version.document_id])
             c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "
-                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       [version.id, version.document_id, version.space, version.number,
                        version.fetched_sha, version.content_sha, version.markdown_sha,
                        version.content_source, version.content_type, version.title, now,
                        json.dumps(version.metadata), json.dumps(version.caller_metadata),
                        version.caller_version_id, json.dumps(list(version.diagnostics)),
                        version.characters, _blocks_json(version.blocks),
-                       version.near_duplicate_of, version.near_duplicate_similarity])
+                       version.near_duplicate_of, version.near_duplicate_similarity,
+                       json.dumps(version.enrichment) if version.enrichment else None])
             c.execute("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
                       "UPDATE SET current_version = excluded.current_version, "
                       "updated_at = excluded.updated_at, caller_source_id = "
@@ -455,9 +465,7 @@ class DuckDbKnowledgeStore:
     async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
         def read(c: duckdb.DuckDBPyConnection) -> tuple[Chunk, ...]:
             rows = c.execute(
-                "SELECT id, level, idx, start_offset, end_offset, text, tokens, heading_path, "
-                "section_label, page_first, page_last, parent_id, prev_id, next_id, "
-                "retrieval_text FROM chunks WHERE version_id = ? AND space = ? "
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE version_id = ? AND space = ? "
                 "ORDER BY start_offset, level = 'snippet', idx", [version_id, space]).fetchall()
             return tuple(_chunk_row(r) for r in rows)
 
@@ -492,10 +500,50 @@ class DuckDbKnowledgeStore:
     async def set_policy(self, space: str, policy: SpacePolicy) -> None:
         kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))
         await self._run(lambda c: c.execute(
-            "INSERT INTO spaces VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+            "INSERT INTO spaces VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
             "ingestion_enabled = excluded.ingestion_enabled, max_bytes = excluded.max_bytes, "
-            "allowed_kinds = excluded.allowed_kinds",
-            [space, policy.ingestion_enabled, policy.max_bytes, kinds]))
+            "allowed_kinds = excluded.allowed_kinds, enrich = excluded.enrich",
+            [space, policy.ingestion_enabled, policy.max_bytes, kinds,
+             ",".join(sorted(policy.enrich))]))
+
+    async def save_enrichment(self, space: str, version_id: str,
+                              summary: dict[str, object] | None,
+                              chunks: tuple[Chunk, ...] | None,
+                              vectors: ChunkVectors | None,
+                              diagnostics: tuple[str, ...]) -> None:
+        def write(c: duckdb.DuckDBPyConnection) -> None:
+            row = c.execute("SELECT document_id, diagnostics FROM versions WHERE id = ? AND "
+                            "space = ?", [version_id, space]).fetchone()
+            if row is None:
+                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+            if summary is not None:
+                c.execute("UPDATE versions SET enrichment = ? WHERE id = ?",
+                          [json.dumps(summary), version_id])
+            if diagnostics:
+                c.execute("UPDATE versions SET diagnostics = ? WHERE id = ?",
+                          [json.dumps([*json.loads(row[1]), *diagnostics]), version_id])
+            if chunks is not None:
+                _delete_vectors(c, "version_id", version_id)
+                c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
+                _insert_chunk_rows(c, version_id, str(row[0]), space, chunks)
+            if vectors is not None:
+                _delete_vectors(c, "version_id", version_id)
+                _insert_vectors(c, space, version_id, str(row[0]), vectors)
+
+        await self._transaction(write)
+
+    async def cached_text(self, key: str) -> str | None:
+        def read(c: duckdb.DuckDBPyConnection) -> str | None:
+            row = c.execute("SELECT value FROM enrichment_cache WHERE key = ?",
+                            [key]).fetchone()
+            return str(row[0]) if row else None
+
+        return await self._read(read)
+
+    async def cache_text(self, key: str, value: str) -> None:
+        now = _naive(datetime.now(UTC))
+        await self._run(lambda c: c.execute(
+            "INSERT OR REPLACE INTO enrichment_cache VALUES (?, ?, ?)", [key, value, now]))
 
     async def aclose(self) -> None:
         def close(c: duckdb.DuckDBPyConnection) -> None:
@@ -508,7 +556,7 @@ class DuckDbKnowledgeStore:
 
 _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
                   "c.heading_path, c.section_label, c.page_first, c.page_last, c.parent_id, "
-                  "c.prev_id, c.next_id, c.retrieval_text")
+                  "c.prev_id, c.next_id, c.retrieval_text, c.context")
 
 # BM25 (k1 1.2, b 0.75) computed once over the postings of the query's terms in the
 # full-text index's own tables. The extension's `match_bm25` macro recomputes the whole
@@ -637,7 +685,8 @@ def _chunk_row(r: Sequence[Any]) -> Chunk:
     return Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]), end=int(r[4]),
                  text=r[5], tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
                  pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
-                 parent_id=r[11], prev_id=r[12], next_id=r[13], retrieval_text=r[14])
+                 parent_id=r[11], prev_id=r[12], next_id=r[13], retrieval_text=r[14],
+                 context=r[15])
 
 
 def _insert_chunks(c: duckdb.DuckDBPyConnection, version: VersionRecord,
@@ -658,7 +707,7 @@ def _insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_i
              "page_first": ch.pages[0] if ch.pages else None,
              "page_last": ch.pages[-1] if ch.pages else None, "parent_id": ch.parent_id,
              "prev_id": ch.prev_id, "next_id": ch.next_id, "text": ch.text,
-             "retrieval_text": ch.retrieval_text} for ch in chunks]
+             "retrieval_text": ch.retrieval_text, "context": ch.context} for ch in chunks]
     columns = ", ".join(f"r.{f}" for f in _CHUNK_FIELDS)
     c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
@@ -715,7 +764,7 @@ def _version(row: Sequence[Any]) -> VersionRecord:
         caller_metadata=json.loads(row[13]), caller_version_id=row[14],
         diagnostics=tuple(json.loads(row[15])), characters=int(row[16]),
         blocks=_blocks_from_json(row[17]), near_duplicate_of=row[18],
-        near_duplicate_similarity=row[19])
+        near_duplicate_similarity=row[19], enrichment=json.loads(row[20]) if row[20] else None)
 
 
 def _source(row: Sequence[Any]) -> SourceRecord:

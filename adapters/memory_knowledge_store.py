@@ -45,6 +45,7 @@ class MemoryKnowledgeStore:
         self._vectors: dict[str, dict[str, tuple[float, ...]]] = {}  # version -> chunk -> v
         self._models: dict[str, EmbeddingModel] = {}
         self._fingerprints: dict[str, tuple[str, tuple[float, ...]]] = {}  # doc -> space, fp
+        self._cache: dict[str, str] = {}
         self._last_ingest: datetime | None = None
 
     async def source(self, space: str, key: str) -> SourceRecord | None:
@@ -202,6 +203,35 @@ class MemoryKnowledgeStore:
             found += [c for c in self._chunks.get(current.id, ()) if c.level == "snippet" and (
                 not filters.section_labels or c.section_label in filters.section_labels)]
         return found
+
+    async def save_enrichment(self, space: str, version_id: str,
+                              summary: dict[str, object] | None,
+                              chunks: tuple[Chunk, ...] | None,
+                              vectors: ChunkVectors | None,
+                              diagnostics: tuple[str, ...]) -> None:
+        found = next(((d, i) for d in self._documents.values() if d.space == space
+                      for i, v in enumerate(d.versions) if v.id == version_id), None)
+        if found is None:
+            raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+        if vectors is not None:
+            vectors.model.require_same(self._models.get(space), space)
+        document, index = found
+        version = document.versions[index]
+        document.versions[index] = attrs.evolve(
+            version, enrichment=summary if summary is not None else version.enrichment,
+            diagnostics=(*version.diagnostics, *diagnostics))
+        if chunks is not None:
+            self._chunks[version_id] = tuple(chunks)
+            self._vectors.pop(version_id, None)
+        if vectors is not None:
+            self._vectors[version_id] = dict(zip(vectors.chunk_ids, vectors.vectors,
+                                                 strict=True))
+
+    async def cached_text(self, key: str) -> str | None:
+        return self._cache.get(key)
+
+    async def cache_text(self, key: str, value: str) -> None:
+        self._cache[key] = value
 
     async def policy(self, space: str) -> SpacePolicy:
         return self._policies.get(space, SpacePolicy())

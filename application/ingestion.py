@@ -10,18 +10,20 @@ import attrs
 
 from sheaf.application.content_resolver import ContentResolver, FetchedPage, Preference
 from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.application.enrichment import Enrichment
 from sheaf.application.keyed_locks import KeyedLocks
 from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.snippet_embedding import embed_snippets
 from sheaf.application.stage_events import StageRecorder
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import document_chunks, document_sections
-from sheaf.domain.embeddings import ChunkVectors
+from sheaf.domain.enrichment import EnrichmentKind, parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import shingle_fingerprint
 from sheaf.domain.ingestion import (
@@ -57,6 +59,8 @@ class IngestOptions:
     source_id: str | None = None
     """The caller's own id for the source, kept and searchable."""
     version_id: str | None = None
+    enrich: frozenset[EnrichmentKind] | None = None
+    """LLM enrichments for new and changed versions; None follows the space's policy."""
 
 
 @attrs.frozen
@@ -89,6 +93,7 @@ class Ingestion:
                  embedder: Embedder | None = None,
                  near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
                  pool: WorkerPool | None = None,
+                 enrichment: Enrichment | None = None,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self._resolver = resolver
         self._extraction = extraction
@@ -100,6 +105,7 @@ class Ingestion:
         self.embedder = embedder
         self.near_duplicate_threshold = near_duplicate_threshold
         self._pool = pool or WorkerPool()
+        self.enrichment = enrichment
         self._clock = clock
         self._locks = KeyedLocks()
 
@@ -217,8 +223,32 @@ class Ingestion:
                                            caller_source_id=options.source_id,
                                            chunks=prepared.chunks, vectors=vectors,
                                            fingerprint=fingerprint)
+        kinds = options.enrich if options.enrich is not None else parse_kinds(
+            ",".join(sorted(policy.enrich)))
+        enriched = None
+        if kinds:
+            with record.stage(source, "enrich", document_id) as state:
+                enriched = state["outcome"] = await self._enrich(space, document_id,
+                                                                 version.id, kinds)
         return IngestResult(source, status, document_id, version.id, title=prepared.title,
-                            near_duplicate_of=twin)
+                            near_duplicate_of=twin, enrichment=enriched)
+
+    async def _enrich(self, space: str, document_id: str, version_id: str,
+                      kinds: frozenset[EnrichmentKind]) -> str:
+        """Enrich a stored version; a failure leaves it stored, unenriched, with a
+        diagnostic saying why."""
+        if self.enrichment is None:
+            note = "enrich: skipped, no language model is configured (SHEAF_LLM_BASE_URL)"
+            await self._store.save_enrichment(space, version_id, None, None, None, (note,))
+            return "skipped"
+        try:
+            outcome = await self.enrichment.enrich(space, document_id, kinds)
+        except SheafError as exc:
+            note = (f"enrich: failed, stored without enrichment: {exc.kind.value}: "
+                    f"{exc.message}")
+            await self._store.save_enrichment(space, version_id, None, None, None, (note,))
+            return "failed"
+        return "partial" if outcome.diagnostics else "enriched"
 
     async def _near_duplicate(self, space: str, document_id: str,
                               fingerprint: tuple[float, ...]
@@ -301,16 +331,3 @@ def _final_url(page: FetchedPage | None) -> str | None:
 def _block_rows(document: Document) -> tuple[BlockRow, ...]:
     return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
                           label=b.draft.label, pages=b.draft.pages) for b in document.blocks)
-
-
-async def embed_snippets(embedder: Embedder | None, store: KnowledgeStore, space: str,
-                         version_id: str, chunks: tuple[Chunk, ...]) -> ChunkVectors | None:
-    """The vectors of a version's snippets, or None without an embedder. A space keeps one
-    model: an embedder of another is refused before any work is done."""
-    if embedder is None:
-        return None
-    model = await embedder.model()
-    model.require_same(await store.embedding_model(space), space)
-    snippets = [c for c in chunks if c.level == "snippet"]
-    vectors = await embedder.embed([c.retrieval_text for c in snippets]) if snippets else []
-    return ChunkVectors(model, tuple(c.id for c in snippets), tuple(vectors))

@@ -1,41 +1,57 @@
-"""Rebuilding derived data (chunks, vectors) from what is stored, without fetching."""
+"""Rebuilding derived data (chunks, vectors, enrichment) from what is stored, without
+fetching."""
 
 from __future__ import annotations
 
 from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.ingestion import embed_snippets
+from sheaf.application.enrichment import Enrichment
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.snippet_embedding import embed_snippets
+from sheaf.domain.enrichment import EnrichmentKind, with_context
 from sheaf.domain.errors import ErrorKind, SheafError
 
 
 class Reindexing:
     """Recomputes every document's chunks from its stored Markdown and blocks, after a
-    change to the chunking rules, and re-embeds snippets after a change of embedder; each
-    document's rows are replaced atomically."""
+    change to the chunking rules; re-embeds snippets after a change of embedder; redoes
+    enrichment after a change of prompt or model. Each document's rows are replaced
+    atomically."""
 
     def __init__(self, store: KnowledgeStore, structure: DocumentStructure,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None,
+                 enrichment: Enrichment | None = None) -> None:
         self._store = store
         self._structure = structure
         self._embedder = embedder
+        self._enrichment = enrichment
 
-    async def reindex(self, space: str, *, chunks: bool = True,
-                      embeddings: bool = False) -> int:
+    async def reindex(self, space: str, *, chunks: bool = True, embeddings: bool = False,
+                      enrich: frozenset[EnrichmentKind] = frozenset()) -> int:
         """Return how many documents were reindexed. `embeddings` re-embeds every snippet
-        with the configured embedder, which becomes the space's model."""
+        with the configured embedder, which becomes the space's model. `enrich` redoes
+        those enrichments: cached answers (same prompt version, model and text) cost
+        nothing."""
         embedder = self._embedder
         if embeddings:
             if embedder is None:
                 raise SheafError(ErrorKind.INVALID_QUERY,
                                  "no embedder is configured to re-embed with")
             await self._store.reset_vectors(space, await embedder.model())
+        if enrich and self._enrichment is None:
+            raise SheafError(ErrorKind.INVALID_QUERY, "no language model is configured to "
+                                                      "enrich with (SHEAF_LLM_BASE_URL)")
         count = 0
         for document in await self._store.documents(space):
             version_id = document.current.id
             if chunks:
+                stored = {c.id: c for c in await self._store.chunks(space, version_id)}
                 loaded = await self._structure.load(space, document.id)
-                await self._store.replace_chunks(space, version_id, loaded.chunks())
+                # A generated context stays with a chunk whose text did not change.
+                rebuilt = tuple(
+                    with_context(c, old.context) if (old := stored.get(c.id)) is not None
+                    and old.text == c.text and old.context else c for c in loaded.chunks())
+                await self._store.replace_chunks(space, version_id, rebuilt)
             if embeddings or (chunks and embedder is not None
                               and await self._store.embedding_model(space)
                               in (None, await embedder.model())):
@@ -43,5 +59,7 @@ class Reindexing:
                                                await self._store.chunks(space, version_id))
                 if vectors is not None:
                     await self._store.replace_vectors(space, version_id, vectors)
+            if enrich and self._enrichment is not None:
+                await self._enrichment.enrich(space, document.id, enrich)
             count += 1
         return count

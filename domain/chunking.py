@@ -56,6 +56,9 @@ class Chunk:
     prev_id: str | None
     next_id: str | None
     retrieval_text: str
+    context: str | None = None
+    """A generated sentence or two situating the chunk in its document (enrichment);
+    already part of `retrieval_text`, never of `text`."""
 
 
 @attrs.frozen

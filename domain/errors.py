@@ -42,6 +42,9 @@ class ErrorKind(enum.Enum):
     EMBEDDING_MISMATCH = "embedding_mismatch"
     EMBEDDING_FAILED = "embedding_failed"
     INVALID_QUERY = "invalid_query"
+    # enrichment
+    LLM_FAILED = "llm_failed"
+    TOKEN_BUDGET_SPENT = "token_budget_spent"
     # quotes
     QUOTE_NOT_FOUND = "quote_not_found"
     OUT_OF_RANGE = "out_of_range"

@@ -50,6 +50,8 @@ class IngestResult:
     error_kind: str | None = None
     message: str | None = None
     near_duplicate_of: str | None = None
+    enrichment: str | None = None
+    """enriched, partial (token budget spent), failed or skipped; None when not asked."""
 
     def as_dict(self) -> dict[str, object]:
         return {k: (v.value if isinstance(v, enum.Enum) else v)
@@ -63,6 +65,8 @@ class SpacePolicy:
     ingestion_enabled: bool = True
     max_bytes: int = DEFAULT_MAX_INGEST_BYTES
     allowed_kinds: frozenset[ContentSource] = frozenset(ContentSource)
+    enrich: frozenset[str] = frozenset()
+    """Enrichments every ingest into the space runs (`summary`, `context`)."""
 
     def check_enabled(self, source: str) -> None:
         if not self.ingestion_enabled:

@@ -62,6 +62,8 @@ class VersionRecord:
     """A document already stored whose text this version's nearly repeats (recorded, not
     dropped: the caller decides)."""
     near_duplicate_similarity: float | None = None
+    enrichment: dict[str, object] | None = None
+    """A generated summary and concepts (`generated: true`), when enrichment ran."""
 
 
 @attrs.frozen

@@ -17,14 +17,17 @@ from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.ollama_embedder import OllamaEmbedder
+from sheaf.adapters.openai_chat_model import OpenAiChatModel
 from sheaf.adapters.openai_embedder import OpenAiEmbedder
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.document_structure import DocumentStructure
+from sheaf.application.enrichment import Enrichment, TokenBudget
 from sheaf.application.ingestion import Ingestion
 from sheaf.application.ports.embedder import Embedder
+from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search
@@ -65,12 +68,36 @@ class KnowledgeServices:
     reindexing: Reindexing
     search: Search
     embedder: Embedder | None = None
+    enrichment: Enrichment | None = None
 
     async def aclose(self) -> None:
         await self.client.aclose()
         if self.embedder is not None:
             await self.embedder.aclose()
+        if self.enrichment is not None:
+            await self.enrichment.model.aclose()
         await self.store.aclose()
+
+
+def build_language_model() -> LanguageModel | None:
+    """The enrichment model from SHEAF_LLM_*; None when no base URL is set."""
+    base_url = os.environ.get("SHEAF_LLM_BASE_URL")
+    if not base_url:
+        return None
+    model = os.environ.get("SHEAF_LLM_MODEL")
+    if not model:
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         "SHEAF_LLM_BASE_URL is set but SHEAF_LLM_MODEL is not")
+    return OpenAiChatModel(base_url, model,
+                           api_key=os.environ.get("SHEAF_LLM_API_KEY")
+                           or os.environ.get("OPENAI_API_KEY"),
+                           concurrency=int(os.environ.get("SHEAF_LLM_CONCURRENCY") or 4))
+
+
+def token_budget(flag: int | None = None) -> TokenBudget:
+    """--token-budget, then SHEAF_LLM_TOKEN_BUDGET, else no limit."""
+    text = os.environ.get("SHEAF_LLM_TOKEN_BUDGET")
+    return TokenBudget(flag if flag is not None else int(text) if text else None)
 
 
 def build_embedder(spec: str) -> Embedder | None:
@@ -103,17 +130,23 @@ def build_embedder(spec: str) -> Embedder | None:
 def build_knowledge(settings: HttpSettings, store_path: Path,
                     listener: Callable[[StageEvent], None] | None = None,
                     embedder: Embedder | None = None,
-                    pool: WorkerPool | None = None) -> KnowledgeServices:
-    """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`."""
+                    pool: WorkerPool | None = None,
+                    language_model: LanguageModel | None = None,
+                    budget: TokenBudget | None = None) -> KnowledgeServices:
+    """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`;
+    enrichment is on when a `language_model` is given."""
     pool = pool or WorkerPool()
     client, resolver = build_resolver(settings, pool)
     store = DuckDbKnowledgeStore(store_path)
     blobs = FilesystemBlobStore(blob_folder(store_path))
+    catalogue = DocumentCatalogue(store, blobs)
+    enrichment = (Enrichment(store, catalogue, language_model, embedder, budget=budget)
+                  if language_model is not None else None)
     ingestion = Ingestion(resolver, build_extraction(pool), FilesystemFileReader(), store,
                           blobs, FilesystemArtifactStore(blob_folder(store_path)),
-                          recorder=StageRecorder(listener), embedder=embedder, pool=pool)
-    catalogue = DocumentCatalogue(store, blobs)
+                          recorder=StageRecorder(listener), embedder=embedder, pool=pool,
+                          enrichment=enrichment)
     structure = DocumentStructure(catalogue, pool)
     return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
-                             Reindexing(store, structure, embedder),
-                             Search(store, embedder, structure), embedder)
+                             Reindexing(store, structure, embedder, enrichment),
+                             Search(store, embedder, structure), embedder, enrichment)

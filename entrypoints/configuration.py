@@ -21,6 +21,12 @@ ENVIRONMENT = {
                             "openai, http://127.0.0.1:11434 for ollama)",
     "SHEAF_EMBEDDINGS_KEY": "its API key (openai: falls back to OPENAI_API_KEY)",
     "SHEAF_EMBEDDING_DIMENSION": "the model's dimension (asked of the server when unset)",
+    "SHEAF_LLM_BASE_URL": "an OpenAI-compatible chat API for enrichment, e.g. "
+                          "http://127.0.0.1:11434/v1 (none: enrichment is off)",
+    "SHEAF_LLM_MODEL": "the chat model's name",
+    "SHEAF_LLM_API_KEY": "its API key (falls back to OPENAI_API_KEY)",
+    "SHEAF_LLM_CONCURRENCY": "requests in flight at once (default 4)",
+    "SHEAF_LLM_TOKEN_BUDGET": "tokens one run may spend on enrichment (default: no limit)",
 }
 
 

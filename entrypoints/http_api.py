@@ -163,6 +163,7 @@ def document_json(document: DocumentRecord) -> dict[str, Any]:
             "metadata": current.metadata, "caller_metadata": current.caller_metadata,
             "source_id": document.caller_source_id,
             "near_duplicate_of": current.near_duplicate_of,
+            "generated_summary": current.enrichment,
             "sources": [{"kind": s.kind.value, "original": s.original,
                          "final_url": s.final_url} for s in document.sources],
             "updated_at": document.updated_at.isoformat() if document.updated_at else None}

@@ -24,19 +24,27 @@ import anyio
 import anyio.abc
 import attrs
 
+from sheaf.application.enrichment import TokenBudget
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
+from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quote
 from sheaf.application.search import SearchHit
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.context_block import CitedPassage, context_block
+from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
 from sheaf.domain.sections import Section
 from sheaf.entrypoints.agent_tools import check_arguments, tool_definitions
-from sheaf.entrypoints.composition import KnowledgeServices, build_embedder, build_knowledge
+from sheaf.entrypoints.composition import (
+    KnowledgeServices,
+    build_embedder,
+    build_knowledge,
+    build_language_model,
+)
 from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
 
 
@@ -79,18 +87,23 @@ class Knowledge:
     async def open(cls, store: str | Path | None = None, space: str = DEFAULT_SPACE, *,
                    embedder: str | Embedder | None = None,
                    allow_private_network: bool = False, max_bytes: int | None = None,
-                   timeout: float | None = None, workers: int | None = None
-                   ) -> AsyncIterator[Knowledge]:
+                   timeout: float | None = None, workers: int | None = None,
+                   language_model: LanguageModel | None = None,
+                   token_budget: int | None = None) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
-        SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads."""
+        SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
+        `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
+        `token_budget` tokens while the knowledge base is open."""
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(embedder_spec(embedder))
         services = build_knowledge(
             http_settings(allow_private=allow_private_network, max_bytes=max_bytes,
                           timeout=timeout),
             store_path(str(store) if store is not None else None), embedder=chosen,
-            pool=WorkerPool(workers))
+            pool=WorkerPool(workers),
+            language_model=language_model or build_language_model(),
+            budget=TokenBudget(token_budget))
         try:
             async with anyio.create_task_group() as tasks:
                 yield cls(services, space, tasks)
@@ -102,12 +115,15 @@ class Knowledge:
     # -- ingestion ---------------------------------------------------------------------
     async def ingest(self, source: str, *, metadata: dict[str, str] | None = None,
                      source_id: str | None = None, force: bool = False,
-                     password: str | None = None) -> IngestResult:
+                     password: str | None = None, enrich: str | None = None
+                     ) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
-        kind, never as an exception."""
+        kind, never as an exception. `enrich` ("summary", "context" or both, comma
+        separated) overrides the space's enrichment setting."""
         return await self._services.ingestion.ingest(source, IngestOptions(
             space=self.space, metadata=dict(metadata or {}), source_id=source_id,
-            force=force, password=password))
+            force=force, password=password,
+            enrich=parse_kinds(enrich) if enrich is not None else None))
 
     async def ingest_many(self, sources: Sequence[str], *, concurrency: int = 4,
                           metadata: dict[str, str] | None = None
@@ -268,7 +284,9 @@ class Knowledge:
             listed = (await self.documents())[:int(arguments.get("limit", 100))]
             return {"documents": [
                 {"document_id": d.id, "title": d.title, "url": _url(d),
-                 "content": d.current.content_source, "characters": d.current.characters}
+                 "content": d.current.content_source, "characters": d.current.characters,
+                 **({"generated_summary": d.current.enrichment} if d.current.enrichment
+                    else {})}
                 for d in listed]}
         document_id = str(arguments["document_id"])
         sections = await self.sections(document_id)

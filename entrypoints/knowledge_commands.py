@@ -17,6 +17,7 @@ import attrs
 from sheaf.application.content_resolver import PREFERENCES
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.stage_events import StageEvent
+from sheaf.domain.enrichment import DocumentSummary, parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, IngestStatus
 from sheaf.domain.knowledge_records import DocumentRecord
@@ -27,7 +28,13 @@ from sheaf.domain.search_request import (
     SearchMode,
     parse_metadata_filter,
 )
-from sheaf.entrypoints.composition import KnowledgeServices, build_embedder, build_knowledge
+from sheaf.entrypoints.composition import (
+    KnowledgeServices,
+    build_embedder,
+    build_knowledge,
+    build_language_model,
+    token_budget,
+)
 from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -48,6 +55,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     ingest.add_argument("--dry-run", action="store_true",
                         help="report what each source would be; store nothing")
     ingest.add_argument("--password", help="password of encrypted PDFs")
+    ingest.add_argument("--enrich", metavar="KINDS",
+                        help="LLM enrichment of new and changed documents: summary, context "
+                             "or summary,context (default: the space's setting)")
+    ingest.add_argument("--token-budget", type=int,
+                        help="tokens this run may spend on enrichment")
     ingest.add_argument("--prefer", choices=PREFERENCES, default="auto")
     ingest.add_argument("--metadata", action="append", default=[], metavar="KEY=VALUE")
     ingest.add_argument("--source-id", help="your own id for the (single) source")
@@ -123,6 +135,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     switch.add_argument("--disable", action="store_true", help="refuse ingestion")
     space.add_argument("--max-bytes", type=int, help="largest source accepted")
     space.add_argument("--kinds", help="accepted content, comma separated: pdf,html,raw")
+    space.add_argument("--enrich", metavar="KINDS",
+                       help="LLM enrichment for every ingest: summary,context ('' for none)")
     space.add_argument("--json", action="store_true")
     space.add_argument("--store", help="the DuckDB file")
     space.set_defaults(run=_cmd_space)
@@ -156,7 +170,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     reindex.add_argument("--embeddings", action="store_true",
                          help="re-embed every snippet with the configured embedder")
     reindex.add_argument("--no-chunks", action="store_true",
-                         help="keep the chunks; with --embeddings, only re-embed")
+                         help="keep the chunks; with --embeddings or --enrich, only those")
+    reindex.add_argument("--enrich", metavar="KINDS",
+                         help="redo LLM enrichment (summary, context); cached answers are "
+                              "reused")
+    reindex.add_argument("--token-budget", type=int,
+                         help="tokens this run may spend on enrichment")
     _store_flags(reindex)
     reindex.set_defaults(run=_cmd_reindex)
 
@@ -183,7 +202,9 @@ def _with_services(args: argparse.Namespace,
 
     async def run() -> int:
         embedder = build_embedder(embedder_spec(getattr(args, "embedder", None)))
-        services = build_knowledge(settings, store_path(args.store), listener, embedder)
+        services = build_knowledge(settings, store_path(args.store), listener, embedder,
+                                   language_model=build_language_model(),
+                                   budget=token_budget(getattr(args, "token_budget", None)))
         try:
             return await work(services)
         finally:
@@ -233,7 +254,9 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     options = IngestOptions(space=args.space, metadata=metadata, force=args.force,
                             dry_run=args.dry_run, resume=args.resume,
                             password=args.password, prefer=args.prefer,
-                            source_id=args.source_id, version_id=args.version_id)
+                            source_id=args.source_id, version_id=args.version_id,
+                            enrich=parse_kinds(args.enrich) if args.enrich is not None
+                            else None)
     interactive = sys.stderr.isatty() and not args.json
 
     async def work(services: KnowledgeServices) -> int:
@@ -251,8 +274,10 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
                     line += f"  ({result.message})"
                 if result.near_duplicate_of:
                     line += f"  (near duplicate of {result.near_duplicate_of})"
+                if result.enrichment and result.enrichment != "enriched":
+                    line += f"  (enrichment {result.enrichment}: see sheaf show --diagnostics)"
                 end = "\n" if result.error_kind or result.near_duplicate_of or not interactive \
-                    else "\r"
+                    or result.enrichment not in (None, "enriched") else "\r"
                 print(line.ljust(100)[:160], end=end, file=sys.stderr, flush=True)
 
         await _for_each(expanded, args.concurrency, one)
@@ -314,6 +339,7 @@ def _summary(document: DocumentRecord) -> dict[str, Any]:
         "source_id": document.caller_source_id,
         "near_duplicate_of": current.near_duplicate_of,
         "near_duplicate_similarity": current.near_duplicate_similarity,
+        "generated_summary": current.enrichment,
         "updated_at": document.updated_at.isoformat() if document.updated_at else None,
     }
 
@@ -362,6 +388,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
             if current.near_duplicate_of:
                 print(f"{'near dup of':<13} {current.near_duplicate_of} "
                       f"(cosine {current.near_duplicate_similarity:.3f})")
+            if current.enrichment:
+                generated = DocumentSummary.from_dict(current.enrichment)
+                print(f"{'summary':<13} [generated by {generated.model}] {generated.summary}")
+                print(f"{'concepts':<13} [generated] {', '.join(generated.concepts)}")
             for source in document.sources:
                 print(f"{'source':<13} {source.original}")
         return EXIT_OK
@@ -475,8 +505,9 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
 
 def _cmd_reindex(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
-        count = await services.reindexing.reindex(args.space, chunks=not args.no_chunks,
-                                                  embeddings=args.embeddings)
+        count = await services.reindexing.reindex(
+            args.space, chunks=not args.no_chunks, embeddings=args.embeddings,
+            enrich=parse_kinds(args.enrich or ""))
         print(f"reindexed {count} documents in space {args.space!r}", file=sys.stderr)
         return EXIT_OK
 
@@ -491,6 +522,8 @@ def _cmd_space(args: argparse.Namespace) -> int:
             changes["ingestion_enabled"] = bool(args.enable)
         if args.max_bytes is not None:
             changes["max_bytes"] = args.max_bytes
+        if args.enrich is not None:
+            changes["enrich"] = frozenset(k.value for k in parse_kinds(args.enrich))
         if args.kinds is not None:
             try:
                 changes["allowed_kinds"] = frozenset(
@@ -504,7 +537,8 @@ def _cmd_space(args: argparse.Namespace) -> int:
             await services.store.set_policy(args.name, policy)
         shown = {"space": args.name, "ingestion_enabled": policy.ingestion_enabled,
                  "max_bytes": policy.max_bytes,
-                 "allowed_kinds": sorted(k.value for k in policy.allowed_kinds)}
+                 "allowed_kinds": sorted(k.value for k in policy.allowed_kinds),
+                 "enrich": sorted(policy.enrich)}
         if args.json:
             print(json.dumps(shown))
         else:

@@ -109,6 +109,22 @@ class KnowledgeStore(Protocol):
         one, most similar first."""
         ...
 
+    async def save_enrichment(self, space: str, version_id: str,
+                              summary: dict[str, object] | None,
+                              chunks: tuple[Chunk, ...] | None,
+                              vectors: ChunkVectors | None,
+                              diagnostics: tuple[str, ...]) -> None:
+        """In one transaction: set the version's generated summary (when given), replace
+        its chunks and vectors (when given), and add diagnostics."""
+        ...
+
+    async def cached_text(self, key: str) -> str | None:
+        """A model answer kept under `key` (prompt version, model, input hash)."""
+        ...
+
+    async def cache_text(self, key: str, value: str) -> None:
+        ...
+
     async def policy(self, space: str) -> SpacePolicy:
         ...
 

@@ -309,3 +309,36 @@ async def test_snippets_by_id_in_the_order_asked(store: KnowledgeStore) -> None:
     assert [c.id for c in found] == ["doc_2.v1:snippet:0", "doc_1.v1:snippet:1"]
     assert found[1].text == "foxes wait for people to sleep"
     assert await store.snippets("other", wanted) == []
+
+
+async def test_enrichment_is_saved_with_chunks_vectors_and_diagnostics(
+        store: KnowledgeStore) -> None:
+    await seed_two_documents(store)
+    enriched = tuple(attrs.evolve(c, context="From a paper on tides.",
+                                  retrieval_text="[CONTEXT: From a paper on tides.]\n"
+                                                 + c.retrieval_text)
+                     for c in await store.chunks("default", "doc_1.v1"))
+    summary = {"summary": "A paper.", "concepts": ["tides"], "generated": True}
+    await store.save_enrichment("default", "doc_1.v1", summary, enriched,
+                                vectors_of("doc_1.v1", (0, 0, 1), (0, 1, 0)),
+                                ("enrich: done",))
+    found = await store.find("default", "doc_1")
+    assert found is not None and found.current.enrichment == summary
+    assert found.current.diagnostics[-1] == "enrich: done"
+    assert await store.chunks("default", "doc_1.v1") == enriched
+    top = await store.search_vectors("default", MODEL, unit_vector((0, 0, 1)), 1)
+    assert top[0][0] == "doc_1.v1:snippet:0"
+    assert {i for i, _ in await store.search_text("default", "paper", 10)} >= {
+        "doc_1.v1:snippet:0"}  # the context is searchable
+    await store.save_enrichment("default", "doc_1.v1", None, None, None, ())
+    assert (await store.find("default", "doc_1")).current.enrichment == summary  # type: ignore[union-attr]
+    with pytest.raises(SheafError):
+        await store.save_enrichment("default", "doc_9.v1", summary, None, None, ())
+
+
+async def test_the_enrichment_cache_and_space_enrichments(store: KnowledgeStore) -> None:
+    assert await store.cached_text("k") is None
+    await store.cache_text("k", "an answer")
+    assert await store.cached_text("k") == "an answer"
+    await store.set_policy("papers", SpacePolicy(enrich=frozenset({"summary", "context"})))
+    assert (await store.policy("papers")).enrich == {"summary", "context"}

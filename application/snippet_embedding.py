@@ -1,0 +1,21 @@
+"""Embedding a version's snippets, as ingestion, reindexing and enrichment all do."""
+
+from __future__ import annotations
+
+from sheaf.application.ports.embedder import Embedder
+from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.domain.chunking import Chunk
+from sheaf.domain.embeddings import ChunkVectors
+
+
+async def embed_snippets(embedder: Embedder | None, store: KnowledgeStore, space: str,
+                         version_id: str, chunks: tuple[Chunk, ...]) -> ChunkVectors | None:
+    """The vectors of a version's snippets, or None without an embedder. A space keeps one
+    model: an embedder of another is refused before any work is done."""
+    if embedder is None:
+        return None
+    model = await embedder.model()
+    model.require_same(await store.embedding_model(space), space)
+    snippets = [c for c in chunks if c.level == "snippet"]
+    vectors = await embedder.embed([c.retrieval_text for c in snippets]) if snippets else []
+    return ChunkVectors(model, tuple(c.id for c in snippets), tuple(vectors))
