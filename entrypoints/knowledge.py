@@ -24,7 +24,6 @@ import anyio
 import anyio.abc
 import attrs
 
-from sheaf.application.enrichment import TokenBudget
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
@@ -45,6 +44,7 @@ from sheaf.entrypoints.composition import (
     build_knowledge,
     build_language_model,
 )
+from sheaf.entrypoints.composition import token_budget as budget_from_environment
 from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
 
 
@@ -94,7 +94,7 @@ class Knowledge:
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
-        `token_budget` tokens while the knowledge base is open."""
+        `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open."""
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(embedder_spec(embedder))
         services = build_knowledge(
@@ -103,7 +103,7 @@ class Knowledge:
             store_path(str(store) if store is not None else None), embedder=chosen,
             pool=WorkerPool(workers),
             language_model=language_model or build_language_model(),
-            budget=TokenBudget(token_budget))
+            budget=budget_from_environment(token_budget))
         try:
             async with anyio.create_task_group() as tasks:
                 yield cls(services, space, tasks)

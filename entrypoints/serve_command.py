@@ -10,7 +10,13 @@ from pathlib import Path
 from aiohttp import web
 
 from sheaf.domain.ingestion import DEFAULT_SPACE
-from sheaf.entrypoints.composition import blob_folder, build_embedder, build_knowledge
+from sheaf.entrypoints.composition import (
+    blob_folder,
+    build_embedder,
+    build_knowledge,
+    build_language_model,
+    token_budget,
+)
 from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
 from sheaf.entrypoints.http_api import ApiSettings, build_app
 
@@ -42,7 +48,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     async def make_app() -> web.Application:
         services = build_knowledge(settings, path,
-                                   embedder=build_embedder(embedder_spec(args.embedder)))
+                                   embedder=build_embedder(embedder_spec(args.embedder)),
+                                   language_model=build_language_model(),
+                                   budget=token_budget())
         return build_app(services, ApiSettings(
             space=args.space, token=token, max_upload_bytes=settings.max_bytes,
             max_pending=args.max_pending, uploads=Path(f"{blob_folder(path)}") / "uploads"))

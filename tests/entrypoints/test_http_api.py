@@ -252,3 +252,34 @@ async def test_the_openapi_document_validates_and_matches_the_routes(start_api: 
     documented = {(path, method) for path, item in served["paths"].items()  # type: ignore[union-attr]
                   for method in item if method != "parameters"}
     assert routes == documented
+
+
+async def test_sheaf_serve_answers_and_refuses_to_bind_beyond_loopback_without_a_token(
+        tmp_path: Path) -> None:
+    import socket
+
+    from tests.entrypoints.test_cli import SHEAF
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    refused = await anyio.run_process([SHEAF, "serve", "--host", "0.0.0.0", "--store",
+                                       str(tmp_path / "s.duckdb")], check=False)
+    assert refused.returncode == 2 and b"needs --token" in refused.stderr
+    async with await anyio.open_process([SHEAF, "serve", "--port", str(port), "--token", "t",
+                                         "--store", str(tmp_path / "s.duckdb")]) as server:
+        try:
+            async with aiohttp.ClientSession() as session:
+                with anyio.fail_after(30):
+                    while True:
+                        try:
+                            async with session.get(f"http://127.0.0.1:{port}/v1/health") as r:
+                                assert r.status == 200
+                                assert (await r.json())["status"] == "ok"
+                                break
+                        except aiohttp.ClientConnectionError:
+                            await anyio.sleep(0.2)
+                async with session.get(f"http://127.0.0.1:{port}/v1/documents") as r:
+                    assert r.status == 401
+        finally:
+            server.terminate()
