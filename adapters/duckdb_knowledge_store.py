@@ -33,6 +33,8 @@ from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 
 SCHEMA_VERSION = 4
 HNSW_OVERFETCH = 4
+READ_CURSORS = 4
+"""Reads that run at once beside the writer; more wait for a free cursor."""
 T = TypeVar("T")
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
@@ -123,8 +125,10 @@ class DuckDbKnowledgeStore:
             raise SheafError(ErrorKind.STORE_VERSION,
                              f"cannot open the store at {self.path}: {exc}") from None
         self._lock = threading.Lock()
-        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
+        for cursor in self._cursors:
+            self._free_cursors.put(cursor)
         self._migrate()
         self._load_full_text_extension()
         # The full-text index is not updated by writes: rebuilt before the first search
@@ -166,15 +170,10 @@ class DuckDbKnowledgeStore:
 
     async def _read(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """A plain read on a cursor of its own, beside writes rather than behind them
-        (DuckDB reads a committed snapshot). Cursors are pooled: as many exist as reads
-        ever ran at once."""
+        (DuckDB reads a committed snapshot). The cursors are made when the store opens:
+        making one later would touch the connection a write may be using."""
         def on_cursor() -> T:
-            try:
-                cursor = self._free_cursors.get_nowait()
-            except queue.Empty:
-                with self._lock:
-                    cursor = self._connection.cursor()
-                    self._cursors.append(cursor)
+            cursor = self._free_cursors.get()
             try:
                 return work(cursor)
             finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import duckdb
 import pytest
 
@@ -76,3 +77,16 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
     assert found.current.enrichment is None
     assert (await reopened.policy("default")).enrich == frozenset()
     await reopened.aclose()
+
+
+async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
+    """While the writer's lock is held (a long write), lookups still answer: they run on
+    pooled cursors of their own."""
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await store.save_version(version(1, "s1"), URL)
+    with store._lock:  # what a write holds for its whole transaction
+        with anyio.fail_after(10):
+            found = await store.find("default", URL.key)
+            listed = await store.documents("default")
+    assert found is not None and [d.id for d in listed] == ["doc_1"]
+    await store.aclose()
