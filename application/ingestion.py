@@ -20,7 +20,7 @@ from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.snippet_embedding import embed_snippets
 from sheaf.application.stage_events import StageRecorder
 from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import Chunk
+from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import document_chunks, document_sections
 from sheaf.domain.enrichment import EnrichmentKind, parse_kinds
@@ -94,6 +94,7 @@ class Ingestion:
                  near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
                  pool: WorkerPool | None = None,
                  enrichment: Enrichment | None = None,
+                 chunk_sizes: ChunkSizes = DEFAULT_SIZES,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self._resolver = resolver
         self._extraction = extraction
@@ -106,6 +107,7 @@ class Ingestion:
         self.near_duplicate_threshold = near_duplicate_threshold
         self._pool = pool or WorkerPool()
         self.enrichment = enrichment
+        self.chunk_sizes = chunk_sizes
         self._clock = clock
         self._locks = KeyedLocks()
 
@@ -195,7 +197,8 @@ class Ingestion:
                 extracted = await self._extract(page, body, type_hint, source, options)
             policy.check_kind(extracted.source, source)  # before anything is written
             with record.stage(source, "chunk", document_id):
-                chunks = await self._pool.run(document_chunks, extracted.document, version_id)
+                chunks = await self._pool.run(document_chunks, extracted.document, version_id,
+                                              self.chunk_sizes)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(stage_key, version_id, body, fetched_sha,
                                              extracted, chunks)

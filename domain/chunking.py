@@ -20,6 +20,34 @@ from sheaf.domain.sentences import sentence_spans
 
 SECTION_TARGET, SECTION_MAX = 1200, 1800
 SNIPPET_TARGET, SNIPPET_MAX = 300, 450
+
+
+@attrs.frozen
+class ChunkSizes:
+    """Token targets and limits of the two chunk levels."""
+
+    snippet_target: int = SNIPPET_TARGET
+    snippet_max: int = SNIPPET_MAX
+    section_target: int = SECTION_TARGET
+    section_max: int = SECTION_MAX
+
+    def __attrs_post_init__(self) -> None:
+        if not 0 < self.snippet_target <= self.snippet_max <= self.section_max or \
+                not self.snippet_target <= self.section_target <= self.section_max:
+            raise ValueError(f"inconsistent chunk sizes: {self}")
+
+    @classmethod
+    def for_snippets(cls, target: int, limit: int | None = None) -> ChunkSizes:
+        """Snippets of about `target` tokens (at most `limit`, 1.5 x target by default),
+        section chunks at least as large as the defaults."""
+        limit = limit or target * 3 // 2
+        return cls(target, limit, max(SECTION_TARGET, limit), max(SECTION_MAX, limit))
+
+    def __str__(self) -> str:
+        return f"{self.snippet_target}/{self.snippet_max}"
+
+
+DEFAULT_SIZES = ChunkSizes()
 _WORD = re.compile(r"\S+")
 
 
@@ -72,10 +100,11 @@ class _Atom:
 def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, ...], *,
                    version_id: str, title: str | None,
                    count: Callable[[str], int] = estimate_tokens,
-                   retrieval_prefix: bool = True) -> tuple[Chunk, ...]:
+                   retrieval_prefix: bool = True,
+                   sizes: ChunkSizes = DEFAULT_SIZES) -> tuple[Chunk, ...]:
     """Section chunks, then the snippet chunks of each, in document order."""
-    atoms = _atoms(text, blocks, count)
-    groups = _section_groups(text, atoms, sections, count)
+    atoms = _atoms(text, blocks, count, sizes)
+    groups = _section_groups(text, atoms, sections, count, sizes)
     section_chunks: list[tuple[int, int, list[_Atom]]] = [
         (g[0].start, g[-1].end, g) for g in groups]
     chunks: list[Chunk] = []
@@ -84,7 +113,7 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
         parent_id = f"{version_id}:section:{s_index}"
         chunks.append(_chunk(text, parent_id, "section", s_index, start, end, group, sections,
                              None, title, count, retrieval_prefix))
-        for snippet in _snippet_groups(text, group, count):
+        for snippet in _snippet_groups(text, group, count, sizes):
             chunks.append(_chunk(text, f"{version_id}:snippet:{snippet_index}", "snippet",
                                  snippet_index, snippet[0].start, snippet[-1].end, snippet,
                                  sections, parent_id, title, count, retrieval_prefix))
@@ -92,22 +121,24 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
     return _link(chunks)
 
 
-def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int]) -> list[_Atom]:
+def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int],
+           sizes: ChunkSizes) -> list[_Atom]:
     atoms: list[_Atom] = []
     for block in blocks:
         heading = block.kind == "heading"
-        if heading or count(text[block.start:block.end]) <= SNIPPET_MAX:
+        if heading or count(text[block.start:block.end]) <= sizes.snippet_max:
             atoms.append(_Atom(block.start, block.end, heading, block.pages))
             continue
         pieces = (_lines(text, block.start, block.end)
                   if block.kind in ("table", "code", "list")
                   else sentence_spans(text, block.start, block.end))
         for start, end in pieces:
-            if count(text[start:end]) <= SNIPPET_MAX:
+            if count(text[start:end]) <= sizes.snippet_max:
                 atoms.append(_Atom(start, end, False, block.pages))
             else:
                 atoms.extend(_Atom(a, b, False, block.pages)
-                             for a, b in _word_windows(text, start, end, count))
+                             for a, b in _word_windows(text, start, end, count,
+                                                       sizes.snippet_target))
     return [a for a in atoms if a.end > a.start]
 
 
@@ -120,8 +151,8 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [s for s in spans if text[s[0]:s[1]].strip()]
 
 
-def _word_windows(text: str, start: int, end: int, count: Callable[[str], int]
-                  ) -> list[tuple[int, int]]:
+def _word_windows(text: str, start: int, end: int, count: Callable[[str], int],
+                  target: int) -> list[tuple[int, int]]:
     """Consecutive word runs, each within the snippet limit (a sentence too long to keep)."""
     windows: list[tuple[int, int]] = []
     window_start: int | None = None
@@ -129,7 +160,7 @@ def _word_windows(text: str, start: int, end: int, count: Callable[[str], int]
     for word in _WORD.finditer(text, start, end):
         if window_start is None:
             window_start = word.start()
-        elif count(text[window_start:word.end()]) > SNIPPET_TARGET:
+        elif count(text[window_start:word.end()]) > target:
             windows.append((window_start, window_end))
             window_start = word.start()
         window_end = word.end()
@@ -159,7 +190,7 @@ def _greedy_groups(atoms: list[_Atom], breaks_before: Callable[[list[_Atom], _At
 
 
 def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...],
-                    count: Callable[[str], int]) -> list[list[_Atom]]:
+                    count: Callable[[str], int], sizes: ChunkSizes) -> list[list[_Atom]]:
     """Near the section target; a top-level section always starts a group, and a heading
     closes a group that already reached half the target."""
     boundaries = _top_level_starts(sections)
@@ -167,21 +198,21 @@ def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...]
     def breaks_before(current: list[_Atom], atom: _Atom) -> bool:
         size = count(text[current[0].start:atom.end])
         natural_break = atom.heading and count(
-            text[current[0].start:current[-1].end]) >= SECTION_TARGET // 2
-        return (atom.start in boundaries or size > SECTION_MAX or natural_break
-                or (size > SECTION_TARGET and not current[-1].heading))
+            text[current[0].start:current[-1].end]) >= sizes.section_target // 2
+        return (atom.start in boundaries or size > sizes.section_max or natural_break
+                or (size > sizes.section_target and not current[-1].heading))
 
     return _greedy_groups(atoms, breaks_before)
 
 
-def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int]
-                    ) -> list[list[_Atom]]:
+def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int],
+                    sizes: ChunkSizes) -> list[list[_Atom]]:
     """Near the snippet target; a heading starts a new snippet (and stays with its text)."""
 
     def breaks_before(current: list[_Atom], atom: _Atom) -> bool:
         size = count(text[current[0].start:atom.end])
-        return size > SNIPPET_MAX or (atom.heading and not current[-1].heading) or (
-            size > SNIPPET_TARGET and not current[-1].heading)
+        return size > sizes.snippet_max or (atom.heading and not current[-1].heading) or (
+            size > sizes.snippet_target and not current[-1].heading)
 
     return _greedy_groups(atoms, breaks_before)
 

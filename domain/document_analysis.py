@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sheaf.domain.chunking import BlockSpan, Chunk, chunk_document
+from sheaf.domain.chunking import DEFAULT_SIZES, BlockSpan, Chunk, ChunkSizes, chunk_document
 from sheaf.domain.document import BlockKind, Document
 from sheaf.domain.sections import Heading, Section, detect_sections
 
@@ -14,7 +14,8 @@ def document_sections(document: Document) -> tuple[Section, ...]:
                            abstract=document.metadata.abstract)
 
 
-def document_chunks(document: Document, version_id: str) -> tuple[Chunk, ...]:
+def document_chunks(document: Document, version_id: str,
+                    sizes: ChunkSizes = DEFAULT_SIZES) -> tuple[Chunk, ...]:
     blocks = [BlockSpan(b.kind.value, b.start, b.end, b.draft.pages) for b in document.blocks]
     return chunk_document(document.text, blocks, document_sections(document),
-                          version_id=version_id, title=document.title)
+                          version_id=version_id, title=document.title, sizes=sizes)

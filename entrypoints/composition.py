@@ -33,6 +33,7 @@ from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search
 from sheaf.application.stage_events import StageEvent, StageRecorder
 from sheaf.application.worker_pool import WorkerPool
+from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 
 
@@ -132,7 +133,8 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
                     embedder: Embedder | None = None,
                     pool: WorkerPool | None = None,
                     language_model: LanguageModel | None = None,
-                    budget: TokenBudget | None = None) -> KnowledgeServices:
+                    budget: TokenBudget | None = None,
+                    chunk_sizes: ChunkSizes = DEFAULT_SIZES) -> KnowledgeServices:
     """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`;
     enrichment is on when a `language_model` is given."""
     pool = pool or WorkerPool()
@@ -145,7 +147,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     ingestion = Ingestion(resolver, build_extraction(pool), FilesystemFileReader(), store,
                           blobs, FilesystemArtifactStore(blob_folder(store_path)),
                           recorder=StageRecorder(listener), embedder=embedder, pool=pool,
-                          enrichment=enrichment)
+                          enrichment=enrichment, chunk_sizes=chunk_sizes)
     structure = DocumentStructure(catalogue, pool)
     return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
                              Reindexing(store, structure, embedder, enrichment),

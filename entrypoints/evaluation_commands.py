@@ -13,6 +13,7 @@ import anyio
 
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.retrieval_evaluation import evaluate_search
+from sheaf.domain.chunking import ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search_request import SearchMode
 from sheaf.entrypoints.composition import build_embedder, build_knowledge
@@ -35,6 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                            help="modes to measure (repeatable; default all three)")
     retrieval.add_argument("--embedder", help="as for search (default SHEAF_EMBEDDER or "
                                               "hashing)")
+    retrieval.add_argument("--chunking", action="append", metavar="TARGET[/MAX]",
+                           help="snippet size in tokens, e.g. 150 or 150/225 (repeatable: "
+                                "one ingest per setting; default 300/450)")
     retrieval.add_argument("--json", action="store_true",
                            help="one JSON line per mode, with per-query scores")
     retrieval.set_defaults(run=_cmd_eval_retrieval)
@@ -70,8 +74,11 @@ def _cmd_eval_retrieval(args: argparse.Namespace) -> int:
     corpus, queries, qrels = _collection(args.directory)
     judged = [(str(q["id"]), str(q["text"])) for q in queries if str(q["id"]) in qrels]
     modes = [SearchMode(m) for m in (args.mode or ["hybrid", "bm25", "vector"])]
+    settings = [_chunk_sizes(value) for value in args.chunking or ["300/450"]]
+    if not args.json:
+        print(f"{'chunking':<10} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
 
-    async def run(work: Path) -> int:
+    async def run(work: Path, sizes: ChunkSizes) -> int:
         folder = work / "corpus"
         folder.mkdir()
         names = {}
@@ -83,7 +90,7 @@ def _cmd_eval_retrieval(args: argparse.Namespace) -> int:
             names[str(path)] = str(document["id"])
         embedder = build_embedder(embedder_spec(args.embedder))
         services = build_knowledge(http_settings(), work / "evaluation.duckdb",
-                                   embedder=embedder)
+                                   embedder=embedder, chunk_sizes=sizes)
         try:
             to_collection: dict[str, str] = {}
             limiter = anyio.CapacityLimiter(4)
@@ -100,25 +107,37 @@ def _cmd_eval_retrieval(args: argparse.Namespace) -> int:
                 for path in names:
                     group.start_soon(one, path)
             print(f"{len(to_collection)} documents, {len(judged)} judged queries, embedder "
-                  f"{await embedder.model() if embedder else 'none'}", file=sys.stderr)
-            if not args.json:
-                print(f"{'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
+                  f"{await embedder.model() if embedder else 'none'}, snippets of {sizes} "
+                  "tokens", file=sys.stderr)
             for mode in modes:
                 if mode is not SearchMode.BM25 and embedder is None:
                     continue
                 report = await evaluate_search(services.search, SPACE, judged, qrels,
                                                to_collection, mode)
                 if args.json:
-                    print(json.dumps(report.as_dict(per_query=True)))
+                    print(json.dumps({"chunking": str(sizes),
+                                      **report.as_dict(per_query=True)}))
                 else:
-                    print(f"{mode.value:<8} {report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "
-                          f"{report.recall_at_100:8.3f}")
+                    print(f"{sizes!s:<10} {mode.value:<8} {report.ndcg_at_10:8.3f} "
+                          f"{report.mrr_at_10:8.3f} {report.recall_at_100:8.3f}")
         finally:
             await services.aclose()
         return 0
 
-    with tempfile.TemporaryDirectory(prefix="sheaf-eval-") as scratch:
-        return anyio.run(run, Path(scratch))
+    for sizes in settings:
+        with tempfile.TemporaryDirectory(prefix="sheaf-eval-") as scratch:
+            anyio.run(run, Path(scratch), sizes)
+    return 0
+
+
+def _chunk_sizes(value: str) -> ChunkSizes:
+    target, _, limit = value.partition("/")
+    try:
+        return ChunkSizes.for_snippets(int(target), int(limit) if limit else None)
+    except ValueError:
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         f"--chunking takes TARGET or TARGET/MAX tokens (TARGET <= MAX), "
+                         f"not {value!r}") from None
 
 
 def _cmd_model_install(args: argparse.Namespace) -> int:

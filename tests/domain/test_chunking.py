@@ -11,6 +11,7 @@ from sheaf.domain.chunking import (
     SECTION_MAX,
     SNIPPET_MAX,
     BlockSpan,
+    ChunkSizes,
     chunk_document,
     estimate_tokens,
 )
@@ -86,3 +87,28 @@ def test_ids_links_and_retrieval_text() -> None:
     assert first_snippet.retrieval_text.startswith(
         "[DOC: T] [PATH: Introduction] [SECTION: introduction]\n## Introduction")
     assert sections[1].section_label == "methods"
+
+
+@settings(max_examples=60, deadline=None)
+@given(documents, st.integers(min_value=40, max_value=400))
+def test_configured_sizes_are_limits_too(document: Document, target: int) -> None:
+    sizes = ChunkSizes.for_snippets(target)
+    headings = [Heading(b.draft.text, b.level, b.start, b.end) for b in document.blocks
+                if b.kind is BlockKind.HEADING]
+    spans = [BlockSpan(b.kind.value, b.start, b.end, b.draft.pages) for b in document.blocks]
+    chunks = chunk_document(document.text, spans, detect_sections(document.text, headings),
+                            version_id="doc.v1", title="T", sizes=sizes)
+    for chunk in chunks:
+        assert chunk.text == document.text[chunk.start:chunk.end]
+        limit = sizes.snippet_max if chunk.level == "snippet" else sizes.section_max
+        assert chunk.tokens <= limit
+
+
+def test_inconsistent_sizes_are_refused() -> None:
+    assert str(ChunkSizes.for_snippets(150)) == "150/225"
+    for bad in ((0, None), (300, 200)):
+        try:
+            ChunkSizes.for_snippets(*bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"{bad} accepted")

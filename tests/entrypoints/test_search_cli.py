@@ -100,6 +100,14 @@ async def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
     bm25 = reports[1]
     assert bm25["ndcg@10"] == 1.0 and bm25["queries"] == 2
     assert len(bm25["per_query"]) == 2  # type: ignore[arg-type]
+    tuned = lines(await anyio.run_process([SHEAF, "eval", "retrieval", str(collection),
+                                           "--mode", "bm25", "--chunking", "100",
+                                           "--chunking", "600/900", "--json"], check=False))
+    assert [(r["chunking"], r["label"]) for r in tuned] == [("100/150", "bm25"),
+                                                             ("600/900", "bm25")]
+    bad = await anyio.run_process([SHEAF, "eval", "retrieval", str(collection),
+                                   "--chunking", "300/100"], check=False)
+    assert bad.returncode != 0 and b"--chunking takes TARGET" in bad.stderr
     broken = await anyio.run_process([SHEAF, "eval", "retrieval", str(tmp_path / "none")],
                                      check=False)
     assert broken.returncode != 0 and b"not a retrieval collection" in broken.stderr
