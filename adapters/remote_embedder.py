@@ -15,7 +15,7 @@ import anyio
 
 from sheaf.adapters.json_api_client import InputTooLong, JsonApiClient
 from sheaf.domain.embeddings import EmbeddingModel, unit_vector
-from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 
 MIN_TEXT_CHARACTERS = 16
 
@@ -70,7 +70,7 @@ class RemoteEmbedder:
                 for index in range(len(batches)):
                     group.start_soon(run, index)
         except BaseExceptionGroup as failures:  # one typed error, not a group, to callers
-            raise _first_leaf(failures) from None
+            raise first_failure(failures) from None
         vectors = [v for batch in results for v in batch]
         expected = (await self.model()).dimension
         if any(len(v) != expected for v in vectors):
@@ -112,8 +112,3 @@ class RemoteEmbedder:
                              f"{len(vectors)} vectors for {len(texts)} texts",
                              url=self.base_url)
         return vectors
-
-
-def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    first = group.exceptions[0]
-    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first

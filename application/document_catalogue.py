@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -22,6 +24,11 @@ class DocumentCatalogue:
             raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND,
                              f"no document {reference!r} in space {space!r}")
         return document
+
+    async def document_ids(self, space: str, references: Iterable[str]) -> frozenset[str]:
+        """The ids of documents named by id, URL, path or source id (search filters take
+        ids); `document_not_found` for the first that names none."""
+        return frozenset([(await self.get(space, reference)).id for reference in references])
 
     async def markdown(self, document: DocumentRecord) -> str:
         return (await self._blobs.get(document.current.markdown_sha)).decode("utf-8")

@@ -21,7 +21,7 @@ from sheaf.domain.enrichment import (
     with_context,
 )
 from sheaf.domain.enrichment_prompts import PROMPT_VERSION, context_prompt, summary_prompt
-from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 
 SUMMARY_TOKENS = 300
 CONTEXT_TOKENS = 120
@@ -142,7 +142,7 @@ class Enrichment:
                 for chunk in snippets:
                     group.start_soon(one, chunk)
         except BaseExceptionGroup as failures:
-            raise _first(failures) from None
+            raise first_failure(failures) from None
         return found, counts["calls"], counts["cached"]
 
     async def _ask(self, messages: list[dict[str, str]], max_tokens: int) -> str:
@@ -151,8 +151,3 @@ class Enrichment:
         if not completion.text.strip():
             raise SheafError(ErrorKind.LLM_FAILED, f"{self.model.name} answered nothing")
         return completion.text
-
-
-def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    first = group.exceptions[0]
-    return _first(first) if isinstance(first, BaseExceptionGroup) else first

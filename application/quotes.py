@@ -109,8 +109,6 @@ class Quotes:
                        None)
         pages = sorted({p for b in document.current.blocks if b.start < end and start < b.end
                         for p in b.pages})
-        url = next((s.final_url or s.original for s in document.sources
-                    if s.kind.value == "url"), None)
         return Quote(
             text=text[start:end], start=start, end=end, match=kind.value, score=score,
             sentences=_overlapping(profile.sentences, start, end),
@@ -118,7 +116,7 @@ class Quotes:
             lines=_overlapping(profile.lines, start, end),
             section_path=section.path if section else (),
             section_label=section.label if section else None, pages=tuple(pages),
-            document_id=document.id, title=document.title, url=url,
+            document_id=document.id, title=document.title, url=document.url,
             version_id=document.current.id,
             context_before=text[max(0, start - CONTEXT_CHARACTERS):start],
             context_after=text[end:end + CONTEXT_CHARACTERS])

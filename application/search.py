@@ -170,10 +170,8 @@ class Search:
         enriched = []
         for hit in hits:
             document = documents.get(hit.document_id)
-            url = next((s.final_url or s.original for s in document.sources
-                        if s.kind.value == "url"), None) if document else None
             enriched.append(attrs.evolve(hit, title=document.title if document else None,
-                                         url=url))
+                                         url=document.url if document else None))
         return enriched
 
 

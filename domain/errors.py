@@ -109,3 +109,10 @@ class SheafError(Exception):
         if self.url is None:
             self.url = url
         return self
+
+
+def first_failure(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first error inside a task group's exception group (nested groups opened), so
+    callers of concurrent work see one typed error, not a group."""
+    first = group.exceptions[0]
+    return first_failure(first) if isinstance(first, BaseExceptionGroup) else first

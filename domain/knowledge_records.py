@@ -80,6 +80,12 @@ class DocumentRecord:
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
+    @property
+    def url(self) -> str | None:
+        """The URL to cite: the first URL source, where its redirects ended."""
+        return next((s.final_url or s.original for s in self.sources
+                     if s.kind is SourceKind.URL), None)
+
 
 @attrs.frozen
 class SpaceCount:

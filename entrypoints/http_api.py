@@ -149,15 +149,10 @@ async def _document(request: web.Request) -> DocumentRecord:
     return await request.app[SERVICES].catalogue.get(_space(request), request.match_info["id"])
 
 
-def _url(document: DocumentRecord) -> str | None:
-    return next((s.final_url or s.original for s in document.sources
-                 if s.kind.value == "url"), None)
-
-
 def document_json(document: DocumentRecord) -> dict[str, Any]:
     current = document.current
     return {"id": document.id, "title": document.title, "space": document.space,
-            "url": _url(document), "content": current.content_source,
+            "url": document.url, "content": current.content_source,
             "content_type": current.content_type, "version": current.id,
             "versions": len(document.versions), "characters": current.characters,
             "metadata": current.metadata, "caller_metadata": current.caller_metadata,
@@ -330,9 +325,8 @@ async def search(request: web.Request) -> web.Response:
         raise _bad(str(exc)) from None
     services = request.app[SERVICES]
     space = _space(request)
-    documents = [(await services.catalogue.get(space, reference)).id
-                 for reference in request.query.getall("doc", [])]
-    filters = SearchFilters(frozenset(documents),
+    documents = await services.catalogue.document_ids(space, request.query.getall("doc", []))
+    filters = SearchFilters(documents,
                             frozenset(request.query.getall("section", [])),
                             frozenset(request.query.getall("source", [])),
                             parse_metadata_filter(request.query.getall("meta", [])))

@@ -186,10 +186,8 @@ class Knowledge:
                      expand: str | Expansion | None = None, window: int = 1
                      ) -> list[SearchHit]:
         """Ranked snippets with citations; see `sheaf search` for the options."""
-        documents = []
-        for reference in _many(document):
-            documents.append((await self._services.catalogue.get(self.space, reference)).id)
-        filters = SearchFilters(frozenset(documents), frozenset(_many(section)),
+        documents = await self._services.catalogue.document_ids(self.space, _many(document))
+        filters = SearchFilters(documents, frozenset(_many(section)),
                                 frozenset(_many(source)), tuple((metadata or {}).items()))
         return await self._services.search.search(
             self.space, query, k, mode=SearchMode(mode), filters=filters,
@@ -283,7 +281,7 @@ class Knowledge:
         if name == "list_documents":
             listed = (await self.documents())[:int(arguments.get("limit", 100))]
             return {"documents": [
-                {"document_id": d.id, "title": d.title, "url": _url(d),
+                {"document_id": d.id, "title": d.title, "url": d.url,
                  "content": d.current.content_source, "characters": d.current.characters,
                  **({"generated_summary": d.current.enrichment} if d.current.enrichment
                     else {})}
@@ -299,11 +297,6 @@ def _many(value: str | Sequence[str] | None) -> list[str]:
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
-
-
-def _url(document: DocumentRecord) -> str | None:
-    return next((s.final_url or s.original for s in document.sources
-                 if s.kind.value == "url"), None)
 
 
 def _cited_hit(hit: SearchHit) -> dict[str, Any]:

@@ -555,14 +555,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return 2
 
     async def work(services: KnowledgeServices) -> int:
-        documents = []
-        for reference in args.doc:
-            found = await services.store.find(args.space, reference)
-            if found is None:
-                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND,
-                                 f"no document {reference!r} in space {args.space!r}")
-            documents.append(found.id)
-        filters = SearchFilters(frozenset(documents), frozenset(args.section),
+        documents = await services.catalogue.document_ids(args.space, args.doc)
+        filters = SearchFilters(documents, frozenset(args.section),
                                 frozenset(args.source), parse_metadata_filter(args.meta))
         options: dict[str, Any] = {
             "mode": SearchMode(args.mode), "filters": filters, "group_by_document": args.group,
