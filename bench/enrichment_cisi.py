@@ -12,12 +12,10 @@ endpoint; without SHEAF_LLM_BASE_URL it says so and exits 0 without measuring.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import anyio
@@ -33,29 +31,20 @@ from sheaf.entrypoints.composition import (
     token_budget,
 )
 from sheaf.entrypoints.configuration import http_settings
+from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
 
 
-async def run(corpus: list[dict[str, str]], queries: list[tuple[str, str]],
-              qrels: dict[str, dict[str, int]], spec: str, work: Path) -> None:
-    folder = work / "docs"
-    folder.mkdir()
-    names = {}
-    for doc in corpus:
-        path = folder / f"cisi-{doc['id']}.md"
-        path.write_text(f"# {doc['title']}\n\n{doc['text']}\n")
-        names[str(path)] = doc["id"]
+async def run(collection: RetrievalCollection, spec: str, work: Path) -> None:
     services = build_knowledge(http_settings(), work / "cisi.duckdb",
                                embedder=build_embedder(spec),
                                language_model=build_language_model(), budget=token_budget())
     try:
-        to_cisi: dict[str, str] = {}
-        for path in names:
-            result = await services.ingestion.ingest(path, IngestOptions(
-                enrich=frozenset()))
-            if result.document_id:
-                to_cisi[result.document_id] = names[path]
+        # Ingested plain first: the space's own enrichment setting does not apply here.
+        to_cisi = await ingest_collection(services, collection.corpus, work / "docs",
+                                          "default", options=IngestOptions(enrich=frozenset()))
+        queries, qrels = collection.queries, collection.qrels
         modes = (SearchMode.BM25, SearchMode.HYBRID)
         before = [await evaluate_search(services.search, "default", queries, qrels, to_cisi,
                                         m) for m in modes]
@@ -91,18 +80,9 @@ def main() -> int:
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
-    corpus = [json.loads(line) for line in (args.corpus / "corpus.jsonl").open()]
-    corpus = corpus[:args.limit] if args.limit else corpus
-    kept = {d["id"] for d in corpus}
-    qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    for line in (args.corpus / "qrels.tsv").read_text().splitlines()[1:]:
-        query, doc, grade = line.split("\t")
-        if doc in kept:
-            qrels[query][doc] = int(grade)
-    queries = [(q["id"], q["text"]) for q in map(json.loads, (args.corpus / "queries.jsonl")
-                                                   .open()) if q["id"] in qrels]
+    collection = RetrievalCollection.load(args.corpus, args.limit)
     with tempfile.TemporaryDirectory() as folder:
-        anyio.run(run, corpus, queries, dict(qrels), args.embedder, Path(folder))
+        anyio.run(run, collection, args.embedder, Path(folder))
     return 0
 
 

@@ -14,68 +14,51 @@ with English stopwords and the Snowball stemmer, measured in the same run.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import anyio
 
-from sheaf.application.ingestion import IngestOptions
 from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.domain.retrieval_metrics import RetrievalReport, evaluate
 from sheaf.domain.search_request import SearchMode
 from sheaf.entrypoints.composition import build_embedder, build_knowledge
 from sheaf.entrypoints.configuration import http_settings
+from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
 
 
-async def sheaf_reports(corpus: list[dict[str, str]], queries: list[tuple[str, str]],
-                        qrels: dict[str, dict[str, int]], spec: str, work: Path
+async def sheaf_reports(collection: RetrievalCollection, spec: str, work: Path
                         ) -> list[tuple[RetrievalReport, float]]:
-    folder = work / "docs"
-    folder.mkdir()
-    for doc in corpus:
-        (folder / f"cisi-{doc['id']}.md").write_text(f"# {doc['title']}\n\n{doc['text']}\n")
     embedder = build_embedder(spec)
     services = build_knowledge(http_settings(), work / "cisi.duckdb", embedder=embedder)
     try:
-        to_cisi: dict[str, str] = {}
-        limiter = anyio.CapacityLimiter(4)
-
-        async def one(path: Path) -> None:
-            async with limiter:
-                result = await services.ingestion.ingest(str(path), IngestOptions())
-            if result.document_id:
-                to_cisi[result.document_id] = path.stem.removeprefix("cisi-")
-
         started = time.perf_counter()
-        async with anyio.create_task_group() as group:
-            for path in sorted(folder.iterdir()):
-                group.start_soon(one, path)
+        to_cisi = await ingest_collection(services, collection.corpus, work / "docs",
+                                          "default")
         print(f"  ingested {len(to_cisi)} documents with {spec} in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
         reports = []
         for mode in (SearchMode.BM25, SearchMode.VECTOR, SearchMode.HYBRID):
             await services.search.search("default", "warm up", 1, mode=mode)
             started = time.perf_counter()
-            report = await evaluate_search(services.search, "default", queries, qrels,
-                                           to_cisi, mode)
-            reports.append((report, (time.perf_counter() - started) / len(queries)))
+            report = await evaluate_search(services.search, "default", collection.queries,
+                                           collection.qrels, to_cisi, mode)
+            reports.append((report, (time.perf_counter() - started) / len(collection.queries)))
         return reports
     finally:
         await services.aclose()
 
 
-def bm25s_report(corpus: list[dict[str, str]], queries: list[tuple[str, str]],
-                 qrels: dict[str, dict[str, int]]) -> tuple[RetrievalReport, float]:
+def bm25s_report(collection: RetrievalCollection) -> tuple[RetrievalReport, float]:
     import bm25s
     import Stemmer
 
     stemmer = Stemmer.Stemmer("english")
+    corpus, queries = collection.corpus, collection.queries
     texts = [f"{d['title']} {d['text']}" for d in corpus]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
@@ -87,7 +70,7 @@ def bm25s_report(corpus: list[dict[str, str]], queries: list[tuple[str, str]],
     per_query = (time.perf_counter() - started) / len(queries)
     rankings = {query_id: [corpus[i]["id"] for i in row]
                 for (query_id, _), row in zip(queries, results, strict=True)}
-    return evaluate("bm25s", rankings, qrels), per_query
+    return evaluate("bm25s", rankings, collection.qrels), per_query
 
 
 def main() -> int:
@@ -99,25 +82,19 @@ def main() -> int:
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
-    corpus = [json.loads(line) for line in (args.corpus / "corpus.jsonl").open()]
-    raw_queries = [json.loads(line) for line in (args.corpus / "queries.jsonl").open()]
-    qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    for line in (args.corpus / "qrels.tsv").read_text().splitlines()[1:]:
-        query, doc, grade = line.split("\t")
-        qrels[query][doc] = int(grade)
-    queries = [(q["id"], q["text"]) for q in raw_queries if q["id"] in qrels]
+    collection = RetrievalCollection.load(args.corpus)
     rows: list[tuple[str, RetrievalReport, float]] = []
     for spec in args.embedder or ["hashing", "local"]:
         with tempfile.TemporaryDirectory() as folder:
-            for report, latency in anyio.run(sheaf_reports, corpus, queries, qrels, spec,
-                                             Path(folder)):
+            for report, latency in anyio.run(sheaf_reports, collection, spec, Path(folder)):
                 label = "sheaf bm25" if report.label == "bm25" else \
                     f"sheaf {report.label} ({spec})"
                 if report.label != "bm25" or not any(r[0] == "sheaf bm25" for r in rows):
                     rows.append((label, report, latency))
-    theirs, their_latency = bm25s_report(corpus, queries, qrels)
+    theirs, their_latency = bm25s_report(collection)
     rows.append(("bm25s", theirs, their_latency))
-    print(f"CISI: {len(corpus)} documents, {len(queries)} judged queries")
+    print(f"CISI: {len(collection.corpus)} documents, {len(collection.queries)} judged "
+          "queries")
     print(f"{'system':<26} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8} {'ms/query':>9}")
     for label, report, latency in rows:
         print(f"{label:<26} {report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "

@@ -6,18 +6,17 @@ import argparse
 import json
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
 import anyio
 
-from sheaf.application.ingestion import IngestOptions
 from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.domain.chunking import ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search_request import SearchMode
 from sheaf.entrypoints.composition import build_embedder, build_knowledge
 from sheaf.entrypoints.configuration import embedder_spec, http_settings
+from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
 
 SPACE = "evaluation"
 
@@ -50,70 +49,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     install.set_defaults(run=_cmd_model_install)
 
 
-def _collection(directory: Path) -> tuple[list[dict[str, str]], list[dict[str, str]],
-                                          dict[str, dict[str, int]]]:
-    try:
-        corpus = [json.loads(line) for line in
-                  (directory / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
-                  if line.strip()]
-        queries = [json.loads(line) for line in
-                   (directory / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-                   if line.strip()]
-        qrels: dict[str, dict[str, int]] = defaultdict(dict)
-        for line in (directory / "qrels.tsv").read_text(encoding="utf-8").splitlines()[1:]:
-            if line.strip():
-                query, document, grade = line.split("\t")[:3]
-                qrels[query][document] = int(grade)
-    except (OSError, ValueError) as exc:
-        raise SheafError(ErrorKind.INPUT_NOT_FOUND,
-                         f"{directory} is not a retrieval collection: {exc}") from None
-    return corpus, queries, dict(qrels)
-
-
 def _cmd_eval_retrieval(args: argparse.Namespace) -> int:
-    corpus, queries, qrels = _collection(args.directory)
-    judged = [(str(q["id"]), str(q["text"])) for q in queries if str(q["id"]) in qrels]
+    collection = RetrievalCollection.load(args.directory)
     modes = [SearchMode(m) for m in (args.mode or ["hybrid", "bm25", "vector"])]
     settings = [_chunk_sizes(value) for value in args.chunking or ["300/450"]]
     if not args.json:
         print(f"{'chunking':<10} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
 
     async def run(work: Path, sizes: ChunkSizes) -> int:
-        folder = work / "corpus"
-        folder.mkdir()
-        names = {}
-        for index, document in enumerate(corpus):
-            path = folder / f"{index:07d}.md"
-            title = str(document.get("title") or "").strip()
-            path.write_text((f"# {title}\n\n" if title else "") + f"{document['text']}\n",
-                            encoding="utf-8")
-            names[str(path)] = str(document["id"])
         embedder = build_embedder(embedder_spec(args.embedder))
         services = build_knowledge(http_settings(), work / "evaluation.duckdb",
                                    embedder=embedder, chunk_sizes=sizes)
         try:
-            to_collection: dict[str, str] = {}
-            limiter = anyio.CapacityLimiter(4)
-
-            async def one(path: str) -> None:
-                async with limiter:
-                    result = await services.ingestion.ingest(path, IngestOptions(space=SPACE))
-                if result.document_id:
-                    to_collection[result.document_id] = names[path]
-                elif result.error_kind:
-                    print(f"sheaf: skipped {names[path]}: {result.message}", file=sys.stderr)
-
-            async with anyio.create_task_group() as group:
-                for path in names:
-                    group.start_soon(one, path)
-            print(f"{len(to_collection)} documents, {len(judged)} judged queries, embedder "
+            to_collection = await ingest_collection(services, collection.corpus,
+                                                    work / "corpus", SPACE)
+            print(f"{len(to_collection)} documents, {len(collection.queries)} judged queries, "
+                  "embedder "
                   f"{await embedder.model() if embedder else 'none'}, snippets of {sizes} "
                   "tokens", file=sys.stderr)
             for mode in modes:
                 if mode is not SearchMode.BM25 and embedder is None:
                     continue
-                report = await evaluate_search(services.search, SPACE, judged, qrels,
-                                               to_collection, mode)
+                report = await evaluate_search(services.search, SPACE, collection.queries,
+                                               collection.qrels, to_collection, mode)
                 if args.json:
                     print(json.dumps({"chunking": str(sizes),
                                       **report.as_dict(per_query=True)}))
