@@ -521,12 +521,12 @@ class DuckDbKnowledgeStore:
             if diagnostics:
                 c.execute("UPDATE versions SET diagnostics = ? WHERE id = ?",
                           [json.dumps([*json.loads(row[1]), *diagnostics]), version_id])
-            if chunks is not None:
+            if chunks is not None or vectors is not None:  # new chunks outdate the vectors
                 _delete_vectors(c, "version_id", version_id)
+            if chunks is not None:
                 c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
                 _insert_chunk_rows(c, version_id, str(row[0]), space, chunks)
             if vectors is not None:
-                _delete_vectors(c, "version_id", version_id)
                 _insert_vectors(c, space, version_id, str(row[0]), vectors)
 
         await self._transaction(write)
@@ -587,10 +587,8 @@ def _top_chunks(c: duckdb.DuckDBPyConnection, scores: str, score_params: list[ob
     if filters.empty:
         joins, where, params = "", "", []
     else:
-        conditions, params = _filter_sql(filters)
-        joins = "JOIN chunks c ON c.id = s.chunk_id " + (
-            "JOIN versions v ON v.id = c.version_id "
-            if filters.content_sources or filters.metadata else "")
+        versions, conditions, params = _filter_sql(filters)
+        joins = f"JOIN chunks c ON c.id = s.chunk_id {versions}"
         where = "WHERE true" + conditions
     return [(str(r[0]), float(r[1])) for r in c.execute(
         f"{scores} SELECT s.chunk_id, s.score FROM scored s {joins}{where} "
@@ -599,16 +597,15 @@ def _top_chunks(c: duckdb.DuckDBPyConnection, scores: str, score_params: list[ob
 
 def _allowed_snippets(c: duckdb.DuckDBPyConnection, space: str, filters: SearchFilters
                       ) -> set[str]:
-    conditions, params = _filter_sql(filters)
-    versions = ("JOIN versions v ON v.id = c.version_id "
-                if filters.content_sources or filters.metadata else "")
+    versions, conditions, params = _filter_sql(filters)
     return {str(r[0]) for r in c.execute(
         f"SELECT c.id FROM chunks c {versions}WHERE c.space = ? AND c.level = 'snippet'"
         f"{conditions}", [space, *params]).fetchall()}
 
 
-def _filter_sql(filters: SearchFilters) -> tuple[str, list[object]]:
-    """SQL conditions on chunks `c` and versions `v`, with their parameters."""
+def _filter_sql(filters: SearchFilters) -> tuple[str, str, list[object]]:
+    """The join of versions `v` to chunks `c` when a filter needs it, the conditions on
+    them, and their parameters."""
     clauses: list[str] = []
     params: list[object] = []
     for column, values in (("c.document_id", filters.document_ids),
@@ -621,7 +618,9 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, list[object]]:
     for key, value in filters.metadata:
         clauses.append("json_extract_string(v.caller_metadata, ?) = ?")
         params += ["$." + json.dumps(key), value]
-    return "".join(f" AND {clause}" for clause in clauses), params
+    versions = ("JOIN versions v ON v.id = c.version_id "
+                if filters.content_sources or filters.metadata else "")
+    return versions, "".join(f" AND {clause}" for clause in clauses), params
 
 
 def _load_packaged_extension(c: duckdb.DuckDBPyConnection, name: str) -> bool:

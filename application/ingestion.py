@@ -23,7 +23,7 @@ from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import document_chunks, document_sections
-from sheaf.domain.enrichment import EnrichmentKind, parse_kinds
+from sheaf.domain.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import shingle_fingerprint
 from sheaf.domain.ingestion import (
@@ -226,8 +226,8 @@ class Ingestion:
                                            caller_source_id=options.source_id,
                                            chunks=prepared.chunks, vectors=vectors,
                                            fingerprint=fingerprint)
-        kinds = options.enrich if options.enrich is not None else parse_kinds(
-            ",".join(sorted(policy.enrich)))
+        kinds = options.enrich if options.enrich is not None else frozenset(
+            EnrichmentKind(k) for k in policy.enrich)
         enriched = None
         if kinds:
             with record.stage(source, "enrich", document_id) as state:

@@ -19,9 +19,6 @@ class WorkerPool:
 
     def __init__(self, size: int | None = None) -> None:
         self.limiter = anyio.CapacityLimiter(size or max(2, os.cpu_count() or 2))
-        self.completed = 0
 
     async def run(self, func: Callable[[*Ts], T], *args: *Ts) -> T:
-        result = await anyio.to_thread.run_sync(func, *args, limiter=self.limiter)
-        self.completed += 1
-        return result
+        return await anyio.to_thread.run_sync(func, *args, limiter=self.limiter)

@@ -90,3 +90,27 @@ async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
             listed = await store.documents("default")
     assert found is not None and [d.id for d in listed] == ["doc_1"]
     await store.aclose()
+
+
+async def test_the_optional_hnsw_index_answers_vector_searches(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb_extension_vss")
+    from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+    from sheaf.domain.search_request import SearchFilters
+    from tests.contract.test_knowledge_store_contract import text_chunk
+
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    model = EmbeddingModel("test", 3)
+    directions = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0)]
+    chunks = tuple(text_chunk("doc_1.v1", i, f"words {i}") for i in range(len(directions)))
+    await store.save_version(version(1, "s1"), URL, chunks=chunks, vectors=ChunkVectors(
+        model, tuple(c.id for c in chunks), tuple(unit_vector(d) for d in directions)))
+    assert await store.build_vector_index("default")
+    found = await store.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
+    assert [i for i, _ in found] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:3"]
+    assert found[0][1] == pytest.approx(1 / 1.01 ** 0.5, abs=1e-5)
+    assert await store.search_vectors("default", model, unit_vector((0, 1, 0)), 2,
+                                      SearchFilters(document_ids=frozenset({"doc_9"}))) == []
+    await store.drop_vector_index("default")
+    again = await store.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
+    assert [i for i, _ in again] == [i for i, _ in found]
+    await store.aclose()
