@@ -30,10 +30,8 @@ from sheaf.domain.network_policy import (
     blocked_reason,
     parse_ip_literal,
 )
-from sheaf.domain.retry_after import retry_after_seconds
+from sheaf.domain.retry_after import RETRY_STATUSES, retry_after_seconds
 from sheaf.domain.url_normalisation import split_http_url
-
-RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 logger = logging.getLogger("sheaf.http")
 

@@ -16,9 +16,8 @@ import aiohttp
 import anyio
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.retry_after import retry_after_seconds
+from sheaf.domain.retry_after import RETRY_STATUSES, retry_after_seconds
 
-_RETRIED_STATUSES = frozenset({429, 502, 503, 504})
 _TOO_LONG = re.compile(r"too long|too large|maximum context|context length|exceed|"
                        r"too many tokens|input length", re.IGNORECASE)
 MAX_WAIT = 30.0
@@ -57,7 +56,7 @@ class JsonApiClient:
                     text = (await response.text())[:500]
                     if response.status in (400, 413, 422, 500) and _TOO_LONG.search(text):
                         raise InputTooLong(text)
-                    if response.status not in _RETRIED_STATUSES or last:
+                    if response.status not in RETRY_STATUSES or last:
                         kind = (ErrorKind.RATE_LIMITED if response.status == 429
                                 else self._failure)
                         raise SheafError(kind, f"the {self._what} answered "
