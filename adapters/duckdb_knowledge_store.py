@@ -615,6 +615,10 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, str, list[object]]:
             # Lists travel as JSON text: a bound Python list costs milliseconds a call.
             clauses.append(f"{column} IN (SELECT unnest(from_json(?, '[\"VARCHAR\"]')))")
             params.append(json.dumps(sorted(values)))
+    if filters.excluded_section_labels:
+        clauses.append("(c.section_label IS NULL OR c.section_label NOT IN "
+                       """(SELECT unnest(from_json(?, '["VARCHAR"]'))))""")
+        params.append(json.dumps(sorted(filters.excluded_section_labels)))
     for key, value in filters.metadata:
         clauses.append("json_extract_string(v.caller_metadata, ?) = ?")
         params += ["$." + json.dumps(key), value]

@@ -201,7 +201,7 @@ class MemoryKnowledgeStore:
             if document.space != space or not _passes(document.id, current, filters):
                 continue
             found += [c for c in self._chunks.get(current.id, ()) if c.level == "snippet" and (
-                not filters.section_labels or c.section_label in filters.section_labels)]
+                filters.admits_section(c.section_label))]
         return found
 
     async def save_enrichment(self, space: str, version_id: str,

@@ -38,11 +38,18 @@ class SearchFilters:
     """`html`, `pdf` or `raw`: what the text was extracted from."""
     metadata: tuple[tuple[str, str], ...] = ()
     """(key, value) pairs the caller's metadata must hold, all of them."""
+    excluded_section_labels: frozenset[str] = frozenset()
+    """Section labels no result may have (snippets without a label pass)."""
 
     @property
     def empty(self) -> bool:
         return not (self.document_ids or self.section_labels or self.content_sources
-                    or self.metadata)
+                    or self.metadata or self.excluded_section_labels)
+
+    def admits_section(self, label: str | None) -> bool:
+        if self.section_labels and label not in self.section_labels:
+            return False
+        return label is None or label not in self.excluded_section_labels
 
 
 def parse_metadata_filter(items: list[str]) -> tuple[tuple[str, str], ...]:

@@ -222,8 +222,9 @@ class Knowledge:
         `max_tokens` (four characters a token), cut only between sentences. Reference
         lists are left out."""
         # Reference lists match a question's words without answering it: left out.
-        hits = [h for h in await self.search(query, k * 2, mode=mode)
-                if h.chunk.section_label != "references"][:k]
+        hits = await self._services.search.search(
+            self.space, query, k, mode=SearchMode(mode),
+            filters=SearchFilters(excluded_section_labels=frozenset({"references"})))
         passages = [CitedPassage(h.chunk.text, h.document_id, h.title, h.url,
                                  h.chunk.heading_path, h.chunk.pages, h.chunk.start,
                                  h.chunk.end) for h in hits]

@@ -264,6 +264,7 @@ async def test_filters_apply_to_both_rankings(store: KnowledgeStore) -> None:
         SearchFilters(content_sources=frozenset({"html"})): {"doc_1.v1:snippet:0"},
         SearchFilters(metadata=(("team", "blue"),)): {"doc_1.v1:snippet:0"},
         SearchFilters(metadata=(("team", "green"),)): set(),
+        SearchFilters(excluded_section_labels=frozenset({"results"})): {"doc_1.v1:snippet:0"},
     }
     for filters, expected in cases.items():
         text = {i for i, _ in await store.search_text("default", "seagrass", 10, filters)}
