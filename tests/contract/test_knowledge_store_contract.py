@@ -343,3 +343,12 @@ async def test_the_enrichment_cache_and_space_enrichments(store: KnowledgeStore)
     assert await store.cached_text("k") == "an answer"
     await store.set_policy("papers", SpacePolicy(enrich=frozenset({"summary", "context"})))
     assert (await store.policy("papers")).enrich == {"summary", "context"}
+
+
+async def test_many_snippets_by_id_keep_the_order_asked(store: KnowledgeStore) -> None:
+    chunks = tuple(text_chunk("doc_1.v1", i, f"words number {i}") for i in range(50))
+    await store.save_version(version(1, "s1"), URL, chunks=chunks)
+    wanted = [f"doc_1.v1:snippet:{i}" for i in (49, 3, 77, *range(10, 48))]
+    found = await store.snippets("default", wanted)
+    assert [c.id for c in found] == [i for i in wanted if i != "doc_1.v1:snippet:77"]
+    assert await store.snippets("other", wanted) == []
