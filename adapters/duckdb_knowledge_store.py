@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -38,6 +39,19 @@ PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 """Reads that run at once beside the writer; more wait for a free cursor."""
 T = TypeVar("T")
+logger = logging.getLogger("sheaf.store")
+
+# The non-unique indexes (name: table, column). After a process is killed mid-write,
+# DuckDB 1.5 can replay the write-ahead log into these with entries missing: a lookup
+# through them then misses rows a scan finds (the primary keys were seen intact).
+SECONDARY_INDEXES: dict[str, tuple[str, str]] = {
+    "versions_document": ("versions", "document_id"),
+    "sources_document": ("sources", "document_id"),
+    "chunks_version": ("chunks", "version_id"),
+}
+# How many of the newest rows of each indexed table are looked up on every open; rows
+# written last are the ones a crash can lose from an index.
+_VERIFIED_ROWS = 32
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -119,8 +133,11 @@ class DuckDbKnowledgeStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
+        unclean = False
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # A write-ahead log left beside the file means the last writer did not close.
+            unclean = Path(self.path + ".wal").exists()
         try:
             self._connection = duckdb.connect(self.path)
         except duckdb.Error as exc:
@@ -132,6 +149,7 @@ class DuckDbKnowledgeStore:
         for cursor in self._cursors:
             self._free_cursors.put(cursor)
         self._migrate()
+        self._repair_indexes(unclean)
         self._load_full_text_extension()
         # The full-text index is not updated by writes: rebuilt before the first search
         # that follows a write.
@@ -164,6 +182,36 @@ class DuckDbKnowledgeStore:
             except duckdb.Error:
                 connection.execute("ROLLBACK")
                 raise
+
+    def _repair_indexes(self, unclean: bool) -> None:
+        """Make the store answer correctly whatever happened to the last writer.
+
+        After an unclean shutdown the log is checkpointed at once and every secondary
+        index rebuilt from its table. On every open the newest rows are also looked up
+        through each index and the index rebuilt when a lookup misses a row, which
+        repairs stores damaged before this check existed."""
+        connection = self._connection
+        if unclean:
+            connection.execute("CHECKPOINT")
+        existing = {str(r[0]) for r in connection.execute(
+            "SELECT index_name FROM duckdb_indexes()").fetchall()}
+        broken = [name for name, (table, column) in SECONDARY_INDEXES.items()
+                  if name in existing and (unclean or _index_misses_rows(connection, table,
+                                                                         column))]
+        if not broken:
+            return
+        logger.warning("rebuilding the indexes %s of %s", ", ".join(broken), self.path)
+        connection.execute("BEGIN TRANSACTION")
+        try:
+            for name in broken:
+                table, column = SECONDARY_INDEXES[name]
+                connection.execute(f"DROP INDEX {name}")
+                connection.execute(f"CREATE INDEX {name} ON {table} ({column})")
+            connection.execute("COMMIT")
+        except duckdb.Error:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("CHECKPOINT")
 
     def _load_full_text_extension(self) -> None:
         if not _load_packaged_extension(self._connection, "fts"):
@@ -737,6 +785,21 @@ def _blocks_from_json(text: str) -> tuple[BlockRow, ...]:
                  for k, s, e, lv, lb, p in json.loads(text))
 
 
+def _index_misses_rows(c: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """True when a lookup through `column`'s index misses one of the newest rows.
+
+    The sample is read by a scan in insertion order (no index serves `rowid` order); each
+    key is then counted through an equality lookup, which the index serves."""
+    sampled = c.execute(
+        f"SELECT {column}, count(*) FROM (SELECT {column} FROM {table} ORDER BY rowid DESC "
+        f"LIMIT {_VERIFIED_ROWS}) GROUP BY {column}").fetchall()
+    for key, at_least in sampled:
+        found = c.execute(f"SELECT count(*) FROM {table} WHERE {column} = ?", [key]).fetchone()
+        if found is None or int(found[0]) < int(at_least):
+            return True
+    return False
+
+
 def _upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
                    source: SourceRef, fetched_sha: str, final_url: str | None,
                    now: datetime) -> None:
@@ -756,7 +819,10 @@ def _document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord 
     versions = tuple(_version(r) for r in c.execute(
         f"SELECT {_VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
         [document_id]).fetchall())
-    current = next(v for v in versions if v.id == row[2])
+    current = next((v for v in versions if v.id == row[2]), None)
+    if current is None:
+        raise SheafError(ErrorKind.CORRUPT, f"document {document_id} has no row for its current "
+                         f"version {row[2]}; the store is damaged")
     sources = tuple(_source(s) for s in c.execute(
         "SELECT space, key, kind, document_id, fetched_sha, original, final_url FROM sources "
         "WHERE document_id = ? ORDER BY seen_at", [document_id]).fetchall())
