@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -73,6 +74,8 @@ class _Extracted:
     diagnostics: tuple[str, ...]
 
 
+logger = logging.getLogger("sheaf.ingestion")
+
 NEAR_DUPLICATE_THRESHOLD = 0.95
 """Cosine of shingle fingerprints at or above which a new document is flagged."""
 
@@ -123,13 +126,22 @@ class Ingestion:
         return expanded
 
     async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
-        """Ingest one source; failures come back as a `failed` result naming their kind."""
+        """Ingest one source; failures come back as a `failed` result naming their kind.
+
+        An unexpected exception (a defect, not bad input) is logged in full and becomes
+        this source's `internal` failure, so one source never ends a batch."""
         options = options or IngestOptions()
         try:
             return await self._ingest(source, options)
         except SheafError as exc:
             return IngestResult(source, IngestStatus.FAILED, error_kind=exc.kind.value,
                                 message=str(exc))
+        except Exception as exc:  # isolation is the point: a defect fails one source
+            logger.exception("ingesting %s failed unexpectedly", source)
+            first_line = (str(exc).strip().splitlines() or [""])[0][:200]
+            return IngestResult(source, IngestStatus.FAILED,
+                                error_kind=ErrorKind.INTERNAL.value,
+                                message=f"{type(exc).__name__}: {first_line}".rstrip(": "))
 
     async def _ingest(self, source: str, options: IngestOptions) -> IngestResult:
         space = options.space

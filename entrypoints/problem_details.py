@@ -29,6 +29,8 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.NO_TEXT_LAYER: 422,
     ErrorKind.TIMEOUT: 504,
     ErrorKind.STORE_VERSION: 500,
+    ErrorKind.INTERNAL: 500,
+    ErrorKind.TOO_COMPLEX: 422,
 }
 
 
