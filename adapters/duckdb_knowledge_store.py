@@ -551,7 +551,17 @@ class DuckDbKnowledgeStore:
                 "UNION SELECT markdown_sha FROM versions").fetchall()}
             return released - used
 
-        return await self._transaction(write)
+        released = await self._transaction(write)
+
+        def purge(c: duckdb.DuckDBPyConnection) -> None:
+            # The full-text index holds the removed text's terms until it is rebuilt, and
+            # freed pages keep old bytes until a checkpoint: do both now, so the removed
+            # document's words are gone from the file, not just from answers.
+            self._refresh_text_index(c)
+            c.execute("CHECKPOINT")
+
+        await self._run(purge)
+        return released
 
     async def set_policy(self, space: str, policy: SpacePolicy) -> None:
         kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))
