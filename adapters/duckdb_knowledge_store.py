@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -138,25 +139,70 @@ class DuckDbKnowledgeStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             # A write-ahead log left beside the file means the last writer did not close.
             unclean = Path(self.path + ".wal").exists()
-        try:
-            self._connection = duckdb.connect(self.path)
-        except duckdb.Error as exc:
-            raise SheafError(ErrorKind.STORE_VERSION,
-                             f"cannot open the store at {self.path}: {exc}") from None
         self._lock = threading.Lock()
-        self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
-        for cursor in self._cursors:
-            self._free_cursors.put(cursor)
+        self._connect()
         self._migrate()
         self._repair_indexes(unclean)
-        self._load_full_text_extension()
         # The full-text index is not updated by writes: rebuilt before the first search
         # that follows a write.
         self._text_index_stale = True
         self._hnsw: set[int] = set()  # dimensions whose vectors have an HNSW index
         # Each (space, dimension)'s vectors as a matrix, dropped by every write.
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
+
+    def _connect(self) -> None:
+        try:
+            self._connection = duckdb.connect(self.path)
+        except duckdb.Error as exc:
+            raise SheafError(ErrorKind.STORE_VERSION,
+                             f"cannot open the store at {self.path}: {exc}") from None
+        self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
+        for cursor in self._cursors:
+            self._free_cursors.put(cursor)
+        self._load_full_text_extension()
+
+    def _compact(self) -> None:
+        """Rewrite the file with only its live rows, then reopen it (the write lock held).
+
+        DuckDB neither zeroes freed pages nor rewrites a row group for one deleted row,
+        so a removed document's text stays readable in the file until the file is
+        rewritten. The copy is made beside the file and renamed over it: a crash leaves
+        either the old file or the new one, never half of either."""
+        if self.path == ":memory:":
+            return
+        for _ in range(READ_CURSORS):  # wait for every reader to hand its cursor back
+            self._free_cursors.get().close()
+        old = self._connection
+        needs_vss = bool(old.execute("SELECT count(*) FROM duckdb_indexes() "
+                                     "WHERE sql ILIKE '%USING HNSW%'").fetchone()[0])
+        old.execute("CHECKPOINT")
+        old.close()
+        target = Path(self.path + ".compacting")
+        for leftover in (target, Path(f"{target}.wal")):
+            leftover.unlink(missing_ok=True)
+        try:
+            fresh = duckdb.connect(str(target))
+            try:
+                if needs_vss and _load_packaged_extension(fresh, "vss"):
+                    fresh.execute("SET hnsw_enable_experimental_persistence = true")
+                name = str(fresh.execute("SELECT current_database()").fetchone()[0])
+                quoted = self.path.replace("'", "''")  # ATTACH takes no parameters
+                fresh.execute(f"ATTACH '{quoted}' AS sheaf_before (READ_ONLY)")
+                fresh.execute(f'COPY FROM DATABASE sheaf_before TO "{name}"')
+                fresh.execute("DETACH sheaf_before")
+                fresh.execute("CHECKPOINT")
+            finally:
+                fresh.close()
+            with open(target, "rb") as copied:
+                os.fsync(copied.fileno())
+            os.replace(target, self.path)
+        except (duckdb.Error, OSError):
+            logger.exception("compacting %s failed; the store is unchanged", self.path)
+            target.unlink(missing_ok=True)
+        finally:
+            self._connect()
+        self._matrices.clear()
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -230,6 +276,22 @@ class DuckDbKnowledgeStore:
                 self._free_cursors.put(cursor)
 
         return await anyio.to_thread.run_sync(on_cursor)
+
+    def _end_idle_read_transactions(self) -> None:
+        """A read cursor whose last result was not read to the end keeps its transaction
+        open, and an open transaction makes CHECKPOINT refuse: close those results."""
+        idle = []
+        while True:
+            try:
+                idle.append(self._free_cursors.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            for cursor in idle:
+                cursor.execute("SELECT 1").fetchall()
+        finally:
+            for cursor in idle:
+                self._free_cursors.put(cursor)
 
     async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         def locked() -> T:
@@ -555,10 +617,11 @@ class DuckDbKnowledgeStore:
 
         def purge(c: duckdb.DuckDBPyConnection) -> None:
             # The full-text index holds the removed text's terms until it is rebuilt, and
-            # freed pages keep old bytes until a checkpoint: do both now, so the removed
-            # document's words are gone from the file, not just from answers.
+            # the file keeps deleted rows' bytes until it is rewritten: do both now, so
+            # the removed document's words are gone from the disk, not just from answers.
             self._refresh_text_index(c)
-            c.execute("CHECKPOINT")
+            self._end_idle_read_transactions()
+            self._compact()
 
         await self._run(purge)
         return released
