@@ -16,9 +16,11 @@ import pytest
 
 from sheaf.application.quotes import MAX_QUOTE_CHARACTERS
 from sheaf.entrypoints.http_api import SETTINGS
-from tests.entrypoints.test_http_api import TOKEN, Api, Start, start_api  # noqa: F401
+from tests.entrypoints import test_http_api
+from tests.entrypoints.test_http_api import TOKEN, Api, Start
 
 pytestmark = pytest.mark.anyio
+start_api = test_http_api.start_api  # the API fixture, shared
 
 
 async def _upload(api: Api, name: str, data: bytes, status: int) -> dict[str, object]:
