@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given
@@ -34,15 +33,14 @@ def test_depth_matches_the_structure(value: object) -> None:
 
 
 @pytest.mark.parametrize("opening", ["[", '{"a":', '[{"b":', '{"x": "[\\"", "y":['])
-def test_a_hundred_thousand_levels_are_too_complex_in_seconds(opening: str) -> None:
+def test_a_hundred_thousand_levels_are_too_complex(opening: str) -> None:
+    # Before the cap this was a RecursionError (times are measured in bench/).
     text = opening * 100_000
-    started = time.monotonic()
     with pytest.raises(SheafError) as caught:
         raw_document(text, "application/json")
     assert caught.value.kind is ErrorKind.TOO_COMPLEX
     with pytest.raises(SheafError):
         parse_strict_json(text)
-    assert time.monotonic() - started < 10
 
 
 def test_the_deepest_allowed_document_is_pretty_printed() -> None:
