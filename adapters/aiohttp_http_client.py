@@ -7,14 +7,15 @@ import logging
 import ssl
 from datetime import UTC, datetime
 from types import TracebackType
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 import anyio
+import yarl
 from aiohttp.abc import AbstractResolver
 
 from sheaf.adapters.body_decoder import ACCEPT_ENCODING, CappedBody
-from sheaf.adapters.guarded_resolver import AddressPolicy, GuardedResolver
+from sheaf.adapters.guarded_resolver import AddressPolicy, GuardedConnector, GuardedResolver
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.redirect_following import (
     REDIRECT_STATUSES,
@@ -31,7 +32,7 @@ from sheaf.domain.network_policy import (
     parse_ip_literal,
 )
 from sheaf.domain.retry_after import RETRY_STATUSES, retry_after_seconds
-from sheaf.domain.url_normalisation import split_http_url
+from sheaf.domain.url_normalisation import canonical_host, split_http_url
 
 logger = logging.getLogger("sheaf.http")
 
@@ -64,9 +65,13 @@ class AiohttpHttpClient:
         if self._session is None:
             settings = self.settings
             resolver: AbstractResolver | None = self._inner_resolver
-            if not settings.allow_private_network:
-                resolver = GuardedResolver(self._inner_resolver, self._policy)
-            connector = aiohttp.TCPConnector(resolver=resolver, ttl_dns_cache=10, limit=32)
+            connector: aiohttp.TCPConnector
+            if settings.allow_private_network:
+                connector = aiohttp.TCPConnector(resolver=resolver, ttl_dns_cache=10, limit=32)
+            else:
+                connector = GuardedConnector(
+                    resolver=GuardedResolver(self._inner_resolver, self._policy),
+                    policy=self._policy, ttl_dns_cache=10, limit=32)
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 auto_decompress=False,
@@ -93,19 +98,45 @@ class AiohttpHttpClient:
         return await follow_redirects(url, fetch_one, self._check_target,
                                       self.settings.max_redirects)
 
-    def _check_target(self, url: str) -> None:
+    def _check_target(self, url: str) -> str:
+        """The hop's URL with its host normalised, once that host is judged fetchable.
+
+        The host is judged as written, as normalised here, and as aiohttp itself will
+        spell it; the three must agree on any IP literal, so no spelling can mean one
+        address to the guard and another to the connection. The connector then judges
+        every address actually connected to."""
         parts = split_http_url(url)
+        written = parts.hostname or ""
+        try:
+            host = canonical_host(written)
+        except SheafError as exc:
+            raise exc.with_url(url) from None
+        netloc = f"[{host}]" if ":" in host else host
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+        if parts.username is not None:
+            netloc = parts.netloc.rpartition("@")[0] + "@" + netloc
+        hop = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
         if self.settings.allow_private_network:
-            return
-        host = parts.hostname or ""
-        reason = blocked_host_reason(host, self._policy)
-        if reason:
-            raise SheafError(ErrorKind.BLOCKED_ADDRESS, reason, url=url)
+            return hop
+        try:
+            connect_host = yarl.URL(hop).raw_host or ""
+        except (ValueError, UnicodeError) as exc:
+            raise SheafError(ErrorKind.INVALID_URL, f"invalid URL: {exc}", url=url) from None
+        for spelling in (written, host, connect_host):
+            reason = blocked_host_reason(spelling, self._policy)
+            if reason:
+                raise SheafError(ErrorKind.BLOCKED_ADDRESS, reason, url=url)
+        literals = {parse_ip_literal(s) for s in (host, connect_host)}
+        if len(literals) > 1:
+            raise SheafError(ErrorKind.INVALID_URL, f"host {written!r} does not normalise "
+                             "to one address", url=url)
         literal = parse_ip_literal(host)
         if literal is not None and literal != _plain_literal(host):
-                # A legacy spelling (`0x7f.1`): connect to the address that was checked.
-                raise SheafError(ErrorKind.INVALID_URL,
-                                 f"ambiguous IPv4 spelling {host!r}; write {literal}", url=url)
+            # A legacy spelling (`0x7f.1`): connect to the address that was checked.
+            raise SheafError(ErrorKind.INVALID_URL,
+                             f"ambiguous IPv4 spelling {written!r}; write {literal}", url=url)
+        return hop
 
     async def _request_with_retries(self, url: str, accept: str
                                     ) -> tuple[int, Headers, bytes]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -38,6 +40,19 @@ PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 """Reads that run at once beside the writer; more wait for a free cursor."""
 T = TypeVar("T")
+logger = logging.getLogger("sheaf.store")
+
+# The non-unique indexes (name: table, column). After a process is killed mid-write,
+# DuckDB 1.5 can replay the write-ahead log into these with entries missing: a lookup
+# through them then misses rows a scan finds (the primary keys were seen intact).
+SECONDARY_INDEXES: dict[str, tuple[str, str]] = {
+    "versions_document": ("versions", "document_id"),
+    "sources_document": ("sources", "document_id"),
+    "chunks_version": ("chunks", "version_id"),
+}
+# How many of the newest rows of each indexed table are looked up on every open; rows
+# written last are the ones a crash can lose from an index.
+_VERIFIED_ROWS = 32
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -119,26 +134,75 @@ class DuckDbKnowledgeStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
+        unclean = False
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._connection = duckdb.connect(self.path)
-        except duckdb.Error as exc:
-            raise SheafError(ErrorKind.STORE_VERSION,
-                             f"cannot open the store at {self.path}: {exc}") from None
+            # A write-ahead log left beside the file means the last writer did not close.
+            unclean = Path(self.path + ".wal").exists()
         self._lock = threading.Lock()
-        self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
-        for cursor in self._cursors:
-            self._free_cursors.put(cursor)
+        self._connect()
         self._migrate()
-        self._load_full_text_extension()
+        self._repair_indexes(unclean)
         # The full-text index is not updated by writes: rebuilt before the first search
         # that follows a write.
         self._text_index_stale = True
         self._hnsw: set[int] = set()  # dimensions whose vectors have an HNSW index
         # Each (space, dimension)'s vectors as a matrix, dropped by every write.
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
+
+    def _connect(self) -> None:
+        try:
+            self._connection = duckdb.connect(self.path)
+        except duckdb.Error as exc:
+            raise SheafError(ErrorKind.STORE_VERSION,
+                             f"cannot open the store at {self.path}: {exc}") from None
+        self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
+        for cursor in self._cursors:
+            self._free_cursors.put(cursor)
+        self._load_full_text_extension()
+
+    def _compact(self) -> None:
+        """Rewrite the file with only its live rows, then reopen it (the write lock held).
+
+        DuckDB neither zeroes freed pages nor rewrites a row group for one deleted row,
+        so a removed document's text stays readable in the file until the file is
+        rewritten. The copy is made beside the file and renamed over it: a crash leaves
+        either the old file or the new one, never half of either."""
+        if self.path == ":memory:":
+            return
+        for _ in range(READ_CURSORS):  # wait for every reader to hand its cursor back
+            self._free_cursors.get().close()
+        old = self._connection
+        needs_vss = bool(old.execute("SELECT count(*) FROM duckdb_indexes() "
+                                     "WHERE sql ILIKE '%USING HNSW%'").fetchone()[0])
+        old.execute("CHECKPOINT")
+        old.close()
+        target = Path(self.path + ".compacting")
+        for leftover in (target, Path(f"{target}.wal")):
+            leftover.unlink(missing_ok=True)
+        try:
+            fresh = duckdb.connect(str(target))
+            try:
+                if needs_vss and _load_packaged_extension(fresh, "vss"):
+                    fresh.execute("SET hnsw_enable_experimental_persistence = true")
+                name = str(fresh.execute("SELECT current_database()").fetchone()[0])
+                quoted = self.path.replace("'", "''")  # ATTACH takes no parameters
+                fresh.execute(f"ATTACH '{quoted}' AS sheaf_before (READ_ONLY)")
+                fresh.execute(f'COPY FROM DATABASE sheaf_before TO "{name}"')
+                fresh.execute("DETACH sheaf_before")
+                fresh.execute("CHECKPOINT")
+            finally:
+                fresh.close()
+            with open(target, "rb") as copied:
+                os.fsync(copied.fileno())
+            os.replace(target, self.path)
+        except (duckdb.Error, OSError):
+            logger.exception("compacting %s failed; the store is unchanged", self.path)
+            target.unlink(missing_ok=True)
+        finally:
+            self._connect()
+        self._matrices.clear()
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -165,6 +229,36 @@ class DuckDbKnowledgeStore:
                 connection.execute("ROLLBACK")
                 raise
 
+    def _repair_indexes(self, unclean: bool) -> None:
+        """Make the store answer correctly whatever happened to the last writer.
+
+        After an unclean shutdown the log is checkpointed at once and every secondary
+        index rebuilt from its table. On every open the newest rows are also looked up
+        through each index and the index rebuilt when a lookup misses a row, which
+        repairs stores damaged before this check existed."""
+        connection = self._connection
+        if unclean:
+            connection.execute("CHECKPOINT")
+        existing = {str(r[0]) for r in connection.execute(
+            "SELECT index_name FROM duckdb_indexes()").fetchall()}
+        broken = [name for name, (table, column) in SECONDARY_INDEXES.items()
+                  if name in existing and (unclean or _index_misses_rows(connection, table,
+                                                                         column))]
+        if not broken:
+            return
+        logger.warning("rebuilding the indexes %s of %s", ", ".join(broken), self.path)
+        connection.execute("BEGIN TRANSACTION")
+        try:
+            for name in broken:
+                table, column = SECONDARY_INDEXES[name]
+                connection.execute(f"DROP INDEX {name}")
+                connection.execute(f"CREATE INDEX {name} ON {table} ({column})")
+            connection.execute("COMMIT")
+        except duckdb.Error:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("CHECKPOINT")
+
     def _load_full_text_extension(self) -> None:
         if not _load_packaged_extension(self._connection, "fts"):
             raise SheafError(ErrorKind.STORE_VERSION,
@@ -182,6 +276,22 @@ class DuckDbKnowledgeStore:
                 self._free_cursors.put(cursor)
 
         return await anyio.to_thread.run_sync(on_cursor)
+
+    def _end_idle_read_transactions(self) -> None:
+        """A read cursor whose last result was not read to the end keeps its transaction
+        open, and an open transaction makes CHECKPOINT refuse: close those results."""
+        idle = []
+        while True:
+            try:
+                idle.append(self._free_cursors.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            for cursor in idle:
+                cursor.execute("SELECT 1").fetchall()
+        finally:
+            for cursor in idle:
+                self._free_cursors.put(cursor)
 
     async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         def locked() -> T:
@@ -503,7 +613,18 @@ class DuckDbKnowledgeStore:
                 "UNION SELECT markdown_sha FROM versions").fetchall()}
             return released - used
 
-        return await self._transaction(write)
+        released = await self._transaction(write)
+
+        def purge(c: duckdb.DuckDBPyConnection) -> None:
+            # The full-text index holds the removed text's terms until it is rebuilt, and
+            # the file keeps deleted rows' bytes until it is rewritten: do both now, so
+            # the removed document's words are gone from the disk, not just from answers.
+            self._refresh_text_index(c)
+            self._end_idle_read_transactions()
+            self._compact()
+
+        await self._run(purge)
+        return released
 
     async def set_policy(self, space: str, policy: SpacePolicy) -> None:
         kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))
@@ -737,6 +858,21 @@ def _blocks_from_json(text: str) -> tuple[BlockRow, ...]:
                  for k, s, e, lv, lb, p in json.loads(text))
 
 
+def _index_misses_rows(c: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """True when a lookup through `column`'s index misses one of the newest rows.
+
+    The sample is read by a scan in insertion order (no index serves `rowid` order); each
+    key is then counted through an equality lookup, which the index serves."""
+    sampled = c.execute(
+        f"SELECT {column}, count(*) FROM (SELECT {column} FROM {table} ORDER BY rowid DESC "
+        f"LIMIT {_VERIFIED_ROWS}) GROUP BY {column}").fetchall()
+    for key, at_least in sampled:
+        found = c.execute(f"SELECT count(*) FROM {table} WHERE {column} = ?", [key]).fetchone()
+        if found is None or int(found[0]) < int(at_least):
+            return True
+    return False
+
+
 def _upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
                    source: SourceRef, fetched_sha: str, final_url: str | None,
                    now: datetime) -> None:
@@ -756,7 +892,10 @@ def _document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord 
     versions = tuple(_version(r) for r in c.execute(
         f"SELECT {_VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
         [document_id]).fetchall())
-    current = next(v for v in versions if v.id == row[2])
+    current = next((v for v in versions if v.id == row[2]), None)
+    if current is None:
+        raise SheafError(ErrorKind.CORRUPT, f"document {document_id} has no row for its current "
+                         f"version {row[2]}; the store is damaged")
     sources = tuple(_source(s) for s in c.execute(
         "SELECT space, key, kind, document_id, fetched_sha, original, final_url FROM sources "
         "WHERE document_id = ? ORDER BY seen_at", [document_id]).fetchall())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import anyio
@@ -23,6 +24,21 @@ class FilesystemArtifactStore:
 
     async def write(self, key: str, name: str, data: bytes) -> None:
         await anyio.to_thread.run_sync(write_atomically, self._path(key, name), data)
+
+    async def delete_under(self, prefix: str) -> None:
+        folder = self._path(prefix.rstrip("/"), "x").parent
+        await anyio.to_thread.run_sync(self._delete_folder, folder)
+
+    def _delete_folder(self, folder: Path) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        # Empty parents (the space's and the source's folders) go too, up to the root.
+        for parent in folder.parents:
+            if parent == self.root or self.root not in parent.parents:
+                break
+            try:
+                parent.rmdir()
+            except OSError:  # not empty
+                break
 
     async def read(self, key: str, name: str) -> bytes | None:
         path = self._path(key, name)

@@ -1,11 +1,13 @@
-"""DNS resolution that refuses non-public addresses before any connection is made."""
+"""DNS resolution and a connector that refuse non-public addresses before any connection."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from aiohttp import TCPConnector
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
 
@@ -40,3 +42,27 @@ class GuardedResolver(AbstractResolver):
 
     async def close(self) -> None:
         await self._inner.close()
+
+
+class GuardedConnector(TCPConnector):
+    """A TCP connector that judges every address it is about to connect to.
+
+    aiohttp skips the resolver for hosts that are already IP literals (after its own
+    IDNA normalisation), so a resolver-only guard never sees them; this is the one
+    place every path passes through, names and literals alike.
+    """
+
+    def __init__(self, *, policy: AddressPolicy = blocked_reason, **options: Any) -> None:
+        super().__init__(**options)
+        self._policy = policy
+
+    async def _resolve_host(self, host: str, port: int,
+                            traces: Sequence[Any] | None = None) -> list[ResolveResult]:
+        results = await super()._resolve_host(host, port, traces=traces)
+        for result in results:
+            address = ipaddress.ip_address(result["host"].split("%", 1)[0])
+            reason = self._policy(address)
+            if reason:
+                raise SheafError(ErrorKind.BLOCKED_ADDRESS,
+                                 f"{host} is a non-public address: {reason}")
+        return results

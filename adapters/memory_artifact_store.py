@@ -12,3 +12,8 @@ class MemoryArtifactStore:
 
     async def read(self, key: str, name: str) -> bytes | None:
         return self.files.get((key, name))
+
+    async def delete_under(self, prefix: str) -> None:
+        for key, name in list(self.files):
+            if key == prefix or key.startswith(prefix.rstrip("/") + "/"):
+                del self.files[(key, name)]

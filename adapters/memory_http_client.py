@@ -12,7 +12,7 @@ from sheaf.adapters.redirect_following import Headers, follow_redirects
 from sheaf.application.ports.http_client import HttpResponse
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.network_policy import blocked_host_reason, blocked_reason
-from sheaf.domain.url_normalisation import split_http_url
+from sheaf.domain.url_normalisation import canonical_host, split_http_url
 
 
 @attrs.frozen
@@ -70,13 +70,14 @@ class MemoryHttpClient:
         return await follow_redirects(url, fetch_one, self._check_target,
                                       self.settings.max_redirects)
 
-    def _check_target(self, url: str) -> None:
-        host = split_http_url(url).hostname or ""
+    def _check_target(self, url: str) -> str:
+        host = canonical_host(split_http_url(url).hostname or "")
         if self.settings.allow_private_network:
-            return
+            return url
         reason = blocked_host_reason(host)
         resolved = self.dns.get(host.lower().rstrip("."))
         if reason is None and resolved is not None:
             reason = blocked_reason(ipaddress.ip_address(resolved))
         if reason:
             raise SheafError(ErrorKind.BLOCKED_ADDRESS, reason, url=url)
+        return url

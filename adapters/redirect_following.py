@@ -19,14 +19,17 @@ def header_value(headers: Headers, name: str) -> str | None:
     return next((v for k, v in headers if k.lower() == wanted), None)
 
 
-async def follow_redirects(url: str, fetch_one: FetchOne, check_target: Callable[[str], None],
+async def follow_redirects(url: str, fetch_one: FetchOne, check_target: Callable[[str], str],
                            max_redirects: int) -> HttpResponse:
-    """Fetch `url`, following at most `max_redirects` redirects; loops are refused."""
+    """Fetch `url`, following at most `max_redirects` redirects; loops are refused.
+
+    `check_target` judges each hop and returns the spelling to fetch (its host
+    normalised), so the URL fetched is exactly the URL that was judged."""
     current = urldefrag(url.strip())[0]
     seen: set[str] = set()
     redirects: list[str] = []
     while True:
-        check_target(current)
+        current = check_target(current)
         if current in seen:
             raise SheafError(ErrorKind.REDIRECT_LOOP,
                              f"redirect loop: {current} was already visited", url=url)

@@ -14,6 +14,7 @@ from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.http_client import HttpClient, HttpResponse
 from sheaf.application.ports.pdf_extractor import PdfExtractor
 from sheaf.domain.accept_policy import HTML_FIRST, PDF_FIRST, accept_header_for, is_scholarly_host
+from sheaf.domain.content_sanity import unreadable_text_reason
 from sheaf.domain.diagnostics import DecisionLog
 from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -123,6 +124,10 @@ class ContentResolver:
             raise SheafError(decision.refusal, decision.reason, url=response.url,
                              status=response.status)
         if decision.route is Route.HTML:
+            unreadable = unreadable_text_reason(response.body, decision.media_type.charset)
+            if unreadable is not None:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable, url=response.url,
+                                 status=response.status)
             return await self._resolve_html(url, normalised, response, decision.media_type.charset,
                                             page.prefer, password, log)
         extraction = await self._extraction.extract(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.staging import stage_prefix
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 
@@ -13,9 +15,11 @@ from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 class DocumentCatalogue:
     """The store's documents by any of their names, and their stored text."""
 
-    def __init__(self, store: KnowledgeStore, blobs: BlobStore) -> None:
+    def __init__(self, store: KnowledgeStore, blobs: BlobStore,
+                 artifacts: ArtifactStore | None = None) -> None:
         self._store = store
         self._blobs = blobs
+        self._artifacts = artifacts
 
     async def get(self, space: str, reference: str) -> DocumentRecord:
         """A document by id, URL, path or caller source id; `document_not_found` if none."""
@@ -37,10 +41,14 @@ class DocumentCatalogue:
         return await self._store.documents(space)
 
     async def remove(self, space: str, reference: str) -> DocumentRecord:
-        """Remove a document, its versions and sources, and the blobs nothing else uses."""
+        """Remove a document, its versions and sources, the blobs nothing else uses, and
+        the staged artifacts of each of its sources."""
         document = await self.get(space, reference)
         for sha in await self._store.remove(space, document.id):
             await self._blobs.delete(sha)
+        if self._artifacts is not None:
+            for source in document.sources:
+                await self._artifacts.delete_under(stage_prefix(space, source.key))
         return document
 
     async def status(self) -> StoreStatus:

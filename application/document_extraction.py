@@ -6,6 +6,7 @@ import attrs
 
 from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.pdf_extractor import PdfExtractor
+from sheaf.domain.content_sanity import unreadable_text_reason
 from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.raw_text import raw_document
@@ -42,6 +43,9 @@ class DocumentExtraction:
             except SheafError as exc:
                 raise exc.with_url(location) from None
             return Extraction(document, ContentSource.PDF, decision)
+        unreadable = unreadable_text_reason(body, decision.media_type.charset)
+        if unreadable is not None:
+            raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable, url=location)
         if decision.route is Route.HTML:
             document = await self._html.extract(body, url=location,
                                                 charset=decision.media_type.charset)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -19,6 +20,7 @@ from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.snippet_embedding import embed_snippets
 from sheaf.application.stage_events import StageRecorder
+from sheaf.application.staging import stage_key
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.document import Document
@@ -73,6 +75,8 @@ class _Extracted:
     diagnostics: tuple[str, ...]
 
 
+logger = logging.getLogger("sheaf.ingestion")
+
 NEAR_DUPLICATE_THRESHOLD = 0.95
 """Cosine of shingle fingerprints at or above which a new document is flagged."""
 
@@ -123,13 +127,22 @@ class Ingestion:
         return expanded
 
     async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
-        """Ingest one source; failures come back as a `failed` result naming their kind."""
+        """Ingest one source; failures come back as a `failed` result naming their kind.
+
+        An unexpected exception (a defect, not bad input) is logged in full and becomes
+        this source's `internal` failure, so one source never ends a batch."""
         options = options or IngestOptions()
         try:
             return await self._ingest(source, options)
         except SheafError as exc:
             return IngestResult(source, IngestStatus.FAILED, error_kind=exc.kind.value,
                                 message=str(exc))
+        except Exception as exc:  # isolation is the point: a defect fails one source
+            logger.exception("ingesting %s failed unexpectedly", source)
+            first_line = (str(exc).strip().splitlines() or [""])[0][:200]
+            return IngestResult(source, IngestStatus.FAILED,
+                                error_kind=ErrorKind.INTERNAL.value,
+                                message=f"{type(exc).__name__}: {first_line}".rstrip(": "))
 
     async def _ingest(self, source: str, options: IngestOptions) -> IngestResult:
         space = options.space
@@ -187,8 +200,8 @@ class Ingestion:
             existing = await self._store.find(space, document_id)
             number = (max(v.number for v in existing.versions) + 1) if existing else 1
         version_id = version_id_for(document_id, number)
-        stage_key = _stage_key(space, ref.key, fetched_sha)
-        prepared = (await self._staged(stage_key, version_id) if options.resume else None)
+        staging_key = stage_key(space, ref.key, fetched_sha)
+        prepared = (await self._staged(staging_key, version_id) if options.resume else None)
         if prepared is not None:
             with record.stage(source, "extract", document_id) as state:
                 state["outcome"] = "resumed"
@@ -200,7 +213,7 @@ class Ingestion:
                 chunks = await self._pool.run(document_chunks, extracted.document, version_id,
                                               self.chunk_sizes)
             with record.stage(source, "stage", document_id):
-                prepared = await self._stage(stage_key, version_id, body, fetched_sha,
+                prepared = await self._stage(staging_key, version_id, body, fetched_sha,
                                              extracted, chunks)
         policy.check_kind(ContentSource(prepared.content_source), source)
         with record.stage(source, "embed", document_id):
@@ -320,11 +333,6 @@ def _sections_and_profile(document: Document
     text = document.text
     profile = profile_text(text, [(b.kind.value, b.start, b.end) for b in document.blocks])
     return document_sections(document), profile.as_dict(text)
-
-
-def _stage_key(space: str, source_key: str, fetched_sha: str) -> str:
-    source_hash = hashlib.sha256(source_key.encode()).hexdigest()[:20]
-    return f"{hashlib.sha256(space.encode()).hexdigest()[:12]}/{source_hash}/{fetched_sha[:20]}"
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

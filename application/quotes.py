@@ -5,11 +5,16 @@ from __future__ import annotations
 import attrs
 
 from sheaf.application.document_structure import DocumentStructure, StructuredDocument
+from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.quote_matching import FUZZY_THRESHOLD, MatchKind, find_quote
+from sheaf.domain.quote_matching import FUZZY_THRESHOLD, MatchKind, QuoteSearch, find_quote
 from sheaf.domain.section_labels import normalise_heading
 
 CONTEXT_CHARACTERS = 200
+MAX_QUOTE_CHARACTERS = 2000
+"""The longest text a quote request may look for. Fuzzy matching costs more than linear
+time in the text's length; a quotation longer than this is better cited by section or
+by sentences."""
 
 
 @attrs.frozen
@@ -42,8 +47,9 @@ class Quote:
 class Quotes:
     """Answers quote requests from stored documents; never invents a passage."""
 
-    def __init__(self, structure: DocumentStructure) -> None:
+    def __init__(self, structure: DocumentStructure, pool: WorkerPool | None = None) -> None:
         self._structure = structure
+        self._pool = pool or WorkerPool()
 
     async def load(self, space: str, reference: str) -> StructuredDocument:
         return await self._structure.load(space, reference)
@@ -52,8 +58,14 @@ class Quotes:
                       threshold: float = FUZZY_THRESHOLD) -> list[Quote]:
         """Occurrences of `query`: exact, tolerant or fuzzy; `quote_not_found` otherwise,
         naming the closest passage and its score."""
+        if len(query) > MAX_QUOTE_CHARACTERS:
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"the quote text has {len(query)} characters; at most "
+                             f"{MAX_QUOTE_CHARACTERS} are matched (cite a section or "
+                             "sentences instead)")
         loaded = await self.load(space, reference)
-        result = find_quote(loaded.text, query, find_all=find_all, threshold=threshold)
+        # Matching is CPU work of a cost that grows with the text: off the event loop.
+        result = await self._pool.run(_find, loaded.text, query, find_all, threshold)
         if not result.found:
             closest = ""
             if result.closest is not None:
@@ -120,6 +132,10 @@ class Quotes:
             version_id=document.current.id,
             context_before=text[max(0, start - CONTEXT_CHARACTERS):start],
             context_after=text[end:end + CONTEXT_CHARACTERS])
+
+
+def _find(text: str, query: str, find_all: bool, threshold: float) -> QuoteSearch:
+    return find_quote(text, query, find_all=find_all, threshold=threshold)
 
 
 def _overlapping(spans: tuple[tuple[int, int], ...], start: int, end: int

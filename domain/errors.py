@@ -32,6 +32,7 @@ class ErrorKind(enum.Enum):
     ENCRYPTED = "encrypted"
     WRONG_PASSWORD = "wrong_password"
     NO_TEXT_LAYER = "no_text_layer"
+    TOO_COMPLEX = "too_complex"
     # local input
     INPUT_NOT_FOUND = "input_not_found"
     # knowledge store
@@ -48,6 +49,8 @@ class ErrorKind(enum.Enum):
     # quotes
     QUOTE_NOT_FOUND = "quote_not_found"
     OUT_OF_RANGE = "out_of_range"
+    # a defect in sheaf itself, reported for one source rather than ending a batch
+    INTERNAL = "internal"
 
     @property
     def is_fetch_failure(self) -> bool:

@@ -6,6 +6,7 @@ import json
 import re
 
 from sheaf.domain.document import BlockDraft, BlockKind, Document
+from sheaf.domain.json_nesting import check_json_depth
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
 
@@ -30,6 +31,7 @@ def raw_document(text: str, media_type: str, *, title: str | None = None) -> Doc
 
 
 def _json_block(text: str) -> BlockDraft:
+    check_json_depth(text, "the JSON document")
     try:
         pretty = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
     except ValueError:

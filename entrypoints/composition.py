@@ -141,14 +141,16 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     client, resolver = build_resolver(settings, pool)
     store = DuckDbKnowledgeStore(store_path)
     blobs = FilesystemBlobStore(blob_folder(store_path))
-    catalogue = DocumentCatalogue(store, blobs)
+    artifacts = FilesystemArtifactStore(blob_folder(store_path))
+    catalogue = DocumentCatalogue(store, blobs, artifacts)
     enrichment = (Enrichment(store, catalogue, language_model, embedder, budget=budget)
                   if language_model is not None else None)
     ingestion = Ingestion(resolver, build_extraction(pool), FilesystemFileReader(), store,
-                          blobs, FilesystemArtifactStore(blob_folder(store_path)),
+                          blobs, artifacts,
                           recorder=StageRecorder(listener), embedder=embedder, pool=pool,
                           enrichment=enrichment, chunk_sizes=chunk_sizes)
     structure = DocumentStructure(catalogue, pool)
-    return KnowledgeServices(client, store, ingestion, catalogue, structure, Quotes(structure),
+    quotes = Quotes(structure, pool)
+    return KnowledgeServices(client, store, ingestion, catalogue, structure, quotes,
                              Reindexing(store, structure, embedder, enrichment),
                              Search(store, embedder, structure), embedder, enrichment)

@@ -8,6 +8,7 @@ stream to disk under the size cap, counted while reading.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -20,11 +21,13 @@ from typing import Any
 
 import attrs
 from aiohttp import BodyPartReader, web
+from aiohttp.helpers import parse_mimetype
 
 from sheaf.adapters.package_version import sheaf_version
 from sheaf.application.ingestion import IngestOptions
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestResult, IngestStatus
+from sheaf.domain.json_nesting import parse_strict_json
 from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.search_request import (
     Expansion,
@@ -34,7 +37,7 @@ from sheaf.domain.search_request import (
 )
 from sheaf.entrypoints.composition import KnowledgeServices
 from sheaf.entrypoints.openapi import openapi_document
-from sheaf.entrypoints.problem_details import problem, status_of
+from sheaf.entrypoints.problem_details import problem, public_detail, status_of
 
 logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -95,7 +98,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except SheafError as exc:
-        return problem(status_of(exc.kind), exc.kind.value, exc.message)
+        return problem(status_of(exc.kind), exc.kind.value, public_detail(exc.message))
     except _Refusal as refusal:
         return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
     except web.HTTPException as exc:
@@ -112,9 +115,11 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
     token = request.app[SETTINGS].token
     if token and request.path not in ("/v1/health", "/openapi.json"):
-        given = request.headers.get("Authorization", "")
-        expected = f"Bearer {token}"
-        if not hmac.compare_digest(given.encode(), expected.encode()):
+        # Header bytes that are not UTF-8 arrive as surrogates: compared, never encoded
+        # strictly (that raised, and the server answered 500).
+        given = request.headers.get("Authorization", "").encode("utf-8", "surrogateescape")
+        expected = f"Bearer {token}".encode()
+        if not hmac.compare_digest(given, expected):
             raise _Refusal(401, "unauthorized",
                            "missing or wrong token: send 'Authorization: Bearer <token>'",
                            {"WWW-Authenticate": 'Bearer realm="sheaf"'})
@@ -135,6 +140,31 @@ def _bad(detail: str) -> _Refusal:
     return _Refusal(400, "invalid_request", detail)
 
 
+def _json_value(text: str, what: str) -> Any:
+    try:
+        return parse_strict_json(text, what)
+    except ValueError as exc:
+        raise _bad(f"{what} is not JSON: {exc}") from None
+
+
+async def _json_body(request: web.Request, hint: str) -> Any:
+    try:
+        text = (await request.read()).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad(f"the body must be UTF-8 JSON {hint}") from None
+    return _json_value(text, "the body")
+
+
+def _count(payload: dict[str, Any], name: str) -> int | None:
+    """An optional positive whole number from a JSON body; booleans and floats refused."""
+    value = payload.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _bad(f"{name} must be a whole number of at least 1, not {json.dumps(value)}")
+    return value
+
+
 def _int(request: web.Request, name: str, default: int) -> int:
     value = request.query.get(name)
     if value is None:
@@ -142,7 +172,7 @@ def _int(request: web.Request, name: str, default: int) -> int:
     try:
         return int(value)
     except ValueError:
-        raise _bad(f"{name} must be an integer, not {value!r}") from None
+        raise _bad(f"{name} must be an integer, not {value[:40]!r}") from None
 
 
 async def _document(request: web.Request) -> DocumentRecord:
@@ -182,21 +212,32 @@ async def ingest(request: web.Request) -> web.Response:
                        f"{settings.pending} ingests are running; try again shortly",
                        {"Retry-After": "2"})
     settings.pending += 1
+    upload: Path | None = None
     try:
         if request.content_type.startswith("multipart/"):
             source, options = await _receive_upload(request)
+            upload = Path(source)
         else:
             source, options = await _url_request(request)
         result = await request.app[SERVICES].ingestion.ingest(source, options)
     finally:
         settings.pending -= 1
+        if upload is not None:  # the store keeps its own copy of the bytes
+            _discard_upload(upload, settings.uploads)
     return _ingested(result)
+
+
+def _discard_upload(upload: Path, uploads: Path) -> None:
+    upload.unlink(missing_ok=True)
+    if upload.parent != uploads and uploads in upload.parents:
+        with contextlib.suppress(OSError):  # another upload of the same bytes is arriving
+            upload.parent.rmdir()
 
 
 def _ingested(result: IngestResult) -> web.Response:
     if result.status is IngestStatus.FAILED:
         kind = ErrorKind(result.error_kind) if result.error_kind else ErrorKind.HTTP_ERROR
-        raise SheafError(kind, result.message or "ingest failed")
+        raise SheafError(kind, public_detail(result.message or "ingest failed"))
     return _json(result.as_dict(), 201 if result.status is IngestStatus.NEW else 200)
 
 
@@ -213,10 +254,7 @@ def _options(request: web.Request, payload: dict[str, Any]) -> IngestOptions:
 
 
 async def _url_request(request: web.Request) -> tuple[str, IngestOptions]:
-    try:
-        payload = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise _bad("the body must be JSON {\"url\": ...} or a multipart upload") from None
+    payload = await _json_body(request, "{\"url\": ...} or a multipart upload")
     if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
         raise _bad("the JSON body needs a \"url\" string")
     url = payload["url"]
@@ -229,24 +267,40 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
     """The `file` part streamed to disk, counted against the cap as it arrives; stored
     by content hash and name, so the same upload twice is `unchanged`."""
     settings = request.app[SETTINGS]
-    reader = await request.multipart()
+    if not parse_mimetype(request.headers.get("Content-Type", "")).parameters.get("boundary"):
+        raise _bad("the multipart body has no boundary in its Content-Type")
+    try:
+        reader = await request.multipart()
+    except (KeyError, ValueError, AssertionError):
+        raise _bad("the multipart body's Content-Type is malformed") from None
     payload: dict[str, Any] = {}
     stored: Path | None = None
-    while (part := await reader.next()) is not None:
-        if not isinstance(part, BodyPartReader):
-            continue
-        if part.name == "file":
-            stored = await _spool(part, settings)
-        elif part.name == "metadata":
-            try:
-                payload["metadata"] = json.loads(await part.text())
-            except json.JSONDecodeError:
-                raise _bad("the metadata part must be a JSON object") from None
-        elif part.name == "source_id":
-            payload["source_id"] = await part.text()
-    if stored is None:
-        raise _bad("the multipart body needs a \"file\" part")
-    return str(stored), _options(request, payload)
+    try:
+        while (part := await _next_part(reader)) is not None:
+            if not isinstance(part, BodyPartReader):
+                continue
+            if part.name == "file":
+                if stored is not None:
+                    raise _bad("the multipart body has more than one \"file\" part")
+                stored = await _spool(part, settings)
+            elif part.name == "metadata":
+                payload["metadata"] = _json_value(await part.text(), "the metadata part")
+            elif part.name == "source_id":
+                payload["source_id"] = await part.text()
+        if stored is None:
+            raise _bad("the multipart body needs a \"file\" part")
+        return str(stored), _options(request, payload)
+    except BaseException:
+        if stored is not None:
+            _discard_upload(stored, settings.uploads)
+        raise
+
+
+async def _next_part(reader: Any) -> Any:
+    try:
+        return await reader.next()
+    except (ValueError, AssertionError, KeyError):  # aiohttp's multipart parser refusing
+        raise _bad("the multipart body is malformed") from None
 
 
 async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
@@ -339,10 +393,7 @@ async def search(request: web.Request) -> web.Response:
 
 
 async def quote(request: web.Request) -> web.Response:
-    try:
-        payload = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise _bad("the body must be JSON") from None
+    payload = await _json_body(request, "{\"document_id\": ..., \"text\": ...}")
     if not isinstance(payload, dict) or not isinstance(payload.get("document_id"), str):
         raise _bad("the JSON body needs a \"document_id\" string")
     quotes = request.app[SERVICES].quotes
@@ -352,15 +403,20 @@ async def quote(request: web.Request) -> web.Response:
                                      find_all=bool(payload.get("all")))
     elif isinstance(payload.get("section"), str):
         found = [await quotes.section(space, document, payload["section"],
-                                      payload.get("first"), payload.get("last"))]
+                                      _count(payload, "first"), _count(payload, "last"))]
     else:
-        unit = next((u for u in ("sentence", "paragraph") if isinstance(payload.get(u), int)),
+        unit = next((u for u in ("sentence", "paragraph") if payload.get(u) is not None),
                     None)
+        lines = payload.get("lines")
         if unit is not None:
-            found = [await quotes.by_position(space, document, unit, payload[unit])]
-        elif isinstance(payload.get("lines"), list) and len(payload["lines"]) == 2:
-            first, last = payload["lines"]
-            found = [await quotes.by_position(space, document, "line", int(first), int(last))]
+            found = [await quotes.by_position(space, document, unit,
+                                              _count(payload, unit) or 1)]
+        elif lines is not None:
+            if not isinstance(lines, list) or len(lines) != 2:
+                raise _bad("lines must be a pair [first, last]")
+            first = _count({"lines[0]": lines[0]}, "lines[0]") or 1
+            last = _count({"lines[1]": lines[1]}, "lines[1]") or 1
+            found = [await quotes.by_position(space, document, "line", first, last)]
         else:
             raise _bad("give text, sentence, paragraph, lines [a, b] or section")
     return _json({"quotes": [q.as_dict() for q in found]})

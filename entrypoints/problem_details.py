@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from http import HTTPStatus
 
 from aiohttp import web
@@ -29,7 +30,23 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.NO_TEXT_LAYER: 422,
     ErrorKind.TIMEOUT: 504,
     ErrorKind.STORE_VERSION: 500,
+    ErrorKind.INTERNAL: 500,
+    ErrorKind.TOO_COMPLEX: 422,
 }
+
+
+# An object's default repr (`<_io.BytesIO object at 0x7f...>`) and absolute paths on the
+# server (uploads are spooled under the store's folder) say nothing to a client and tell
+# an attacker how the server is laid out. A path is a "/" not preceded by a word
+# character, ":" or "/", so URL paths (`https://host/a/b`) are left alone.
+_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+_SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s/\[\]'\"]+/)+([^\s/\[\]'\"]+)")
+
+
+def public_detail(detail: str) -> str:
+    """`detail` without server paths (each reduced to its file name) or object reprs."""
+    detail = _OBJECT_REPR.sub("the input", detail)
+    return _SERVER_PATH.sub(lambda m: m.group(1), detail)
 
 
 def status_of(kind: ErrorKind) -> int:
@@ -43,6 +60,6 @@ def problem(status: int, kind: str, detail: str, *,
             headers: dict[str, str] | None = None) -> web.Response:
     """A JSON problem document carrying sheaf's error kind."""
     body = {"type": f"urn:sheaf:error:{kind}", "title": HTTPStatus(status).phrase,
-            "status": status, "detail": detail, "kind": kind}
+            "status": status, "detail": public_detail(detail), "kind": kind}
     return web.Response(status=status, text=json.dumps(body),
                         content_type="application/problem+json", headers=headers)

@@ -55,8 +55,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             space=args.space, token=token, max_upload_bytes=settings.max_bytes,
             max_pending=args.max_pending, uploads=Path(f"{blob_folder(path)}") / "uploads"))
 
-    print(f"sheaf: serving {path} on http://{args.host}:{args.port} "
-          f"({'token required' if token else 'no token'})", file=sys.stderr)
-    web.run_app(make_app(), host=args.host, port=args.port, print=None,
+    def announce(_: str) -> None:
+        # Called once the store is open and the port bound, not before: a store locked
+        # by another process or a busy port fails without having claimed to serve.
+        print(f"sheaf: serving {path} on http://{args.host}:{args.port} "
+              f"({'token required' if token else 'no token'})", file=sys.stderr, flush=True)
+
+    web.run_app(make_app(), host=args.host, port=args.port, print=announce,
                 access_log=None)
     return 0

@@ -14,3 +14,7 @@ class ArtifactStore(Protocol):
     async def read(self, key: str, name: str) -> bytes | None:
         """The file's bytes, or None when it was never (completely) written."""
         ...
+
+    async def delete_under(self, prefix: str) -> None:
+        """Delete every file whose key is `prefix` or lies under it (`prefix/...`)."""
+        ...

@@ -177,8 +177,9 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     world.ingestion = Ingestion(ContentResolver(world.http, html, pdf),
                                 DocumentExtraction(html, pdf), world.files, world.store,
                                 world.blobs, artifacts)
-    with pytest.raises(RuntimeError):
-        await world.ingestion.ingest(NOTES)
+    failed = await world.ingestion.ingest(NOTES)
+    assert failed.status is IngestStatus.FAILED and failed.error_kind == "internal"
+    assert failed.message == "RuntimeError: killed between the stage and store steps"
     assert await world.store.find("default", NOTES) is None  # nothing half-stored
     names = {name for _, name in artifacts.files}
     assert names == {"document.md", "meta.json", "chunks.jsonl"}

@@ -26,3 +26,15 @@ async def test_write_read_and_overwrite(artifacts: ArtifactStore) -> None:
     await artifacts.write("default/abc/v1", "meta.json", b'{"a": 1}')
     assert await artifacts.read("default/abc/v1", "meta.json") == b'{"a": 1}'
     assert await artifacts.read("default/abc/v2", "meta.json") is None
+
+
+async def test_delete_under_removes_a_prefix_and_nothing_beside_it(
+        artifacts: ArtifactStore) -> None:
+    for key in ("s/src1/v1", "s/src1/v2", "s/src10/v1", "s/src2/v1"):
+        await artifacts.write(key, "document.md", key.encode())
+    await artifacts.delete_under("s/src1")
+    assert await artifacts.read("s/src1/v1", "document.md") is None
+    assert await artifacts.read("s/src1/v2", "document.md") is None
+    assert await artifacts.read("s/src10/v1", "document.md") == b"s/src10/v1"
+    assert await artifacts.read("s/src2/v1", "document.md") == b"s/src2/v1"
+    await artifacts.delete_under("s/never-written")  # nothing to delete is not an error

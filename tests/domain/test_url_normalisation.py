@@ -77,3 +77,23 @@ def test_normalisation_raises_only_typed_errors(text: str) -> None:
 ])
 def test_accept_header(url: str, accept: str) -> None:
     assert accept_header_for(url) == accept
+
+
+@pytest.mark.parametrize(("host", "expected"), [
+    ("127。0。0。1", "127.0.0.1"), ("１２７.０.０.１", "127.0.0.1"), ("127｡0｡0｡1", "127.0.0.1"),
+    ("①②⑦.⓪.⓪.①", "127.0.0.1"), ("%31%32%37.0.0.1", "127.0.0.1"), ("١٢٧.0.0.1", "127.0.0.1"),
+    ("Bücher.DE", "xn--bcher-kva.de"), ("[::FFFF:127.0.0.1]", "::ffff:7f00:1"),
+    ("example.org.", "example.org."), ("ＥＸＡＭＰＬＥ．org", "example.org"),
+])
+def test_hosts_normalise_to_the_ascii_a_connection_uses(host: str, expected: str) -> None:
+    from sheaf.domain.url_normalisation import canonical_host
+    assert canonical_host(host) == expected
+
+
+@pytest.mark.parametrize("host", ["⒈⒉⒎.0.0.1", "a..b", "exa mple.org", "%zz.org", "[::g]",
+                                  "host%2fpath.org"])
+def test_hosts_that_do_not_normalise_cleanly_are_refused(host: str) -> None:
+    from sheaf.domain.url_normalisation import canonical_host
+    with pytest.raises(SheafError) as caught:
+        canonical_host(host)
+    assert caught.value.kind is ErrorKind.INVALID_URL

@@ -1,0 +1,42 @@
+"""Bytes that are not text are refused with the reason; text in any charset passes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sheaf.domain.content_sanity import unreadable_text_reason
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("charset", [None, "utf-8", "latin-1", "cp1252", "ascii"])
+def test_random_bytes_are_not_text(seed: int, charset: str | None) -> None:
+    noise = random.Random(seed).randbytes(4096)
+    reason = unreadable_text_reason(noise, charset)
+    assert reason is not None and reason.startswith("not text")
+
+
+@pytest.mark.parametrize("size", [1, 10, 10_000])
+def test_nul_and_control_bytes_are_not_text(size: int) -> None:
+    assert "NUL" in (unreadable_text_reason(b"\x00" * size) or "")
+    assert "control" in (unreadable_text_reason(bytes(range(1, 9)) * size) or "")
+
+
+@given(st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1),
+       st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+def test_any_text_in_a_unicode_encoding_is_text(text: str, codec: str) -> None:
+    encoded = text.encode(codec)  # utf-16/32 carry a BOM
+    assert unreadable_text_reason(encoded, None if codec != "utf-8" else codec) is None
+
+
+@pytest.mark.parametrize(("text", "codec"), [
+    ("Καλημέρα κόσμε, τι κάνεις σήμερα;\n", "cp1253"),
+    ("Привет, как дела у тебя сегодня?\n", "koi8-r"),
+    ("Ça va très bien, merci beaucoup.\n", "latin-1"),
+    ("Tabs\tand\r\nline breaks\fand feeds\n", "ascii"),
+])
+def test_text_in_an_undeclared_legacy_charset_is_text(text: str, codec: str) -> None:
+    assert unreadable_text_reason((text * 200).encode(codec)) is None
