@@ -129,7 +129,8 @@ class ContentResolver:
             response.body, declared_type=response.content_type, location=response.url,
             password=password)
         return self._finish(url, normalised, response, extraction.document, extraction.source,
-                            log, content_type=decision.media_type.essence or "application/pdf")
+                            log, content_type=extraction.content_type
+                            or decision.media_type.essence or "application/pdf")
 
     async def _resolve_html(self, url: str, normalised: str, response: HttpResponse,
                             charset: str | None, prefer: Preference, password: str | None,
