@@ -79,12 +79,15 @@ class ContentResolver:
         pdf_extractor: PdfExtractor,
         *,
         max_characters: int = MAX_TEXT_CHARACTERS,
+        extraction: DocumentExtraction | None = None,
     ) -> None:
         self._http = http
         self._html = html_extractor
         self._pdf = pdf_extractor
         self._max_characters = max_characters
-        self._extraction = DocumentExtraction(html_extractor, pdf_extractor)
+        # Bodies that are not web pages (Office files, images, ...) go through the same
+        # extraction as local files, with whatever formats it was given.
+        self._extraction = extraction or DocumentExtraction(html_extractor, pdf_extractor)
 
     async def resolve(self, url: str, prefer: Preference = "auto",
                       password: str | None = None) -> ResolvedContent:

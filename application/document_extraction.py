@@ -107,7 +107,10 @@ class DocumentExtraction:
             return Extraction(document, ContentSource.HTML, decision, "text/html")
         if decision.route is Route.IMAGE:
             found = image_type(body[:16]) or "image"
-            pages = await self._recognise(body, None)
+            if self._ocr is None:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
+                                 f"{found} needs OCR, and no OCR engine is configured")
+            pages = await self._ocr.recognise(body, pages=None)
             return Extraction(ocr_document(pages), ContentSource.OCR, decision, found)
         if decision.route in _FORMATS:
             source, media_type = _FORMATS[decision.route]
@@ -159,12 +162,6 @@ class DocumentExtraction:
             note = f"ocr: pages {', '.join(map(str, blank))} not read: {exc.message}"
             return attrs.evolve(document, notes=(*document.notes, note)), ContentSource.PDF
         return _with_ocr_pages(document, pages), ContentSource.PDF
-
-    async def _recognise(self, body: bytes, pages: list[int] | None) -> tuple[OcrPage, ...]:
-        if self._ocr is None:
-            raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
-                             "an image needs OCR, and no OCR engine is configured")
-        return await self._ocr.recognise(body, pages=pages)
 
 
 def _pages_without_text(document: Document) -> list[int]:
