@@ -260,8 +260,14 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     interactive = sys.stderr.isatty() and not args.json
 
     async def work(services: KnowledgeServices) -> int:
-        expanded = await services.ingestion.expand(sources, args.recursive)
+        listing = await services.ingestion.expand_listing(sources, args.recursive)
+        expanded = list(listing.files)
         results: list[IngestResult] = []
+        for skipped in listing.skipped:  # every file of a directory is accounted for
+            if args.json:
+                print(json.dumps(skipped.as_dict(), ensure_ascii=False), flush=True)
+            else:
+                print(f"skipped   {skipped.path}  ({skipped.reason})", file=sys.stderr)
 
         async def one(source: str) -> None:
             result = await services.ingestion.ingest(source, options)
@@ -283,7 +289,10 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         await _for_each(expanded, args.concurrency, one)
         counts = Counter(r.status.value for r in results)
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
+        summary += f", {len(listing.skipped)} skipped"
         print(("\n" if interactive else "") + f"summary: {summary}", file=sys.stderr)
+        for skipped in listing.skipped:
+            print(f"  skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
         for failed in (r for r in results if r.status is IngestStatus.FAILED):
             print(f"  failed {failed.source}: {failed.error_kind}: {failed.message}",
                   file=sys.stderr)

@@ -173,3 +173,42 @@ def epub_bytes(*, extra: dict[str, bytes] | None = None) -> bytes:
         for name, data in (extra or {}).items():
             book.writestr(name, data)
     return out.getvalue()
+
+
+SCANNED_TEXT = (
+    "The harbour master kept a careful record of every vessel that entered the port. "
+    "Each morning he wrote the names of the ships, their cargo and the weather in a "
+    "large leather book. Over forty years the book grew into a history of the town, "
+    "and scholars still read it to learn how trade changed along the coast."
+)
+
+
+def scanned_page(text: str = SCANNED_TEXT, *, width: int = 1700, size: int = 40) -> bytes:
+    """A page of `text` rendered with Pillow as a PNG, as a scanner would produce it."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=size)
+    image = Image.new("L", (width, 2200), 255)
+    draw = ImageDraw.Draw(image)
+    lines: list[str] = []
+    for word in text.split():
+        trial = f"{lines[-1]} {word}" if lines else word
+        if lines and draw.textlength(trial, font=font) < width - 300:
+            lines[-1] = trial
+        else:
+            lines.append(word)
+    for index, line in enumerate(lines):
+        draw.text((150, 150 + index * int(size * 1.6)), line, fill=0, font=font)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def scanned_pdf(text: str = SCANNED_TEXT) -> bytes:
+    """The rendered page wrapped into a one-page PDF with no text layer."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(scanned_page(text)))
+    buffer = io.BytesIO()
+    image.save(buffer, "PDF", resolution=200.0)
+    return buffer.getvalue()
