@@ -132,7 +132,10 @@ class TesseractOcr:
                 for number in list(wanted)[:self.max_pages]:
                     if not 1 <= number <= len(pdf.pages):
                         continue
-                    images = list(pdf.pages[number - 1].images.values())
+                    page = pdf.pages[number - 1]
+                    # get_images (pikepdf 10) also looks inside form XObjects.
+                    found = page.get_images() if hasattr(page, "get_images") else page.images
+                    images = list(found.values())
                     if not images:
                         continue
                     largest = max(images, key=lambda s: int(s.get("/Width", 0))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Collection
 
 import attrs
-
-from collections.abc import Collection
 
 from sheaf.domain.errors import ErrorKind
 from sheaf.domain.media_type import (
