@@ -106,6 +106,10 @@ class TesseractOcr:
 
         try:
             image = image_module.open(io.BytesIO(body))
+            if image.width * image.height > self.max_pixels:  # checked before decoding
+                raise SheafError(ErrorKind.UNSAFE_CONTENT,
+                                 f"the image is {image.width} x {image.height} pixels, over "
+                                 f"the {self.max_pixels} pixel limit (a decompression bomb?)")
             frames = []
             for number, frame in enumerate(ImageSequence.Iterator(image), 1):
                 if number > self.max_pages:
