@@ -101,9 +101,10 @@ def _paragraph_text(words: Sequence[OcrWord]) -> str:
             continue
         if not text:
             text = token
-        elif previous_line is not None and word.line != previous_line and text.endswith("-") \
-                and token[:1].islower():
-            text = text[:-1] + token
+        elif previous_line is not None and word.line != previous_line and text.endswith("-"):
+            # A word broken at the line end: rejoined, and the hyphen dropped unless the
+            # next part is capitalised (a compound such as North-East).
+            text = (text[:-1] if token[:1].islower() else text) + token
         else:
             text += " " + token
         previous_line = word.line
