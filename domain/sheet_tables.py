@@ -94,7 +94,10 @@ def delimited_document(text: str, name: str, *, delimiter: str | None = None,
     drafts = sheet_blocks(name, rows, limits=limits)
     if len(drafts) < 2:
         raise SheafError(ErrorKind.EMPTY, "the file holds no rows")
-    return assemble_document(drafts, metadata=DocumentMetadata(title=name))
+    # The title is the name without its extension, so the file's own section (headed by
+    # the full name) is not taken for the title heading.
+    title = name.rsplit(".", 1)[0] if "." in name.strip(".") else name
+    return assemble_document(drafts, metadata=DocumentMetadata(title=title))
 
 
 def sniff_delimiter(text: str) -> str:

@@ -56,7 +56,8 @@ def _docx_with_body(body_xml: str, extra: dict[str, bytes] | None = None) -> byt
 
 
 def _p(text: str, properties: str = "") -> str:
-    return f"<w:p><w:pPr>{properties}</w:pPr><w:r><w:t xml:space=\"preserve\">{text}</w:t></w:r></w:p>"
+    return (f"<w:p><w:pPr>{properties}</w:pPr><w:r><w:t xml:space=\"preserve\">{text}</w:t>"
+            "</w:r></w:p>")
 
 
 def test_docx_outline_levels_tracked_changes_spans_and_endnotes() -> None:

@@ -51,7 +51,8 @@ def test_a_sheet_past_the_cell_limit_is_refused() -> None:
 def test_delimiters(text: str, delimiter: str | None) -> None:
     document = delimited_document(text, "t.csv", delimiter=delimiter)
     assert "| a | b |\n|---|---|\n| 1 | 2 |" in document.text
-    assert document.title == "t.csv"
+    assert document.title == "t"
+    assert document.headings()[0].draft.text == "t.csv"
 
 
 def test_quoted_cells_with_newlines_and_pipes_stay_one_cell() -> None:
