@@ -88,7 +88,8 @@ class TesseractOcr:
             from PIL import Image
         except ImportError:
             raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, INSTALL_HINT) from None
-        Image.MAX_IMAGE_PIXELS = self.max_pixels
+        # The pixel cap is checked here before each decode, not through Pillow's global
+        # MAX_IMAGE_PIXELS, which would change every other user of Pillow in the process.
         if has_pdf_magic(body[:2048]):
             frames = self._pdf_images(body, pages)
         else:
@@ -144,6 +145,11 @@ class TesseractOcr:
                         continue
                     largest = max(images, key=lambda s: int(s.get("/Width", 0))
                                   * int(s.get("/Height", 0)))
+                    pixels = int(largest.get("/Width", 0)) * int(largest.get("/Height", 0))
+                    if pixels > self.max_pixels:
+                        raise SheafError(ErrorKind.UNSAFE_CONTENT,
+                                         f"page {number}'s image has {pixels} pixels, over "
+                                         f"the {self.max_pixels} pixel limit")
                     frames.append((number, PdfImage(largest).as_pil_image()))
         except Image.DecompressionBombError as exc:
             raise SheafError(ErrorKind.UNSAFE_CONTENT,

@@ -27,7 +27,14 @@ from sheaf.domain.zip_container import (
     check_listing,
     is_safe_member_name,
 )
-from tests.office_fixtures import docx_bytes, epub_bytes, pptx_bytes, rewrite_zip, xlsx_bytes
+from tests.office_fixtures import (
+    docx_bytes,
+    epub_bytes,
+    pptx_bytes,
+    rewrite_zip,
+    scanned_pdf,
+    xlsx_bytes,
+)
 
 EXTRACTORS = [(DocxExtractor(), docx_bytes), (PptxExtractor(), pptx_bytes),
               (XlsxExtractor(), xlsx_bytes), (EpubExtractor(), epub_bytes)]
@@ -165,6 +172,9 @@ def test_an_image_past_the_pixel_limit_is_refused_before_decoding() -> None:
     with pytest.raises(SheafError) as caught:
         engine._page_images(buffer.getvalue(), None)
     assert caught.value.kind is ErrorKind.UNSAFE_CONTENT
+    with pytest.raises(SheafError) as in_pdf:
+        engine._page_images(scanned_pdf(), None)
+    assert in_pdf.value.kind is ErrorKind.UNSAFE_CONTENT and "page 1" in in_pdf.value.message
 
 
 def _extraction() -> DocumentExtraction:
