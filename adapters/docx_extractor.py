@@ -23,6 +23,7 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 MAIN_PART = "word/document.xml"
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _MAX_NESTING = 9
@@ -103,7 +104,8 @@ class _DocxReading:
                 rows = self._table_rows(child)
                 if rows:
                     out.append(BlockDraft(BlockKind.TABLE, rows=rows))
-            elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml", W + "ins"):
+            elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml", W + "ins",
+                               MC + "AlternateContent", MC + "Choice"):
                 self._walk(child, out)
 
     def _paragraph(self, element: Element) -> _Paragraph:
@@ -143,8 +145,8 @@ class _DocxReading:
                     self.links.append(Link(_clean(text), target))
                 parts.append(text)
             elif tag in (W + "del", W + "moveFrom", W + "instrText", W + "delText",
-                         W + "pPr", W + "rPr"):
-                continue
+                         W + "pPr", W + "rPr", MC + "Fallback"):
+                continue  # deleted text, field codes, and the fallback copy of a drawing
             else:  # runs, fields, smart tags, insertions, content controls
                 parts.append(self._text(child))
         return "".join(parts)

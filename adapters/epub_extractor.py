@@ -81,7 +81,8 @@ def _book(container: Container, location: str) -> Document:
                 or itemref.get("linear") == "no" or not container.has(item.path):
             continue
         builder = BlockBuilder(f"{location}#{item.path}")
-        chapter = builder.build_all([_body(container.read(item.path))])
+        chapter = builder.build_all([_body(container.read(item.path))],
+                                    drop_publisher_sections=False)
         drafts += _titled(chapter, toc.get(item.path))
         links += builder.links
     if not any(d.kind is not BlockKind.HEADING for d in drafts):

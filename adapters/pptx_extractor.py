@@ -22,6 +22,7 @@ from sheaf.domain.markdown_rendering import assemble_document
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 MAIN_PART = "ppt/presentation.xml"
 _TITLES = ("title", "ctrTitle")
 _NOT_CONTENT = ("sldNum", "dt", "ftr", "hdr", "sldImg")
@@ -138,7 +139,9 @@ def _collect(tree: Element, number: int, shapes: list[_Shape],
                     shapes.append(_Shape(*position, len(shapes),
                                          (BlockDraft(BlockKind.TABLE, rows=rows,
                                                      pages=(number,)),)))
-        elif child.tag == P + "grpSp":
+        elif child.tag in (P + "grpSp", MC + "AlternateContent", MC + "Choice"):
+            # Groups are walked; of alternate content the Choice, not the Fallback (which
+            # repeats the same shapes for older readers).
             _collect(child, number, shapes, position)
 
 

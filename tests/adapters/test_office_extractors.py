@@ -60,6 +60,16 @@ def _p(text: str, properties: str = "") -> str:
             "</w:r></w:p>")
 
 
+def test_docx_text_in_alternate_content_is_read_once() -> None:
+    mc = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+    box = ('<w:txbxContent><w:p><w:r><w:t>Boxed words.</w:t></w:r></w:p></w:txbxContent>')
+    body = (f'<w:p><w:r><mc:AlternateContent xmlns:mc="{mc}"><mc:Choice Requires="wps">'
+            f"<w:drawing>{box}</w:drawing></mc:Choice><mc:Fallback><w:pict>{box}</w:pict>"
+            "</mc:Fallback></mc:AlternateContent></w:r></w:p>")
+    document = DocxExtractor().extract_sync(_docx_with_body(body), "/tmp/x.docx")
+    assert document.text.count("Boxed words.") == 1
+
+
 def test_docx_outline_levels_tracked_changes_spans_and_endnotes() -> None:
     body = (_p("Custom styled heading", '<w:outlineLvl w:val="1"/>')
             + "<w:p><w:r><w:t>Kept </w:t></w:r><w:del><w:r><w:delText>gone </w:delText>"
@@ -186,3 +196,13 @@ def test_epub2_ncx_table_of_contents() -> None:
         "/tmp/b.epub")
     # The chapter's own heading differs from its label: it moves one level down.
     assert _headings(document)[:2] == [(1, "Chapter One"), (2, "The Keeper")]
+
+
+def test_epub_chapters_keep_sections_a_web_page_would_drop() -> None:
+    chapter = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><h2>Further Reading</h2>'
+               "<p>Books on lighthouses.</p><h2>Comments</h2><p>Letters from readers.</p>"
+               "<nav><p>Inside a nav.</p></nav></body></html>")
+    document = EpubExtractor().extract_sync(
+        rewrite_zip(epub_bytes(), {"OEBPS/two.xhtml": chapter.encode()}), "/tmp/b.epub")
+    assert "Books on lighthouses." in document.text
+    assert "Letters from readers." in document.text
