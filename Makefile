@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench-html bench-pdf clean samples
+.PHONY: test demo lint typecheck pytest bench-html bench-pdf bench-formats clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,9 @@ bench-html: $(STAMP)
 bench-pdf: $(STAMP)
 	$(BIN)/python -P bench/pdf_corpus.py
 	$(BIN)/python -P bench/pdf_mutations.py --cases 5000
+
+bench-formats: $(STAMP)
+	$(BIN)/python -P bench/container_mutations.py --cases 2000
 
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info

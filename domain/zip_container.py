@@ -49,7 +49,8 @@ def read_zip_listing(body: bytes) -> tuple[ZipMember, ...]:
     try:
         with zipfile.ZipFile(io.BytesIO(body)) as archive:
             infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError,
+            NotImplementedError) as exc:
         raise SheafError(ErrorKind.CORRUPT, f"not a readable ZIP archive: {exc}") from None
     return tuple(ZipMember(i.filename, i.compress_size, i.file_size) for i in infos
                  if not i.is_dir())

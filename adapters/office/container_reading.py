@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from xml.etree.ElementTree import Element
 
 from sheaf.adapters.office.safe_xml import parse_xml
@@ -55,7 +56,8 @@ class Container:
                                          f"member {name} inflates past the {allowed} bytes "
                                          "it declares: a ZIP bomb")
                     check_ratio(name, len(out), info.compress_size, limits)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+                NotImplementedError) as exc:
             raise SheafError(ErrorKind.CORRUPT, f"member {name} is damaged: {exc}") from None
         self._inflated += len(out)
         if self._inflated > limits.max_total_bytes:

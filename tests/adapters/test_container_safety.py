@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import struct
 import zipfile
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.docx_extractor import DocxExtractor
@@ -212,3 +213,29 @@ async def test_spoofed_types_name_what_was_found(declared: str, body: bytes, kin
         await _extraction().extract(body, declared_type=declared, location="/tmp/x")
     assert caught.value.kind is kind
     assert found in caught.value.message and declared in caught.value.message
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(range(len(EXTRACTORS))), st.data())
+def test_damaged_containers_end_in_a_document_or_a_typed_error(index: int,
+                                                               data: st.DataObject) -> None:
+    extractor, make = EXTRACTORS[index]
+    body = make()  # type: ignore[operator]
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        parts = [n for n in archive.namelist() if n.endswith((".xml", ".rels", ".xhtml",
+                                                                ".opf"))]
+        part = data.draw(st.sampled_from(parts))
+        xml = archive.read(part)
+    if data.draw(st.booleans()):
+        cut = data.draw(st.integers(0, len(xml)))
+        damaged = rewrite_zip(body, {part: xml[:cut]})
+    else:
+        flips = data.draw(st.lists(st.tuples(st.integers(0, len(body) - 1),
+                                             st.integers(0, 255)), min_size=1, max_size=6))
+        mutable = bytearray(body)
+        for at, value in flips:
+            mutable[at] = value
+        damaged = bytes(mutable)
+    # Anything but a SheafError (KeyError, zlib.error, ...) fails the test.
+    with contextlib.suppress(SheafError):
+        extractor.extract_sync(damaged, "/tmp/damaged")  # type: ignore[attr-defined]
