@@ -75,3 +75,49 @@ def test_tsv_rows_other_than_words_and_empty_words_are_ignored() -> None:
            "5\t1\t1\t1\t1\t3\tx\t10\t40\t20\t90\tbroken\n")
     words = parse_tsv(tsv)
     assert [(w.text, w.box, w.confidence) for w in words] == [("Hello", (10, 10, 50, 30), 96.5)]
+
+
+def _speckled(png: bytes, flips: int, seed: int) -> object:
+    import random
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    pixels = image.load()
+    rng = random.Random(seed)
+    for _ in range(flips):
+        x, y = rng.randrange(image.width), rng.randrange(image.height)
+        pixels[x, y] = 0 if pixels[x, y] > 128 else 255
+    return image
+
+
+def _recall(recognised: str, expected: str) -> float:
+    remaining = recognised.split()
+    hits = 0
+    for word in expected.split():
+        if word in remaining:
+            remaining.remove(word)
+            hits += 1
+    return hits / len(expected.split())
+
+
+@pytest.mark.parametrize("size", [24, 28, 40])
+def test_only_speckled_pages_are_despeckled(size: int) -> None:
+    from sheaf.adapters.tesseract_ocr import despeckled
+
+    clean = _speckled(scanned_page(size=size), 0, 0)
+    assert despeckled(clean) is clean
+    noisy = _speckled(scanned_page(size=size), 20_000, size)
+    assert despeckled(noisy) is not noisy
+
+
+@needs_tesseract
+@pytest.mark.parametrize(("size", "seed"), [(24, 1), (32, 2)])
+async def test_a_speckled_scan_keeps_its_word_recall(size: int, seed: int) -> None:
+    from sheaf.domain.ocr_text import ocr_document
+    from tests.office_fixtures import SCANNED_TEXT
+
+    buffer = io.BytesIO()
+    _speckled(scanned_page(size=size), 20_000, seed).save(buffer, "PNG")  # type: ignore[attr-defined]
+    pages = await TesseractOcr().recognise(buffer.getvalue())
+    assert _recall(ocr_document(pages).text, SCANNED_TEXT) >= 0.95
