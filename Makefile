@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench-html bench-pdf clean samples
+.PHONY: test demo lint typecheck pytest bench-html bench-pdf bench-formats clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw]'
+	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr]'
 	@touch $(STAMP)
 
 # mypy sees the layer folders as sheaf.* through a tree of links (the editable
@@ -44,6 +44,9 @@ bench-html: $(STAMP)
 bench-pdf: $(STAMP)
 	$(BIN)/python -P bench/pdf_corpus.py
 	$(BIN)/python -P bench/pdf_mutations.py --cases 5000
+
+bench-formats: $(STAMP)
+	$(BIN)/python -P bench/container_mutations.py --cases 2000
 
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info

@@ -8,11 +8,30 @@ from pathlib import Path
 import anyio
 
 from sheaf.application.ports.file_reader import LocalFile
+from sheaf.domain.directory_listing import (
+    SNIFF_BYTES,
+    DirectoryListing,
+    SkippedFile,
+    skip_reason,
+)
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.media_type import (
+    CSV_TYPE,
+    DOCX_TYPE,
+    EPUB_TYPE,
+    PPTX_TYPE,
+    TSV_TYPE,
+    XLSX_TYPE,
+)
 
 TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml",
               ".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
-              ".markdown": "text/markdown", ".json": "application/json"}
+              ".markdown": "text/markdown", ".json": "application/json",
+              ".csv": CSV_TYPE, ".tsv": TSV_TYPE, ".docx": DOCX_TYPE, ".pptx": PPTX_TYPE,
+              ".xlsx": XLSX_TYPE, ".epub": EPUB_TYPE, ".png": "image/png",
+              ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".tif": "image/tiff",
+              ".tiff": "image/tiff"}
+"""The type a file's name suggests: a hint its bytes must confirm."""
 
 
 class FilesystemFileReader:
@@ -43,17 +62,40 @@ class FilesystemFileReader:
     async def is_directory(self, path: str) -> bool:
         return Path(path).expanduser().is_dir()
 
-    async def list_directory(self, path: str, recursive: bool) -> list[str]:
+    async def list_directory(self, path: str, recursive: bool) -> DirectoryListing:
+        return await anyio.to_thread.run_sync(self._list, path, recursive)
+
+    def _list(self, path: str, recursive: bool) -> DirectoryListing:
         folder = Path(path).expanduser()
         if not folder.is_dir():
             raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such directory: {path}")
-        pattern = "**/*" if recursive else "*"
-        found = [p for p in folder.glob(pattern) if p.is_file() and is_ingestible(p.name)]
-        return sorted(str(p.resolve()) for p in found)
+        entries = folder.rglob("*") if recursive else folder.iterdir()
+        files: list[str] = []
+        skipped: list[SkippedFile] = []
+        for entry in sorted(entries):
+            if entry.is_dir() or any(part.startswith(".") for part in
+                                     entry.relative_to(folder).parts[:-1]):
+                continue  # hidden folders are not walked
+            where = str(entry.absolute())
+            if not entry.is_file():
+                skipped.append(SkippedFile(where, "not a regular file"))
+                continue
+            try:
+                with entry.open("rb") as handle:
+                    head = handle.read(SNIFF_BYTES)
+            except OSError as exc:
+                skipped.append(SkippedFile(where, f"unreadable ({exc.strerror or exc})"))
+                continue
+            reason = skip_reason(entry.name, type_hint_for(entry.name), head)
+            if reason is None:
+                files.append(str(entry.resolve()))
+            else:
+                skipped.append(SkippedFile(where, reason))
+        return DirectoryListing(tuple(files), tuple(skipped))
 
 
-def is_ingestible(name: str) -> bool:
-    """A file sheaf can ingest, by its name (`.gz` looked through)."""
+def type_hint_for(name: str) -> str | None:
+    """The type a file name suggests (`.gz` looked through)."""
     lowered = name.lower()
     lowered = lowered[:-3] if lowered.endswith(".gz") else lowered
-    return not name.startswith(".") and Path(lowered).suffix in TYPE_HINTS
+    return TYPE_HINTS.get(Path(lowered).suffix)

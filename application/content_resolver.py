@@ -80,12 +80,15 @@ class ContentResolver:
         pdf_extractor: PdfExtractor,
         *,
         max_characters: int = MAX_TEXT_CHARACTERS,
+        extraction: DocumentExtraction | None = None,
     ) -> None:
         self._http = http
         self._html = html_extractor
         self._pdf = pdf_extractor
         self._max_characters = max_characters
-        self._extraction = DocumentExtraction(html_extractor, pdf_extractor)
+        # Bodies that are not web pages (Office files, images, ...) go through the same
+        # extraction as local files, with whatever formats it was given.
+        self._extraction = extraction or DocumentExtraction(html_extractor, pdf_extractor)
 
     async def resolve(self, url: str, prefer: Preference = "auto",
                       password: str | None = None) -> ResolvedContent:
@@ -134,7 +137,8 @@ class ContentResolver:
             response.body, declared_type=response.content_type, location=response.url,
             password=password)
         return self._finish(url, normalised, response, extraction.document, extraction.source,
-                            log, content_type=decision.media_type.essence or "application/pdf")
+                            log, content_type=extraction.content_type
+                            or decision.media_type.essence or "application/pdf")
 
     async def _resolve_html(self, url: str, normalised: str, response: HttpResponse,
                             charset: str | None, prefer: Preference, password: str | None,

@@ -23,6 +23,7 @@ from sheaf.application.stage_events import StageRecorder
 from sheaf.application.staging import stage_key
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
+from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import document_chunks, document_sections
 from sheaf.domain.enrichment import EnrichmentKind
@@ -118,13 +119,21 @@ class Ingestion:
     async def expand(self, sources: list[str], recursive: bool = False) -> list[str]:
         """URLs and files as given; each directory replaced by the files under it that
         sheaf can ingest."""
+        return list((await self.expand_listing(sources, recursive)).files)
+
+    async def expand_listing(self, sources: list[str], recursive: bool = False
+                             ) -> DirectoryListing:
+        """Like `expand`, with every file a directory holds that is left out, and why."""
         expanded: list[str] = []
+        skipped: list[SkippedFile] = []
         for source in sources:
             if not is_url(source) and await self._files.is_directory(source):
-                expanded += await self._files.list_directory(source, recursive)
+                listing = await self._files.list_directory(source, recursive)
+                expanded += listing.files
+                skipped += listing.skipped
             else:
                 expanded.append(source)
-        return expanded
+        return DirectoryListing(tuple(expanded), tuple(skipped))
 
     async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
         """Ingest one source; failures come back as a `failed` result naming their kind.
@@ -192,6 +201,8 @@ class Ingestion:
                 return IngestResult(source, IngestStatus.DUPLICATE, twin)
         status = IngestStatus.CHANGED if known else IngestStatus.NEW
         if options.dry_run:
+            if page is None:  # what a real run would refuse (empty, unsupported, spoofed)
+                self._extraction.route(body, declared_type=type_hint, location=source)
             return IngestResult(source, status, known.document_id if known else None)
 
         document_id = known.document_id if known else document_id_for(space, ref.key)
@@ -323,7 +334,8 @@ class Ingestion:
         if not extraction.document.text.strip():
             raise SheafError(ErrorKind.EMPTY, "no text could be extracted", url=source)
         return _Extracted(extraction.document, extraction.source,
-                          extraction.decision.media_type.essence or type_hint or "",
+                          extraction.content_type or extraction.decision.media_type.essence
+                          or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
                                        *(f"extract: {n}" for n in extraction.document.notes)))
 

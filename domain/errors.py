@@ -33,6 +33,9 @@ class ErrorKind(enum.Enum):
     WRONG_PASSWORD = "wrong_password"
     NO_TEXT_LAYER = "no_text_layer"
     TOO_COMPLEX = "too_complex"
+    UNSAFE_CONTENT = "unsafe_content"
+    """A container or markup that tries to harm the reader: a ZIP bomb, a member path
+    leaving the archive, XML entity declarations."""
     # local input
     INPUT_NOT_FOUND = "input_not_found"
     # knowledge store

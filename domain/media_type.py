@@ -4,6 +4,16 @@ from __future__ import annotations
 
 import attrs
 
+DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+PPTX_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+EPUB_TYPE = "application/epub+zip"
+CSV_TYPE = "text/csv"
+TSV_TYPE = "text/tab-separated-values"
+IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg",
+               b"II*\x00": "image/tiff", b"MM\x00*": "image/tiff"}
+"""Magic bytes of the raster images sheaf reads by OCR, and their media types."""
+
 
 @attrs.frozen
 class MediaType:

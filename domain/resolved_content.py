@@ -17,6 +17,13 @@ class ContentSource(enum.Enum):
     PDF = "pdf"
     HTML = "html"
     RAW = "raw"
+    DOCX = "docx"
+    PPTX = "pptx"
+    SPREADSHEET = "spreadsheet"
+    """XLSX workbooks and CSV/TSV files."""
+    EPUB = "epub"
+    OCR = "ocr"
+    """Text recognised in images and scanned PDF pages."""
 
 
 @attrs.frozen

@@ -9,7 +9,9 @@ from pathlib import Path
 import attrs
 
 from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.docx_extractor import DocxExtractor
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.epub_extractor import EpubExtractor
 from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
 from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
 from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
@@ -20,6 +22,9 @@ from sheaf.adapters.ollama_embedder import OllamaEmbedder
 from sheaf.adapters.openai_chat_model import OpenAiChatModel
 from sheaf.adapters.openai_embedder import OpenAiEmbedder
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.adapters.pptx_extractor import PptxExtractor
+from sheaf.adapters.tesseract_ocr import TesseractOcr
+from sheaf.adapters.xlsx_extractor import XlsxExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
@@ -27,6 +32,7 @@ from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment, TokenBudget
 from sheaf.application.ingestion import Ingestion
 from sheaf.application.ports.embedder import Embedder
+from sheaf.application.ports.format_extractor import FormatExtractor
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
@@ -35,20 +41,31 @@ from sheaf.application.stage_events import StageEvent, StageRecorder
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.routing import Route
 
 
 def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None
                    ) -> tuple[AiohttpHttpClient, ContentResolver]:
-    """A resolver over aiohttp, html5lib and pdfminer; close the client when done."""
+    """A resolver over aiohttp, html5lib and pdfminer (and, for bodies that are not web
+    pages, every format `build_extraction` reads); close the client when done."""
     client = AiohttpHttpClient(settings)
     limiter = pool.limiter if pool else None
-    return client, ContentResolver(client, Html5libExtractor(limiter),
-                                   PdfminerExtractor(limiter=limiter))
+    html, pdf = Html5libExtractor(limiter), PdfminerExtractor(limiter=limiter)
+    return client, ContentResolver(client, html, pdf,
+                                   extraction=build_extraction(pool, html=html, pdf=pdf))
 
 
-def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
+def build_extraction(pool: WorkerPool | None = None, *, html: Html5libExtractor | None = None,
+                     pdf: PdfminerExtractor | None = None) -> DocumentExtraction:
+    """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB, and
+    images and scanned PDF pages through Tesseract (when it is installed)."""
     limiter = pool.limiter if pool else None
-    return DocumentExtraction(Html5libExtractor(limiter), PdfminerExtractor(limiter=limiter))
+    formats: dict[Route, FormatExtractor] = {
+        Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
+        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter)}
+    return DocumentExtraction(html or Html5libExtractor(limiter),
+                              pdf or PdfminerExtractor(limiter=limiter), formats=formats,
+                              ocr=TesseractOcr(limiter=limiter))
 
 
 def blob_folder(store_path: Path) -> Path:

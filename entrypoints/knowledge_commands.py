@@ -134,7 +134,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     switch.add_argument("--enable", action="store_true", help="allow ingestion")
     switch.add_argument("--disable", action="store_true", help="refuse ingestion")
     space.add_argument("--max-bytes", type=int, help="largest source accepted")
-    space.add_argument("--kinds", help="accepted content, comma separated: pdf,html,raw")
+    space.add_argument("--kinds", help="accepted content, comma separated: "
+                       + ",".join(k.value for k in ContentSource))
     space.add_argument("--enrich", metavar="KINDS",
                        help="LLM enrichment for every ingest: summary,context ('' for none)")
     space.add_argument("--json", action="store_true")
@@ -152,7 +153,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                         help="only snippets in sections with this label (repeatable)")
     search.add_argument("--doc", action="append", default=[], metavar="DOC",
                         help="only this document: id, URL or path (repeatable)")
-    search.add_argument("--source", action="append", default=[], choices=["html", "pdf", "raw"],
+    search.add_argument("--source", action="append", default=[],
+                        choices=[k.value for k in ContentSource],
                         help="only text extracted from this kind of content (repeatable)")
     search.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
                         help="only documents ingested with this metadata (repeatable)")
@@ -260,8 +262,14 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     interactive = sys.stderr.isatty() and not args.json
 
     async def work(services: KnowledgeServices) -> int:
-        expanded = await services.ingestion.expand(sources, args.recursive)
+        listing = await services.ingestion.expand_listing(sources, args.recursive)
+        expanded = list(listing.files)
         results: list[IngestResult] = []
+        for skipped in listing.skipped:  # every file of a directory is accounted for
+            if args.json:
+                print(json.dumps(skipped.as_dict(), ensure_ascii=False), flush=True)
+            else:
+                print(f"skipped   {skipped.path}  ({skipped.reason})", file=sys.stderr)
 
         async def one(source: str) -> None:
             result = await services.ingestion.ingest(source, options)
@@ -283,7 +291,10 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         await _for_each(expanded, args.concurrency, one)
         counts = Counter(r.status.value for r in results)
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
+        summary += f", {len(listing.skipped)} skipped"
         print(("\n" if interactive else "") + f"summary: {summary}", file=sys.stderr)
+        for skipped in listing.skipped:
+            print(f"  skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
         for failed in (r for r in results if r.status is IngestStatus.FAILED):
             print(f"  failed {failed.source}: {failed.error_kind}: {failed.message}",
                   file=sys.stderr)
@@ -529,7 +540,8 @@ def _cmd_space(args: argparse.Namespace) -> int:
                 changes["allowed_kinds"] = frozenset(
                     ContentSource(k.strip()) for k in args.kinds.split(",") if k.strip())
             except ValueError:
-                print(f"sheaf: error: --kinds takes pdf, html and raw, not {args.kinds!r}",
+                kinds = ", ".join(k.value for k in ContentSource)
+                print(f"sheaf: error: --kinds takes {kinds}, not {args.kinds!r}",
                       file=sys.stderr)
                 return 2
         if changes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sheaf.adapters.package_version import sheaf_version
+from sheaf.domain.resolved_content import ContentSource
 
 
 def _problem(description: str) -> dict[str, Any]:
@@ -145,7 +146,7 @@ def openapi_document() -> dict[str, Any]:
                     {"name": "section", "in": "query", "schema": {"type": "string"}},
                     {"name": "doc", "in": "query", "schema": {"type": "string"}},
                     {"name": "source", "in": "query", "schema": {
-                        "type": "string", "enum": ["html", "pdf", "raw"]}},
+                        "type": "string", "enum": [k.value for k in ContentSource]}},
                     {"name": "meta", "in": "query", "schema": {"type": "string"},
                      "description": "key=value"},
                     {"name": "group", "in": "query", "schema": {"type": "boolean"}},

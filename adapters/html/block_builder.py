@@ -90,13 +90,15 @@ class BlockBuilder:
         self._containers: list[Element] = []
 
     # -- public --------------------------------------------------------------------
-    def build_all(self, parts: list[Element]) -> list[BlockDraft]:
-        """Blocks of each part in turn (the content root and the parts found beside it)."""
+    def build_all(self, parts: list[Element], *, drop_publisher_sections: bool = True
+                  ) -> list[BlockDraft]:
+        """Blocks of each part in turn (the content root and the parts found beside it);
+        documents that are all content (an e-book's chapters) keep every section."""
         for part in parts:
             self._in_references = False
             self._block_or_inline(part, depth=0)
             self._flush_paragraph()
-        return _drop_sections(self.drafts)
+        return _drop_sections(self.drafts) if drop_publisher_sections else self.drafts
 
     # -- block level -----------------------------------------------------------------
     def _walk_block(self, element: Element, depth: int) -> None:

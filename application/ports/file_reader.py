@@ -6,6 +6,8 @@ from typing import Protocol
 
 import attrs
 
+from sheaf.domain.directory_listing import DirectoryListing
+
 
 @attrs.frozen
 class LocalFile:
@@ -25,6 +27,7 @@ class FileReader(Protocol):
     async def is_directory(self, path: str) -> bool:
         ...
 
-    async def list_directory(self, path: str, recursive: bool) -> list[str]:
-        """Files under a directory that sheaf can ingest, sorted."""
+    async def list_directory(self, path: str, recursive: bool) -> DirectoryListing:
+        """Every file under a directory: those sheaf can ingest, judged by their first
+        bytes (`skip_reason`), and the others with the reason each is skipped."""
         ...

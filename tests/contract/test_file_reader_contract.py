@@ -16,7 +16,10 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture(params=["memory", "filesystem"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[FileReader, str]:
-    files = {"notes/a.md": b"# A\n", "notes/deep/b.txt": b"b", "notes/c.bin": b"\0"}
+    files = {"notes/a.md": b"# A\n", "notes/deep/b.txt": b"b", "notes/c.bin": b"\0",
+             "notes/empty.txt": b"", "notes/.hidden.md": b"# H\n",
+             "notes/scan.dat": b"\x89PNG\r\n\x1a\n" + b"\0" * 20,
+             "notes/fake.pdf": b"<!doctype html><title>Sign in</title>"}
     if request.param == "memory":
         root = "/r"
         return MemoryFileReader({f"{root}/{k}": v for k, v in files.items()}), root
@@ -49,5 +52,17 @@ async def test_directories(world: tuple[FileReader, str]) -> None:
     assert not await reader.is_directory(f"{root}/notes/a.md")
     shallow = await reader.list_directory(f"{root}/notes", recursive=False)
     deep = await reader.list_directory(f"{root}/notes", recursive=True)
-    assert [Path(p).name for p in shallow] == ["a.md"]
-    assert sorted(Path(p).name for p in deep) == ["a.md", "b.txt"]
+    # The bytes decide: a PNG named .dat is kept (OCR), binary and spoofed files are not.
+    assert [Path(p).name for p in shallow.files] == ["a.md", "scan.dat"]
+    assert {Path(s.path).name: s.reason for s in shallow.skipped} == {
+        ".hidden.md": "hidden", "c.bin": "unsupported_content (binary data)",
+        "empty.txt": "empty", "fake.pdf": "not_a_pdf (HTML)"}
+    assert sorted(Path(p).name for p in deep.files) == ["a.md", "b.txt", "scan.dat"]
+    assert len(deep.skipped) == 4
+
+
+async def test_missing_directory(world: tuple[FileReader, str]) -> None:
+    reader, root = world
+    with pytest.raises(SheafError) as caught:
+        await reader.list_directory(f"{root}/nowhere", recursive=True)
+    assert caught.value.kind is ErrorKind.INPUT_NOT_FOUND

@@ -60,8 +60,8 @@ def test_examples(declared: str | None, body: bytes, route: Route) -> None:
 
 
 @pytest.mark.parametrize(("declared", "body", "kind"), [
-    ("image/png", b"\x89PNG\r\n\x1a\n", ErrorKind.UNSUPPORTED_CONTENT),
-    ("application/zip", b"PK\x03\x04", ErrorKind.UNSUPPORTED_CONTENT),
+    ("image/gif", b"GIF89a\x01\x00\x01\x00\x80\x00\x00", ErrorKind.UNSUPPORTED_CONTENT),
+    ("application/msword", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00", ErrorKind.UNSUPPORTED_CONTENT),
     ("application/octet-stream", b"\x00\x01\x02\xff\xfe", ErrorKind.UNSUPPORTED_CONTENT),
     ("application/pdf", b"version https://git-lfs.github.com/spec/v1\n", ErrorKind.NOT_A_PDF),
     ("text/html", b"", ErrorKind.EMPTY),

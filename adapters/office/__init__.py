@@ -1,0 +1,1 @@
+"""Readers of ZIP-based document formats: DOCX, PPTX, XLSX and EPUB."""

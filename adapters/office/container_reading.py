@@ -1,0 +1,75 @@
+"""Reading members of a ZIP-based document with its sizes enforced while inflating."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from xml.etree.ElementTree import Element
+
+from sheaf.adapters.office.safe_xml import parse_xml
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.zip_container import (
+    DEFAULT_LIMITS,
+    ContainerLimits,
+    check_listing,
+    check_ratio,
+    read_zip_listing,
+)
+
+_CHUNK = 64 * 1024
+
+
+class Container:
+    """An opened archive whose directory passed `check_listing`; members are read with
+    the declared size, the per-member cap and the ratio cap enforced on the real bytes,
+    and the archive's total inflated bytes capped across reads."""
+
+    def __init__(self, body: bytes, limits: ContainerLimits = DEFAULT_LIMITS) -> None:
+        self._limits = limits
+        check_listing(read_zip_listing(body), limits)
+        self._archive = zipfile.ZipFile(io.BytesIO(body))
+        self._infos = {i.filename: i for i in self._archive.infolist() if not i.is_dir()}
+        self._inflated = 0
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(self._infos)
+
+    def has(self, name: str) -> bool:
+        return name in self._infos
+
+    def read(self, name: str) -> bytes:
+        """A member's bytes; `corrupt` when it is missing or damaged."""
+        info = self._infos.get(name)
+        if info is None:
+            raise SheafError(ErrorKind.CORRUPT, f"the archive has no member {name}")
+        limits = self._limits
+        allowed = min(info.file_size, limits.max_member_bytes)
+        out = bytearray()
+        try:
+            with self._archive.open(info) as stream:
+                while chunk := stream.read(_CHUNK):
+                    out += chunk
+                    if len(out) > allowed:
+                        raise SheafError(ErrorKind.UNSAFE_CONTENT,
+                                         f"member {name} inflates past the {allowed} bytes "
+                                         "it declares: a ZIP bomb")
+                    check_ratio(name, len(out), info.compress_size, limits)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+                NotImplementedError) as exc:
+            raise SheafError(ErrorKind.CORRUPT, f"member {name} is damaged: {exc}") from None
+        self._inflated += len(out)
+        if self._inflated > limits.max_total_bytes:
+            raise SheafError(ErrorKind.UNSAFE_CONTENT,
+                             f"the archive inflates past {limits.max_total_bytes} bytes")
+        return bytes(out)
+
+    def xml(self, name: str) -> Element:
+        return parse_xml(self.read(name), name)
+
+    def optional_xml(self, name: str) -> Element | None:
+        return self.xml(name) if self.has(name) else None
+
+    def close(self) -> None:
+        self._archive.close()

@@ -1,0 +1,78 @@
+"""The FormatExtractor contract, against the in-memory fake and every real adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from sheaf.adapters.docx_extractor import DocxExtractor
+from sheaf.adapters.epub_extractor import EpubExtractor
+from sheaf.adapters.memory_format_extractor import MemoryFormatExtractor
+from sheaf.adapters.pptx_extractor import PptxExtractor
+from sheaf.adapters.xlsx_extractor import XlsxExtractor
+from sheaf.application.ports.format_extractor import FormatExtractor
+from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.markdown_rendering import assemble_document
+from tests.office_fixtures import (
+    DOCX_SENTENCE,
+    EPUB_SENTENCE,
+    PPTX_SENTENCE,
+    docx_bytes,
+    epub_bytes,
+    pptx_bytes,
+    xlsx_bytes,
+)
+
+pytestmark = pytest.mark.anyio
+
+Case = tuple[FormatExtractor, bytes, str, str]
+
+
+def _fake() -> Case:
+    body = b"PK\x03\x04 a registered body"
+    fake = MemoryFormatExtractor()
+    fake.add(body, assemble_document([BlockDraft(BlockKind.HEADING, text="Intro", level=1),
+                                      BlockDraft(BlockKind.PARAGRAPH, text="Known words.")]))
+    return fake, body, "Intro", "Known words."
+
+
+CASES: dict[str, Callable[[], Case]] = {
+    "memory": _fake,
+    "docx": lambda: (DocxExtractor(), docx_bytes(), "Budget", DOCX_SENTENCE),
+    "pptx": lambda: (PptxExtractor(), pptx_bytes(), "Results", PPTX_SENTENCE),
+    "xlsx": lambda: (XlsxExtractor(), xlsx_bytes(), "Sales", "| M2 | 10 | steady growth |"),
+    "epub": lambda: (EpubExtractor(), epub_bytes(), "The Keeper", EPUB_SENTENCE),
+}
+
+
+@pytest.fixture(params=sorted(CASES))
+def case(request: pytest.FixtureRequest) -> Case:
+    return CASES[request.param]()
+
+
+async def test_extracts_headings_and_text_with_exact_spans(case: Case) -> None:
+    extractor, body, heading, sentence = case
+    document = await extractor.extract(body, location="/tmp/in")
+    assert heading in [b.draft.text for b in document.headings()]
+    assert sentence in document.text
+    for block in document.blocks:
+        assert document.text[block.start:block.end] == block.markdown
+
+
+async def test_refuses_bytes_of_another_kind_with_a_typed_error(case: Case) -> None:
+    extractor, _, _, _ = case
+    for body in (b"plain words, not a container", b"PK\x03\x04\x14\x00 truncated"):
+        with pytest.raises(SheafError) as caught:
+            await extractor.extract(body, location="/tmp/in")
+        assert caught.value.kind in (ErrorKind.CORRUPT, ErrorKind.UNSUPPORTED_CONTENT)
+
+
+async def test_refuses_a_zip_of_another_format(case: Case) -> None:
+    extractor, body, _, _ = case
+    others = [b for name, make in CASES.items() if name != "memory"
+              for b in [make()[1]] if b != body]
+    with pytest.raises(SheafError) as caught:
+        await extractor.extract(others[0], location="/tmp/in")
+    assert caught.value.kind in (ErrorKind.CORRUPT, ErrorKind.UNSUPPORTED_CONTENT)
