@@ -57,6 +57,13 @@ _SPACED = re.compile(
 _UNSPACED = re.compile(
     rf"[。！？｡]+[{_CLOSERS}]*|[!?]+[{_CLOSERS}]*(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff])")
 _THAI_SPACE = re.compile(r"(?<=[\u0e01-\u0e5b])[ \t]+(?=[\u0e01-\u0e5b])")
+# Words a number follows as a reference ("Fig. 3."), not as an ordinal ("3. Oktober").
+_NUMBERED_THINGS = frozenset({
+    "fig", "figs", "figure", "figures", "eq", "eqs", "equation", "tab", "table", "tables",
+    "no", "nos", "nr", "abb", "s", "p", "pp", "page", "pages", "ref", "refs", "sec",
+    "section", "ch", "chapter", "vol", "volume", "step", "item", "art", "pág", "núm", "рис",
+    "стр", "табл", "гл", "с",
+})
 _WORD_BEFORE = re.compile(r"(\S+)$")
 _NUMBERED_LIST = re.compile(r"^\(?\d{1,3}[.)]$")
 
@@ -118,7 +125,11 @@ def _is_abbreviation(before: str) -> bool:
         return False
     word = match.group(1).lstrip(_OPENERS.replace("\\", ""))
     core = word[:-1].lower()
-    if core in ABBREVIATIONS or _NUMBERED_LIST.match(word):
+    if _NUMBERED_LIST.match(word):
+        # "1. First item", "am 3. Oktober"; but "in Fig. 3. The" ends after its number.
+        previous = stripped[:match.start()].split()[-1:]
+        return not previous or previous[0].rstrip(".").lower() not in _NUMBERED_THINGS
+    if core in ABBREVIATIONS:
         return True
     if _is_initials(word):
         return True

@@ -33,6 +33,8 @@ def split(text: str) -> list[str]:
     ("Why? Because. Really!", ["Why?", "Because.", "Really!"]),
     ("First para.\n\nSecond para", ["First para.", "Second para"]),
     ("1. First item with text", ["1. First item with text"]),
+    ("As in Fig. 3. The rest held.", ["As in Fig. 3.", "The rest held."]),
+    ("See step 2. Then stop.", ["See step 2.", "Then stop."]),
 ])
 def test_splitting(text: str, expected: list[str]) -> None:
     assert split(text) == expected
