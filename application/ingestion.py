@@ -61,6 +61,8 @@ class IngestOptions:
     version_id: str | None = None
     enrich: frozenset[EnrichmentKind] | None = None
     """LLM enrichments for new and changed versions; None follows the space's policy."""
+    upload_name: str | None = None
+    """For a file a client uploaded: the file name it gave, which citations show."""
 
 
 @attrs.frozen
@@ -145,7 +147,9 @@ class Ingestion:
                 type_hint: str | None = page.response.content_type
             else:
                 local = await self._files.read(source, policy.max_bytes)
-                ref = SourceRef(SourceKind.FILE, local.path, source)
+                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                       if options.upload_name else
+                       SourceRef(SourceKind.FILE, local.path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
         fetched_sha = hashlib.sha256(body).hexdigest()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from sheaf.application.document_structure import DocumentStructure, StructuredDocument
+from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.quote_matching import FUZZY_THRESHOLD, MatchKind, find_quote
 from sheaf.domain.section_labels import normalise_heading
@@ -31,12 +32,16 @@ class Quote:
     document_id: str
     title: str | None
     url: str | None
+    location: DocumentLocation
+    """Where the document came from (URL, local path and `file:` URI, upload name)."""
     version_id: str
     context_before: str
     context_after: str
 
     def as_dict(self) -> dict[str, object]:
-        return attrs.asdict(self)
+        found = attrs.asdict(self, recurse=False)
+        found["location"] = self.location.as_dict()
+        return found
 
 
 class Quotes:
@@ -117,7 +122,7 @@ class Quotes:
             section_path=section.path if section else (),
             section_label=section.label if section else None, pages=tuple(pages),
             document_id=document.id, title=document.title, url=document.url,
-            version_id=document.current.id,
+            location=document.location, version_id=document.current.id,
             context_before=text[max(0, start - CONTEXT_CHARACTERS):start],
             context_after=text[end:end + CONTEXT_CHARACTERS])
 

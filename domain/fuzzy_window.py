@@ -46,7 +46,8 @@ def best_window(text: str, query: str) -> Window | None:
     best: Window | None = None
     votes = _votes(text_units, query_units)
     for diagonal in _diagonals(votes, len(query_units)):
-        blocks = _align(text_units, query_units, diagonal, _piece_diagonals(votes, diagonal, len(query_units)))
+        pieces = _piece_diagonals(votes, diagonal, len(query_units))
+        blocks = _align(text_units, query_units, diagonal, pieces)
         window = _scored(text_spans, text_units, query_units, blocks)
         if window is not None and (best is None or window.score > best.score):
             best = window

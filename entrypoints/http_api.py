@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import tempfile
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -152,7 +153,8 @@ async def _document(request: web.Request) -> DocumentRecord:
 def document_json(document: DocumentRecord) -> dict[str, Any]:
     current = document.current
     return {"id": document.id, "title": document.title, "space": document.space,
-            "url": document.url, "content": current.content_source,
+            "url": document.url, "location": document.location.as_dict(),
+            "content": current.content_source,
             "content_type": current.content_type, "version": current.id,
             "versions": len(document.versions), "characters": current.characters,
             "metadata": current.metadata, "caller_metadata": current.caller_metadata,
@@ -232,10 +234,15 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
     reader = await request.multipart()
     payload: dict[str, Any] = {}
     stored: Path | None = None
+    upload_name = "upload"
     while (part := await reader.next()) is not None:
         if not isinstance(part, BodyPartReader):
             continue
         if part.name == "file":
+            # The name as the client gave it (its folders left out): what citations show.
+            # Clients percent-encode what the header cannot carry (aiohttp, curl).
+            given = urllib.parse.unquote(part.filename or "")
+            upload_name = given.replace("\\", "/").rsplit("/", 1)[-1].strip() or "upload"
             stored = await _spool(part, settings)
         elif part.name == "metadata":
             try:
@@ -246,7 +253,7 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
             payload["source_id"] = await part.text()
     if stored is None:
         raise _bad("the multipart body needs a \"file\" part")
-    return str(stored), _options(request, payload)
+    return str(stored), attrs.evolve(_options(request, payload), upload_name=upload_name)
 
 
 async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:

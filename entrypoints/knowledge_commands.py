@@ -336,6 +336,7 @@ def _summary(document: DocumentRecord) -> dict[str, Any]:
         "characters": current.characters,
         "sources": [{"kind": s.kind.value, "key": s.key, "original": s.original,
                      "final_url": s.final_url} for s in document.sources],
+        "location": document.location.as_dict(),
         "source_id": document.caller_source_id,
         "near_duplicate_of": current.near_duplicate_of,
         "near_duplicate_similarity": current.near_duplicate_similarity,
@@ -476,7 +477,8 @@ def _cmd_quote(args: argparse.Namespace) -> int:
                 where = " > ".join(quote.section_path) or "-"
                 pages = f", p. {', '.join(map(str, quote.pages))}" if quote.pages else ""
                 print(quote.text)
-                print(f"-- {quote.title or quote.document_id} ({quote.url or quote.document_id}"
+                source = quote.location.cited or quote.document_id
+                print(f"-- {quote.title or quote.document_id} ({source}"
                       f"), {where}{pages}, characters {quote.start}-{quote.end}, "
                       f"{quote.match} match", file=sys.stderr)
         return EXIT_OK
