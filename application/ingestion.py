@@ -41,6 +41,7 @@ from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.sections import Section
 from sheaf.domain.staged_version import StagedVersion
 from sheaf.domain.text_profile import profile_text
+from sheaf.domain.token_counting import ESTIMATED_TOKENS
 from sheaf.domain.url_normalisation import normalise_url
 
 
@@ -201,8 +202,10 @@ class Ingestion:
                 extracted = await self._extract(page, body, type_hint, source, options)
             policy.check_kind(extracted.source, source)  # before anything is written
             with record.stage(source, "chunk", document_id):
+                counting = (await self.embedder.token_counting() if self.embedder
+                            else ESTIMATED_TOKENS)
                 chunks = await self._pool.run(document_chunks, extracted.document, version_id,
-                                              self.chunk_sizes)
+                                              self.chunk_sizes, counting)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(stage_key, version_id, body, fetched_sha,
                                              extracted, chunks)

@@ -28,6 +28,7 @@ from sheaf.domain.search_request import (
     SearchMode,
     parse_metadata_filter,
 )
+from sheaf.domain.token_counting import ESTIMATED_TOKENS
 from sheaf.entrypoints.composition import (
     KnowledgeServices,
     build_embedder,
@@ -490,15 +491,21 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
         loaded = await services.structure.load(args.space, args.document)
         stored = await services.store.chunks(args.space, loaded.document.current.id)
+        counting = (await services.embedder.token_counting() if services.embedder
+                    else ESTIMATED_TOKENS)
         chunks = (stored if stored and not args.no_retrieval_prefix
-                  else loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix))
+                  else loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix,
+                                     count=counting.count, input_limit=counting.limit))
+        if not args.json:
+            print(f"# sizes in {counting.describe()}", file=sys.stderr)
         for chunk in chunks:
             if args.level and chunk.level != args.level:
                 continue
             if args.json:
                 print(json.dumps(attrs.asdict(chunk), ensure_ascii=False))
             else:
-                print(f"{chunk.id:<34} {chunk.tokens:>5} tokens  [{chunk.start}:{chunk.end}]  "
+                print(f"{chunk.id:<34} {chunk.tokens:>5} {counting.unit}  "
+                      f"[{chunk.start}:{chunk.end}]  "
                       f"{' > '.join(chunk.heading_path) or '-'}")
         return EXIT_OK
 
