@@ -43,6 +43,8 @@ RUSSIAN_ABBREVIATIONS = frozenset({
     "муж", "напр", "прим", "ред", "изд", "табл", "гл", "доц", "канд", "тов", "св", "пос",
     "тт", "кв", "корп", "д.т.н", "к.т.н", "и.о", "н.э", "до н.э",
 })
+# Abbreviations that usually close a list, so end a sentence when a capital follows.
+LIST_ENDINGS = frozenset({"etc", "usw", "т.д", "т.п", "др", "u.ä", "o.ä", "etc.pp"})
 ABBREVIATIONS = (ENGLISH_ABBREVIATIONS | GERMAN_ABBREVIATIONS | FRENCH_ABBREVIATIONS
                  | SPANISH_ABBREVIATIONS | RUSSIAN_ABBREVIATIONS)
 
@@ -51,7 +53,7 @@ _OPENERS = "\"'“‘„‚«‹(\\[¿¡「『（〔【《〈"
 # A stop that needs whitespace after it, then a sentence start (checked in Python).
 _SPACED = re.compile(
     rf"(?<=[.!?…‼⁇⁈⁉\u037e؟۔।॥։።፧])[{_CLOSERS}]*(?:[ \u00a0\u202f][»›])?"
-    rf"(?=\s+[{_OPENERS}]*(\S))")
+    rf"(?=\s+(?:[{_OPENERS}][ \u00a0\u202f]*)*(\S))")
 # Full-width stops end a sentence with or without a space; so do ASCII "!" and "?" right
 # before a CJK character, as Chinese writers often type them.
 _UNSPACED = re.compile(
@@ -125,6 +127,10 @@ def _is_abbreviation(before: str) -> bool:
         return False
     word = match.group(1).lstrip(_OPENERS.replace("\\", ""))
     core = word[:-1].lower()
+    two_words = stripped[max(0, match.start() - 8):].split()
+    joined = "".join(two_words[-2:])[:-1].lower() if len(two_words) >= 2 else ""
+    if core in LIST_ENDINGS or joined in LIST_ENDINGS:
+        return False
     if _NUMBERED_LIST.match(word):
         # "1. First item", "am 3. Oktober"; but "in Fig. 3. The" ends after its number.
         previous = stripped[:match.start()].split()[-1:]
@@ -133,9 +139,7 @@ def _is_abbreviation(before: str) -> bool:
         return True
     if _is_initials(word):
         return True
-    # "до н. э.", "т. е.": the letter before a spaced abbreviation's last part.
-    two_words = stripped[max(0, match.start() - 8):].split()
-    if len(two_words) >= 2 and "".join(two_words[-2:])[:-1].lower() in ABBREVIATIONS:
+    if joined in ABBREVIATIONS:  # "т. е.", "z. B.": an abbreviation spelled with a space
         return True
     return word.count(".") >= 2 and len(word) <= 6  # "U.S.", "e.g." spelled oddly
 
