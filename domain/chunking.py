@@ -116,9 +116,10 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
                    input_limit: int | None = None) -> tuple[Chunk, ...]:
     """Section chunks, then the snippet chunks of each, in document order. With an
     `input_limit` (in `count`'s unit), every snippet's retrieval text fits in it."""
+    shorten = input_limit is not None
     if input_limit is not None:
         places = [((), None), *((s.path, s.label) for s in sections)]
-        reserve = max(count(_retrieval_text(title, path, label, ""))
+        reserve = max(count(_retrieval_text(title, path, label, "", shorten))
                       for path, label in places) if retrieval_prefix else 0
         sizes = sizes.within(max(8, input_limit - reserve))
     atoms = _atoms(text, blocks, count, sizes)
@@ -130,11 +131,12 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
     for s_index, (start, end, group) in enumerate(section_chunks):
         parent_id = f"{version_id}:section:{s_index}"
         chunks.append(_chunk(text, parent_id, "section", s_index, start, end, group, sections,
-                             None, title, count, retrieval_prefix))
+                             None, title, count, retrieval_prefix, shorten))
         for snippet in _snippet_groups(text, group, count, sizes):
             chunks.append(_chunk(text, f"{version_id}:snippet:{snippet_index}", "snippet",
                                  snippet_index, snippet[0].start, snippet[-1].end, snippet,
-                                 sections, parent_id, title, count, retrieval_prefix))
+                                 sections, parent_id, title, count, retrieval_prefix,
+                                 shorten))
             snippet_index += 1
     return _link(chunks)
 
@@ -144,8 +146,13 @@ def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int],
     atoms: list[_Atom] = []
     for block in blocks:
         heading = block.kind == "heading"
-        if heading or count(text[block.start:block.end]) <= sizes.snippet_max:
+        if count(text[block.start:block.end]) <= sizes.snippet_max:
             atoms.append(_Atom(block.start, block.end, heading, block.pages))
+            continue
+        if heading:  # a paragraph marked up as a heading: its first window leads
+            windows = _word_windows(text, block.start, block.end, count,
+                                    sizes.snippet_target, sizes.snippet_max)
+            atoms.extend(_Atom(a, b, i == 0, block.pages) for i, (a, b) in enumerate(windows))
             continue
         pieces = (_lines(text, block.start, block.end)
                   if block.kind in ("table", "code", "list")
@@ -266,22 +273,37 @@ def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int],
 
 def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: int,
            atoms: list[_Atom], sections: tuple[Section, ...], parent_id: str | None,
-           title: str | None, count: Callable[[str], int], prefix: bool) -> Chunk:
+           title: str | None, count: Callable[[str], int], prefix: bool,
+           shorten: bool = False) -> Chunk:
     body = text[start:end]
     section = next((s for s in reversed(sections) if s.start <= start < s.end), None)
     path = section.path if section else ()
     label = section.label if section else None
     pages = sorted({p for atom in atoms for p in atom.pages})
     page_range = (pages[0], pages[-1]) if pages else ()
-    retrieval = _retrieval_text(title, path, label, body) if prefix else body
+    retrieval = _retrieval_text(title, path, label, body, shorten) if prefix else body
     return Chunk(chunk_id, level, index, start, end, body, count(body), path, label,
                  tuple(page_range), parent_id, None, None, retrieval)
 
 
 def _retrieval_text(title: str | None, path: tuple[str, ...], label: str | None,
-                    body: str) -> str:
+                    body: str, shorten: bool = False) -> str:
+    """The body after its title, heading path and label. `shorten` keeps the first
+    `PREFIX_WORDS` words of each, so that a paragraph-long heading cannot crowd the
+    snippet out of a model's input."""
+    if shorten:
+        title = _first_words(title or "")
+        path = tuple(_first_words(p) for p in path)
     return (f"[DOC: {title or ''}] [PATH: {' > '.join(path)}] "
             f"[SECTION: {label or 'other'}]\n{body}")
+
+
+PREFIX_WORDS = 12
+
+
+def _first_words(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:PREFIX_WORDS]) + (" …" if len(words) > PREFIX_WORDS else "")
 
 
 def _link(chunks: list[Chunk]) -> tuple[Chunk, ...]:
