@@ -116,12 +116,20 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
                    input_limit: int | None = None) -> tuple[Chunk, ...]:
     """Section chunks, then the snippet chunks of each, in document order. With an
     `input_limit` (in `count`'s unit), every snippet's retrieval text fits in it."""
-    shorten = input_limit is not None
+    shorten = "full"
     if input_limit is not None:
         places = [((), None), *((s.path, s.label) for s in sections)]
-        reserve = max(count(_retrieval_text(title, path, label, "", shorten))
-                      for path, label in places) if retrieval_prefix else 0
-        sizes = sizes.within(max(8, input_limit - reserve))
+
+        def reserve_of(style: str) -> int:
+            return max(count(_retrieval_text(title, path, label, "", style))
+                       for path, label in places) if retrieval_prefix else 0
+
+        shorten = "short"
+        reserve = reserve_of(shorten)
+        if reserve > input_limit // 2:  # long CJK headings: the label alone leads
+            shorten = "minimal"
+            reserve = reserve_of(shorten)
+        sizes = sizes.within(max(1, input_limit - reserve))
     atoms = _atoms(text, blocks, count, sizes)
     groups = _section_groups(text, atoms, sections, count, sizes)
     section_chunks: list[tuple[int, int, list[_Atom]]] = [
@@ -274,7 +282,7 @@ def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int],
 def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: int,
            atoms: list[_Atom], sections: tuple[Section, ...], parent_id: str | None,
            title: str | None, count: Callable[[str], int], prefix: bool,
-           shorten: bool = False) -> Chunk:
+           shorten: str = "full") -> Chunk:
     body = text[start:end]
     section = next((s for s in reversed(sections) if s.start <= start < s.end), None)
     path = section.path if section else ()
@@ -287,23 +295,26 @@ def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: in
 
 
 def _retrieval_text(title: str | None, path: tuple[str, ...], label: str | None,
-                    body: str, shorten: bool = False) -> str:
-    """The body after its title, heading path and label. `shorten` keeps the first
-    `PREFIX_WORDS` words of each, so that a paragraph-long heading cannot crowd the
-    snippet out of a model's input."""
-    if shorten:
+                    body: str, style: str = "full") -> str:
+    """The body after its title, heading path and label. A `short` prefix keeps the first
+    `PREFIX_WORDS` words (at most `PREFIX_CHARACTERS` characters) of the title and of
+    the last two headings, so that a paragraph-long heading cannot crowd the snippet out
+    of a model's input; a `minimal` one keeps the label alone."""
+    if style == "minimal":
+        return f"[SECTION: {label or 'other'}]\n{body}"
+    if style == "short":
         title = _first_words(title or "")
-        path = tuple(_first_words(p) for p in path)
+        path = tuple(_first_words(p) for p in path[-2:])
     return (f"[DOC: {title or ''}] [PATH: {' > '.join(path)}] "
             f"[SECTION: {label or 'other'}]\n{body}")
 
 
-PREFIX_WORDS = 12
+PREFIX_WORDS, PREFIX_CHARACTERS = 12, 80
 
 
 def _first_words(text: str) -> str:
-    words = text.split()
-    return " ".join(words[:PREFIX_WORDS]) + (" …" if len(words) > PREFIX_WORDS else "")
+    kept = " ".join(text.split()[:PREFIX_WORDS])[:PREFIX_CHARACTERS]
+    return kept + (" …" if kept != " ".join(text.split()) else "")
 
 
 def _link(chunks: list[Chunk]) -> tuple[Chunk, ...]:
