@@ -13,6 +13,7 @@ import anyio
 
 from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.feature_hashing import hashed_vector, word_features
+from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
 
 HASHING_DIMENSION = 256
 
@@ -35,6 +36,10 @@ class HashingEmbedder:
 
         # Pure Python, but a long document's snippets take milliseconds: off the loop.
         return await anyio.to_thread.run_sync(work)
+
+    async def token_counting(self) -> TokenCounting:
+        # Every word of any length is hashed: no limit, sizes stay the usual estimate.
+        return ESTIMATED_TOKENS
 
     async def aclose(self) -> None:
         return None

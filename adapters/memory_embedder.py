@@ -7,14 +7,19 @@ from collections.abc import Sequence
 from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.errors import SheafError
 from sheaf.domain.feature_hashing import hashed_vector, word_features
+from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
 
 
 class MemoryEmbedder:
     """Hashes words into a small space; `calls` records every batch it was given, and
-    `failure`, when set, is raised instead of answering."""
+    `failure`, when set, is raised instead of answering. With `input_limit` it reads at
+    most that many words (counted like a tokenizer with two special tokens)."""
 
-    def __init__(self, dimension: int = 16, name: str = "memory") -> None:
+    def __init__(self, dimension: int = 16, name: str = "memory",
+                 input_limit: int | None = None) -> None:
         self._model = EmbeddingModel(name, dimension)
+        self._counting = ESTIMATED_TOKENS if input_limit is None else TokenCounting(
+            "words", "whitespace words + 2", input_limit, lambda t: len(t.split()) + 2)
         self.calls: list[list[str]] = []
         self.failure: SheafError | None = None
 
@@ -26,6 +31,9 @@ class MemoryEmbedder:
         if self.failure is not None:
             raise self.failure
         return [hashed_vector(word_features(t), self._model.dimension) for t in texts]
+
+    async def token_counting(self) -> TokenCounting:
+        return self._counting
 
     async def aclose(self) -> None:
         return None

@@ -21,6 +21,7 @@ import attrs
 
 from sheaf.domain.embeddings import EmbeddingModel, unit_vector
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.token_counting import TokenCounting
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -65,6 +66,7 @@ class OnnxEmbedder:
         # Checking the files and starting the runtime take a moment: done on first use,
         # so commands that never embed (list, show, quote) do not pay it.
         self._runtime: _Runtime | None = None
+        self._counter: Any = None
 
     def _loaded(self) -> _Runtime:
         """The session and tokenizer, made once (call with the lock held)."""
@@ -159,6 +161,27 @@ class OnnxEmbedder:
             weights = mask[:, :, None].astype(hidden.dtype)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return [unit_vector(row.tolist()) for row in pooled]
+
+    async def token_counting(self) -> TokenCounting:
+        """Wordpieces of the model's own tokenizer, [CLS] and [SEP] included; it reads
+        `max_tokens` of them and truncates the rest."""
+
+        def load() -> Any:
+            with self._lock:
+                if self._counter is None:
+                    from tokenizers import Tokenizer
+
+                    path, digest = self._files[1]
+                    _verify(path, digest)
+                    counter = Tokenizer.from_file(str(path))
+                    counter.no_truncation()
+                    counter.no_padding()
+                    self._counter = counter
+                return self._counter
+
+        counter = await anyio.to_thread.run_sync(load)
+        return TokenCounting("wordpieces", f"{self._name} tokenizer", self._max_tokens,
+                             lambda text: len(counter.encode(text).ids))
 
     async def aclose(self) -> None:
         return None

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
+import attrs
 
 from sheaf.adapters.json_api_client import InputTooLong, JsonApiClient
 from sheaf.domain.embeddings import EmbeddingModel, unit_vector
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
+from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
 
 MIN_TEXT_CHARACTERS = 16
 
@@ -27,7 +29,7 @@ class RemoteEmbedder:
     def __init__(self, base_url: str, model: str, *, dimension: int | None = None,
                  api_key: str | None = None, batch_size: int = 32, retries: int = 4,
                  timeout: float = 60.0, backoff: float = 0.5,
-                 concurrency: int = 2) -> None:
+                 concurrency: int = 2, input_limit: int | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.model_name = model
         self._dimension = dimension
@@ -37,6 +39,9 @@ class RemoteEmbedder:
                                      what="embeddings server", retries=retries,
                                      timeout=timeout, backoff=backoff)
         self._limit = anyio.Semaphore(concurrency)
+        # A server's tokenizer is not known here: sizes are estimated, and the limit is the
+        # one declared (SHEAF_EMBEDDING_MAX_TOKENS); halving still catches a misjudged one.
+        self._counting = attrs.evolve(ESTIMATED_TOKENS, limit=input_limit)
         self.truncated = 0
         """How many texts were cut to fit the server's limit (a diagnostic)."""
 
@@ -78,6 +83,9 @@ class RemoteEmbedder:
                              f"{self.model_name} answered vectors of another dimension than "
                              f"{expected}", url=self.base_url)
         return vectors
+
+    async def token_counting(self) -> TokenCounting:
+        return self._counting
 
     async def aclose(self) -> None:
         await self._client.aclose()

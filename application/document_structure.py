@@ -24,15 +24,17 @@ class StructuredDocument:
     sections: tuple[Section, ...]
 
     def chunks(self, *, retrieval_prefix: bool = True,
-               count: Callable[[str], int] = estimate_tokens) -> tuple[Chunk, ...]:
+               count: Callable[[str], int] = estimate_tokens,
+               input_limit: int | None = None) -> tuple[Chunk, ...]:
         """Section and snippet chunks. `retrieval_prefix` puts the title, heading path and
-        label before each chunk's retrieval text; `count` is the token counter (an exact
-        tokenizer's, when one is configured)."""
+        label before each chunk's retrieval text; `count` is the token counter (the
+        embedder's, `Embedder.token_counting`), `input_limit` the most its model reads."""
         blocks = [BlockSpan(b.kind, b.start, b.end, b.pages)
                   for b in self.document.current.blocks]
         return chunk_document(self.text, blocks, self.sections,
                               version_id=self.document.current.id, title=self.document.title,
-                              count=count, retrieval_prefix=retrieval_prefix)
+                              count=count, retrieval_prefix=retrieval_prefix,
+                              input_limit=input_limit)
 
 
 class DocumentStructure:

@@ -44,6 +44,7 @@ from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.sections import Section
 from sheaf.domain.staged_version import StagedVersion
 from sheaf.domain.text_profile import profile_text
+from sheaf.domain.token_counting import ESTIMATED_TOKENS
 from sheaf.domain.url_normalisation import normalise_url
 
 
@@ -64,6 +65,8 @@ class IngestOptions:
     version_id: str | None = None
     enrich: frozenset[EnrichmentKind] | None = None
     """LLM enrichments for new and changed versions; None follows the space's policy."""
+    upload_name: str | None = None
+    """For a file a client uploaded: the file name it gave, which citations show."""
 
 
 @attrs.frozen
@@ -167,7 +170,9 @@ class Ingestion:
                 type_hint: str | None = page.response.content_type
             else:
                 local = await self._files.read(source, policy.max_bytes)
-                ref = SourceRef(SourceKind.FILE, local.path, source)
+                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                       if options.upload_name else
+                       SourceRef(SourceKind.FILE, local.path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
         fetched_sha = hashlib.sha256(body).hexdigest()
@@ -221,8 +226,10 @@ class Ingestion:
                 extracted = await self._extract(page, body, type_hint, source, options)
             policy.check_kind(extracted.source, source)  # before anything is written
             with record.stage(source, "chunk", document_id):
+                counting = (await self.embedder.token_counting() if self.embedder
+                            else ESTIMATED_TOKENS)
                 chunks = await self._pool.run(document_chunks, extracted.document, version_id,
-                                              self.chunk_sizes)
+                                              self.chunk_sizes, counting)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
                                              extracted, chunks)

@@ -6,15 +6,16 @@ import attrs
 
 from sheaf.application.document_structure import DocumentStructure, StructuredDocument
 from sheaf.application.worker_pool import WorkerPool
+from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.quote_matching import FUZZY_THRESHOLD, MatchKind, QuoteSearch, find_quote
 from sheaf.domain.section_labels import normalise_heading
 
 CONTEXT_CHARACTERS = 200
 MAX_QUOTE_CHARACTERS = 2000
-"""The longest text a quote request may look for. Fuzzy matching costs more than linear
-time in the text's length; a quotation longer than this is better cited by section or
-by sentences."""
+"""The longest text a quote request may look for. Fuzzy matching is near-linear, but a
+longer query still costs seconds of CPU on a long document, and a quotation longer than
+this is better cited by section or by sentences."""
 
 
 @attrs.frozen
@@ -36,12 +37,16 @@ class Quote:
     document_id: str
     title: str | None
     url: str | None
+    location: DocumentLocation
+    """Where the document came from (URL, local path and `file:` URI, upload name)."""
     version_id: str
     context_before: str
     context_after: str
 
     def as_dict(self) -> dict[str, object]:
-        return attrs.asdict(self)
+        found = attrs.asdict(self, recurse=False)
+        found["location"] = self.location.as_dict()
+        return found
 
 
 class Quotes:
@@ -129,7 +134,7 @@ class Quotes:
             section_path=section.path if section else (),
             section_label=section.label if section else None, pages=tuple(pages),
             document_id=document.id, title=document.title, url=document.url,
-            version_id=document.current.id,
+            location=document.location, version_id=document.current.id,
             context_before=text[max(0, start - CONTEXT_CHARACTERS):start],
             context_after=text[end:end + CONTEXT_CHARACTERS])
 

@@ -10,6 +10,7 @@ from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.snippet_embedding import embed_snippets
 from sheaf.domain.enrichment import EnrichmentKind, with_context
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.token_counting import ESTIMATED_TOKENS
 
 
 class Reindexing:
@@ -41,6 +42,7 @@ class Reindexing:
         if enrich and self._enrichment is None:
             raise SheafError(ErrorKind.INVALID_QUERY, "no language model is configured to "
                                                       "enrich with (SHEAF_LLM_BASE_URL)")
+        counting = await embedder.token_counting() if embedder else ESTIMATED_TOKENS
         count = 0
         for document in await self._store.documents(space):
             version_id = document.current.id
@@ -50,7 +52,8 @@ class Reindexing:
                 # A generated context stays with a chunk whose text did not change.
                 rebuilt = tuple(
                     with_context(c, old.context) if (old := stored.get(c.id)) is not None
-                    and old.text == c.text and old.context else c for c in loaded.chunks())
+                    and old.text == c.text and old.context else c
+                    for c in loaded.chunks(count=counting.count, input_limit=counting.limit))
                 await self._store.replace_chunks(space, version_id, rebuilt)
             if embeddings or (chunks and embedder is not None
                               and await self._store.embedding_model(space)

@@ -9,6 +9,7 @@ from sheaf.application.document_structure import DocumentStructure, StructuredDo
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.rank_fusion import RRF_K, reciprocal_rank_fusion
@@ -38,6 +39,8 @@ class SearchHit:
     document_id: str
     title: str | None = None
     url: str | None = None
+    location: DocumentLocation | None = None
+    """Where the document came from (URL, local path and `file:` URI, upload name)."""
     bm25_score: float | None = None
     vector_score: float | None = None
     context: ExpandedContext | None = None
@@ -46,6 +49,7 @@ class SearchHit:
         chunk = self.chunk
         found: dict[str, object] = {
             "document_id": self.document_id, "title": self.title, "url": self.url,
+            "location": self.location.as_dict() if self.location else None,
             "score": round(self.score, 6),
             "bm25_score": None if self.bm25_score is None else round(self.bm25_score, 6),
             "vector_score": None if self.vector_score is None else round(self.vector_score, 6),
@@ -171,7 +175,8 @@ class Search:
         for hit in hits:
             document = documents.get(hit.document_id)
             enriched.append(attrs.evolve(hit, title=document.title if document else None,
-                                         url=document.url if document else None))
+                                         url=document.url if document else None,
+                                         location=document.location if document else None))
         return enriched
 
 

@@ -17,5 +17,9 @@ async def embed_snippets(embedder: Embedder | None, store: KnowledgeStore, space
     model = await embedder.model()
     model.require_same(await store.embedding_model(space), space)
     snippets = [c for c in chunks if c.level == "snippet"]
+    # A generated context may lengthen a snippet past the limit; its own text may not.
+    counting = await embedder.token_counting()
+    counting.require_within_limit([c.retrieval_text for c in snippets if not c.context],
+                                  model.name)
     vectors = await embedder.embed([c.retrieval_text for c in snippets]) if snippets else []
     return ChunkVectors(model, tuple(c.id for c in snippets), tuple(vectors))

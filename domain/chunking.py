@@ -2,9 +2,11 @@
 
 Section chunks (about 1,200 tokens, at most 1,800) never cross a top-level section;
 snippet chunks (about 300, at most 450) tile each section chunk. Blocks are kept whole
-when they fit, else split at sentences, and a sentence longer than the limit at word
-windows. Token counts are an estimate: one token per four characters, the usual rule of
-thumb for English with BPE tokenizers (exact counts need the model's tokenizer).
+when they fit, else split at sentences, a sentence longer than the limit at word windows,
+and a word longer than it (a URL, a run of CJK text) at characters. Tokens are counted
+with the embedder's own counter when one is given (ADR-0015), and snippets are then
+kept, retrieval prefix included, within the model's input limit; without one, the
+estimate is one token per four characters.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import attrs
 
 from sheaf.domain.sections import Section
 from sheaf.domain.sentences import sentence_spans
+from sheaf.domain.word_tokens import is_unit_boundary
 
 SECTION_TARGET, SECTION_MAX = 1200, 1800
 SNIPPET_TARGET, SNIPPET_MAX = 300, 450
@@ -42,6 +45,14 @@ class ChunkSizes:
         section chunks at least as large as the defaults."""
         limit = limit or target * 3 // 2
         return cls(target, limit, max(SECTION_TARGET, limit), max(SECTION_MAX, limit))
+
+    def within(self, limit: int) -> ChunkSizes:
+        """These sizes with snippets of at most `limit` tokens (a model's input limit
+        less the retrieval prefix), aiming at five eighths of it when that is smaller."""
+        if self.snippet_max <= limit:
+            return self
+        target = min(self.snippet_target, max(1, limit * 5 // 8))
+        return attrs.evolve(self, snippet_target=target, snippet_max=limit)
 
     def __str__(self) -> str:
         return f"{self.snippet_target}/{self.snippet_max}"
@@ -101,8 +112,24 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
                    version_id: str, title: str | None,
                    count: Callable[[str], int] = estimate_tokens,
                    retrieval_prefix: bool = True,
-                   sizes: ChunkSizes = DEFAULT_SIZES) -> tuple[Chunk, ...]:
-    """Section chunks, then the snippet chunks of each, in document order."""
+                   sizes: ChunkSizes = DEFAULT_SIZES,
+                   input_limit: int | None = None) -> tuple[Chunk, ...]:
+    """Section chunks, then the snippet chunks of each, in document order. With an
+    `input_limit` (in `count`'s unit), every snippet's retrieval text fits in it."""
+    shorten = "full"
+    if input_limit is not None:
+        places = [((), None), *((s.path, s.label) for s in sections)]
+
+        def reserve_of(style: str) -> int:
+            return max(count(_retrieval_text(title, path, label, "", style))
+                       for path, label in places) if retrieval_prefix else 0
+
+        shorten = "short"
+        reserve = reserve_of(shorten)
+        if reserve > input_limit // 2:  # long CJK headings: the label alone leads
+            shorten = "minimal"
+            reserve = reserve_of(shorten)
+        sizes = sizes.within(max(1, input_limit - reserve))
     atoms = _atoms(text, blocks, count, sizes)
     groups = _section_groups(text, atoms, sections, count, sizes)
     section_chunks: list[tuple[int, int, list[_Atom]]] = [
@@ -112,11 +139,12 @@ def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, 
     for s_index, (start, end, group) in enumerate(section_chunks):
         parent_id = f"{version_id}:section:{s_index}"
         chunks.append(_chunk(text, parent_id, "section", s_index, start, end, group, sections,
-                             None, title, count, retrieval_prefix))
+                             None, title, count, retrieval_prefix, shorten))
         for snippet in _snippet_groups(text, group, count, sizes):
             chunks.append(_chunk(text, f"{version_id}:snippet:{snippet_index}", "snippet",
                                  snippet_index, snippet[0].start, snippet[-1].end, snippet,
-                                 sections, parent_id, title, count, retrieval_prefix))
+                                 sections, parent_id, title, count, retrieval_prefix,
+                                 shorten))
             snippet_index += 1
     return _link(chunks)
 
@@ -126,8 +154,13 @@ def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int],
     atoms: list[_Atom] = []
     for block in blocks:
         heading = block.kind == "heading"
-        if heading or count(text[block.start:block.end]) <= sizes.snippet_max:
+        if count(text[block.start:block.end]) <= sizes.snippet_max:
             atoms.append(_Atom(block.start, block.end, heading, block.pages))
+            continue
+        if heading:  # a paragraph marked up as a heading: its first window leads
+            windows = _word_windows(text, block.start, block.end, count,
+                                    sizes.snippet_target, sizes.snippet_max)
+            atoms.extend(_Atom(a, b, i == 0, block.pages) for i, (a, b) in enumerate(windows))
             continue
         pieces = (_lines(text, block.start, block.end)
                   if block.kind in ("table", "code", "list")
@@ -138,7 +171,8 @@ def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int],
             else:
                 atoms.extend(_Atom(a, b, False, block.pages)
                              for a, b in _word_windows(text, start, end, count,
-                                                       sizes.snippet_target))
+                                                       sizes.snippet_target,
+                                                       sizes.snippet_max))
     return [a for a in atoms if a.end > a.start]
 
 
@@ -152,12 +186,19 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _word_windows(text: str, start: int, end: int, count: Callable[[str], int],
-                  target: int) -> list[tuple[int, int]]:
-    """Consecutive word runs, each within the snippet limit (a sentence too long to keep)."""
+                  target: int, limit: int) -> list[tuple[int, int]]:
+    """Consecutive word runs, each within the snippet target (a sentence too long to
+    keep); a single word over the limit is cut at characters."""
     windows: list[tuple[int, int]] = []
     window_start: int | None = None
     window_end = start
     for word in _WORD.finditer(text, start, end):
+        if count(word.group()) > limit:
+            if window_start is not None:
+                windows.append((window_start, window_end))
+                window_start = None
+            windows.extend(_character_windows(text, word.start(), word.end(), count, limit))
+            continue
         if window_start is None:
             window_start = word.start()
         elif count(text[window_start:word.end()]) > target:
@@ -166,6 +207,27 @@ def _word_windows(text: str, start: int, end: int, count: Callable[[str], int],
         window_end = word.end()
     if window_start is not None:
         windows.append((window_start, window_end))
+    return windows
+
+
+def _character_windows(text: str, start: int, end: int, count: Callable[[str], int],
+                       limit: int) -> list[tuple[int, int]]:
+    """A word longer than the limit, cut into the longest runs that fit (never between a
+    character and its combining marks)."""
+    windows: list[tuple[int, int]] = []
+    while start < end:
+        low, high = start + 1, end  # the longest fitting run, by bisection
+        while low < high:
+            middle = (low + high + 1) // 2
+            if count(text[start:middle]) <= limit:
+                low = middle
+            else:
+                high = middle - 1
+        cut = low
+        while start + 1 < cut < end and not is_unit_boundary(text, cut):
+            cut -= 1
+        windows.append((start, cut))
+        start = cut
     return windows
 
 
@@ -219,19 +281,40 @@ def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int],
 
 def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: int,
            atoms: list[_Atom], sections: tuple[Section, ...], parent_id: str | None,
-           title: str | None, count: Callable[[str], int], prefix: bool) -> Chunk:
+           title: str | None, count: Callable[[str], int], prefix: bool,
+           shorten: str = "full") -> Chunk:
     body = text[start:end]
     section = next((s for s in reversed(sections) if s.start <= start < s.end), None)
     path = section.path if section else ()
     label = section.label if section else None
     pages = sorted({p for atom in atoms for p in atom.pages})
     page_range = (pages[0], pages[-1]) if pages else ()
-    retrieval = body
-    if prefix:
-        retrieval = (f"[DOC: {title or ''}] [PATH: {' > '.join(path)}] "
-                     f"[SECTION: {label or 'other'}]\n{body}")
+    retrieval = _retrieval_text(title, path, label, body, shorten) if prefix else body
     return Chunk(chunk_id, level, index, start, end, body, count(body), path, label,
                  tuple(page_range), parent_id, None, None, retrieval)
+
+
+def _retrieval_text(title: str | None, path: tuple[str, ...], label: str | None,
+                    body: str, style: str = "full") -> str:
+    """The body after its title, heading path and label. A `short` prefix keeps the first
+    `PREFIX_WORDS` words (at most `PREFIX_CHARACTERS` characters) of the title and of
+    the last two headings, so that a paragraph-long heading cannot crowd the snippet out
+    of a model's input; a `minimal` one keeps the label alone."""
+    if style == "minimal":
+        return f"[SECTION: {label or 'other'}]\n{body}"
+    if style == "short":
+        title = _first_words(title or "")
+        path = tuple(_first_words(p) for p in path[-2:])
+    return (f"[DOC: {title or ''}] [PATH: {' > '.join(path)}] "
+            f"[SECTION: {label or 'other'}]\n{body}")
+
+
+PREFIX_WORDS, PREFIX_CHARACTERS = 12, 80
+
+
+def _first_words(text: str) -> str:
+    kept = " ".join(text.split()[:PREFIX_WORDS])[:PREFIX_CHARACTERS]
+    return kept + (" …" if kept != " ".join(text.split()) else "")
 
 
 def _link(chunks: list[Chunk]) -> tuple[Chunk, ...]:

@@ -22,6 +22,8 @@ class CitedPassage:
     pages: tuple[int, ...]
     start: int
     end: int
+    location: str | None = None
+    """Where a document without a URL came from: a `file:` URI or an upload's name."""
 
 
 def context_block(passages: Sequence[CitedPassage], max_tokens: int, *,
@@ -79,7 +81,7 @@ def _citation(number: int, passage: CitedPassage, end: int | None = None) -> str
     where = " > ".join(passage.heading_path)
     pages = f", p. {'-'.join(map(str, sorted({passage.pages[0], passage.pages[-1]})))}" \
         if passage.pages else ""
-    source = passage.url or passage.document_id
+    source = passage.url or passage.location or passage.document_id
     title = passage.title or passage.document_id
     span = f"{passage.start}-{end if end is not None else passage.end}"
     return (f"— [{number}] {title}" + (f", {where}" if where else "") + pages

@@ -17,6 +17,9 @@ DEFAULT_MAX_INGEST_BYTES = 25 * 1024 * 1024
 class SourceKind(enum.Enum):
     URL = "url"
     FILE = "file"
+    UPLOAD = "upload"
+    """A file a client sent: keyed by where it was spooled, `original` is the file name
+    the client gave."""
 
 
 @attrs.frozen

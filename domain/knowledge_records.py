@@ -6,6 +6,7 @@ from datetime import datetime
 
 import attrs
 
+from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.ingestion import SourceKind
 
 
@@ -85,6 +86,21 @@ class DocumentRecord:
         """The URL to cite: the first URL source, where its redirects ended."""
         return next((s.final_url or s.original for s in self.sources
                      if s.kind is SourceKind.URL), None)
+
+    @property
+    def location(self) -> DocumentLocation:
+        """Where to cite the document from: its URL, else the local file it was read from
+        (absolute path and `file:` URI), else the name of the uploaded file."""
+        if self.url is not None:
+            return DocumentLocation(url=self.url)
+        for kind in (SourceKind.FILE, SourceKind.UPLOAD):
+            source = next((s for s in self.sources if s.kind is kind), None)
+            if source is None:
+                continue
+            if kind is SourceKind.FILE:
+                return DocumentLocation.of_file(source.key)
+            return DocumentLocation(file_name=source.original)
+        return DocumentLocation()
 
 
 @attrs.frozen

@@ -7,18 +7,17 @@ always the document's own, whatever the query's spelling.
 from __future__ import annotations
 
 import enum
-import re
-from difflib import SequenceMatcher
 
 import attrs
 
+from sheaf.domain.fuzzy_window import best_window
 from sheaf.domain.pdf_text import LIGATURES
+from sheaf.domain.word_tokens import is_unit_boundary
 
 FUZZY_THRESHOLD = 0.85
 _FOLD = {**{c: "'" for c in "‘’‚‛′`´"}, **{c: '"' for c in "“”„‟″«»"},
          **{c: "-" for c in "‐‑‒–—―−"}, "…": "...", **LIGATURES}
 _INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
-_WORD = re.compile(r"\w{5,}")
 
 
 class MatchKind(enum.Enum):
@@ -91,7 +90,9 @@ def fold(text: str) -> tuple[str, list[int]]:
 def find_quote(text: str, query: str, *, find_all: bool = False,
                threshold: float = FUZZY_THRESHOLD) -> QuoteSearch:
     """Exact occurrences first, then tolerant ones, then the best fuzzy window at or above
-    `threshold`; when nothing qualifies, the closest passage and its score."""
+    `threshold`; when nothing qualifies, the closest passage and its score. Tolerant and
+    fuzzy matches and the closest passage start and end on word boundaries (grapheme
+    boundaries in scripts without spaces); the cost is near-linear in text and query."""
     query = query.strip()
     if not query:
         return QuoteSearch(())
@@ -102,58 +103,31 @@ def find_quote(text: str, query: str, *, find_all: bool = False,
     folded_query, _ = fold(query)
     if not folded_query:
         return QuoteSearch(())
-    tolerant = _occurrences(folded_text, folded_query, find_all)
+    tolerant = _occurrences(folded_text, folded_query, find_all, on_boundaries=True)
     if tolerant:
         return QuoteSearch(tuple(
             TextMatch(origin[s], origin[s + len(folded_query) - 1] + 1, MatchKind.TOLERANT)
             for s in tolerant))
-    best = _best_window(folded_text, folded_query)
+    best = best_window(folded_text, folded_query)
     if best is None:
         return QuoteSearch(())
-    start, end, score = best
+    start, end, score = best.start, best.end, best.score
     match = TextMatch(origin[start], origin[end - 1] + 1, MatchKind.FUZZY, round(score, 3))
     if score >= threshold:
         return QuoteSearch((match,))
     return QuoteSearch((), closest=match)
 
 
-def _occurrences(haystack: str, needle: str, find_all: bool) -> list[int]:
+def _occurrences(haystack: str, needle: str, find_all: bool,
+                 on_boundaries: bool = False) -> list[int]:
     found: list[int] = []
     at = haystack.find(needle)
     while at != -1:
-        found.append(at)
-        if not find_all:
-            break
+        if not on_boundaries or (is_unit_boundary(haystack, at)
+                                 and is_unit_boundary(haystack, at + len(needle))):
+            found.append(at)
+            if not find_all:
+                break
         at = haystack.find(needle, at + 1)
     return found
 
-
-def _best_window(text: str, query: str) -> tuple[int, int, float] | None:
-    """The most similar window, probed around occurrences of the query's longest words."""
-    words = sorted(set(_WORD.findall(query)), key=len, reverse=True)[:4]
-    candidates: set[int] = set()
-    for word in words:
-        offset = query.find(word)
-        for match in list(re.finditer(re.escape(word), text))[:40]:
-            candidates.add(max(0, match.start() - offset))
-    if not candidates:
-        candidates = set(range(0, max(1, len(text) - len(query) + 1),
-                               max(1, len(query) // 2)))
-        if len(candidates) > 400:
-            return None
-    best: tuple[int, int, float] | None = None
-    slack = max(8, len(query) // 4)
-    for anchor in sorted(candidates):
-        region_start = max(0, anchor - slack)
-        region = text[region_start:anchor + len(query) + slack]
-        matcher = SequenceMatcher(None, query, region, autojunk=False)
-        blocks = [b for b in matcher.get_matching_blocks() if b.size]
-        if not blocks:
-            continue
-        start = region_start + blocks[0].b
-        end = region_start + blocks[-1].b + blocks[-1].size
-        matched = sum(b.size for b in blocks)
-        score = 2 * matched / (len(query) + (end - start))
-        if best is None or score > best[2]:
-            best = (start, end, score)
-    return best

@@ -59,6 +59,24 @@ _PREFIX = tuple((label, re.compile(rf"^(?:{pattern})\b")) for label, pattern in 
                 if label in ("methods", "results", "discussion", "conclusion", "appendix",
                              "supplementary"))
 
+# Words that name a canonical section when they head one of its own, but are also common
+# subsection titles ("3.1 Overview" of the methods): a subsection so titled keeps its
+# parent's label.
+WEAK_NAMES = frozenset({
+    "overview", "motivation", "approach", "summary", "synopsis", "evaluation", "findings",
+    "experiment", "experiments", "highlights", "thanks", "contributions", "future work",
+    "experimental", "schluss", "limites",
+})
+# Banners of a journal page: article types and access labels, never a section's name.
+_ARTICLE_TYPE = re.compile(
+    r"^(?:(?:original|research|review|methods?|methodology|software|database|technical|"
+    r"data|short|brief|rapid|full|regular|invited|special|focused|mini|systematic|"
+    r"clinical|case|open|free|editorial|perspective|opinion|hypothesis|commentary)"
+    r"(?: (?:research|review|article|paper|report|communication|note|letter|access|"
+    r"contribution|study|articles|reports))+|research|article|review|open access|"
+    r"letter|editorial|correspondence|perspective|commentary|case report|erratum|"
+    r"corrigendum|retraction|viewpoint|preprint|(?:this )?article is open access)$")
+
 AFTER_REFERENCES = frozenset({"appendix", "supplementary", "acknowledgements", "funding",
                               "declarations"})
 SCIENTIFIC_CORE = frozenset({"introduction", "methods", "results", "discussion",
@@ -71,9 +89,29 @@ def normalise_heading(text: str) -> str:
     return " ".join(_PUNCTUATION.sub(" ", stripped.lower().replace("&", " and ")).split())
 
 
+def is_article_type(text: str) -> bool:
+    """Whether a heading is a journal's banner ("Research Article", "Open Access",
+    "Methodology article") rather than a section's name."""
+    return bool(_ARTICLE_TYPE.match(normalise_heading(text)))
+
+
+def is_weak_name(text: str) -> bool:
+    """Whether a heading's label comes from a word that is also a common subsection
+    title ("Overview", "Approach", "Evaluation")."""
+    return normalise_heading(text) in WEAK_NAMES
+
+
+def section_number(text: str) -> tuple[str, ...]:
+    """The heading's number as parts: "3.1 Overview" is ("3", "1"); none is ()."""
+    match = re.match(r"^\s*(\d+(?:\.\d+)*)\.?\s", text)
+    return tuple(match.group(1).split(".")) if match else ()
+
+
 def label_heading(text: str) -> str:
-    """The canonical label of a heading, or `other`."""
+    """The canonical label of a heading, or `other` (always for a banner)."""
     key = normalise_heading(text)
+    if _ARTICLE_TYPE.match(key):
+        return "other"
     for label, pattern in _COMPILED:
         if pattern.match(key):
             return label

@@ -9,8 +9,11 @@ import attrs
 from sheaf.domain.section_labels import (
     AFTER_REFERENCES,
     SCIENTIFIC_CORE,
+    is_article_type,
+    is_weak_name,
     label_heading,
     normalise_heading,
+    section_number,
 )
 
 _HEADING_MARK = re.compile(r"^#{1,6}\s+")
@@ -56,15 +59,23 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
 
     The heading that repeats the document's title is the title, not a section. Once the
     references have begun, only appendix, supplementary and acknowledgement-like headings
-    start new sections: titles inside a reference list never do. A subsection whose own
-    heading has no label takes its parent's. An abstract without a heading is inferred
-    from the text before the first heading, or from the abstract metadata."""
+    start new sections: titles inside a reference list never do. Banners (article types,
+    "Open Access", headings before the title) are no sections. A subsection (nested, or
+    numbered "3.1" under "3") takes its parent's label unless its own heading names a
+    canonical section with more than a common subsection word ("Overview"). An abstract
+    without a heading is inferred from the text before the first heading, or from the
+    abstract metadata."""
     title_key = normalise_heading(title) if title else None
+    title_at = next((i for i, h in enumerate(headings)
+                     if title_key and normalise_heading(h.text) == title_key), None)
+    before_title = title_at + 1 if title_at is not None and title_at <= 2 else 0
     kept = [h for i, h in enumerate(headings)
-            if not (i == 0 and title_key and normalise_heading(h.text) == title_key)]
+            if i >= before_title and not is_article_type(h.text)]
+    kept = _without_leading_banners(text, kept)
     sections: list[Section] = []
     open_stack: list[int] = []
     in_references_at: int | None = None
+    numbered: dict[tuple[str, ...], int] = {}  # section number -> section index
     for heading in kept:
         label = label_heading(heading.text)
         if in_references_at is not None:
@@ -74,8 +85,14 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
         while open_stack and sections[open_stack[-1]].level >= heading.level:
             open_stack.pop()
         parent = open_stack[-1] if open_stack else None
-        if label == "other" and parent is not None:
-            label = sections[parent].label
+        number = section_number(heading.text)
+        # Flat headings numbered "3.1" after "3": the numbering says whose part it is.
+        numbered_parent = numbered.get(number[:-1]) if len(number) > 1 else None
+        inherited = parent if parent is not None else numbered_parent
+        if inherited is not None and (label == "other" or is_weak_name(heading.text)):
+            label = sections[inherited].label
+        if number:
+            numbered[number] = len(sections)
         path = (*(sections[parent].path if parent is not None else ()), heading.text)
         sections.append(Section(len(sections), heading.text, label, heading.level,
                                 heading.start, heading.start, path, parent))
@@ -90,6 +107,25 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
                                                  if s.parent is None else s.parent + 1)
                                     for s in sections)]
     return tuple(sections)
+
+
+def _without_leading_banners(text: str, headings: list[Heading]) -> list[Heading]:
+    """Headings before the abstract or introduction that head nothing (the next heading
+    follows at once, no deeper) are a page's banners ("Methods" as a journal's article
+    type), not sections."""
+    opening = next((i for i, h in enumerate(headings)
+                    if label_heading(h.text) in ("abstract", "introduction")), None)
+    if opening is None:
+        return headings
+    kept = []
+    for i, heading in enumerate(headings):
+        if i < opening:
+            following = headings[i + 1]
+            if not text[heading.end:following.start].strip() and \
+                    following.level <= heading.level:
+                continue
+        kept.append(heading)
+    return kept
 
 
 def _close(sections: list[Section], text_end: int) -> list[Section]:

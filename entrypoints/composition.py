@@ -124,6 +124,8 @@ def build_embedder(spec: str) -> Embedder | None:
     dimension_text = os.environ.get("SHEAF_EMBEDDING_DIMENSION")
     dimension = int(dimension_text) if dimension_text else None
     url = os.environ.get("SHEAF_EMBEDDINGS_URL")
+    limit_text = os.environ.get("SHEAF_EMBEDDING_MAX_TOKENS")
+    limit = int(limit_text) if limit_text else None
     if kind == "none":
         return None
     if kind == "hashing":
@@ -136,10 +138,11 @@ def build_embedder(spec: str) -> Embedder | None:
     if kind == "openai" and argument:
         return OpenAiEmbedder(url or "https://api.openai.com/v1", argument, dimension=dimension,
                               api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY")
-                              or os.environ.get("OPENAI_API_KEY"))
+                              or os.environ.get("OPENAI_API_KEY"), input_limit=limit)
     if kind == "ollama" and argument:
         return OllamaEmbedder(url or "http://127.0.0.1:11434", argument, dimension=dimension,
-                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY"))
+                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY"),
+                              input_limit=limit)
     raise SheafError(ErrorKind.INVALID_QUERY,
                      f"unknown embedder {spec!r}: use hashing, hashing:DIM, local, onnx:DIR, "
                      "openai:MODEL, ollama:MODEL or none")

@@ -21,6 +21,8 @@ ENVIRONMENT = {
                             "openai, http://127.0.0.1:11434 for ollama)",
     "SHEAF_EMBEDDINGS_KEY": "its API key (openai: falls back to OPENAI_API_KEY)",
     "SHEAF_EMBEDDING_DIMENSION": "the model's dimension (asked of the server when unset)",
+    "SHEAF_EMBEDDING_MAX_TOKENS": "the remote model's input limit, in tokens of about 4 "
+                                  "characters (snippets are sized to fit it)",
     "SHEAF_LLM_BASE_URL": "an OpenAI-compatible chat API for enrichment, e.g. "
                           "http://127.0.0.1:11434/v1 (none: enrichment is off)",
     "SHEAF_LLM_MODEL": "the chat model's name",

@@ -15,6 +15,7 @@ import json
 import logging
 import re
 import tempfile
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -182,7 +183,8 @@ async def _document(request: web.Request) -> DocumentRecord:
 def document_json(document: DocumentRecord) -> dict[str, Any]:
     current = document.current
     return {"id": document.id, "title": document.title, "space": document.space,
-            "url": document.url, "content": current.content_source,
+            "url": document.url, "location": document.location.as_dict(),
+            "content": current.content_source,
             "content_type": current.content_type, "version": current.id,
             "versions": len(document.versions), "characters": current.characters,
             "metadata": current.metadata, "caller_metadata": current.caller_metadata,
@@ -275,6 +277,7 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
         raise _bad("the multipart body's Content-Type is malformed") from None
     payload: dict[str, Any] = {}
     stored: Path | None = None
+    upload_name = "upload"
     try:
         while (part := await _next_part(reader)) is not None:
             if not isinstance(part, BodyPartReader):
@@ -282,6 +285,10 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
             if part.name == "file":
                 if stored is not None:
                     raise _bad("the multipart body has more than one \"file\" part")
+                # The name as the client gave it (its folders left out): what citations
+                # show. Clients percent-encode what the header cannot carry (aiohttp, curl).
+                given = urllib.parse.unquote(part.filename or "")
+                upload_name = given.replace("\\", "/").rsplit("/", 1)[-1].strip() or "upload"
                 stored = await _spool(part, settings)
             elif part.name == "metadata":
                 payload["metadata"] = _json_value(await part.text(), "the metadata part")
@@ -289,7 +296,7 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
                 payload["source_id"] = await part.text()
         if stored is None:
             raise _bad("the multipart body needs a \"file\" part")
-        return str(stored), _options(request, payload)
+        return str(stored), attrs.evolve(_options(request, payload), upload_name=upload_name)
     except BaseException:
         if stored is not None:
             _discard_upload(stored, settings.uploads)

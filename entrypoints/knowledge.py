@@ -227,7 +227,8 @@ class Knowledge:
             filters=SearchFilters(excluded_section_labels=frozenset({"references"})))
         passages = [CitedPassage(h.chunk.text, h.document_id, h.title, h.url,
                                  h.chunk.heading_path, h.chunk.pages, h.chunk.start,
-                                 h.chunk.end) for h in hits]
+                                 h.chunk.end, h.location.cited if h.location else None)
+                    for h in hits]
         return context_block(passages, max_tokens)
 
     # -- tools ---------------------------------------------------------------------------
@@ -283,7 +284,8 @@ class Knowledge:
             listed = (await self.documents())[:int(arguments.get("limit", 100))]
             return {"documents": [
                 {"document_id": d.id, "title": d.title, "url": d.url,
-                 "content": d.current.content_source, "characters": d.current.characters,
+                 "location": d.location.as_dict(), "content": d.current.content_source,
+                 "characters": d.current.characters,
                  **({"generated_summary": d.current.enrichment} if d.current.enrichment
                     else {})}
                 for d in listed]}
@@ -304,6 +306,7 @@ def _cited_hit(hit: SearchHit) -> dict[str, Any]:
     chunk = hit.chunk
     return {"text": chunk.text, "score": round(hit.score, 6),
             "citation": {"document_id": hit.document_id, "title": hit.title, "url": hit.url,
+                         "location": hit.location.as_dict() if hit.location else {},
                          "section": chunk.section_label,
                          "heading_path": list(chunk.heading_path), "pages": list(chunk.pages),
                          "start": chunk.start, "end": chunk.end}}
@@ -312,7 +315,8 @@ def _cited_hit(hit: SearchHit) -> dict[str, Any]:
 def _cited_quote(quote: Quote) -> dict[str, Any]:
     return {"text": quote.text, "match": quote.match,
             "citation": {"document_id": quote.document_id, "title": quote.title,
-                         "url": quote.url, "section": quote.section_label,
+                         "url": quote.url, "location": quote.location.as_dict(),
+                         "section": quote.section_label,
                          "heading_path": list(quote.section_path), "pages": list(quote.pages),
                          "start": quote.start, "end": quote.end,
                          "sentences": list(quote.sentences)}}

@@ -28,6 +28,7 @@ from sheaf.domain.search_request import (
     SearchMode,
     parse_metadata_filter,
 )
+from sheaf.domain.token_counting import ESTIMATED_TOKENS
 from sheaf.entrypoints.composition import (
     KnowledgeServices,
     build_embedder,
@@ -347,6 +348,7 @@ def _summary(document: DocumentRecord) -> dict[str, Any]:
         "characters": current.characters,
         "sources": [{"kind": s.kind.value, "key": s.key, "original": s.original,
                      "final_url": s.final_url} for s in document.sources],
+        "location": document.location.as_dict(),
         "source_id": document.caller_source_id,
         "near_duplicate_of": current.near_duplicate_of,
         "near_duplicate_similarity": current.near_duplicate_similarity,
@@ -487,7 +489,8 @@ def _cmd_quote(args: argparse.Namespace) -> int:
                 where = " > ".join(quote.section_path) or "-"
                 pages = f", p. {', '.join(map(str, quote.pages))}" if quote.pages else ""
                 print(quote.text)
-                print(f"-- {quote.title or quote.document_id} ({quote.url or quote.document_id}"
+                source = quote.location.cited or quote.document_id
+                print(f"-- {quote.title or quote.document_id} ({source}"
                       f"), {where}{pages}, characters {quote.start}-{quote.end}, "
                       f"{quote.match} match", file=sys.stderr)
         return EXIT_OK
@@ -499,15 +502,21 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
     async def work(services: KnowledgeServices) -> int:
         loaded = await services.structure.load(args.space, args.document)
         stored = await services.store.chunks(args.space, loaded.document.current.id)
+        counting = (await services.embedder.token_counting() if services.embedder
+                    else ESTIMATED_TOKENS)
         chunks = (stored if stored and not args.no_retrieval_prefix
-                  else loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix))
+                  else loaded.chunks(retrieval_prefix=not args.no_retrieval_prefix,
+                                     count=counting.count, input_limit=counting.limit))
+        if not args.json:
+            print(f"# sizes in {counting.describe()}", file=sys.stderr)
         for chunk in chunks:
             if args.level and chunk.level != args.level:
                 continue
             if args.json:
                 print(json.dumps(attrs.asdict(chunk), ensure_ascii=False))
             else:
-                print(f"{chunk.id:<34} {chunk.tokens:>5} tokens  [{chunk.start}:{chunk.end}]  "
+                print(f"{chunk.id:<34} {chunk.tokens:>5} {counting.unit}  "
+                      f"[{chunk.start}:{chunk.end}]  "
                       f"{' > '.join(chunk.heading_path) or '-'}")
         return EXIT_OK
 

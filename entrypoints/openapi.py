@@ -57,9 +57,19 @@ def openapi_document() -> dict[str, Any]:
                              "properties": {"id": {"type": "string"},
                                             "title": {"type": ["string", "null"]},
                                             "url": {"type": ["string", "null"]},
+                                            "location": {"$ref": "#/components/schemas/"
+                                                                 "Location"},
                                             "content": {"type": "string"},
                                             "version": {"type": "string"},
                                             "characters": {"type": "integer"}}},
+                "Location": {
+                    "type": "object",
+                    "description": "Where the document came from, for citing it: its URL, "
+                                   "or a local file's path and file: URI, or an uploaded "
+                                   "file's original name. Also in search hits and quotes.",
+                    "properties": {"url": {"type": "string"}, "path": {"type": "string"},
+                                   "file_uri": {"type": "string"},
+                                   "file_name": {"type": "string"}}},
             },
         },
         "security": [{"bearer": []}],

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from sheaf.domain.embeddings import EmbeddingModel
+from sheaf.domain.token_counting import TokenCounting
 
 
 class Embedder(Protocol):
@@ -17,6 +18,11 @@ class Embedder(Protocol):
         ...
 
     async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        ...
+
+    async def token_counting(self) -> TokenCounting:
+        """What the model counts its input in, with a counter, and the most it reads:
+        chunk sizes are counted in that unit so that no snippet is cut (ADR-0015)."""
         ...
 
     async def aclose(self) -> None:

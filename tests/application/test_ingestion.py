@@ -191,3 +191,41 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     document = await world.store.find("default", NOTES)
     assert document is not None and document.current.blocks
     assert await world.store.chunks("default", document.current.id)
+
+
+async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> None:
+    from sheaf.application.document_catalogue import DocumentCatalogue
+    from sheaf.application.document_structure import DocumentStructure
+    from sheaf.application.reindexing import Reindexing
+    from sheaf.domain.errors import ErrorKind, SheafError
+
+    world = World()
+    long_note = ("# Long notes\n\n" + " ".join(
+        f"The heron number {i} returned on Tuesday to the same reed bed." for i in range(300))
+        + "\n").encode()
+    world.files.files["/data/long.md"] = long_note
+    narrow = MemoryEmbedder(name="narrow", input_limit=48)
+    world.ingestion.embedder = narrow
+    result = await world.ingestion.ingest("/data/long.md")
+    assert result.status is IngestStatus.NEW and result.version_id
+    counting = await narrow.token_counting()
+    snippets = [c for c in await world.store.chunks("default", result.version_id)
+                if c.level == "snippet"]
+    assert len(snippets) > 10
+    assert max(counting.count(c.retrieval_text) for c in snippets) <= 48
+    assert all(c.tokens == counting.count(c.text) for c in snippets)
+
+    # Stored chunks too long for another model are refused by name, not truncated...
+    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    narrower = MemoryEmbedder(name="narrower", input_limit=20)
+    with pytest.raises(SheafError) as refused:
+        await Reindexing(world.store, structure, narrower).reindex(
+            "default", chunks=False, embeddings=True)
+    assert refused.value.kind is ErrorKind.EMBEDDING_FAILED
+    assert "longer than narrower reads" in refused.value.message
+    # ...and chunked again for it when the chunks are rebuilt.
+    assert await Reindexing(world.store, structure, narrower).reindex(
+        "default", embeddings=True) == 1
+    rebuilt = [c for c in await world.store.chunks("default", result.version_id)
+               if c.level == "snippet"]
+    assert max(len(c.retrieval_text.split()) + 2 for c in rebuilt) <= 20

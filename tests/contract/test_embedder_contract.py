@@ -75,3 +75,25 @@ async def test_no_texts_no_vectors(embedder: Embedder) -> None:
 async def test_the_model_is_named_and_stable(embedder: Embedder) -> None:
     first, second = await embedder.model(), await embedder.model()
     assert first == second and first.name and first.dimension > 0
+
+
+async def test_it_says_what_it_counts_and_counts_monotonically(embedder: Embedder) -> None:
+    counting = await embedder.token_counting()
+    assert counting.unit and counting.counter
+    assert counting.limit is None or counting.limit >= 16
+    short, long = TEXTS[0], " ".join(TEXTS * 20)
+    assert 0 < counting.count(short) < counting.count(long)
+    assert counting.count(short) == counting.count(short)
+
+
+async def test_the_local_model_counts_its_own_wordpieces_up_to_its_limit() -> None:
+    local = pytest.importorskip("sheaf.adapters.onnx_embedder")
+    try:
+        embedder = local.OnnxEmbedder.installed()
+    except Exception as exc:
+        pytest.skip(f"the local model is not installed: {exc}")
+    counting = await embedder.token_counting()
+    assert counting.unit == "wordpieces" and counting.limit == local.MAX_TOKENS
+    # [CLS] the cat sat on the mat . [SEP]
+    assert counting.count("The cat sat on the mat.") == 9
+    assert counting.count("word " * 1000) == 1002  # no truncation when counting

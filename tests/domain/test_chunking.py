@@ -112,3 +112,53 @@ def test_inconsistent_sizes_are_refused() -> None:
         except ValueError:
             continue
         raise AssertionError(f"{bad} accepted")
+
+
+# -- sizes in an embedder's own unit, within its input limit ---------------------------
+
+def _pieces(text: str) -> int:
+    """A stand-in tokenizer: like a wordpiece one, it counts a long word as several
+    pieces, each CJK character as one, and two special tokens."""
+    count = 2
+    for word in text.split():
+        cjk = sum(1 for c in word if "\u3040" <= c <= "\u9fff")
+        count += cjk + max(1 if len(word) > cjk else 0, (len(word) - cjk + 5) // 6)
+    return count
+
+
+odd_words = st.one_of(words, st.text("abcdefgh/:._", min_size=20, max_size=900),
+                      st.text("潮汐葉成長春", min_size=1, max_size=400))
+odd_paragraph = st.lists(odd_words, min_size=1, max_size=200).map(" ".join)
+odd_documents = st.lists(st.one_of(
+    block, odd_paragraph.map(lambda t: BlockDraft(BlockKind.PARAGRAPH, text=t)),
+    # A paragraph marked up as a heading: it is in the path of what follows it too.
+    odd_paragraph.map(lambda t: BlockDraft(BlockKind.HEADING, text=t, level=2))),
+    min_size=1, max_size=20).map(assemble_document)
+
+
+@settings(max_examples=60, deadline=None)
+@given(odd_documents, st.integers(32, 300), st.text("Tidal Rhythms ", max_size=600))
+def test_no_snippet_is_longer_than_the_model_reads(document: Document, limit: int,
+                                                   title: str) -> None:
+    headings = [Heading(b.draft.text, b.level, b.start, b.end) for b in document.blocks
+                if b.kind is BlockKind.HEADING]
+    sections = detect_sections(document.text, headings)
+    blocks = [BlockSpan(b.kind.value, b.start, b.end) for b in document.blocks]
+    chunks = chunk_document(document.text, blocks, sections, version_id="v", title=title,
+                            count=_pieces, input_limit=limit)
+    snippets = [c for c in chunks if c.level == "snippet"]
+    for chunk in snippets:
+        assert _pieces(chunk.retrieval_text) <= limit, (limit, chunk.retrieval_text)
+        assert chunk.tokens == _pieces(chunk.text)
+        assert document.text[chunk.start:chunk.end] == chunk.text
+    # Snippets still tile the document's words: nothing is dropped to fit.
+    covered = "".join(c.text for c in snippets)
+    assert "".join(covered.split()) == "".join(
+        "".join(document.text[b.start:b.end].split()) for b in document.blocks)
+
+
+def test_sizes_shrink_to_a_limit_and_not_beyond() -> None:
+    assert ChunkSizes().within(10_000) == ChunkSizes()
+    fitted = ChunkSizes().within(240)
+    assert fitted.snippet_max == 240 and fitted.snippet_target == 150
+    assert fitted.section_max == ChunkSizes().section_max

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.sections import Heading, detect_sections, is_scientific
@@ -70,3 +74,44 @@ def test_not_scientific_without_core_labels_unless_scholarly_metadata() -> None:
     sections = detect_sections(text, heads)
     assert not is_scientific(sections)
     assert is_scientific(sections, doi="10.1/x", journal="J")
+
+
+def _sections_of(markdown: str, title: str | None = None) -> list[tuple[str | None, str]]:
+    headings = []
+    for match in re.finditer(r"^(#+) (.*)$", markdown, re.M):
+        headings.append(Heading(match.group(2), len(match.group(1)), match.start(),
+                                match.end()))
+    return [(s.heading, s.label) for s in detect_sections(markdown, headings, title=title)
+            if not s.inferred]
+
+
+@pytest.mark.parametrize("banner", ["Research Article", "Methodology article", "Open Access",
+                                    "Original Research", "Methods", "Review"])
+def test_banners_and_article_types_are_not_sections(banner: str) -> None:
+    markdown = (f"## {banner}\n\n# A Study of Tides\n\n## Abstract\n\nWe measured.\n\n"
+                "## Introduction\n\nTides matter.\n\n## Methods\n\nWe counted.\n")
+    assert _sections_of(markdown, "A Study of Tides") == [
+        ("Abstract", "abstract"), ("Introduction", "introduction"), ("Methods", "methods")]
+    no_title = markdown.replace("# A Study of Tides\n\n", "")
+    assert _sections_of(no_title) == [
+        ("Abstract", "abstract"), ("Introduction", "introduction"), ("Methods", "methods")]
+
+
+@pytest.mark.parametrize("flat", [False, True])
+@pytest.mark.parametrize(("sub", "label"), [
+    ("3.1 Overview", "methods"), ("3.2 Approach", "methods"), ("3.3 Evaluation", "methods"),
+    ("3.4 Sampling design", "methods"), ("3.5 Results", "results"),
+    ("3.6 Related work", "related_work")])
+def test_numbered_subsections_inherit_unless_they_name_a_canonical_section(
+        sub: str, label: str, flat: bool) -> None:
+    level = "##" if flat else "###"
+    markdown = (f"## 1 Introduction\n\nTides matter.\n\n## 3 Methods\n\nWe counted.\n\n"
+                f"{level} {sub}\n\nText.\n\n## 4 Discussion\n\nIt holds.\n")
+    found = dict(_sections_of(markdown))
+    assert found[sub] == label
+    assert found["1 Introduction"] == "introduction" and found["4 Discussion"] == "discussion"
+
+
+def test_a_top_level_overview_is_still_an_introduction() -> None:
+    assert dict(_sections_of("## Overview\n\nText.\n\n## Methods\n\nMore.\n"))["Overview"] == \
+        "introduction"

@@ -283,3 +283,20 @@ async def test_sheaf_serve_answers_and_refuses_to_bind_beyond_loopback_without_a
                     assert r.status == 401
         finally:
             server.terminate()
+
+
+async def test_an_upload_is_cited_by_its_original_file_name(start_api: Start) -> None:
+    api = await start_api()
+    form = aiohttp.FormData()
+    form.add_field("file", b"# Fox survey\n\nUrban foxes eat from bins at night.\n",
+                   filename="C:\\field work\\fox survey.md", content_type="text/markdown")
+    created = await api.json("POST", "/v1/documents", 201, data=form)
+    document_id = str(created["document_id"])
+    one = await api.json("GET", f"/v1/documents/{document_id}", 200)
+    assert one["url"] is None and one["location"] == {"file_name": "fox survey.md"}
+    found = await api.json("GET", "/v1/search?q=urban+foxes&k=1", 200)
+    assert found["results"][0]["location"] == {"file_name": "fox survey.md"}  # type: ignore[index]
+    quoted = await api.json("POST", "/v1/quote", 200, json={
+        "document_id": document_id, "text": "urban foxes eat from bins"})
+    assert quoted["quotes"][0]["location"] == {"file_name": "fox survey.md"}  # type: ignore[index]
+    assert "uploads" not in json.dumps(quoted) and "uploads" not in json.dumps(one)

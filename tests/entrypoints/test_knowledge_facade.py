@@ -175,3 +175,23 @@ async def test_context_block_is_cited_capped_and_cut_between_sentences(
     assert passage.endswith("Seagrass grew with the tides.")  # cut after a whole sentence
     assert "Shoot density" not in small
     assert await kb.context_block("seagrass", max_tokens=5) == ""
+
+
+async def test_local_files_are_cited_by_location_everywhere(kb: Knowledge,
+                                                            tmp_path: Path) -> None:
+    note = await kb.ingest(str(tmp_path / "notes.md"))
+    path = (tmp_path / "notes.md").resolve()
+    (hit,) = await kb.search("urban foxes bins", 1)
+    assert hit.url is None and hit.location is not None
+    assert hit.location.path == str(path) and hit.location.file_uri == path.as_uri()
+    (quote,) = await kb.quote(str(note.document_id), "urban foxes eat from bins")
+    assert quote.location.file_uri == path.as_uri()
+    block = await kb.context_block("urban foxes bins", max_tokens=200)
+    assert f"({path.as_uri()}; {note.document_id}, characters" in block
+    found = await kb.call_tool("search_knowledge", {"query": "urban foxes", "k": 1})
+    assert found["results"][0]["citation"]["location"]["file_uri"] == path.as_uri()
+    quoted = await kb.call_tool("get_exact_quote", {"document_id": note.document_id,
+                                                    "text": "urban foxes eat from bins"})
+    assert quoted["quotes"][0]["citation"]["location"]["path"] == str(path)
+    listed = await kb.call_tool("list_documents", {})
+    assert listed["documents"][0]["location"]["file_name"] == "notes.md"

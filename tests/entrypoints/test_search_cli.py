@@ -158,3 +158,17 @@ async def test_enrichment_from_the_cli_is_shown_as_generated(tmp_path: Path) -> 
         assert bad.returncode != 0 and b"unknown enrichment 'poetry'" in bad.stderr
     finally:
         await server.stop()
+
+
+async def test_local_files_are_cited_by_path_and_file_uri(tmp_path: Path) -> None:
+    store = await ingested(tmp_path)
+    path = (tmp_path / "docs" / "foxes.md").resolve()
+    expected = {"path": str(path), "file_uri": path.as_uri(), "file_name": "foxes.md"}
+    (hit,) = lines(await sheaf(store, "search", "urban foxes bins", "--k", "1", "--json"))
+    assert hit["location"] == expected and hit["url"] is None
+    (quote,) = lines(await sheaf(store, "quote", str(hit["document_id"]), "--text",
+                                 "urban foxes eat from bins", "--json"))
+    assert quote["location"] == expected
+    plain = await sheaf(store, "quote", str(hit["document_id"]), "--text",
+                        "urban foxes eat from bins")
+    assert plain.returncode == 0 and path.as_uri() in plain.stderr.decode()
