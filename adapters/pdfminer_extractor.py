@@ -6,6 +6,7 @@ import time
 
 import anyio
 
+from sheaf.adapters.pdf.content_budget import ContentLimits
 from sheaf.adapters.pdf.layout_reading import read_boxes
 from sheaf.adapters.pdf.pdf_opening import open_pdf
 from sheaf.domain.document import Document
@@ -23,9 +24,11 @@ class PdfminerExtractor:
 
     def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
                  max_pages: int = DEFAULT_MAX_PAGES,
-                 limiter: anyio.CapacityLimiter | None = None) -> None:
+                 limiter: anyio.CapacityLimiter | None = None,
+                 limits: ContentLimits | None = None) -> None:
         self.time_budget = time_budget
         self.max_pages = max_pages
+        self.limits = limits or ContentLimits()
         self._limiter = limiter
 
     async def extract(self, body: bytes, *, password: str | None = None) -> Document:
@@ -40,7 +43,7 @@ class PdfminerExtractor:
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
         notes: list[str] = []
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
-                                notes=notes))
+                                notes=notes, limits=self.limits))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")

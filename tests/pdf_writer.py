@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -91,3 +92,43 @@ def write_pdf(blocks: Sequence[tuple[str, str]], *, title: str | None = None,
 def write_pdf_file(path: Path, blocks: Sequence[tuple[str, str]], **kwargs: str) -> Path:
     path.write_bytes(write_pdf(blocks, **kwargs))
     return path
+
+
+def _font_resources(pdf: pikepdf.Pdf) -> pikepdf.Dictionary:
+    return pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica))))
+
+
+def _deflated(prefix: bytes, unit: bytes, size: int) -> bytes:
+    """`prefix` then `unit` repeated to `size` bytes, deflated piece by piece so that
+    writing a 1 GiB bomb never holds 1 GiB."""
+    packer = zlib.compressobj(9)
+    parts = [packer.compress(prefix)]
+    block = unit * max(1, (1 << 20) // len(unit))
+    written = len(prefix)
+    while written < size:
+        piece = block[:size - written]
+        parts.append(packer.compress(piece))
+        written += len(piece)
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+def write_bomb_pdf(unit: bytes, size: int, *, pages: int = 1,
+                   prefix: bytes = b"BT /F1 12 Tf 72 720 Td (A page with a bomb) Tj ET\n"
+                   ) -> bytes:
+    """A small PDF whose page content streams each inflate to `size` bytes: `prefix` then
+    `unit` repeated (spaces for a decompression bomb, `(a) Tj ` for an operator flood)."""
+    pdf = pikepdf.Pdf.new()
+    resources = _font_resources(pdf)
+    encoded = _deflated(prefix, unit, size)
+    for _ in range(pages):
+        stream = pikepdf.Stream(pdf, b"")
+        stream.write(encoded, filter=pikepdf.Name.FlateDecode)
+        pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+            Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+            Resources=resources, Contents=pdf.make_indirect(stream))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True, compress_streams=False,
+             stream_decode_level=pikepdf.StreamDecodeLevel.none)
+    return out.getvalue()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import logging
-import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -22,11 +21,18 @@ from pdfminer.layout import (
 )
 from pdfminer.pdfcolor import PDFColorSpace
 from pdfminer.pdfdevice import PDFTextSeq
+from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfexceptions import PDFException
-from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager, PDFTextState
+from pdfminer.pdfinterp import PDFGraphicState, PDFResourceManager, PDFTextState
 from pdfminer.pdfpage import PDFPage
 from pdfminer.psexceptions import PSException
 
+from sheaf.adapters.pdf.content_budget import (
+    BoundedInterpreter,
+    BoundedParser,
+    ContentBudget,
+    ContentLimits,
+)
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 from sheaf.domain.pdf_text import visual_to_logical
@@ -48,42 +54,57 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
 
     _invisible = False
 
+    def __init__(self, resources: PDFResourceManager, budget: ContentBudget) -> None:
+        super().__init__(resources, laparams=LAYOUT)
+        self.sheaf_budget = budget
+
     def render_string(self, textstate: PDFTextState, seq: PDFTextSeq, ncs: PDFColorSpace,
                       graphicstate: PDFGraphicState) -> None:
         self._invisible = textstate.render == INVISIBLE_RENDER_MODE
         super().render_string(textstate, seq, ncs, graphicstate)
 
+    def paint_path(self, *args: Any, **kwargs: Any) -> None:
+        self.sheaf_budget.drawn()
+        super().paint_path(*args, **kwargs)
+
+    def render_image(self, *args: Any, **kwargs: Any) -> None:
+        self.sheaf_budget.drawn()
+        super().render_image(*args, **kwargs)
+
     def render_char(self, *args: Any, **kwargs: Any) -> float:
+        self.sheaf_budget.drawn()
         advance: float = super().render_char(*args, **kwargs)
         if self._invisible and self.cur_item is not None and self.cur_item._objs:
             self.cur_item._objs[-1].sheaf_invisible = True  # type: ignore[attr-defined]
         return advance
 
 
-def _pages(data: bytes) -> Iterator[LTPage]:
+def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPage]:
     resources = PDFResourceManager(caching=True)
-    device = _InvisibleMarkingAggregator(resources, laparams=LAYOUT)
-    interpreter = PDFPageInterpreter(resources, device)
-    for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+    device = _InvisibleMarkingAggregator(resources, budget)
+    interpreter = BoundedInterpreter(resources, device)
+    document = PDFDocument(BoundedParser(io.BytesIO(data), budget), caching=True)
+    for number, page in enumerate(PDFPage.create_pages(document), start=1):
+        if number > max_pages:
+            raise SheafError(ErrorKind.TOO_LARGE, f"more than {max_pages} pages (the page limit)")
+        budget.start_page(number)
         interpreter.process_page(page)
+        budget.check_time()
         yield device.get_result()
 
 
 def read_boxes(data: bytes, *, max_pages: int, deadline: float,
-               notes: list[str] | None = None) -> Iterator[TextBox]:
+               notes: list[str] | None = None,
+               limits: ContentLimits | None = None) -> Iterator[TextBox]:
     """Yield text boxes in reading order, one page at a time (memory stays per page).
 
     Invisible text (render mode 3) is kept on pages that have no visible text, where it
     is an OCR layer over a scan, and dropped elsewhere, where it can only be hidden
-    from readers (ADR-0006); each drop is noted in `notes`."""
+    from readers (ADR-0006); each drop is noted in `notes`. Decoded bytes, operators,
+    glyphs and time are bounded while each page is processed (`ContentLimits`)."""
+    budget = ContentBudget(limits or ContentLimits(), deadline)
     try:
-        for number, page in enumerate(_pages(data), start=1):
-            if number > max_pages:
-                raise SheafError(ErrorKind.TOO_LARGE,
-                                 f"more than {max_pages} pages (the page limit)")
-            if time.monotonic() > deadline:
-                raise SheafError(ErrorKind.TIMEOUT,
-                                 f"extraction ran out of its time budget at page {number}")
+        for number, page in enumerate(_pages(data, budget, max_pages), start=1):
             yield from _page_boxes(page, number, notes if notes is not None else [])
     except SheafError:
         raise
