@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
+import pikepdf
 from pdfminer.ascii85 import ascii85decode, asciihexdecode
 from pdfminer.pdfinterp import PDFPageInterpreter
 from pdfminer.pdfparser import PDFParser
@@ -24,10 +26,12 @@ from pdfminer.pdftypes import (
     LITERALS_FLATE_DECODE,
     LITERALS_RUNLENGTH_DECODE,
     PDFStream,
+    stream_value,
 )
 from pdfminer.psparser import PSKeyword
 from pdfminer.runlength import rldecode
 
+from sheaf.adapters.pdf.qpdf_content import MAX_TOKENISED_BYTES, instructions
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_MAX_INGEST_BYTES
 
@@ -39,6 +43,7 @@ _CLOCK_EVERY = 2048
 # operator takes more than a few dozen, so older ones are dropped past this many.
 _MAX_PENDING_OPERANDS = 1000
 _KEPT_OPERANDS = 64
+_METHOD_NAMES: dict[str, str] = {}
 
 
 @attrs.frozen
@@ -91,9 +96,10 @@ class ContentBudget:
             raise SheafError(ErrorKind.TIMEOUT,
                              f"page {self.page} ran out of {which} time budget")
 
-    def operation(self) -> None:
-        self._operations += 1
-        if self._operations % _CLOCK_EVERY == 0:
+    def operation(self, count: int = 1) -> None:
+        before = self._operations
+        self._operations += count
+        if self._operations // _CLOCK_EVERY != before // _CLOCK_EVERY:
             if self._operations > self.limits.max_page_operations:
                 raise SheafError(ErrorKind.TOO_COMPLEX,
                                  f"page {self.page} runs more than "
@@ -213,6 +219,46 @@ class BoundedInterpreter(PDFPageInterpreter):
     def _budget(self) -> ContentBudget:
         budget: ContentBudget = self.device.sheaf_budget  # type: ignore[attr-defined]
         return budget
+
+    def execute(self, streams: Sequence[object]) -> None:
+        """Run the streams' instructions as qpdf tokenises them; pdfminer's own lexer
+        reads what qpdf cannot, and contents too large to tokenise in one piece."""
+        runnable: list[PDFStream] = []
+        self.stream_ids.clear()
+        for obj in streams:
+            stream = stream_value(obj)
+            # Unnamed streams and a form that draws itself are refused, as pdfminer does.
+            if stream.objid is not None and stream.objid not in self.parent_stream_ids:
+                runnable.append(stream)
+                self.stream_ids.add(stream.objid)
+        data = b"\n".join(stream.get_data() for stream in runnable)
+        if not data.strip():
+            return
+        try:
+            if len(data) > MAX_TOKENISED_BYTES:
+                raise pikepdf.PdfError("content too large to tokenise at once")
+            tokens = instructions(data)
+        except pikepdf.PdfError:
+            super().execute(streams)
+            return
+        del data
+        budget = self._budget()
+        for operator, operands in tokens:
+            budget.operation(len(operands))
+            method = _METHOD_NAMES.get(operator)
+            if method is None:
+                method = _METHOD_NAMES[operator] = "do_" + operator.replace(
+                    "*", "_a").replace('"', "_w").replace("'", "_q")
+            func = getattr(self, method, None)
+            if func is None:
+                budget.operation()
+                continue
+            wanted = func.__code__.co_argcount - 1
+            if not wanted:
+                func()
+            elif len(operands) >= wanted:
+                budget.operation()
+                func(*operands[-wanted:])
 
     def push(self, obj: Any) -> None:
         self._budget().operation()
