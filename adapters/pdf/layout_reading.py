@@ -33,6 +33,7 @@ from sheaf.adapters.pdf.content_budget import (
     ContentBudget,
     ContentLimits,
 )
+from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 from sheaf.domain.pdf_text import visual_to_logical
@@ -62,6 +63,14 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
                       graphicstate: PDFGraphicState) -> None:
         self._invisible = textstate.render == INVISIBLE_RENDER_MODE
         super().render_string(textstate, seq, ncs, graphicstate)
+
+    def begin_page(self, page: PDFPage, ctm: Any) -> None:
+        super().begin_page(page, ctm)
+        self.cur_item.__class__ = StablePage
+
+    def begin_figure(self, name: str, bbox: Any, matrix: Any) -> None:
+        super().begin_figure(name, bbox, matrix)
+        self.cur_item.__class__ = StableFigure
 
     def paint_path(self, *args: Any, **kwargs: Any) -> None:
         self.sheaf_budget.drawn()
