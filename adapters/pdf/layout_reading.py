@@ -33,8 +33,10 @@ from sheaf.adapters.pdf.content_budget import (
     ContentBudget,
     ContentLimits,
 )
+from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 from sheaf.domain.pdf_text import visual_to_logical
 
@@ -112,9 +114,15 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
     from readers (ADR-0006); each drop is noted in `notes`. Decoded bytes, operators,
     glyphs and time are bounded while each page is processed (`ContentLimits`)."""
     budget = ContentBudget(limits or ContentLimits(), deadline)
+    notes = notes if notes is not None else []
+    recovery = PdfiumPages(data)
     try:
         for number, page in enumerate(_pages(data, budget, max_pages), start=1):
-            yield from _page_boxes(page, number, notes if notes is not None else [])
+            undecodable = _undecodable_fonts(page)
+            boxes = list(_page_boxes(page, number, notes, skip_fonts=set(undecodable)))
+            if undecodable:
+                boxes = _recover(recovery, page, number, undecodable, boxes, notes)
+            yield from boxes
     except SheafError:
         raise
     except (PDFException, PSException, ValueError, KeyError, TypeError, AttributeError,
@@ -122,6 +130,8 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
             UnicodeDecodeError) as exc:
         raise SheafError(ErrorKind.CORRUPT, f"unreadable content: {type(exc).__name__}: {exc}"
                          ) from None
+    finally:
+        recovery.close()
 
 
 def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
@@ -137,7 +147,57 @@ def _invisible(item: LTItem) -> bool:
     return getattr(item, "sheaf_invisible", False)
 
 
-def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox]:
+def _page_chars(page: LTPage) -> Iterator[LTChar]:
+    for box in _text_boxes(page):
+        for line in box:
+            if isinstance(line, LTTextLine):
+                yield from (c for c in line if isinstance(c, LTChar))
+
+
+# Below this share of a page's characters, a font whose text only looks unlike writing
+# (punctuation, few vowels) is a formula or a number table and is kept.
+_MAJOR_FONT_SHARE = 0.25
+
+
+def _undecodable_fonts(page: LTPage) -> dict[str, str]:
+    """Fonts whose text on this page is glyph codes, not writing, with the reason: those
+    with unmapped or private-use code points, and those carrying a large share of the
+    page whose characters are distributed unlike any writing."""
+    by_font: dict[str, list[str]] = {}
+    for char in _page_chars(page):
+        by_font.setdefault(char.fontname, []).append(char.get_text())
+    total = sum(len(texts) for texts in by_font.values())
+    found: dict[str, str] = {}
+    for font, texts in sorted(by_font.items()):
+        reason = implausibility("".join(texts))
+        if reason and (is_unmapped_reason(reason) or len(texts) >= _MAJOR_FONT_SHARE * total):
+            found[font] = reason
+    return found
+
+
+def _recover(recovery: PdfiumPages, page: LTPage, number: int,
+             undecodable: dict[str, str],
+             boxes: list[TextBox], notes: list[str]) -> list[TextBox]:
+    """The page as PDFium reads it when its text is writing; else the page without the
+    undecodable fonts' text, which is flagged, never passed off as text."""
+    fonts = ", ".join(f"{_font_label(font)} ({reason})"
+                      for font, reason in sorted(undecodable.items()))
+    share = sum(1 for c in _page_chars(page) if c.fontname in undecodable) / max(
+        1, sum(1 for _ in _page_chars(page)))
+    # PDFium rereads the page when much of it is lost; a formula's symbols alone are
+    # left out rather than trade pdfminer's layout of the whole page for them.
+    recovered = recovery.plausible_boxes(number) if share >= _MAJOR_FONT_SHARE else None
+    if recovered is not None:
+        notes.append(f"text_recovered: page {number}, by PDFium; pdfminer could not decode "
+                     f"{fonts}")
+        return recovered
+    notes.append(f"undecodable_text: page {number}, {fonts}; that text is left out"
+                 + ("" if pdfium_available() else " (install sheaf[pdfium] to try PDFium)"))
+    return boxes
+
+
+def _page_boxes(page: LTPage, number: int, notes: list[str],
+                skip_fonts: set[str] | None = None) -> Iterator[TextBox]:
     boxes = list(_text_boxes(page))
     all_chars = [c for box in boxes for line in box if isinstance(line, LTTextLine)
                  for c in line if isinstance(c, LTChar)]
@@ -153,7 +213,8 @@ def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox
             sizes: Counter[float] = Counter()
             fonts: Counter[str] = Counter()
             for char in line:
-                if drop_invisible and _invisible(char):
+                if (drop_invisible and _invisible(char)) or (
+                        skip_fonts and isinstance(char, LTChar) and char.fontname in skip_fonts):
                     continue
                 if isinstance(char, LTChar) and char.get_text().strip():
                     sizes[round(char.size, 1)] += 1
@@ -163,10 +224,17 @@ def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox
             font = fonts.most_common(1)[0][0]
             bold = sum(n for name, n in fonts.items() if is_bold_font(name))
             glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)
-                      and not (drop_invisible and _invisible(item))]
+                      and not (drop_invisible and _invisible(item))
+                      and not (skip_fonts and isinstance(item, LTChar)
+                               and item.fontname in skip_fonts)]
             lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),
                                   chars=sum(fonts.values()), bbox=line.bbox))
         if lines:
             yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
+
+
+def _font_label(font: str) -> str:
+    """A font's name without its subset prefix (ABCDEF+Times-Roman)."""
+    return font.split("+", 1)[-1] or "(unnamed)"

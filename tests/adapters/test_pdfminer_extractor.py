@@ -180,3 +180,15 @@ def test_invisible_text_beside_visible_text_is_dropped_and_noted() -> None:
 def test_an_invisible_ocr_layer_alone_is_kept() -> None:
     data = _page_with("BT 3 Tr /F1 11 Tf 72 700 Td (Text recognised from a scanned page.) Tj ET")
     assert "Text recognised from a scanned page." in extract(data).text
+
+
+def test_text_in_a_font_without_a_character_map_is_flagged_not_passed_off() -> None:
+    from tests.pdf_writer import write_private_encoding_pdf
+
+    paragraphs = [" ".join(f"plain words of paragraph {n} written in a private font"
+                           for _ in range(4)) for n in range(3)]
+    document = extract(write_private_encoding_pdf(paragraphs,
+                                                  readable_heading="A Readable Heading"))
+    assert "A Readable Heading" in document.text
+    assert not any(c in document.text for c in "!\"#$%&'")
+    assert any(note.startswith("undecodable_text: page 1") for note in document.notes)

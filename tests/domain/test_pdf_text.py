@@ -44,3 +44,25 @@ def test_right_to_left_lines_read_in_logical_order() -> None:
 ])
 def test_bold_fonts_by_name(name: str, bold: bool) -> None:
     assert is_bold_font(name) is bold
+
+
+def test_glyph_codes_are_implausible_and_writing_is_not() -> None:
+    from sheaf.domain.glyph_plausibility import implausibility
+
+    assert implausibility('!"#!"$ % &%\' % !$& !"#$% &\'"# !"#!"$ % &%\' % !$&') is not None
+    assert implausibility("\ue000\ue001\ue002 " * 12) is not None
+    assert implausibility("(cid:12)(cid:40)(cid:7) " * 12) is not None
+    for text in ("The results in Table 2 show a clear gain (p < 0.05) over the baseline.",
+                 "Die Ergebnisse zeigen einen deutlichen Gewinn gegenüber der Basislinie.",
+                 "本研究では、提案手法が従来手法よりも高い精度を示すことを確認した。",
+                 "∀x ∈ ℝ: f(x) = ∑ᵢ αᵢ·xⁱ ≤ ‖x‖² + λ, where α, λ > 0 and i = 1, …, n"):
+        assert implausibility(text * 3) is None, text
+
+
+def test_letters_shifted_by_a_private_encoding_are_implausible() -> None:
+    from sheaf.domain.glyph_plausibility import implausibility
+
+    plain = "the method improves recall on every paper of the development corpus " * 4
+    shifted = "".join(chr((ord(c) - 97 + 7) % 26 + 97) if c.isalpha() else c for c in plain)
+    assert implausibility(plain) is None
+    assert implausibility(shifted) is not None
