@@ -1,0 +1,99 @@
+"""Tables found from aligned short lines: any shape of table, never two columns of prose."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_structure import TextBox, TextLine
+from sheaf.domain.pdf_tables import find_tables, lift_tables, place_tables
+
+LINE_HEIGHT = 10.0
+
+
+def _line(text: str, left: float, top: float, width: float | None = None) -> TextLine:
+    right = left + (width if width is not None else 5.0 * len(text))
+    return TextLine(text=text, size=9.0, font="Times", bold=False, chars=len(text),
+                    bbox=(left, top - LINE_HEIGHT, right, top))
+
+
+def _box(lines: list[TextLine], page: int = 1) -> TextBox:
+    return TextBox(page=page, lines=tuple(lines),
+                   bbox=(min(x.bbox[0] for x in lines), min(x.bbox[1] for x in lines),
+                         max(x.bbox[2] for x in lines), max(x.bbox[3] for x in lines)))
+
+
+def _column_boxes(grid: list[list[str]], *, left: float = 72.0, top: float = 600.0,
+                  gap: float = 24.0) -> list[TextBox]:
+    """A table as layout analysis returns it: each column one box of short lines."""
+    boxes = []
+    x = left
+    for column in range(len(grid[0])):
+        texts = [row[column] for row in grid]
+        width = 5.0 * max(len(t) for t in texts)
+        boxes.append(_box([_line(t, x, top - i * 1.3 * LINE_HEIGHT) for i, t in
+                           enumerate(texts)]))
+        x += width + gap
+    return boxes
+
+
+_cell = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789.%", min_size=1, max_size=9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 12).flatmap(lambda rows: st.integers(2, 6).flatmap(
+    lambda cols: st.lists(st.lists(_cell, min_size=cols, max_size=cols),
+                          min_size=rows, max_size=rows))))
+def test_any_aligned_grid_is_one_table_of_its_shape(grid: list[list[str]]) -> None:
+    tables = find_tables(_column_boxes(grid))
+    assert len(tables) == 1
+    assert tables[0].rows == tuple(tuple(row) for row in grid)
+
+
+def test_column_name_is_a_header_cell_not_a_heading() -> None:
+    grid = [["Field", "Precision", "Recall", "F1"], ["title", "85.5", "85.5", "85.5"],
+            ["authors", "92.1", "92.1", "92.1"], ["venue", "91.7", "89.7", "90.7"]]
+    kept, tables = lift_tables(_column_boxes(grid))
+    assert kept == []
+    assert tables[0].rows[0] == ("Field", "Precision", "Recall", "F1")
+    assert tables[0].draft().kind is BlockKind.TABLE
+
+
+def test_a_wrapped_cell_joins_the_row_above() -> None:
+    lines = [_line("Shop", 20, 500), _line("Where", 100, 500),
+             _line("Fuel", 20, 487), _line("any station", 100, 487),
+             _line("Online", 20, 474), _line("market, auction,", 100, 474),
+             _line("coupons", 100, 461), _line("Cafe", 20, 448), _line("all cafes", 100, 448)]
+    tables = find_tables([_box([line]) for line in lines])
+    assert tables[0].rows == (("Shop", "Where"), ("Fuel", "any station"),
+                              ("Online", "market, auction, coupons"), ("Cafe", "all cafes"))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 30), st.integers(40, 70))
+def test_two_columns_of_prose_are_not_a_table(lines_per_column: int, chars: int) -> None:
+    sentence = ("the quick brown fox jumps over the lazy dog " * 3)[:chars]
+    left = _box([_line(sentence, 72, 700 - i * 12, 220) for i in range(lines_per_column)])
+    right = _box([_line(sentence, 310, 700 - i * 12, 220) for i in range(lines_per_column)])
+    assert find_tables([left, right]) == []
+
+
+def test_scattered_labels_are_not_a_table() -> None:
+    # A figure's tick labels: many side by side pieces, a mostly empty grid.
+    lines = [_line("0", 80, 500), _line("10", 300, 500), _line("x", 150, 480),
+             _line("y", 400, 460), _line("20", 80, 440), _line("t", 250, 420),
+             _line("30", 350, 420)]
+    assert find_tables([_box([line]) for line in lines]) == []
+
+
+def test_table_is_placed_before_the_first_block_below_it() -> None:
+    grid = [["a", "b"], ["1", "2"], ["3", "4"]]
+    _, tables = lift_tables(_column_boxes(grid, top=500))
+    above = BlockDraft(BlockKind.CAPTION, text="Table 1: numbers", pages=(1,),
+                       bbox=(72, 510, 300, 520))
+    below = BlockDraft(BlockKind.PARAGRAPH, text="After.", pages=(1,), bbox=(72, 300, 300, 400))
+    next_page = BlockDraft(BlockKind.PARAGRAPH, text="Next.", pages=(2,), bbox=(72, 700, 300, 720))
+    placed = place_tables([above, below, next_page], tables)
+    assert [d.kind for d in placed] == [BlockKind.CAPTION, BlockKind.TABLE,
+                                        BlockKind.PARAGRAPH, BlockKind.PARAGRAPH]
