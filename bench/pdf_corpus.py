@@ -163,6 +163,8 @@ def main() -> int:
     print(f"\ntables found ({len(tables_found)}), rows x columns:")
     for line in tables_found:
         print(f"  {line}")
+    plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
+                                 and int(str(e.get("pages") or 0)) <= 40])
     if titles:
         judged = [t for t in titles if t[2]]
         right = sum(1 for _, ours, truth in judged if same_title(ours, truth))
@@ -184,6 +186,30 @@ def table_shapes(document: Document) -> list[str]:
     return [f"page {b.draft.pages[0] if b.draft.pages else '?'}: {len(b.draft.rows)} x "
             f"{max((len(r) for r in b.draft.rows), default=0)}"
             for b in document.blocks if b.draft.kind is BlockKind.TABLE]
+
+
+def plumber_tables(corpus: Path, entries: list[dict[str, object]]) -> None:
+    """pdfplumber's table finder (ruling lines) on the same files, for comparison."""
+    try:
+        import pdfplumber
+    except ImportError:
+        print("pdfplumber not installed (pip install -e '.[bench]'): no comparison")
+        return
+    found: list[str] = []
+    for entry in entries:
+        try:
+            with pdfplumber.open(corpus / str(entry["file"]),
+                                 password=str(entry.get("password") or "")) as pdf:
+                for number, page in enumerate(pdf.pages, start=1):
+                    for table in page.extract_tables():
+                        width = max((len(r) for r in table), default=0)
+                        found.append(f"{str(entry['id'])[:40]}: page {number}: "
+                                     f"{len(table)} x {width}")
+        except Exception as exc:  # a peer's failure is only reported
+            found.append(f"{str(entry['id'])[:40]}: pdfplumber failed ({type(exc).__name__})")
+    print(f"\npdfplumber tables on files of <= 40 pages ({len(found)}), rows x columns:")
+    for line in found:
+        print(f"  {line}")
 
 
 def garbage_pages(document: Document) -> tuple[list[int], list[int]]:
