@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheaf.domain.pdf_structure import is_bold_font
-from sheaf.domain.pdf_text import join_lines, repair_glyphs, visual_to_logical
+from sheaf.domain.pdf_text import (
+    SPACING_ACCENTS,
+    join_lines,
+    repair_glyphs,
+    visual_to_logical,
+)
 
 
 @pytest.mark.parametrize(("lines", "joined"), [
@@ -66,3 +75,25 @@ def test_letters_shifted_by_a_private_encoding_are_implausible() -> None:
     shifted = "".join(chr((ord(c) - 97 + 7) % 26 + 97) if c.isalpha() else c for c in plain)
     assert implausibility(plain) is None
     assert implausibility(shifted) is not None
+
+
+_MARK_TO_SPACING = {mark: spacing for spacing, mark in SPACING_ACCENTS.items()}
+_ACCENTED_LETTERS = sorted(
+    c for c in map(chr, range(0xC0, 0x2000))
+    if c.isalpha() and len(unicodedata.normalize("NFD", c)) == 2
+    and unicodedata.normalize("NFD", c)[1] in _MARK_TO_SPACING)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_ACCENTED_LETTERS), st.text(alphabet="abcdefghij", max_size=5),
+       st.text(alphabet="klmnopqrs", max_size=5))
+def test_an_accent_drawn_as_its_own_glyph_lands_on_the_letter_after_it(
+        letter: str, before: str, after: str) -> None:
+    base, mark = unicodedata.normalize("NFD", letter)
+    spaced = before + _MARK_TO_SPACING[mark] + ("\u0131" if base == "i" else base) + after
+    assert repair_glyphs(spaced) == before + unicodedata.normalize("NFC", letter) + after
+
+
+def test_an_accent_that_makes_no_letter_stays_as_printed() -> None:
+    assert repair_glyphs("don\u00b4t") == "don\u00b4t"
+    assert repair_glyphs("x \u00b4 y") == "x \u00b4 y"
