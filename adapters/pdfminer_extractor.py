@@ -13,7 +13,8 @@ from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
-from sheaf.domain.pdf_structure import structure_blocks
+from sheaf.domain.pdf_structure import join_title, structure_blocks, title_of
+from sheaf.domain.pdf_tables import lift_tables, place_tables
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -51,11 +52,17 @@ class PdfminerExtractor:
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
         if blank:
             notes.append(f"pages_without_text: {', '.join(map(str, blank))}")
-        drafts = structure_blocks(boxes, opened.page_count, opened.outline)
+        boxes, tables = lift_tables(boxes)
+        drafts = place_tables(
+            structure_blocks(boxes, opened.page_count, opened.outline, notes), tables)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")
-        title = opened.title or next(
+        # The first page's largest type is the title as printed; Info and XMP titles are
+        # often another paper's or the journal's, so they only stand in.
+        title = title_of(boxes)
+        drafts = join_title(drafts, title)
+        title = title or opened.title or next(
             (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
         metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,
                                     description=opened.subject, keywords=opened.keywords)

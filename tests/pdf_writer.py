@@ -167,3 +167,19 @@ def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: s
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()
+
+
+def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
+    """One page of raw content-stream commands, with /F1 Helvetica and /F2 Helvetica-Bold."""
+    pdf = pikepdf.Pdf.new()
+    fonts = _font_resources(pdf).Font
+    fonts.F2 = pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+        BaseFont=pikepdf.Name("/Helvetica-Bold")))
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=pikepdf.Dictionary(Font=fonts),
+        Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()

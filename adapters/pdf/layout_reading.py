@@ -196,6 +196,10 @@ def _recover(recovery: PdfiumPages, page: LTPage, number: int,
     return boxes
 
 
+def _rotated(char: LTChar) -> bool:
+    return not char.upright
+
+
 def _page_boxes(page: LTPage, number: int, notes: list[str],
                 skip_fonts: set[str] | None = None) -> Iterator[TextBox]:
     boxes = list(_text_boxes(page))
@@ -205,6 +209,20 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
     drop_invisible = 0 < hidden < len(all_chars)
     if drop_invisible:
         notes.append(f"invisible_text_dropped: page {number}, {hidden} characters")
+    # Text turned against the page's own direction is a margin stamp (arXiv's), a
+    # watermark or a rotated axis label when it is a small part of the page; a page
+    # that is mostly turned (a landscape table, a /Rotate page) keeps all of it.
+    turned = sum(1 for c in all_chars if _rotated(c) and c.get_text().strip())
+    drop_turned = 0 < turned <= 0.2 * len(all_chars)
+    if drop_turned:
+        notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
+    skip = skip_fonts or set()
+
+    def dropped(item: LTItem) -> bool:
+        return isinstance(item, LTChar) and (
+            (drop_invisible and _invisible(item)) or item.fontname in skip
+            or (drop_turned and _rotated(item)))
+
     for element in boxes:
         lines: list[TextLine] = []
         for line in element:
@@ -213,10 +231,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
             sizes: Counter[float] = Counter()
             fonts: Counter[str] = Counter()
             for char in line:
-                if (drop_invisible and _invisible(char)) or (
-                        skip_fonts and isinstance(char, LTChar) and char.fontname in skip_fonts):
-                    continue
-                if isinstance(char, LTChar) and char.get_text().strip():
+                if isinstance(char, LTChar) and not dropped(char) and char.get_text().strip():
                     sizes[round(char.size, 1)] += 1
                     fonts[char.fontname] += 1
             if not sizes:
@@ -224,9 +239,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
             font = fonts.most_common(1)[0][0]
             bold = sum(n for name, n in fonts.items() if is_bold_font(name))
             glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)
-                      and not (drop_invisible and _invisible(item))
-                      and not (skip_fonts and isinstance(item, LTChar)
-                               and item.fontname in skip_fonts)]
+                      and not dropped(item)]
             lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),

@@ -192,3 +192,29 @@ def test_text_in_a_font_without_a_character_map_is_flagged_not_passed_off() -> N
     assert "A Readable Heading" in document.text
     assert not any(c in document.text for c in "!\"#$%&'")
     assert any(note.startswith("undecodable_text: page 1") for note in document.notes)
+
+
+@pytest.mark.parametrize("stamp", ["arXiv:2103.15348v2 [cs.CV] 21 Jun 2021",
+                                   "DRAFT - NOT FOR DISTRIBUTION", "Preprint 2024/07/01"])
+def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp: str) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    body = "The body of the paper runs here in ordinary type and says what it found"
+    commands = [f"BT /F1 20 Tf 0 1 -1 0 40 180 Tm ({stamp}) Tj ET",
+                "BT /F2 18 Tf 90 720 Td (A Title Long Enough to Need) Tj ET",
+                "BT /F2 18 Tf 90 698 Td (Two Lines of Type) Tj ET",
+                "BT /F1 11 Tf 90 670 Td (Ann Author and Bo Writer) Tj ET"]
+    commands += [f"BT /F1 10 Tf 90 {640 - 13 * i} Td ({body}, line {i}.) Tj ET"
+                 for i in range(30)]
+    commands += [f"BT /F1 7 Tf 60 {640 - 13 * i} Td ({i + 1}) Tj ET" for i in range(30)]
+    commands += [f"BT /F1 10 Tf 560 {640 - 11 * i} Td ({i + 101}) Tj ET" for i in range(30)]
+    document = extract(write_raw_page_pdf(commands))
+    assert document.metadata.title == "A Title Long Enough to Need Two Lines of Type"
+    assert document.headings()[0].draft.text == document.metadata.title
+    assert stamp.split()[0] not in document.text
+    assert "line 29." in document.text
+    assert not any(b.draft.text.startswith("1 2 3 4") for b in document.blocks)
+    assert any(n.startswith("rotated_text_dropped: page 1") for n in document.notes)
+    # A ruler comes out as one box of numbers or as one box per number, by its spacing.
+    assert any(n.startswith(("line_number_rulers_dropped", "page_numbers_dropped"))
+               for n in document.notes)

@@ -97,3 +97,20 @@ def test_an_accent_drawn_as_its_own_glyph_lands_on_the_letter_after_it(
 def test_an_accent_that_makes_no_letter_stays_as_printed() -> None:
     assert repair_glyphs("don\u00b4t") == "don\u00b4t"
     assert repair_glyphs("x \u00b4 y") == "x \u00b4 y"
+
+
+def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
+    from sheaf.domain.pdf_structure import TextBox, TextLine, is_decorative, is_line_number_ruler
+
+    def box(texts: list[str]) -> TextBox:
+        lines = tuple(TextLine(text=t, size=8, font="F", bold=False, chars=len(t),
+                               bbox=(0, 0, 10, 10)) for t in texts)
+        return TextBox(page=1, lines=lines, bbox=(0, 0, 10, 10))
+
+    assert is_line_number_ruler(box([str(n) for n in range(1, 34)]))
+    assert is_line_number_ruler(box([*map(str, range(1, 32)), "32S", "33R"]))
+    assert not is_line_number_ruler(box(["2019", "2020", "2023", "1998", "2001"]))
+    assert not is_line_number_ruler(box(["Results", "12", "13", "14", "The end"]))
+    assert is_decorative("❙❚❘❙❚❘❙❚❘❙ ❚❘❙❚")
+    assert is_decorative("* * *")
+    assert not is_decorative("— 12 —") and not is_decorative("α")
