@@ -202,6 +202,7 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     Lines that repeat a bookmark title are headings at the bookmark's depth. What is
     dropped by rule is counted in `notes`."""
     dropped: Counter[str] = Counter()
+    in_references = False
     bookmarks = {outline_key(title): depth for title, depth in outline}
     boxes = merge_right_to_left_rows(boxes)
     body = BodyStyle.of(boxes)
@@ -238,7 +239,10 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
                      else _heading_level(heading[0], heading_text, body, heading_sizes))
             drafts.append(BlockDraft(BlockKind.HEADING, text=heading_text, level=level,
                                      pages=(box.page,), bbox=box.bbox))
-        if lines:
+            in_references = label_heading(heading_text) == "references"
+        if lines and in_references:
+            add_reference_entries(drafts, lines, box)
+        elif lines:
             paragraph = clean_text([line.text for line in lines])
             if paragraph:
                 drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=paragraph,
@@ -247,6 +251,53 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
         notes.extend(f"{reason}_dropped: {count} blocks"
                      for reason, count in sorted(dropped.items()))
     return drafts
+
+
+_NUMBERED_ENTRY = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.)\s*(?=\S)")
+_AUTHOR_START = re.compile(r"^[A-Z][^\W\d_][\w'’-]*(?:,|\s+[A-Z]\.|\s+and\b|\s+et al)")
+HANGING_INDENT = 4.0
+
+
+def add_reference_entries(drafts: list[BlockDraft], lines: list[TextLine], box: TextBox
+                          ) -> None:
+    """One reference block per entry of a reference list. An entry starts at its number
+    (`[12]`, `12.`) in a numbered list; else at the left edge where continuation lines
+    hang indented; else at a capitalised surname after a line that ended a sentence.
+    Lines before the first start continue the previous entry (a column or page break)."""
+    left = min(line.bbox[0] for line in lines)
+    numbered = any(_NUMBERED_ENTRY.match(line.text) for line in lines)
+    last_label = next((d.label for d in reversed(drafts) if d.kind is BlockKind.REFERENCE), None)
+    if last_label is None and drafts and drafts[-1].kind is BlockKind.REFERENCE:
+        numbered = False  # an unnumbered list goes on: "228. Springer." is a page range
+    hanging = any(line.bbox[0] - left > HANGING_INDENT for line in lines)
+    entries: list[tuple[str | None, list[str]]] = []
+    previous_text = drafts[-1].text if drafts and drafts[-1].kind is BlockKind.REFERENCE else ""
+    for line in lines:
+        number = _NUMBERED_ENTRY.match(line.text)
+        if numbered:
+            starts = number is not None
+        elif hanging:
+            starts = line.bbox[0] - left <= HANGING_INDENT / 2
+        else:
+            before = entries[-1][1][-1] if entries else previous_text
+            starts = not before or (before.rstrip().endswith(".")
+                                    and bool(_AUTHOR_START.match(line.text)))
+        if starts:
+            label = (number.group(1) or number.group(2)) if number else None
+            entries.append((label, [line.text[number.end():] if number else line.text]))
+        elif entries:
+            entries[-1][1].append(line.text)
+        elif drafts and drafts[-1].kind is BlockKind.REFERENCE:
+            last = drafts[-1]
+            drafts[-1] = attrs.evolve(last, text=clean_text([last.text, line.text]),
+                                      pages=tuple(sorted({*last.pages, box.page})))
+        else:
+            entries.append((None, [line.text]))
+    for label, texts in entries:
+        text = clean_text(texts)
+        if text:
+            drafts.append(BlockDraft(BlockKind.REFERENCE, text=text, label=label,
+                                     pages=(box.page,), bbox=box.bbox))
 
 
 def _same_style(a: TextLine, b: TextLine) -> bool:

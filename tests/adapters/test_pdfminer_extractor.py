@@ -218,3 +218,29 @@ def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp:
     # A ruler comes out as one box of numbers or as one box per number, by its spacing.
     assert any(n.startswith(("line_number_rulers_dropped", "page_numbers_dropped"))
                for n in document.notes)
+
+
+@pytest.mark.parametrize("style", ["numbered", "bracketed", "hanging"])
+def test_reference_lists_give_one_entry_per_reference(style: str) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    references = [
+        ("Ammar, W., Groeneveld, D. and Bhagavatula, C. 2018. Construction of the",
+         "literature graph in Semantic Scholar. In Proceedings of NAACL, pages 84-91."),
+        ("Bagnell, J. A. and Ziebart, B. D. 2011. Computational rationalization: the",
+         "inverse equilibrium problem. In Proceedings of ICML, pages 1169-1176."),
+        ("Chang, E. and Zakhor, A. 1997. Disk-based storage for scalable video. IEEE",
+         "Transactions on Circuits and Systems for Video Technology, 7(5):758-770."),
+    ]
+    commands = ["BT /F2 16 Tf 72 720 Td (References) Tj ET"]
+    y = 690
+    for number, (first, second) in enumerate(references, start=1):
+        marker = {"numbered": f"{number}. ", "bracketed": f"[{number}] ", "hanging": ""}[style]
+        commands.append(f"BT /F1 9 Tf 72 {y} Td ({marker}{first}) Tj ET")
+        commands.append(f"BT /F1 9 Tf 84 {y - 11} Td ({second}) Tj ET")
+        y -= 26
+    document = extract(write_raw_page_pdf(commands))
+    entries = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
+    assert [b.draft.text for b in entries] == [f"{a} {b}" for a, b in references]
+    if style != "hanging":
+        assert [b.draft.label for b in entries] == ["1", "2", "3"]
