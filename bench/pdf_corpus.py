@@ -237,8 +237,12 @@ def _page_list(pages: list[int]) -> str:
 def truth_title(folder: Path, fallback: str) -> str:
     """The title in a GROBID header TEI, a JATS file or S2ORC JSON; else the metadata's."""
     if folder.is_dir():
+        record_id = re.search(r"[0-9a-f]{40}", folder.name)
         for path in sorted(folder.iterdir()):
             text = path.read_text(errors="replace")
+            if record_id and f'"{record_id.group(0)}"' in text:
+                # A file of one JSON record per paper: this paper's record only.
+                text = next(line for line in text.splitlines() if record_id.group(0) in line)
             found = (re.search(r"<docTitle>(.*?)</docTitle>", text, re.S)
                      or re.search(r"<article-title>(.*?)</article-title>", text, re.S)
                      or re.search(r'"title":\s*"([^"]+)"', text))
