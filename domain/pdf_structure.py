@@ -203,6 +203,7 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     dropped by rule is counted in `notes`."""
     dropped: Counter[str] = Counter()
     in_references = False
+    extents = _page_extents(boxes)
     bookmarks = {outline_key(title): depth for title, depth in outline}
     boxes = merge_right_to_left_rows(boxes)
     body = BodyStyle.of(boxes)
@@ -242,15 +243,60 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
             in_references = label_heading(heading_text) == "references"
         if lines and in_references:
             add_reference_entries(drafts, lines, box)
+        elif lines and is_footnote(lines, box, body, extents):
+            marker = _FOOTNOTE_MARKER.match(lines[0].text)
+            drafts.append(BlockDraft(BlockKind.FOOTNOTE, text=clean_text(
+                [line.text for line in lines]), label=marker.group(1) if marker else None,
+                pages=(box.page,), bbox=box.bbox))
         elif lines:
             paragraph = clean_text([line.text for line in lines])
             if paragraph:
                 drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=paragraph,
                                          pages=(box.page,), bbox=box.bbox))
+    drafts = footnotes_after_their_page(drafts)
     if notes is not None:
         notes.extend(f"{reason}_dropped: {count} blocks"
                      for reason, count in sorted(dropped.items()))
     return drafts
+
+
+_FOOTNOTE_MARKER = re.compile(r"^\s*(\d{1,2}|[*†‡§¶]{1,2})\s?(?=[^\W\d_]|http)")
+FOOTNOTE_ZONE = 0.3
+
+
+def _page_extents(boxes: list[TextBox]) -> dict[int, tuple[float, float]]:
+    """Per page, the lowest and highest text."""
+    extents: dict[int, tuple[float, float]] = {}
+    for box in boxes:
+        low, high = extents.get(box.page, (box.bbox[1], box.bbox[3]))
+        extents[box.page] = (min(low, box.bbox[1]), max(high, box.bbox[3]))
+    return extents
+
+
+def is_footnote(lines: list[TextLine], box: TextBox, body: BodyStyle,
+                extents: dict[int, tuple[float, float]]) -> bool:
+    """Smaller than the body, in the bottom part of the page's text, and starting with
+    a note's marker (a number or *, †, ‡ set against the first word)."""
+    low, high = extents[box.page]
+    return (all(line.size <= body.size * 0.92 for line in lines)
+            and box.bbox[3] <= low + FOOTNOTE_ZONE * (high - low)
+            and bool(_FOOTNOTE_MARKER.match(lines[0].text)))
+
+
+def footnotes_after_their_page(drafts: list[BlockDraft]) -> list[BlockDraft]:
+    """Footnotes moved after the page's last other block, so none sits between two
+    parts of a sentence that runs across columns."""
+    out: list[BlockDraft] = []
+    waiting: list[BlockDraft] = []
+    for draft in drafts:
+        if draft.kind is BlockKind.FOOTNOTE:
+            waiting.append(draft)
+            continue
+        if waiting and draft.pages and waiting[0].pages and draft.pages[0] > waiting[0].pages[0]:
+            out += waiting
+            waiting = []
+        out.append(draft)
+    return out + waiting
 
 
 _NUMBERED_ENTRY = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.)\s*(?=\S)")

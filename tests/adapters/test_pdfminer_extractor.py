@@ -244,3 +244,20 @@ def test_reference_lists_give_one_entry_per_reference(style: str) -> None:
     assert [b.draft.text for b in entries] == [f"{a} {b}" for a, b in references]
     if style != "hanging":
         assert [b.draft.label for b in entries] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("marker", ["1", "*", "\\262"])
+def test_footnotes_are_their_own_blocks_after_the_page_text(marker: str) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    body = "Body text of the page runs on in its ordinary size and says what was done"
+    commands = [f"BT /F1 10 Tf 72 {700 - 13 * i} Td ({body}, line {i}.) Tj ET"
+                for i in range(20)]
+    commands.append(f"BT /F1 7 Tf 72 90 Td ({marker}The libraries can be found at "
+                    f"http://example.org/code) Tj ET")
+    document = extract(write_raw_page_pdf(commands))
+    notes = [b for b in document.blocks if b.kind is BlockKind.FOOTNOTE]
+    assert len(notes) == 1 and "libraries can be found" in notes[0].draft.text
+    assert document.blocks[-1] == notes[0]
+    assert all("libraries" not in b.draft.text for b in document.blocks
+               if b.kind is BlockKind.PARAGRAPH)
