@@ -41,7 +41,12 @@ bench-html: $(STAMP)
 	$(BIN)/python -P bench/article_bodies.py
 	$(BIN)/python -P bench/scholarly_pages.py
 
+# pdftotext (poppler-utils, a Debian package) is the reference peer; the corpus ships its
+# outputs, so without it only its live timing is missing.
 bench-pdf: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	@command -v pdftotext >/dev/null || apt-get install -y -qq poppler-utils >/dev/null 2>&1 \
+		|| echo "pdftotext not installed (apt-get install poppler-utils): no live pdftotext timing"
 	$(BIN)/python -P bench/pdf_corpus.py
 	$(BIN)/python -P bench/pdf_mutations.py --cases 5000
 
