@@ -115,8 +115,8 @@ def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
     for row in run:
         placed = [""] * len(columns)
         for cell in row:
-            index = _column_of(cell, columns)
-            placed[index] = f"{placed[index]} {cell.text}".strip()
+            for index, text in _split_over_columns(cell, columns):
+                placed[index] = f"{placed[index]} {text}".strip()
         if grid and len(row) == 1 and not placed[0]:
             # A lone line under a row, in a column other than the first, is the rest of
             # a cell that wraps.
@@ -148,6 +148,20 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
         else:
             merged.append((left, right))
     return merged
+
+
+def _split_over_columns(cell: _Cell, columns: list[tuple[float, float]]
+                        ) -> list[tuple[int, str]]:
+    """Where a cell goes. Layout analysis joins cells set close together into one line
+    ("Precision Recall" over two columns); a line covering most of k columns and made of
+    exactly k words is those k cells. Any other line is one cell."""
+    left, right = cell.bbox[0], cell.bbox[2]
+    covered = [i for i, (a, b) in enumerate(columns) if min(right, b) - max(left, a)
+               > 0.5 * (b - a)]
+    words = cell.text.split()
+    if len(covered) >= 2 and len(words) == len(covered):
+        return list(zip(covered, words, strict=True))
+    return [(_column_of(cell, columns), cell.text)]
 
 
 def _column_of(cell: _Cell, columns: list[tuple[float, float]]) -> int:

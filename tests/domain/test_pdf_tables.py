@@ -97,3 +97,22 @@ def test_table_is_placed_before_the_first_block_below_it() -> None:
     placed = place_tables([above, below, next_page], tables)
     assert [d.kind for d in placed] == [BlockKind.CAPTION, BlockKind.TABLE,
                                         BlockKind.PARAGRAPH, BlockKind.PARAGRAPH]
+
+
+def test_a_line_joining_one_word_cells_is_split_over_the_columns_it_covers() -> None:
+    header = [_line("Field", 72, 600), _line("Precision Recall", 140, 600, 110),
+              _line("F1", 270, 600)]
+    body = [line for top in (587, 574, 561) for line in (
+        _line("title", 72, top), _line("85.5", 140, top), _line("85.4", 200, top),
+        _line("85.3", 270, top))]
+    tables = find_tables([_box([line]) for line in header + body])
+    assert tables[0].rows[0] == ("Field", "Precision", "Recall", "F1")
+    assert tables[0].rows[1] == ("title", "85.5", "85.4", "85.3")
+
+
+def test_a_spanning_header_of_more_words_stays_one_cell() -> None:
+    header = [_line("Method", 72, 600), _line("Scores on the test set", 140, 600, 160)]
+    body = [line for top in (587, 574, 561) for line in (
+        _line("ours", 72, top), _line("85.5", 140, top), _line("85.4", 250, top))]
+    tables = find_tables([_box([line]) for line in header + body])
+    assert tables[0].rows[0] == ("Method", "Scores on the test set", "")
