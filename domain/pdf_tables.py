@@ -123,6 +123,7 @@ def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
             grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], placed, strict=True)]
         else:
             grid.append(placed)
+    grid = _merge_header_lines(grid)
     filled = sum(1 for row in grid for cell in row if cell) / (len(grid) * len(columns))
     if len(grid) < MIN_ROWS or filled < MIN_FILLED:
         # Scattered labels (a figure's axes, an equation's pieces) leave most of the grid
@@ -133,6 +134,22 @@ def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
             max(c.bbox[2] for c in every), max(c.bbox[3] for c in every))
     return [PdfTable(page, tuple(tuple(r) for r in grid), bbox,
                      frozenset((c.box, c.line) for c in every))]
+
+
+MAX_HEADER_LINES = 3
+
+
+def _merge_header_lines(grid: list[list[str]]) -> list[list[str]]:
+    """Column names set on two or three lines ("Estimated QA" over "Performance") are one
+    header row: the partly filled rows above the first row with every cell filled are
+    joined column by column. Without such a row nothing is joined, since a sparse table's
+    rows cannot be told from a header's lines."""
+    first_full = next((i for i, row in enumerate(grid) if all(row)), None)
+    if first_full is None or not 2 <= first_full <= MAX_HEADER_LINES:
+        return grid
+    header = [" ".join(part for part in column if part)
+              for column in zip(*grid[:first_full], strict=True)]
+    return [header, *grid[first_full:]]
 
 
 def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:

@@ -116,3 +116,24 @@ def test_a_spanning_header_of_more_words_stays_one_cell() -> None:
         _line("ours", 72, top), _line("85.5", 140, top), _line("85.4", 250, top))]
     tables = find_tables([_box([line]) for line in header + body])
     assert tables[0].rows[0] == ("Method", "Scores on the test set", "")
+
+
+def test_column_names_on_several_lines_make_one_header_row() -> None:
+    lines = [_line("Runs", 72, 600), _line("Estimated QA", 200, 600),
+             _line("Recall", 140, 590), _line("Performance", 200, 580)]
+    lines += [line for top in (567, 554, 541) for line in (
+        _line("run1", 72, top), _line("0.62", 140, top), _line("0.16", 200, top))]
+    tables = find_tables([_box([line]) for line in lines])
+    assert tables[0].rows == (("Runs", "Recall", "Estimated QA Performance"),
+                              ("run1", "0.62", "0.16"), ("run1", "0.62", "0.16"),
+                              ("run1", "0.62", "0.16"))
+
+
+def test_a_table_with_no_full_row_keeps_its_rows() -> None:
+    # Every row lacks one cell, so no row can be told from a header's line.
+    grid = [["a", "b", "c", "d", ""], ["f", "g", "h", "", "j"], ["k", "l", "", "n", "o"],
+            ["p", "", "r", "s", "t"]]
+    lines = [_line(text, 72 + 60 * column, 600 - 13 * row)
+             for row, cells in enumerate(grid) for column, text in enumerate(cells) if text]
+    tables = find_tables([_box([line]) for line in lines])
+    assert tables[0].rows == tuple(tuple(row) for row in grid)
