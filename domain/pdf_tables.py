@@ -11,6 +11,7 @@ not a table.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import attrs
@@ -106,6 +107,7 @@ def _gap(above: list[_Cell], below: list[_Cell]) -> float:
 def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
     while run and len(run[-1]) < MIN_COLUMNS:
         run = run[:-1]
+    run = _without_detached_edges(run)
     if sum(1 for row in run if len(row) >= MIN_COLUMNS) < MIN_ROWS:
         return []
     columns = _columns([row for row in run if len(row) >= MIN_COLUMNS])
@@ -137,6 +139,22 @@ def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
 
 
 MAX_HEADER_LINES = 3
+
+
+def _without_detached_edges(run: list[list[_Cell]]) -> list[list[_Cell]]:
+    """A sparse first or last row set apart by more than the table's usual row gap is a
+    running header, a page number or a note beside the table, not a row of it."""
+    if len(run) <= MIN_ROWS:
+        return run
+    gaps = sorted(_gap(a, b) for a, b in itertools.pairwise(run))
+    usual = gaps[len(gaps) // 2]
+    widest = max(len(row) for row in run)
+    if len(run[0]) * 2 < widest and _gap(run[0], run[1]) > 1.5 * usual + 1:
+        run = run[1:]
+    if len(run) > MIN_ROWS and len(run[-1]) * 2 < widest and (
+            _gap(run[-2], run[-1]) > 1.5 * usual + 1):
+        run = run[:-1]
+    return run
 
 
 def _merge_header_lines(grid: list[list[str]]) -> list[list[str]]:

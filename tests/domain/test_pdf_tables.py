@@ -137,3 +137,12 @@ def test_a_table_with_no_full_row_keeps_its_rows() -> None:
              for row, cells in enumerate(grid) for column, text in enumerate(cells) if text]
     tables = find_tables([_box([line]) for line in lines])
     assert tables[0].rows == tuple(tuple(row) for row in grid)
+
+
+def test_a_running_header_above_a_table_is_not_its_first_row() -> None:
+    lines = [_line("Conference 23", 72, 640), _line("Authors", 400, 640)]
+    lines += [line for top in (600, 587, 574, 561) for line in (
+        _line("name", 72, top), _line("1", 140, top), _line("2", 200, top),
+        _line("3", 260, top), _line("4", 320, top), _line("5", 400, top))]
+    tables = find_tables([_box([line]) for line in lines])
+    assert tables[0].rows == (("name", "1", "2", "3", "4", "5"),) * 4
