@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr]'
+	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium]'
 	@touch $(STAMP)
 
 # mypy sees the layer folders as sheaf.* through a tree of links (the editable
@@ -41,7 +41,12 @@ bench-html: $(STAMP)
 	$(BIN)/python -P bench/article_bodies.py
 	$(BIN)/python -P bench/scholarly_pages.py
 
+# pdftotext (poppler-utils, a Debian package) is the reference peer; the corpus ships its
+# outputs, so without it only its live timing is missing.
 bench-pdf: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	@command -v pdftotext >/dev/null || apt-get install -y -qq poppler-utils >/dev/null 2>&1 \
+		|| echo "pdftotext not installed (apt-get install poppler-utils): no live pdftotext timing"
 	$(BIN)/python -P bench/pdf_corpus.py
 	$(BIN)/python -P bench/pdf_mutations.py --cases 5000
 

@@ -6,13 +6,15 @@ import time
 
 import anyio
 
+from sheaf.adapters.pdf.content_budget import ContentLimits
 from sheaf.adapters.pdf.layout_reading import read_boxes
 from sheaf.adapters.pdf.pdf_opening import open_pdf
 from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
-from sheaf.domain.pdf_structure import structure_blocks
+from sheaf.domain.pdf_structure import join_title, structure_blocks, title_of
+from sheaf.domain.pdf_tables import lift_tables, place_tables
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -23,9 +25,11 @@ class PdfminerExtractor:
 
     def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
                  max_pages: int = DEFAULT_MAX_PAGES,
-                 limiter: anyio.CapacityLimiter | None = None) -> None:
+                 limiter: anyio.CapacityLimiter | None = None,
+                 limits: ContentLimits | None = None) -> None:
         self.time_budget = time_budget
         self.max_pages = max_pages
+        self.limits = limits or ContentLimits()
         self._limiter = limiter
 
     async def extract(self, body: bytes, *, password: str | None = None) -> Document:
@@ -40,7 +44,7 @@ class PdfminerExtractor:
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
         notes: list[str] = []
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
-                                notes=notes))
+                                notes=notes, limits=self.limits))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")
@@ -48,11 +52,17 @@ class PdfminerExtractor:
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
         if blank:
             notes.append(f"pages_without_text: {', '.join(map(str, blank))}")
-        drafts = structure_blocks(boxes, opened.page_count, opened.outline)
+        boxes, tables = lift_tables(boxes)
+        drafts = place_tables(
+            structure_blocks(boxes, opened.page_count, opened.outline, notes), tables)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")
-        title = opened.title or next(
+        # The first page's largest type is the title as printed; Info and XMP titles are
+        # often another paper's or the journal's, so they only stand in.
+        title = title_of(boxes)
+        drafts = join_title(drafts, title)
+        title = title or opened.title or next(
             (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
         metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,
                                     description=opened.subject, keywords=opened.keywords)

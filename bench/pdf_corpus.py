@@ -9,16 +9,24 @@
   averaged.
 - Structure: heading recall against ground truth headings (GROBID TEI `<head>`, S2ORC
   section names, CERMINE JATS `<sec><title>`, Docling Markdown headings).
-- Speed on the A* papers, in one run: pages/s for sheaf, for pdfminer.six's plain
-  `extract_text` (the floor sheaf's structure pass adds to) and for `pdftotext` when
-  installed (the native peer).
+- Garbage: pages whose text did not decode to writing, recovered by the second engine or
+  flagged (the decision log's `text_recovered` / `undecodable_text` notes), per file.
+- Tables: Markdown tables found per file, each as rows x columns.
+- Title: sheaf's title of every A* paper beside the ground-truth (or metadata) title.
+- Speed on the A* papers, in one run: ms/page for sheaf, for pdfminer.six's plain
+  `extract_text` (the text pass sheaf's structure pass replaces), for pypdfium2 and for
+  `pdftotext` when installed, each engine in a child process of its own; and sheaf's peak
+  memory (ru_maxrss of a child process) on the largest dev file, the 352-page book.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.document import BlockKind, Document
 from sheaf.domain.errors import SheafError
 from sheaf.domain.markdown_rendering import document_plain_text
 from sheaf.domain.pdf_text import repair_glyphs
@@ -34,6 +43,8 @@ from sheaf.domain.pdf_text import repair_glyphs
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "pdf-dev"
 _WORD = re.compile(r"\w+")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
+_PAGE_FLAG = re.compile(r"^(text_recovered|undecodable_text|garbled_text\w*): page (\d+)")
+ENGINES = ("sheaf", "pdfminer extract_text", "pypdfium2")
 
 
 def words(text: str) -> Counter[str]:
@@ -82,14 +93,22 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--only", default="", help="only files whose name starts so")
     parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--engine", choices=ENGINES, help=argparse.SUPPRESS)
+    parser.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.engine:
+        return run_engine(args.engine, args.files)
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
     manifest = json.loads((args.corpus / "manifest.json").read_text())["entries"]
     extractor = PdfminerExtractor()
     recalls, precisions, heading_recalls = [], [], []
-    print(f"{'file':<44} {'outcome':<34} {'s':>6} {'recall':>6} {'prec':>6} {'heads':>6}")
+    tables_found: list[str] = []
+    flagged_pages = recovered_pages = 0
+    titles: list[tuple[str, str | None, str]] = []
+    print(f"{'file':<44} {'outcome':<34} {'s':>6} {'recall':>6} {'prec':>6} {'heads':>7} "
+          f"{'tables':>6} garbage pages")
     for entry in manifest:
         name = entry["id"]
         if not name.startswith(args.only):
@@ -120,6 +139,18 @@ def main() -> int:
             hit = sum(1 for h in expected if normalise_heading(h) in ours)
             heading_recalls.append(hit / len(expected))
             row += f" {hit:>3}/{len(expected):<3}"
+        else:
+            row += f" {'':>7}"
+        if document is not None:
+            shapes = table_shapes(document)
+            recovered, flagged = garbage_pages(document)
+            recovered_pages += len(recovered)
+            flagged_pages += len(flagged)
+            row += f" {len(shapes):>6} " + garbage_summary(recovered, flagged)
+            tables_found += [f"{name[:40]}: {shape}" for shape in shapes]
+            if name.startswith("A"):
+                titles.append((name, document.metadata.title, truth_title(
+                    truth_dir, str(entry.get("title") or ""))))
         print(row)
     if recalls:
         print(f"\nA* papers vs pdftotext: word recall {sum(recalls) / len(recalls):.3f}, "
@@ -127,38 +158,186 @@ def main() -> int:
     if heading_recalls:
         print(f"heading recall on {len(heading_recalls)} papers with full-text ground truth: "
               f"{sum(heading_recalls) / len(heading_recalls):.3f}")
+    print(f"garbage: {recovered_pages} pages recovered by PDFium, {flagged_pages} pages "
+          f"flagged as undecodable (text left out)")
+    print(f"\ntables found ({len(tables_found)}), rows x columns:")
+    for line in tables_found:
+        print(f"  {line}")
+    plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
+                                 and int(str(e.get("pages") or 0)) <= 40])
+    if titles:
+        judged = [t for t in titles if t[2]]
+        right = sum(1 for _, ours, truth in judged if same_title(ours, truth))
+        print(f"\ntitles of A* papers: {right}/{len(judged)} match the reference title "
+              f"({len(titles) - len(judged)} without one, marked ??)")
+        for name, ours, truth in titles:
+            mark = "?? " if not truth else "ok " if same_title(ours, truth) else "XX "
+            print(f"  {mark}{name[:28]:<28} {str(ours)[:70]!r}"
+                  + ("" if same_title(ours, truth) else f"\n      expected {truth[:70]!r}"))
     if not args.no_speed:
-        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")], extractor)
+        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
+        book = max(manifest, key=lambda e: int(str(e.get("pages") or 0)))
+        memory(args.corpus, book)
     return 0
 
 
-def speed(corpus: Path, papers: list[dict[str, object]], extractor: PdfminerExtractor) -> None:
-    from pdfminer.high_level import extract_text
+def table_shapes(document: Document) -> list[str]:
+    """Each table block as `page N: R x C`."""
+    return [f"page {b.draft.pages[0] if b.draft.pages else '?'}: {len(b.draft.rows)} x "
+            f"{max((len(r) for r in b.draft.rows), default=0)}"
+            for b in document.blocks if b.draft.kind is BlockKind.TABLE]
 
-    files = [(corpus / str(e["file"])).read_bytes() for e in papers]
+
+def plumber_tables(corpus: Path, entries: list[dict[str, object]]) -> None:
+    """pdfplumber's table finder (ruling lines) on the same files, for comparison."""
+    try:
+        import pdfplumber
+    except ImportError:
+        print("pdfplumber not installed (pip install -e '.[bench]'): no comparison")
+        return
+    found: list[str] = []
+    for entry in entries:
+        try:
+            with pdfplumber.open(corpus / str(entry["file"]),
+                                 password=str(entry.get("password") or "")) as pdf:
+                for number, page in enumerate(pdf.pages, start=1):
+                    for table in page.extract_tables():
+                        width = max((len(r) for r in table), default=0)
+                        found.append(f"{str(entry['id'])[:40]}: page {number}: "
+                                     f"{len(table)} x {width}")
+        except Exception as exc:  # a peer's failure is only reported
+            found.append(f"{str(entry['id'])[:40]}: pdfplumber failed ({type(exc).__name__})")
+    print(f"\npdfplumber tables on files of <= 40 pages ({len(found)}), rows x columns:")
+    for line in found:
+        print(f"  {line}")
+
+
+def garbage_pages(document: Document) -> tuple[list[int], list[int]]:
+    """Pages the decision log says were recovered by the second engine, and flagged."""
+    recovered: list[int] = []
+    flagged: list[int] = []
+    for note in document.notes:
+        match = _PAGE_FLAG.match(note)
+        if match:
+            target = recovered if match.group(1) == "text_recovered" else flagged
+            target.append(int(match.group(2)))
+    return sorted(set(recovered)), sorted(set(flagged) - set(recovered))
+
+
+def garbage_summary(recovered: list[int], flagged: list[int]) -> str:
+    parts = ([f"recovered {_page_list(recovered)}"] if recovered else []) + (
+        [f"flagged {_page_list(flagged)}"] if flagged else [])
+    return ", ".join(parts) or "-"
+
+
+def _page_list(pages: list[int]) -> str:
+    return ",".join(map(str, pages[:8])) + ("..." if len(pages) > 8 else "")
+
+
+def truth_title(folder: Path, fallback: str) -> str:
+    """The title in a GROBID header TEI, a JATS file or S2ORC JSON; else the metadata's."""
+    if folder.is_dir():
+        record_id = re.search(r"[0-9a-f]{40}", folder.name)
+        for path in sorted(folder.iterdir()):
+            text = path.read_text(errors="replace")
+            if record_id and f'"{record_id.group(0)}"' in text:
+                # A file of one JSON record per paper: this paper's record only.
+                text = next(line for line in text.splitlines() if record_id.group(0) in line)
+            found = (re.search(r"<docTitle>(.*?)</docTitle>", text, re.S)
+                     or re.search(r"<article-title>(.*?)</article-title>", text, re.S)
+                     or re.search(r'"title":\s*"([^"]+)"', text))
+            if found:
+                return " ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split())
+    return fallback
+
+
+def same_title(ours: str | None, truth: str) -> bool:
+    if not truth:
+        return True
+    return normalise_heading(ours or "") == normalise_heading(truth)
+
+
+def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
+    """Each engine reads every A* paper in a fresh child process of its own, so no engine
+    pays for another's imports, caches or heap."""
+    files = [str(corpus / str(e["file"])) for e in papers]
     pages = sum(int(str(e["pages"])) for e in papers)
-    import io
-
     timings: dict[str, float] = {}
-    started = time.perf_counter()
-    for data in files:
-        extractor.extract_sync(data)
-    timings["sheaf"] = time.perf_counter() - started
-    started = time.perf_counter()
-    for data in files:
-        extract_text(io.BytesIO(data))
-    timings["pdfminer extract_text"] = time.perf_counter() - started
+    for engine in ENGINES:
+        result = _child(engine, files)
+        if result is not None:
+            timings[engine] = result["seconds"]
     if shutil.which("pdftotext"):
         started = time.perf_counter()
-        for e in papers:
-            subprocess.run(["pdftotext", str(corpus / str(e["file"])), "-"], check=False,
-                           capture_output=True)
+        for path in files:
+            subprocess.run(["pdftotext", path, "-"], check=False, capture_output=True)
         timings["pdftotext"] = time.perf_counter() - started
-    print(f"\nspeed on {len(files)} A* papers ({pages} pages):")
+    print(f"\nspeed on {len(files)} A* papers ({pages} pages), one process per engine:")
     for name, seconds in timings.items():
-        print(f"  {name:<22} {pages / seconds:7.1f} pages/s")
-    print(f"  ratio sheaf / pdfminer extract_text: "
-          f"{timings['pdfminer extract_text'] / timings['sheaf']:.2f}x")
+        print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page")
+    if "sheaf" in timings:
+        print(f"  ratio sheaf / pdfminer extract_text: "
+              f"{timings['pdfminer extract_text'] / timings['sheaf']:.2f}x (>= 1.0 wanted)")
+
+
+def memory(corpus: Path, entry: dict[str, object]) -> None:
+    result = _child("sheaf", [str(corpus / str(entry["file"]))])
+    if result is not None:
+        print(f"\nsheaf peak memory on {entry['id']} ({entry['pages']} pages): "
+              f"{result['peak_mb']:.0f} MB (<= 150 wanted), {result['seconds']:.1f} s")
+
+
+def _child(engine: str, files: list[str]) -> dict[str, float] | None:
+    done = subprocess.run([sys.executable, "-P", __file__, "--engine", engine, *files],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"  {engine}: not measured ({done.stderr.strip().splitlines()[-1:]})")
+        return None
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def peak_megabytes() -> float:
+    """This process's peak resident memory. Linux carries ru_maxrss over fork and exec, so
+    a child of a large parent would report the parent's size; VmHWM is the peak of this
+    process image alone."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_engine(engine: str, files: list[str]) -> int:
+    """The child side of `speed` and `memory`: time one engine over the files."""
+    bodies = [Path(f).read_bytes() for f in files]
+    if engine == "sheaf":
+        extractor = PdfminerExtractor()
+
+        def read(data: bytes) -> None:
+            with contextlib.suppress(SheafError):
+                extractor.extract_sync(data)
+    elif engine == "pdfminer extract_text":
+        from pdfminer.high_level import extract_text
+
+        def read(data: bytes) -> None:
+            extract_text(io.BytesIO(data))
+    else:
+        import pypdfium2
+
+        def read(data: bytes) -> None:
+            document = pypdfium2.PdfDocument(data)
+            for page in document:
+                page.get_textpage().get_text_range()
+            document.close()
+    started = time.perf_counter()
+    for data in bodies:
+        read(data)
+    seconds = time.perf_counter() - started
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_megabytes()}))
+    return 0
 
 
 if __name__ == "__main__":

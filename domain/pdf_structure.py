@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import pairwise
 
 import attrs
 
@@ -18,6 +19,7 @@ from sheaf.domain.section_labels import label_heading
 _NUMBERING = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S|^([IVX]+|[A-Z])\.\s+\S")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _DIGITS = re.compile(r"\d+")
+_ROMAN = re.compile(r"\b[ivxlc]+\b")
 _UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|medi|[-,]bd\b|cmbx|cmb\d|cmssbx|"
                         r"\bbx\d|-b$", re.IGNORECASE)
@@ -92,12 +94,54 @@ def running_lines(boxes: list[TextBox], page_count: int) -> set[tuple[str, int]]
     for box in boxes:
         if len(box.lines) <= 2:
             seen.setdefault(_running_key(box), set()).add(box.page)
-    threshold = max(3, int(page_count * 0.4))
+    # On a long book a running line need not be on 40% of the pages: a slug on the 38
+    # pages of the front matter is as much a running line as a chapter's header.
+    threshold = max(3, min(int(page_count * 0.4), 12))
     return {key for key, pages in seen.items() if len(pages) >= threshold}
 
 
 def _running_key(box: TextBox) -> tuple[str, int]:
-    return _DIGITS.sub("#", box.text.lower()), round(box.bbox[1] / 20)
+    # Digits and lone roman numerals are masked: page numbers, dates and times in a
+    # printer's slug ("book.qxd 2/10/04 3:46 PM Page iv") change from page to page.
+    return (_ROMAN.sub("#", _DIGITS.sub("#", box.text.lower())), round(box.bbox[1] / 20))
+
+
+def title_of(boxes: list[TextBox]) -> str | None:
+    """The first page's largest-type lines, in reading order, joined across lines: the
+    first run of lines set in the page's largest size that is clearly above the body's
+    (a title may be set larger than everything after it, one line or several)."""
+    body = BodyStyle.of(boxes)
+    first = [line for box in boxes if box.page == 1 for line in box.lines]
+    worded = [line for line in first if sum(c.isalpha() for c in line.text) >= 2]
+    sizes = [line.size for line in worded if line.size >= body.size * 1.15]
+    if not sizes:
+        return None
+    largest = max(sizes)
+    run: list[TextLine] = []
+    for line in first:
+        if abs(line.size - largest) <= 0.05 * largest and line in worded:
+            run.append(line)
+        elif run:
+            break
+    title = clean_text([line.text for line in run])
+    return title if 1 <= len(title.split()) <= 40 else None
+
+
+def join_title(drafts: list[BlockDraft], title: str | None) -> list[BlockDraft]:
+    """Headings on page 1 that are consecutive pieces of the title become one heading."""
+    if not title:
+        return drafts
+    out: list[BlockDraft] = []
+    for draft in drafts:
+        previous = out[-1] if out else None
+        if (previous is not None and previous.kind is BlockKind.HEADING
+                and draft.kind is BlockKind.HEADING and 1 in previous.pages
+                and 1 in draft.pages and title.startswith(previous.text)
+                and title.startswith(f"{previous.text} {draft.text}")):
+            out[-1] = attrs.evolve(previous, text=f"{previous.text} {draft.text}")
+        else:
+            out.append(draft)
+    return out
 
 
 def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
@@ -132,11 +176,34 @@ def outline_key(title: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", title.lower()).split())
 
 
+_RULER_LINE = re.compile(r"^\s*[^\W\d_]{0,2}(\d{1,4})[^\W\d_]{0,2}\s*$")
+
+
+def is_line_number_ruler(box: TextBox) -> bool:
+    """A column of consecutive line numbers (a manuscript's or a proof's ruler): at least
+    five lines, nearly all a bare number, nearly all one more than the line before."""
+    numbers = [int(m.group(1)) for line in box.lines if (m := _RULER_LINE.match(line.text))]
+    if len(box.lines) < 5 or len(numbers) < 0.8 * len(box.lines):
+        return False
+    steps = sum(1 for a, b in pairwise(numbers) if b == a + 1)
+    return steps >= 0.8 * (len(numbers) - 1)
+
+
+def is_decorative(text: str) -> bool:
+    """A run of ornaments or rules (`❙❚❘❙❚`, `* * *`, `-----`): no letter or digit."""
+    return len(text.replace(" ", "")) >= 3 and not any(c.isalnum() for c in text)
+
+
 def structure_blocks(boxes: list[TextBox], page_count: int,
-                     outline: tuple[tuple[str, int], ...] = ()) -> list[BlockDraft]:
+                     outline: tuple[tuple[str, int], ...] = (),
+                     notes: list[str] | None = None) -> list[BlockDraft]:
     """Blocks in reading order: running headers, footers and page numbers removed,
     headings told apart from paragraphs by size, weight, font, length and numbering.
-    Lines that repeat a bookmark title are headings at the bookmark's depth."""
+    Lines that repeat a bookmark title are headings at the bookmark's depth. What is
+    dropped by rule is counted in `notes`."""
+    dropped: Counter[str] = Counter()
+    in_references = False
+    extents = _page_extents(boxes)
     bookmarks = {outline_key(title): depth for title, depth in outline}
     boxes = merge_right_to_left_rows(boxes)
     body = BodyStyle.of(boxes)
@@ -146,7 +213,14 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     drafts: list[BlockDraft] = []
     for box in boxes:
         text = box.text
-        if not text or _PAGE_NUMBER.match(text) or _running_key(box) in repeated:
+        if not text:
+            continue
+        reason = ("page_numbers" if _PAGE_NUMBER.match(text)
+                  else "running_lines" if _running_key(box) in repeated
+                  else "line_number_rulers" if is_line_number_ruler(box)
+                  else "ornaments" if is_decorative(text) else None)
+        if reason:
+            dropped[reason] += 1
             continue
         lines = list(box.lines)
         while lines and (_heading_like(lines[0], body, single=len(lines) == 1)
@@ -166,12 +240,110 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
                      else _heading_level(heading[0], heading_text, body, heading_sizes))
             drafts.append(BlockDraft(BlockKind.HEADING, text=heading_text, level=level,
                                      pages=(box.page,), bbox=box.bbox))
-        if lines:
+            in_references = label_heading(heading_text) == "references"
+        if lines and in_references:
+            add_reference_entries(drafts, lines, box)
+        elif lines and is_footnote(lines, box, body, extents):
+            marker = _FOOTNOTE_MARKER.match(lines[0].text)
+            drafts.append(BlockDraft(BlockKind.FOOTNOTE, text=clean_text(
+                [line.text for line in lines]), label=marker.group(1) if marker else None,
+                pages=(box.page,), bbox=box.bbox))
+        elif lines:
             paragraph = clean_text([line.text for line in lines])
             if paragraph:
                 drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=paragraph,
                                          pages=(box.page,), bbox=box.bbox))
+    drafts = footnotes_after_their_page(drafts)
+    if notes is not None:
+        notes.extend(f"{reason}_dropped: {count} blocks"
+                     for reason, count in sorted(dropped.items()))
     return drafts
+
+
+_FOOTNOTE_MARKER = re.compile(r"^\s*(\d{1,2}|[*†‡§¶]{1,2})\s?(?=[^\W\d_]|http)")
+FOOTNOTE_ZONE = 0.3
+
+
+def _page_extents(boxes: list[TextBox]) -> dict[int, tuple[float, float]]:
+    """Per page, the lowest and highest text."""
+    extents: dict[int, tuple[float, float]] = {}
+    for box in boxes:
+        low, high = extents.get(box.page, (box.bbox[1], box.bbox[3]))
+        extents[box.page] = (min(low, box.bbox[1]), max(high, box.bbox[3]))
+    return extents
+
+
+def is_footnote(lines: list[TextLine], box: TextBox, body: BodyStyle,
+                extents: dict[int, tuple[float, float]]) -> bool:
+    """Smaller than the body, in the bottom part of the page's text, and starting with
+    a note's marker (a number or *, †, ‡ set against the first word)."""
+    low, high = extents[box.page]
+    return (all(line.size <= body.size * 0.92 for line in lines)
+            and box.bbox[3] <= low + FOOTNOTE_ZONE * (high - low)
+            and bool(_FOOTNOTE_MARKER.match(lines[0].text)))
+
+
+def footnotes_after_their_page(drafts: list[BlockDraft]) -> list[BlockDraft]:
+    """Footnotes moved after the page's last other block, so none sits between two
+    parts of a sentence that runs across columns."""
+    out: list[BlockDraft] = []
+    waiting: list[BlockDraft] = []
+    for draft in drafts:
+        if draft.kind is BlockKind.FOOTNOTE:
+            waiting.append(draft)
+            continue
+        if waiting and draft.pages and waiting[0].pages and draft.pages[0] > waiting[0].pages[0]:
+            out += waiting
+            waiting = []
+        out.append(draft)
+    return out + waiting
+
+
+_NUMBERED_ENTRY = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.)\s*(?=\S)")
+_AUTHOR_START = re.compile(r"^[A-Z][^\W\d_][\w'’-]*(?:,|\s+[A-Z]\.|\s+and\b|\s+et al)")
+HANGING_INDENT = 4.0
+
+
+def add_reference_entries(drafts: list[BlockDraft], lines: list[TextLine], box: TextBox
+                          ) -> None:
+    """One reference block per entry of a reference list. An entry starts at its number
+    (`[12]`, `12.`) in a numbered list; else at the left edge where continuation lines
+    hang indented; else at a capitalised surname after a line that ended a sentence.
+    Lines before the first start continue the previous entry (a column or page break)."""
+    left = min(line.bbox[0] for line in lines)
+    numbered = any(_NUMBERED_ENTRY.match(line.text) for line in lines)
+    last_label = next((d.label for d in reversed(drafts) if d.kind is BlockKind.REFERENCE), None)
+    if last_label is None and drafts and drafts[-1].kind is BlockKind.REFERENCE:
+        numbered = False  # an unnumbered list goes on: "228. Springer." is a page range
+    hanging = any(line.bbox[0] - left > HANGING_INDENT for line in lines)
+    entries: list[tuple[str | None, list[str]]] = []
+    previous_text = drafts[-1].text if drafts and drafts[-1].kind is BlockKind.REFERENCE else ""
+    for line in lines:
+        number = _NUMBERED_ENTRY.match(line.text)
+        if numbered:
+            starts = number is not None
+        elif hanging:
+            starts = line.bbox[0] - left <= HANGING_INDENT / 2
+        else:
+            before = entries[-1][1][-1] if entries else previous_text
+            starts = not before or (before.rstrip().endswith(".")
+                                    and bool(_AUTHOR_START.match(line.text)))
+        if starts:
+            label = (number.group(1) or number.group(2)) if number else None
+            entries.append((label, [line.text[number.end():] if number else line.text]))
+        elif entries:
+            entries[-1][1].append(line.text)
+        elif drafts and drafts[-1].kind is BlockKind.REFERENCE:
+            last = drafts[-1]
+            drafts[-1] = attrs.evolve(last, text=clean_text([last.text, line.text]),
+                                      pages=tuple(sorted({*last.pages, box.page})))
+        else:
+            entries.append((None, [line.text]))
+    for label, texts in entries:
+        text = clean_text(texts)
+        if text:
+            drafts.append(BlockDraft(BlockKind.REFERENCE, text=text, label=label,
+                                     pages=(box.page,), bbox=box.bbox))
 
 
 def _same_style(a: TextLine, b: TextLine) -> bool:

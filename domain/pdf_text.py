@@ -9,13 +9,34 @@ from collections.abc import Sequence
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "st", "\ufb06": "st"}
 _LIGATURE = re.compile("[" + "".join(LIGATURES) + "]")
+SPACING_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302",
+                   "\u02dc": "\u0303", "\u00b8": "\u0327", "\u02c7": "\u030c",
+                   "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a",
+                   "\u00af": "\u0304", "\u02dd": "\u030b", "\u02db": "\u0328"}
+"""Accents as fonts draw them on their own (TeX's `\\"a` is a diaeresis glyph, then an a),
+each with the combining mark it stands for."""
+_SPACED_ACCENT = re.compile("([" + "".join(SPACING_ACCENTS) + "])([^\\W\\d_])")
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _BREAK = re.compile(r"(?<=[a-zà-ÿ])-$")
 
 
 def repair_glyphs(text: str) -> str:
-    """Map ligature glyphs to letters, drop soft hyphens, compose to NFC (not NFKC)."""
+    """Map ligature glyphs to letters, drop soft hyphens, put accents drawn as glyphs of
+    their own onto the letter after them (`R¨as¨anen` is Räsänen, `Lemaˆıtre` Lemaître),
+    compose to NFC (not NFKC)."""
     text = _LIGATURE.sub(lambda m: LIGATURES[m.group(0)], text).replace("\u00ad", "")
+    if _SPACED_ACCENT.search(text):
+        text = _SPACED_ACCENT.sub(_accented, text)
     return unicodedata.normalize("NFC", text)
+
+
+def _accented(match: re.Match[str]) -> str:
+    # Only where the pair is a letter of some alphabet: an acute used as an apostrophe
+    # ("don´t") stays as printed.
+    letter = match.group(2)
+    composed = unicodedata.normalize("NFC", _DOTLESS.get(letter, letter)
+                                     + SPACING_ACCENTS[match.group(1)])
+    return composed if len(composed) == 1 else match.group(0)
 
 
 def join_lines(lines: list[str]) -> str:

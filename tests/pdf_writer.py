@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -91,3 +92,94 @@ def write_pdf(blocks: Sequence[tuple[str, str]], *, title: str | None = None,
 def write_pdf_file(path: Path, blocks: Sequence[tuple[str, str]], **kwargs: str) -> Path:
     path.write_bytes(write_pdf(blocks, **kwargs))
     return path
+
+
+def _font_resources(pdf: pikepdf.Pdf) -> pikepdf.Dictionary:
+    return pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica))))
+
+
+def _deflated(prefix: bytes, unit: bytes, size: int) -> bytes:
+    """`prefix` then `unit` repeated to `size` bytes, deflated piece by piece so that
+    writing a 1 GiB bomb never holds 1 GiB."""
+    packer = zlib.compressobj(9)
+    parts = [packer.compress(prefix)]
+    block = unit * max(1, (1 << 20) // len(unit))
+    written = len(prefix)
+    while written < size:
+        piece = block[:size - written]
+        parts.append(packer.compress(piece))
+        written += len(piece)
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+def write_bomb_pdf(unit: bytes, size: int, *, pages: int = 1,
+                   prefix: bytes = b"BT /F1 12 Tf 72 720 Td (A page with a bomb) Tj ET\n"
+                   ) -> bytes:
+    """A small PDF whose page content streams each inflate to `size` bytes: `prefix` then
+    `unit` repeated (spaces for a decompression bomb, `(a) Tj ` for an operator flood)."""
+    pdf = pikepdf.Pdf.new()
+    resources = _font_resources(pdf)
+    encoded = _deflated(prefix, unit, size)
+    for _ in range(pages):
+        stream = pikepdf.Stream(pdf, b"")
+        stream.write(encoded, filter=pikepdf.Name.FlateDecode)
+        pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+            Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+            Resources=resources, Contents=pdf.make_indirect(stream))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True, compress_streams=False,
+             stream_decode_level=pikepdf.StreamDecodeLevel.none)
+    return out.getvalue()
+
+
+def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: str) -> bytes:
+    """A page whose body font is a Type3 font with private glyph names and no ToUnicode
+    map, so each letter comes out as its character code (`!"#!"$`), under a heading in
+    Helvetica that decodes normally."""
+    pdf = pikepdf.Pdf.new()
+    letters = sorted({c for p in paragraphs for c in p if not c.isspace()})
+    codes = {c: 33 + i for i, c in enumerate(letters)}
+    procs = pikepdf.Dictionary({f"/g{i}": pdf.make_stream(b"0 0 m 500 0 l 500 500 l f")
+                                for i in codes.values()})
+    differences = pikepdf.Array([33, *(pikepdf.Name(f"/g{codes[c]}") for c in letters)])
+    private = pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type3, FontBBox=[0, 0, 500, 500],
+        FontMatrix=[0.001, 0, 0, 0.001, 0, 0], CharProcs=procs,
+        Encoding=pikepdf.Dictionary(Type=pikepdf.Name.Encoding, Differences=differences),
+        FirstChar=33, LastChar=32 + len(letters), Widths=[500] * len(letters),
+        Resources=pikepdf.Dictionary()))
+    fonts = _font_resources(pdf).Font
+    fonts.F2 = private
+    commands = [f"BT /F1 16 Tf {MARGIN} 720 Td ({_escape(readable_heading)}) Tj ET"]
+    y = 690
+    for paragraph in paragraphs:
+        for line in textwrap.wrap(paragraph, 80):
+            coded = "".join(" " if c == " " else chr(codes[c]) for c in line)
+            commands.append(f"BT /F2 10 Tf {MARGIN} {y} Td ({_escape(coded)}) Tj ET")
+            y -= 14
+        y -= 8
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=pikepdf.Dictionary(Font=fonts),
+        Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
+    """One page of raw content-stream commands, with /F1 Helvetica and /F2 Helvetica-Bold."""
+    pdf = pikepdf.Pdf.new()
+    fonts = _font_resources(pdf).Font
+    fonts.F2 = pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+        BaseFont=pikepdf.Name("/Helvetica-Bold")))
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=pikepdf.Dictionary(Font=fonts),
+        Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()

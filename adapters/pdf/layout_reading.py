@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import logging
-import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -22,12 +21,22 @@ from pdfminer.layout import (
 )
 from pdfminer.pdfcolor import PDFColorSpace
 from pdfminer.pdfdevice import PDFTextSeq
+from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfexceptions import PDFException
-from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager, PDFTextState
+from pdfminer.pdfinterp import PDFGraphicState, PDFResourceManager, PDFTextState
 from pdfminer.pdfpage import PDFPage
 from pdfminer.psexceptions import PSException
 
+from sheaf.adapters.pdf.content_budget import (
+    BoundedInterpreter,
+    BoundedParser,
+    ContentBudget,
+    ContentLimits,
+)
+from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
+from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 from sheaf.domain.pdf_text import visual_to_logical
 
@@ -48,43 +57,72 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
 
     _invisible = False
 
+    def __init__(self, resources: PDFResourceManager, budget: ContentBudget) -> None:
+        super().__init__(resources, laparams=LAYOUT)
+        self.sheaf_budget = budget
+
     def render_string(self, textstate: PDFTextState, seq: PDFTextSeq, ncs: PDFColorSpace,
                       graphicstate: PDFGraphicState) -> None:
         self._invisible = textstate.render == INVISIBLE_RENDER_MODE
         super().render_string(textstate, seq, ncs, graphicstate)
 
+    def begin_page(self, page: PDFPage, ctm: Any) -> None:
+        super().begin_page(page, ctm)
+        self.cur_item.__class__ = StablePage
+
+    def begin_figure(self, name: str, bbox: Any, matrix: Any) -> None:
+        super().begin_figure(name, bbox, matrix)
+        self.cur_item.__class__ = StableFigure
+
+    def paint_path(self, *args: Any, **kwargs: Any) -> None:
+        self.sheaf_budget.drawn()
+        super().paint_path(*args, **kwargs)
+
+    def render_image(self, *args: Any, **kwargs: Any) -> None:
+        self.sheaf_budget.drawn()
+        super().render_image(*args, **kwargs)
+
     def render_char(self, *args: Any, **kwargs: Any) -> float:
+        self.sheaf_budget.drawn()
         advance: float = super().render_char(*args, **kwargs)
         if self._invisible and self.cur_item is not None and self.cur_item._objs:
             self.cur_item._objs[-1].sheaf_invisible = True  # type: ignore[attr-defined]
         return advance
 
 
-def _pages(data: bytes) -> Iterator[LTPage]:
+def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPage]:
     resources = PDFResourceManager(caching=True)
-    device = _InvisibleMarkingAggregator(resources, laparams=LAYOUT)
-    interpreter = PDFPageInterpreter(resources, device)
-    for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+    device = _InvisibleMarkingAggregator(resources, budget)
+    interpreter = BoundedInterpreter(resources, device)
+    document = PDFDocument(BoundedParser(io.BytesIO(data), budget), caching=True)
+    for number, page in enumerate(PDFPage.create_pages(document), start=1):
+        if number > max_pages:
+            raise SheafError(ErrorKind.TOO_LARGE, f"more than {max_pages} pages (the page limit)")
+        budget.start_page(number)
         interpreter.process_page(page)
+        budget.check_time()
         yield device.get_result()
 
 
 def read_boxes(data: bytes, *, max_pages: int, deadline: float,
-               notes: list[str] | None = None) -> Iterator[TextBox]:
+               notes: list[str] | None = None,
+               limits: ContentLimits | None = None) -> Iterator[TextBox]:
     """Yield text boxes in reading order, one page at a time (memory stays per page).
 
     Invisible text (render mode 3) is kept on pages that have no visible text, where it
     is an OCR layer over a scan, and dropped elsewhere, where it can only be hidden
-    from readers (ADR-0006); each drop is noted in `notes`."""
+    from readers (ADR-0006); each drop is noted in `notes`. Decoded bytes, operators,
+    glyphs and time are bounded while each page is processed (`ContentLimits`)."""
+    budget = ContentBudget(limits or ContentLimits(), deadline)
+    notes = notes if notes is not None else []
+    recovery = PdfiumPages(data)
     try:
-        for number, page in enumerate(_pages(data), start=1):
-            if number > max_pages:
-                raise SheafError(ErrorKind.TOO_LARGE,
-                                 f"more than {max_pages} pages (the page limit)")
-            if time.monotonic() > deadline:
-                raise SheafError(ErrorKind.TIMEOUT,
-                                 f"extraction ran out of its time budget at page {number}")
-            yield from _page_boxes(page, number, notes if notes is not None else [])
+        for number, page in enumerate(_pages(data, budget, max_pages), start=1):
+            undecodable = _undecodable_fonts(page)
+            boxes = list(_page_boxes(page, number, notes, skip_fonts=set(undecodable)))
+            if undecodable:
+                boxes = _recover(recovery, page, number, undecodable, boxes, notes)
+            yield from boxes
     except SheafError:
         raise
     except (PDFException, PSException, ValueError, KeyError, TypeError, AttributeError,
@@ -92,6 +130,8 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
             UnicodeDecodeError) as exc:
         raise SheafError(ErrorKind.CORRUPT, f"unreadable content: {type(exc).__name__}: {exc}"
                          ) from None
+    finally:
+        recovery.close()
 
 
 def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
@@ -107,7 +147,61 @@ def _invisible(item: LTItem) -> bool:
     return getattr(item, "sheaf_invisible", False)
 
 
-def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox]:
+def _page_chars(page: LTPage) -> Iterator[LTChar]:
+    for box in _text_boxes(page):
+        for line in box:
+            if isinstance(line, LTTextLine):
+                yield from (c for c in line if isinstance(c, LTChar))
+
+
+# Below this share of a page's characters, a font whose text only looks unlike writing
+# (punctuation, few vowels) is a formula or a number table and is kept.
+_MAJOR_FONT_SHARE = 0.25
+
+
+def _undecodable_fonts(page: LTPage) -> dict[str, str]:
+    """Fonts whose text on this page is glyph codes, not writing, with the reason: those
+    with unmapped or private-use code points, and those carrying a large share of the
+    page whose characters are distributed unlike any writing."""
+    by_font: dict[str, list[str]] = {}
+    for char in _page_chars(page):
+        by_font.setdefault(char.fontname, []).append(char.get_text())
+    total = sum(len(texts) for texts in by_font.values())
+    found: dict[str, str] = {}
+    for font, texts in sorted(by_font.items()):
+        reason = implausibility("".join(texts))
+        if reason and (is_unmapped_reason(reason) or len(texts) >= _MAJOR_FONT_SHARE * total):
+            found[font] = reason
+    return found
+
+
+def _recover(recovery: PdfiumPages, page: LTPage, number: int,
+             undecodable: dict[str, str],
+             boxes: list[TextBox], notes: list[str]) -> list[TextBox]:
+    """The page as PDFium reads it when its text is writing; else the page without the
+    undecodable fonts' text, which is flagged, never passed off as text."""
+    fonts = ", ".join(f"{_font_label(font)} ({reason})"
+                      for font, reason in sorted(undecodable.items()))
+    share = sum(1 for c in _page_chars(page) if c.fontname in undecodable) / max(
+        1, sum(1 for _ in _page_chars(page)))
+    # PDFium rereads the page when much of it is lost; a formula's symbols alone are
+    # left out rather than trade pdfminer's layout of the whole page for them.
+    recovered = recovery.plausible_boxes(number) if share >= _MAJOR_FONT_SHARE else None
+    if recovered is not None:
+        notes.append(f"text_recovered: page {number}, by PDFium; pdfminer could not decode "
+                     f"{fonts}")
+        return recovered
+    notes.append(f"undecodable_text: page {number}, {fonts}; that text is left out"
+                 + ("" if pdfium_available() else " (install sheaf[pdfium] to try PDFium)"))
+    return boxes
+
+
+def _rotated(char: LTChar) -> bool:
+    return not char.upright
+
+
+def _page_boxes(page: LTPage, number: int, notes: list[str],
+                skip_fonts: set[str] | None = None) -> Iterator[TextBox]:
     boxes = list(_text_boxes(page))
     all_chars = [c for box in boxes for line in box if isinstance(line, LTTextLine)
                  for c in line if isinstance(c, LTChar)]
@@ -115,6 +209,20 @@ def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox
     drop_invisible = 0 < hidden < len(all_chars)
     if drop_invisible:
         notes.append(f"invisible_text_dropped: page {number}, {hidden} characters")
+    # Text turned against the page's own direction is a margin stamp (arXiv's), a
+    # watermark or a rotated axis label when it is a small part of the page; a page
+    # that is mostly turned (a landscape table, a /Rotate page) keeps all of it.
+    turned = sum(1 for c in all_chars if _rotated(c) and c.get_text().strip())
+    drop_turned = 0 < turned <= 0.2 * len(all_chars)
+    if drop_turned:
+        notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
+    skip = skip_fonts or set()
+
+    def dropped(item: LTItem) -> bool:
+        return isinstance(item, LTChar) and (
+            (drop_invisible and _invisible(item)) or item.fontname in skip
+            or (drop_turned and _rotated(item)))
+
     for element in boxes:
         lines: list[TextLine] = []
         for line in element:
@@ -123,9 +231,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox
             sizes: Counter[float] = Counter()
             fonts: Counter[str] = Counter()
             for char in line:
-                if drop_invisible and _invisible(char):
-                    continue
-                if isinstance(char, LTChar) and char.get_text().strip():
+                if isinstance(char, LTChar) and not dropped(char) and char.get_text().strip():
                     sizes[round(char.size, 1)] += 1
                     fonts[char.fontname] += 1
             if not sizes:
@@ -133,10 +239,15 @@ def _page_boxes(page: LTPage, number: int, notes: list[str]) -> Iterator[TextBox
             font = fonts.most_common(1)[0][0]
             bold = sum(n for name, n in fonts.items() if is_bold_font(name))
             glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)
-                      and not (drop_invisible and _invisible(item))]
+                      and not dropped(item)]
             lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),
                                   chars=sum(fonts.values()), bbox=line.bbox))
         if lines:
             yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
+
+
+def _font_label(font: str) -> str:
+    """A font's name without its subset prefix (ABCDEF+Times-Roman)."""
+    return font.split("+", 1)[-1] or "(unnamed)"

@@ -66,7 +66,10 @@ def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
         if needs_rewrite or _has_broken_xref(pdf):
             out = io.BytesIO()
             try:
-                pdf.save(out, encryption=False)
+                # Streams are copied as they are: decoding them here would inflate a
+                # compression bomb before the content budget can count it.
+                pdf.save(out, encryption=False,
+                         stream_decode_level=pikepdf.StreamDecodeLevel.none)
             except (pikepdf.PdfError, OSError) as exc:
                 raise SheafError(ErrorKind.CORRUPT, f"cannot repair the PDF: {exc}") from None
             data = out.getvalue()

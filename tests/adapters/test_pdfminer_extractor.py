@@ -180,3 +180,84 @@ def test_invisible_text_beside_visible_text_is_dropped_and_noted() -> None:
 def test_an_invisible_ocr_layer_alone_is_kept() -> None:
     data = _page_with("BT 3 Tr /F1 11 Tf 72 700 Td (Text recognised from a scanned page.) Tj ET")
     assert "Text recognised from a scanned page." in extract(data).text
+
+
+def test_text_in_a_font_without_a_character_map_is_flagged_not_passed_off() -> None:
+    from tests.pdf_writer import write_private_encoding_pdf
+
+    paragraphs = [" ".join(f"plain words of paragraph {n} written in a private font"
+                           for _ in range(4)) for n in range(3)]
+    document = extract(write_private_encoding_pdf(paragraphs,
+                                                  readable_heading="A Readable Heading"))
+    assert "A Readable Heading" in document.text
+    assert not any(c in document.text for c in "!\"#$%&'")
+    assert any(note.startswith("undecodable_text: page 1") for note in document.notes)
+
+
+@pytest.mark.parametrize("stamp", ["arXiv:2103.15348v2 [cs.CV] 21 Jun 2021",
+                                   "DRAFT - NOT FOR DISTRIBUTION", "Preprint 2024/07/01"])
+def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp: str) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    body = "The body of the paper runs here in ordinary type and says what it found"
+    commands = [f"BT /F1 20 Tf 0 1 -1 0 40 180 Tm ({stamp}) Tj ET",
+                "BT /F2 18 Tf 90 720 Td (A Title Long Enough to Need) Tj ET",
+                "BT /F2 18 Tf 90 698 Td (Two Lines of Type) Tj ET",
+                "BT /F1 11 Tf 90 670 Td (Ann Author and Bo Writer) Tj ET"]
+    commands += [f"BT /F1 10 Tf 90 {640 - 13 * i} Td ({body}, line {i}.) Tj ET"
+                 for i in range(30)]
+    commands += [f"BT /F1 7 Tf 60 {640 - 13 * i} Td ({i + 1}) Tj ET" for i in range(30)]
+    commands += [f"BT /F1 10 Tf 560 {640 - 11 * i} Td ({i + 101}) Tj ET" for i in range(30)]
+    document = extract(write_raw_page_pdf(commands))
+    assert document.metadata.title == "A Title Long Enough to Need Two Lines of Type"
+    assert document.headings()[0].draft.text == document.metadata.title
+    assert stamp.split()[0] not in document.text
+    assert "line 29." in document.text
+    assert not any(b.draft.text.startswith("1 2 3 4") for b in document.blocks)
+    assert any(n.startswith("rotated_text_dropped: page 1") for n in document.notes)
+    # A ruler comes out as one box of numbers or as one box per number, by its spacing.
+    assert any(n.startswith(("line_number_rulers_dropped", "page_numbers_dropped"))
+               for n in document.notes)
+
+
+@pytest.mark.parametrize("style", ["numbered", "bracketed", "hanging"])
+def test_reference_lists_give_one_entry_per_reference(style: str) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    references = [
+        ("Ammar, W., Groeneveld, D. and Bhagavatula, C. 2018. Construction of the",
+         "literature graph in Semantic Scholar. In Proceedings of NAACL, pages 84-91."),
+        ("Bagnell, J. A. and Ziebart, B. D. 2011. Computational rationalization: the",
+         "inverse equilibrium problem. In Proceedings of ICML, pages 1169-1176."),
+        ("Chang, E. and Zakhor, A. 1997. Disk-based storage for scalable video. IEEE",
+         "Transactions on Circuits and Systems for Video Technology, 7(5):758-770."),
+    ]
+    commands = ["BT /F2 16 Tf 72 720 Td (References) Tj ET"]
+    y = 690
+    for number, (first, second) in enumerate(references, start=1):
+        marker = {"numbered": f"{number}. ", "bracketed": f"[{number}] ", "hanging": ""}[style]
+        commands.append(f"BT /F1 9 Tf 72 {y} Td ({marker}{first}) Tj ET")
+        commands.append(f"BT /F1 9 Tf 84 {y - 11} Td ({second}) Tj ET")
+        y -= 26
+    document = extract(write_raw_page_pdf(commands))
+    entries = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
+    assert [b.draft.text for b in entries] == [f"{a} {b}" for a, b in references]
+    if style != "hanging":
+        assert [b.draft.label for b in entries] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("marker", ["1", "*", "\\262"])
+def test_footnotes_are_their_own_blocks_after_the_page_text(marker: str) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    body = "Body text of the page runs on in its ordinary size and says what was done"
+    commands = [f"BT /F1 10 Tf 72 {700 - 13 * i} Td ({body}, line {i}.) Tj ET"
+                for i in range(20)]
+    commands.append(f"BT /F1 7 Tf 72 90 Td ({marker}The libraries can be found at "
+                    f"http://example.org/code) Tj ET")
+    document = extract(write_raw_page_pdf(commands))
+    notes = [b for b in document.blocks if b.kind is BlockKind.FOOTNOTE]
+    assert len(notes) == 1 and "libraries can be found" in notes[0].draft.text
+    assert document.blocks[-1] == notes[0]
+    assert all("libraries" not in b.draft.text for b in document.blocks
+               if b.kind is BlockKind.PARAGRAPH)

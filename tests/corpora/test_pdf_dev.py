@@ -59,3 +59,42 @@ def test_protected_files_need_their_password(entry: dict[str, object]) -> None:
         extractor.extract_sync(data, str(entry["password"]))
     except SheafError as exc:  # opened; a scan inside may still hold no text
         assert exc.kind is ErrorKind.NO_TEXT_LAYER
+
+
+_DIGESTS = """
+import hashlib, json, sys
+from pathlib import Path
+from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.errors import SheafError
+corpus = Path(sys.argv[1])
+out = {}
+for entry in json.loads((corpus / "manifest.json").read_text())["entries"]:
+    data = (corpus / entry["file"]).read_bytes()
+    try:
+        document = PdfminerExtractor().extract_sync(data, entry.get("password"))
+    except SheafError as exc:
+        out[entry["id"]] = exc.kind.value
+        continue
+    spans = [(b.start, b.end, b.draft.kind.value, b.draft.pages) for b in document.blocks]
+    body = json.dumps([document.text, spans, list(document.notes)], default=str)
+    out[entry["id"]] = hashlib.sha256(body.encode()).hexdigest()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_every_file_gives_identical_output_in_five_runs() -> None:
+    """Five processes, each with its own hash seed (set and dict orders differ between
+    them, as do memory addresses), give byte-identical text, offsets and notes."""
+    import os
+    import subprocess
+    import sys
+
+    runs = []
+    for seed in range(5):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed * 7919 + 1)}
+        done = subprocess.run([sys.executable, "-c", _DIGESTS, str(CORPUS)], env=env,
+                              capture_output=True, text=True, timeout=900, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    differing = sorted(name for name in runs[0] if len({run[name] for run in runs}) > 1)
+    assert not differing, f"different output between runs: {differing}"

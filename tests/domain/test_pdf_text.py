@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheaf.domain.pdf_structure import is_bold_font
-from sheaf.domain.pdf_text import join_lines, repair_glyphs, visual_to_logical
+from sheaf.domain.pdf_text import (
+    SPACING_ACCENTS,
+    join_lines,
+    repair_glyphs,
+    visual_to_logical,
+)
 
 
 @pytest.mark.parametrize(("lines", "joined"), [
@@ -44,3 +53,64 @@ def test_right_to_left_lines_read_in_logical_order() -> None:
 ])
 def test_bold_fonts_by_name(name: str, bold: bool) -> None:
     assert is_bold_font(name) is bold
+
+
+def test_glyph_codes_are_implausible_and_writing_is_not() -> None:
+    from sheaf.domain.glyph_plausibility import implausibility
+
+    assert implausibility('!"#!"$ % &%\' % !$& !"#$% &\'"# !"#!"$ % &%\' % !$&') is not None
+    assert implausibility("\ue000\ue001\ue002 " * 12) is not None
+    assert implausibility("(cid:12)(cid:40)(cid:7) " * 12) is not None
+    for text in ("The results in Table 2 show a clear gain (p < 0.05) over the baseline.",
+                 "Die Ergebnisse zeigen einen deutlichen Gewinn gegenüber der Basislinie.",
+                 "本研究では、提案手法が従来手法よりも高い精度を示すことを確認した。",
+                 "∀x ∈ ℝ: f(x) = ∑ᵢ αᵢ·xⁱ ≤ ‖x‖² + λ, where α, λ > 0 and i = 1, …, n"):
+        assert implausibility(text * 3) is None, text
+
+
+def test_letters_shifted_by_a_private_encoding_are_implausible() -> None:
+    from sheaf.domain.glyph_plausibility import implausibility
+
+    plain = "the method improves recall on every paper of the development corpus " * 4
+    shifted = "".join(chr((ord(c) - 97 + 7) % 26 + 97) if c.isalpha() else c for c in plain)
+    assert implausibility(plain) is None
+    assert implausibility(shifted) is not None
+
+
+_MARK_TO_SPACING = {mark: spacing for spacing, mark in SPACING_ACCENTS.items()}
+_ACCENTED_LETTERS = sorted(
+    c for c in map(chr, range(0xC0, 0x2000))
+    if c.isalpha() and len(unicodedata.normalize("NFD", c)) == 2
+    and unicodedata.normalize("NFD", c)[1] in _MARK_TO_SPACING)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_ACCENTED_LETTERS), st.text(alphabet="abcdefghij", max_size=5),
+       st.text(alphabet="klmnopqrs", max_size=5))
+def test_an_accent_drawn_as_its_own_glyph_lands_on_the_letter_after_it(
+        letter: str, before: str, after: str) -> None:
+    base, mark = unicodedata.normalize("NFD", letter)
+    spaced = before + _MARK_TO_SPACING[mark] + ("\u0131" if base == "i" else base) + after
+    assert repair_glyphs(spaced) == before + unicodedata.normalize("NFC", letter) + after
+
+
+def test_an_accent_that_makes_no_letter_stays_as_printed() -> None:
+    assert repair_glyphs("don\u00b4t") == "don\u00b4t"
+    assert repair_glyphs("x \u00b4 y") == "x \u00b4 y"
+
+
+def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
+    from sheaf.domain.pdf_structure import TextBox, TextLine, is_decorative, is_line_number_ruler
+
+    def box(texts: list[str]) -> TextBox:
+        lines = tuple(TextLine(text=t, size=8, font="F", bold=False, chars=len(t),
+                               bbox=(0, 0, 10, 10)) for t in texts)
+        return TextBox(page=1, lines=lines, bbox=(0, 0, 10, 10))
+
+    assert is_line_number_ruler(box([str(n) for n in range(1, 34)]))
+    assert is_line_number_ruler(box([*map(str, range(1, 32)), "32S", "33R"]))
+    assert not is_line_number_ruler(box(["2019", "2020", "2023", "1998", "2001"]))
+    assert not is_line_number_ruler(box(["Results", "12", "13", "14", "The end"]))
+    assert is_decorative("❙❚❘❙❚❘❙❚❘❙ ❚❘❙❚")
+    assert is_decorative("* * *")
+    assert not is_decorative("— 12 —") and not is_decorative("α")

@@ -1,0 +1,104 @@
+"""pdfminer's layout containers with a text-box grouping whose result does not depend
+on memory addresses.
+
+pdfminer merges the closest pair of text boxes first and breaks ties in distance by
+`id()` of the boxes, so boxes of equal size and spacing (table cells, CJK grids, two
+equal columns) merge in an order that changes from run to run, and with it the reading
+order. Here ties are broken by the order in which the boxes and groups were made, so
+one file always gives one reading order (ADR-0013).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Sequence
+
+from pdfminer.layout import (
+    LAParams,
+    LTFigure,
+    LTLayoutContainer,
+    LTPage,
+    LTTextBox,
+    LTTextBoxVertical,
+    LTTextGroup,
+    LTTextGroupLRTB,
+    LTTextGroupTBRL,
+)
+from pdfminer.utils import Plane
+
+_Element = LTTextBox | LTTextGroup
+
+
+def _wasted_area(a: _Element, b: _Element) -> float:
+    """The area of the rectangle around both that neither covers (may be negative)."""
+    width = max(a.x1, b.x1) - min(a.x0, b.x0)
+    height = max(a.y1, b.y1) - min(a.y0, b.y0)
+    return width * height - a.width * a.height - b.width * b.height
+
+
+def _is_vertical(element: _Element) -> bool:
+    return isinstance(element, LTTextBoxVertical | LTTextGroupTBRL)
+
+
+def group_boxes_stably(container: LTLayoutContainer,
+                       boxes: Sequence[LTTextBox]) -> list[LTTextGroup]:
+    """Agglomerate text boxes into one tree, closest pair first; a pair with another
+    element between them waits until nothing closer is left. Ties go to the pair made
+    first."""
+    plane: Plane[_Element] = Plane(container.bbox)
+    made = itertools.count()
+    serial: dict[int, int] = {}
+    merged: set[int] = set()
+    queue: list[tuple[bool, float, int, int]] = []
+    elements: dict[int, _Element] = {}
+
+    def register(element: _Element) -> int:
+        number = next(made)
+        serial[id(element)] = number
+        elements[number] = element
+        return number
+
+    for box in boxes:
+        register(box)
+    for i, first in enumerate(boxes):
+        for second in boxes[i + 1:]:
+            queue.append((False, _wasted_area(first, second), serial[id(first)],
+                          serial[id(second)]))
+    heapq.heapify(queue)
+    plane.extend(boxes)
+    while queue:
+        blocked_checked, distance, a, b = heapq.heappop(queue)
+        if a in merged or b in merged:
+            continue
+        first, second = elements[a], elements[b]
+        if not blocked_checked:
+            rect = (min(first.x0, second.x0), min(first.y0, second.y0),
+                    max(first.x1, second.x1), max(first.y1, second.y1))
+            if any(other is not first and other is not second for other in plane.find(rect)):
+                heapq.heappush(queue, (True, distance, a, b))
+                continue
+        group: LTTextGroup = (LTTextGroupTBRL([first, second])
+                              if _is_vertical(first) or _is_vertical(second)
+                              else LTTextGroupLRTB([first, second]))
+        plane.remove(first)
+        plane.remove(second)
+        merged.update((a, b))
+        number = register(group)
+        for other in plane:
+            heapq.heappush(queue, (False, _wasted_area(group, other), number,
+                                   serial[id(other)]))
+        plane.add(group)
+    return list(plane)
+
+
+class StablePage(LTPage):
+    def group_textboxes(self, laparams: LAParams, boxes: Sequence[LTTextBox]
+                        ) -> list[LTTextGroup]:
+        return group_boxes_stably(self, boxes)
+
+
+class StableFigure(LTFigure):
+    def group_textboxes(self, laparams: LAParams, boxes: Sequence[LTTextBox]
+                        ) -> list[LTTextGroup]:
+        return group_boxes_stably(self, boxes)
