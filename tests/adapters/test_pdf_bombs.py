@@ -1,5 +1,5 @@
 """Decompression and operator bombs: each ends in a typed error, within bounded memory
-and time. Extraction runs in a child process so its peak memory (ru_maxrss) is its own."""
+and time. Extraction runs in a child process so its peak memory (VmHWM) is its own."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ MAX_PEAK_MB = 300
 MAX_SECONDS = 30
 
 _CHILD = textwrap.dedent("""
-    import json, resource, sys, time
+    import json, re, sys, time
     from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
     from sheaf.domain.errors import SheafError
     data = open(sys.argv[1], "rb").read()
@@ -34,7 +34,9 @@ _CHILD = textwrap.dedent("""
     except SheafError as exc:
         outcome = {"kind": exc.kind.value, "message": exc.message}
     outcome["seconds"] = time.monotonic() - started
-    outcome["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM is this process's own peak: ru_maxrss would carry the parent's over exec.
+    status = open("/proc/self/status").read()
+    outcome["peak_mb"] = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024
     print(json.dumps(outcome))
 """)
 
