@@ -12,6 +12,7 @@ import html5lib
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
 from sheaf.adapters.html.content_root import find_content_root
 from sheaf.adapters.html.element_rules import is_skipped
+from sheaf.adapters.html.nesting_depth import check_nesting
 from sheaf.adapters.html.page_metadata import read_metadata
 from sheaf.adapters.html.satellites import find_satellites
 from sheaf.adapters.html.script_stripping import strip_scripts
@@ -35,7 +36,9 @@ class Html5libExtractor:
 
     def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         """Synchronous extraction, for callers already off the event loop."""
-        html = _parse(strip_scripts(body), charset)
+        stripped = strip_scripts(body)
+        check_nesting(stripped, url=url)
+        html = _parse(stripped, charset)
         root, why = find_content_root(html)
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)

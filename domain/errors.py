@@ -32,6 +32,7 @@ class ErrorKind(enum.Enum):
     ENCRYPTED = "encrypted"
     WRONG_PASSWORD = "wrong_password"
     NO_TEXT_LAYER = "no_text_layer"
+    TOO_COMPLEX = "too_complex"
     # local input
     INPUT_NOT_FOUND = "input_not_found"
     # knowledge store

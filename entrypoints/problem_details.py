@@ -27,6 +27,7 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.ENCRYPTED: 422,
     ErrorKind.WRONG_PASSWORD: 422,
     ErrorKind.NO_TEXT_LAYER: 422,
+    ErrorKind.TOO_COMPLEX: 422,
     ErrorKind.TIMEOUT: 504,
     ErrorKind.STORE_VERSION: 500,
 }

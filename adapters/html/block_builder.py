@@ -64,7 +64,9 @@ _LABELLED = re.compile(r"^\s*(?:Figure|Fig\.?|Table|Tab\.|Scheme|Chart|Plate|Box
                        r"Appendix|Video|Movie|Map|Graph|Exhibit)\s*[A-Z]?\d", re.IGNORECASE)
 NAVIGATION_LINK_SHARE = 0.7
 """Blocks whose text is at least this share of link text are navigation."""
-MAX_DEPTH = 250
+MAX_DEPTH = 120
+"""Nesting levels walked as structure; deeper content is taken as flat text, so the
+recursive walk stays far from Python's recursion limit on any parseable page."""
 
 
 def clean_inline(text: str) -> str:
@@ -88,6 +90,8 @@ class BlockBuilder:
         # The container a "References" heading opened: the list ends when it closes.
         self._references_scope: Element | None = None
         self._containers: list[Element] = []
+        self._depth = 0
+        """Elements entered on the current path, across nested builders."""
 
     # -- public --------------------------------------------------------------------
     def build_all(self, parts: list[Element]) -> list[BlockDraft]:
@@ -107,6 +111,18 @@ class BlockBuilder:
             self._block_or_inline(child, depth + 1)
 
     def _block_or_inline(self, element: Element, depth: int) -> None:
+        if self._depth >= MAX_DEPTH:
+            if not is_skipped(element, inside_root=True, keep_hidden=self._in_references):
+                self._inline.append("".join(_visible_text(element)))
+            self._add_tail(element)
+            return
+        self._depth += 1
+        try:
+            self._element(element, depth)
+        finally:
+            self._depth -= 1
+
+    def _element(self, element: Element, depth: int) -> None:
         if is_skipped(element, inside_root=True, keep_hidden=self._in_references):
             self._add_tail(element)
             return
@@ -119,7 +135,7 @@ class BlockBuilder:
                 self.drafts.append(self._reference(text, None, self._reference_count() + 1))
             self._add_tail(element)
             return
-        if tag not in BLOCK_TAGS or depth > MAX_DEPTH:
+        if tag not in BLOCK_TAGS:
             if tag == "br":
                 self._inline.append(" ")
             elif tag == "button":
@@ -150,7 +166,7 @@ class BlockBuilder:
             if text.strip():
                 self.drafts.append(BlockDraft(BlockKind.CODE, text=text))
         elif tag == "blockquote":
-            inner = BlockBuilder(self.base_url, photo_captions=self.photo_captions)
+            inner = self._nested(photo_captions=self.photo_captions)
             inner._walk_block(element, depth)
             inner._flush_paragraph()
             self.links.extend(inner.links)
@@ -206,7 +222,8 @@ class BlockBuilder:
             label, text = match.group(1), text[match.end():]
         return BlockDraft(BlockKind.REFERENCE, text=text, label=label or str(position))
 
-    def _collect_items(self, element: Element, depth: int, items: list[ListItem]) -> None:
+    def _collect_items(self, element: Element, depth: int, items: list[ListItem],
+                       nesting: int = 0) -> None:
         ordered = element.tag == "ol"
         number = _int(element.get("start"), 1)
         for li in element:
@@ -214,12 +231,14 @@ class BlockBuilder:
                 continue
             number = _int(li.get("value"), number)
             nested = [c for c in li if isinstance(c.tag, str) and c.tag in ("ul", "ol")]
-            text = self._text_of(li, exclude=nested)
+            deeper = self._depth + nesting < MAX_DEPTH
+            text = self._text_of(li, exclude=nested if deeper else None)
             if text:
                 items.append(ListItem(text=text, depth=depth, ordered=ordered,
                                       marker=f"{number}." if ordered else None))
-            for sub in nested:
-                self._collect_items(sub, depth + 1 if text else depth, items)
+            if deeper:  # past the limit, sublists stay in their item's text
+                for sub in nested:
+                    self._collect_items(sub, depth + 1 if text else depth, items, nesting + 1)
             number += 1
 
     def _definition_list(self, element: Element) -> None:
@@ -305,7 +324,9 @@ class BlockBuilder:
 
     def _text_of(self, element: Element, exclude: list[Element] | None = None) -> str:
         """Inline text of an element (its blocks flattened with spaces), chrome removed."""
-        inner = BlockBuilder(self.base_url)
+        if self._depth >= MAX_DEPTH:
+            return clean_inline("".join(_visible_text(element)))
+        inner = self._nested(photo_captions=True)
         for child in _children_with_text(element):
             if isinstance(child, str):
                 inner._inline.append(child)
@@ -322,6 +343,12 @@ class BlockBuilder:
         parts = [clean_inline("".join(inner._inline))]
         parts.extend(_draft_plain(d) for d in inner.drafts)
         return clean_inline(" ".join(p for p in parts if p))
+
+    def _nested(self, *, photo_captions: bool) -> BlockBuilder:
+        """A builder for an element's own text, continuing this one's depth count."""
+        inner = BlockBuilder(self.base_url, photo_captions=photo_captions)
+        inner._depth = self._depth + 1
+        return inner
 
     def _enters_references(self, element: Element) -> bool:
         return any(REFERENCE_TOKENS.search(t) for t in tokens(element))

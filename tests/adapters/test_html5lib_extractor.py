@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sheaf.adapters.html.nesting_depth import MAX_NESTING
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.domain.document import BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -181,3 +182,44 @@ def test_arbitrary_markup_gives_a_document_or_a_typed_error(html: str) -> None:
     assert marker not in document.text
     for block in document.blocks:
         assert document.text[block.start:block.end] == block.markdown
+
+
+DEEP_OPENERS = {"b": "<b>", "div": "<div>", "ul": "<ul><li>", "table": "<table><tr><td>",
+                "span-div": "<span><div>", "blockquote": "<blockquote>"}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP_OPENERS))
+@pytest.mark.parametrize("levels", [100_000, 20_000])
+def test_nesting_past_the_limit_is_too_complex_before_parsing(name: str, levels: int) -> None:
+    html = "<p>A first paragraph of the page.</p>" + DEEP_OPENERS[name] * levels + "deep"
+    with pytest.raises(SheafError) as caught:
+        extract(html)
+    assert caught.value.kind is ErrorKind.TOO_COMPLEX
+
+
+@pytest.mark.parametrize("name", sorted(DEEP_OPENERS))
+def test_nesting_just_under_the_limit_keeps_its_text(name: str) -> None:
+    levels = MAX_NESTING // DEEP_OPENERS[name].count("<") - 2
+    closers = "".join(f"</{t[1:]}" for t in reversed(DEEP_OPENERS[name].split("<")[1:]))
+    html = ("<p>A first paragraph of the page.</p>" + DEEP_OPENERS[name] * levels
+            + "the deepest words" + closers * levels + "<p>After the nest.</p>")
+    text = extract(html).text
+    assert "the deepest words" in text and "After the nest." in text
+
+
+def test_a_long_flat_run_of_unclosed_items_is_not_deep() -> None:
+    items = "".join(f"<li>item {i}<p>para {i}" for i in range(5000))
+    document = extract(f"<ul>{items}</ul>")
+    assert "item 4999" in document.text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["<b>", "<i>", "<div>", "<ul><li>", "<table><tr><td>", "<p>",
+                                 "</div>", "</b>", "<section>", "<a href=x>", "<h2>", "<ol>"]),
+                min_size=1, max_size=30), st.integers(min_value=1, max_value=120))
+def test_any_nesting_gives_a_document_or_a_typed_error(pattern: list[str], repeat: int) -> None:
+    html = "<p>Opening words of a page.</p>" + "".join(pattern) * repeat + "words"
+    try:
+        extract(html)
+    except SheafError as error:
+        assert error.kind in (ErrorKind.TOO_COMPLEX, ErrorKind.EMPTY)
