@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from xml.etree.ElementTree import Element
 
 import anyio
@@ -18,7 +19,7 @@ from sheaf.adapters.html.satellites import find_satellites
 from sheaf.adapters.html.script_stripping import strip_scripts
 from sheaf.domain.document import BlockDraft, BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.markdown_rendering import assemble_document
+from sheaf.domain.markdown_rendering import assemble_document, with_title_heading
 
 logger = logging.getLogger("sheaf.html")
 
@@ -57,6 +58,8 @@ class Html5libExtractor:
         if metadata.title is None:
             first = next((d for d in drafts if d.kind is BlockKind.HEADING), None)
             metadata = attrs.evolve(metadata, title=first.text if first else None)
+            drafts = drafts[1:] if first is not None and drafts[0] is first else drafts
+        drafts = with_title_heading(drafts, metadata.title)
         return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
                                  notes=[f"HTML content root: <{root.tag}> ({why})"])
 
@@ -85,17 +88,35 @@ def _is_utf8(body: bytes) -> bool:
 
 def _without_title_heading(drafts: list[BlockDraft], titles: set[str | None]
                            ) -> list[BlockDraft]:
-    """The page's title is metadata, not body text: drop the heading that repeats it at the
-    top, so the body starts where the article does."""
+    """The heading that repeats the page's title near the top gives way to the title
+    heading the document is given; short lines above it are the banner over the title
+    (article type, journal, date), not the article, and go with it."""
     wanted = {_comparable(t) for t in titles if t}
-    for index, draft in enumerate(drafts[:5]):
-        if draft.kind is BlockKind.HEADING and _comparable(draft.text) in wanted:
-            return drafts[:index] + drafts[index + 1:]
-    return drafts
+    matching = [i for i, d in enumerate(drafts[:_TITLE_WITHIN])
+                if d.kind is BlockKind.HEADING and _comparable(d.text) in wanted]
+    if not matching:
+        return drafts
+    above = [d for i, d in enumerate(drafts[:matching[-1]]) if i not in matching]
+    if all(_is_banner_line(d) for d in above):
+        above = []
+    return above + drafts[matching[-1] + 1:]
+
+
+_TITLE_WITHIN = 8
+"""Blocks searched for the title heading."""
+_BANNER_LINE = 120
+"""Characters beyond which a block above the title is prose, not banner."""
+_LABEL_PREFIX = re.compile(r"^(?:title|article title)\s*:\s*", re.IGNORECASE)
+
+
+def _is_banner_line(draft: BlockDraft) -> bool:
+    return draft.kind in (BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.LIST) and len(
+        " ".join(i.text for i in draft.items) if draft.kind is BlockKind.LIST
+        else draft.text) <= _BANNER_LINE
 
 
 def _comparable(text: str) -> str:
-    return " ".join(text.lower().split())
+    return _LABEL_PREFIX.sub("", " ".join(text.lower().split()))
 
 
 def _first_heading(root: Element) -> str | None:

@@ -29,7 +29,18 @@ CHROME_TEXTS = frozenset(t.lower() for t in (
     "Full text", "Get rights and content", "Scholar", "View Article", "Google Scholar CrossRef",
     "Full Text", "Free full text", "Abstract/FREE Full Text", "PMC free article",
     "Share this article", "Copy to clipboard", "Show all", "Hide", "Expand", "Collapse",
+    "View reference in article", "View reference", "Download figure:", "Download:",
+    "Open in a new tab", "Download high-res image", "Download full-size image", "PMC",
 ))
+# Counters and link rows that carry a number or a list of indexers ("Web of Science®
+# Times Cited: 12", "CrossRef | PubMed | Google Scholar").
+CHROME_PATTERN = re.compile(
+    r"^(?:(?:web of science®?|scopus|crossref|google scholar|pubmed)\s*)?(?:times )?cited"
+    r"(?: by)?:?\s*\(?\d*\)?$|"
+    r"^(?:(?:crossref|pubmed(?: abstract)?|google scholar|full text|scopus|web of science®?|"
+    r"pmc free article|cas|isi|medline|abstract|article|view|download)\s*[|,·•/]?\s*){2,}$",
+    re.IGNORECASE,
+)
 # Sections that are the publisher's, not the article's (ADR-0005): dropped with their
 # subsections. Back matter the article owns (acknowledgements, funding, author
 # contributions, ethics, competing interests, data availability) stays.
@@ -43,7 +54,9 @@ DROPPED_SECTIONS = re.compile(
     r"authors and affiliations|corresponding authors?|decision letter|author response|"
     r"share and cite|bookmark|\d+ blog links?|dblp - cs bibliography|"
     r"bibliographic and citation tools|code, data and media associated with this article|"
-    r"demos|recommenders and search tools|arxivlabs:.*)$",
+    r"demos|recommenders and search tools|arxivlabs:.*|access paper|current browse context|"
+    r"change to browse by|references & citations|full-text links|export citation|"
+    r"bookmark this article)$",
     re.IGNORECASE,
 )
 REFERENCE_HEADINGS = re.compile(
@@ -67,6 +80,13 @@ NAVIGATION_LINK_SHARE = 0.7
 MAX_DEPTH = 120
 """Nesting levels walked as structure; deeper content is taken as flat text, so the
 recursive walk stays far from Python's recursion limit on any parseable page."""
+
+
+def is_chrome_text(text: str) -> bool:
+    """Whole texts of links and lines that are the publisher's controls, not content."""
+    lowered = text.lower()
+    return (lowered in CHROME_TEXTS or lowered.rstrip(": ") in CHROME_TEXTS
+            or bool(CHROME_PATTERN.match(lowered)))
 
 
 def clean_inline(text: str) -> str:
@@ -142,7 +162,8 @@ class BlockBuilder:
                 # In-text citations are buttons on some publishers ("Cohen, 1988");
                 # other buttons are controls.
                 text = "".join(_visible_text(element))
-                if _CITATION_LIKE.search(text) and clean_inline(text).lower() not in CHROME_TEXTS:
+                if (_CITATION_LIKE.search(text) or _is_citation_control(element)) \
+                        and not is_chrome_text(clean_inline(text)):
                     self._inline.append(text)
             elif tag == "a":
                 self._inline.append(self._anchor_text(element))
@@ -218,7 +239,9 @@ class BlockBuilder:
     def _reference(self, text: str, marker: str | None, position: int) -> BlockDraft:
         label = (marker or "").rstrip(".") or None
         match = _LABEL.match(text)
-        if match and label is None:
+        # A number printed in the entry is the one readers see (the list's own numbering is
+        # usually hidden by the page's style); keeping both doubles it ("1. 1. Smith").
+        if match and (label is None or match.group(1).isdigit()):
             label, text = match.group(1), text[match.end():]
         return BlockDraft(BlockKind.REFERENCE, text=text, label=label or str(position))
 
@@ -291,7 +314,7 @@ class BlockBuilder:
 
     def _anchor_text(self, element: Element) -> str:
         text = clean_inline("".join(_visible_text(element)))
-        if text.lower() in CHROME_TEXTS:
+        if is_chrome_text(text):
             return ""
         href = element.get("href")
         if href and not href.startswith(("javascript:", "#", "mailto:")):
@@ -309,7 +332,7 @@ class BlockBuilder:
         text = clean_inline("".join(self._inline))
         self._inline.clear()
         linked, self._linked = self._linked, 0
-        if not text or text.lower() in CHROME_TEXTS or (len(text) <= 12 and not any(
+        if not text or is_chrome_text(text) or (len(text) <= 12 and not any(
                 c.isalpha() for c in text)):
             return  # chrome, or counters and share tallies ("438.3K", "4")
         if not self._in_references and linked >= NAVIGATION_LINK_SHARE * len(text):
@@ -333,9 +356,9 @@ class BlockBuilder:
             elif exclude and child in exclude:
                 inner._add_tail(child)
             elif child.tag in BLOCK_TAGS and not is_skipped(child, True):
-                inner._inline.append(" ")
-                inner._inline.append(inner._text_of(child))
-                inner._inline.append(" ")
+                block_text = inner._text_of(child)
+                if not is_chrome_text(block_text):  # a counter line inside an entry
+                    inner._inline.extend((" ", block_text, " "))
                 inner._add_tail(child)
             else:
                 inner._block_or_inline(child, 0)
@@ -352,6 +375,15 @@ class BlockBuilder:
 
     def _enters_references(self, element: Element) -> bool:
         return any(REFERENCE_TOKENS.search(t) for t in tokens(element))
+
+
+_CITATION_CONTROL = re.compile(r"ref|cit|bib|xref", re.IGNORECASE)
+
+
+def _is_citation_control(element: Element) -> bool:
+    """A button that opens a cited work ("Dienes, forthcoming") is the sentence's text."""
+    marks = " ".join([*tokens(element), element.get("data-event") or ""])
+    return bool(_CITATION_CONTROL.search(marks))
 
 
 def _is_caption(element: Element) -> bool:

@@ -25,7 +25,8 @@ _JUNK_PART = re.compile(
     r"signup|sign-up|subscribe|subscription|advert|advertisement|ads?|adsbygoogle|promo|"
     r"sponsor(?:ed)?|related|recommend(?:ed|ations?)?|comments?|disqus|breadcrumbs?|pagination|"
     r"pager|toolbar|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|sortby|sort-tabs|"
-    r"print-?only|visually-hidden|sr-only|screen-reader-text|credits?|photo-?credit)(?:$|[-_])",
+    r"print-?only|visually-hidden|sr-only|screen-reader-text|credits?|photo-?credit|downloads?)"
+    r"(?:$|[-_])",
     re.IGNORECASE,
 )
 # Words that mark chrome wherever they sit in a token, camelCase included

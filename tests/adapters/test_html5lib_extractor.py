@@ -60,8 +60,10 @@ def test_springer_style_article() -> None:
     assert meta.citation_pdf_url == "https://link.springer.com/content/pdf/10.1007/x.pdf"
     assert meta.authors == ("Ada Byron", "Alan Turing")
     headings = [b.draft.text for b in document.headings()]
-    # The title is metadata; the body starts with the abstract.
-    assert headings == ["Abstract", "Introduction", "Methods", "References"]
+    # The title is the document's `# ` heading (and metadata); then the abstract.
+    assert headings == ["Sleep spindles and memory", "Abstract", "Introduction", "Methods",
+                        "References"]
+    assert document.text.startswith("# Sleep spindles and memory\n\n## Abstract")
     refs = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
     assert [r.markdown for r in refs] == ["1. Walker M. Sleep. Nature. 2009.",
                                          "2. Born J. Spindles. Neuron. 2012."]
@@ -223,3 +225,105 @@ def test_any_nesting_gives_a_document_or_a_typed_error(pattern: list[str], repea
         extract(html)
     except SheafError as error:
         assert error.kind in (ErrorKind.TOO_COMPLEX, ErrorKind.EMPTY)
+
+
+# Links are left out: a run that is mostly link text is a navigation line by design (the
+# exact-quote test below has links in a sentence).
+INLINE_TAGS = ["i", "em", "b", "strong", "sub", "sup", "span", "code", "abbr", "cite",
+               "small", "mark", "u", "s", "var", "font", "time"]
+WORDS = st.text(alphabet="abcXYZ()[].,−-1 ", min_size=1, max_size=8)
+
+
+def _inline_markup(depth: int) -> st.SearchStrategy[tuple[str, str]]:
+    """(markup, the text a browser shows for it) for nested inline elements."""
+    leaf = WORDS.map(lambda w: (w.replace("&", "&amp;").replace("<", "&lt;"), w))
+    if depth == 0:
+        return leaf
+    element = st.tuples(st.sampled_from(INLINE_TAGS), st.lists(_inline_markup(depth - 1),
+                                                                 min_size=1, max_size=3))
+    return st.one_of(leaf, element.map(lambda t: (
+        f"<{t[0]}>" + "".join(m for m, _ in t[1]) + f"</{t[0]}>", "".join(w for _, w in t[1]))))
+
+
+BLOCK_WRAPPERS = {
+    "p": "<p>{}</p>", "li": "<ul><li>{}</li></ul>", "h2": "<h2>{}</h2>",
+    "td": "<table><tr><td>{}</td><td>q</td></tr><tr><td>a</td><td>b</td></tr></table>",
+    "figcaption": "<figure><figcaption>{}</figcaption></figure>", "dd": "<dl><dd>{}</dd></dl>",
+    "blockquote": "<blockquote>{}</blockquote>",
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_inline_markup(3), min_size=1, max_size=5), st.sampled_from(sorted(BLOCK_WRAPPERS)))
+def test_inline_elements_join_without_invented_spaces(parts: list[tuple[str, str]],
+                                                      block: str) -> None:
+    shown = " ".join(("Lead words " + "".join(w for _, w in parts) + " end").split())
+    inner = BLOCK_WRAPPERS[block].format("Lead words " + "".join(m for m, _ in parts) + " end")
+    document = extract(f"<html><head><meta name=citation_doi content=10.1000/xyz></head><body>"
+                       f"<article><p>A first paragraph, with commas, for the score.</p>{inner}"
+                       f"</article></body></html>")
+    assert shown in " ".join(document.text.split())
+
+
+def test_inline_elements_in_a_sentence_are_an_exact_quote() -> None:
+    document = extract("<article><p>Echium (<i>Echium plantagineum</i> L.) yields 3 t "
+                       "ha<sup>−1</sup> as shown [<a href='#r2'>2</a>]. Water (H<sub>2</sub>O) "
+                       "and <math><mi>x</mi><mo>+</mo><mn>1</mn></math> too.</p></article>")
+    sentence = ("Echium (Echium plantagineum L.) yields 3 t ha−1 as shown [2]. Water (H2O) "
+                "and x+1 too.")
+    start = document.text.index(sentence)
+    (block,) = [b for b in document.blocks if b.start <= start < b.end]
+    assert block.markdown == sentence
+
+
+def test_title_is_the_markdown_heading_and_the_banner_above_it_goes() -> None:
+    document = extract("""<html><head><meta name="citation_title" content="Bayes for nulls">
+    <meta name="citation_doi" content="10.3389/fpsyg.2014.00781"></head><body><article>
+    <div class="header-info"><h2>METHODS article</h2><p>Front. Psychol., 29 July 2014</p>
+    <p>Volume 5 - 2014</p></div><h1>Bayes for nulls</h1><h2>Abstract</h2>
+    <p>No scientific conclusion follows automatically from a non-significant result.</p>
+    <h2>Methods</h2><p>We computed Bayes factors for every published null result.</p>
+    </article></body></html>""")
+    assert document.text.startswith("# Bayes for nulls\n\n## Abstract\n\n")
+    assert document.metadata.title == "Bayes for nulls"
+    assert "METHODS article" not in document.text and "29 July" not in document.text
+    assert [b.draft.text for b in document.headings()] == ["Bayes for nulls", "Abstract",
+                                                          "Methods"]
+
+
+def test_title_from_the_first_heading_is_not_repeated() -> None:
+    document = extract("<article><h2>Tides</h2><p>The sea rose and fell twice a day here.</p>"
+                       "</article>")
+    assert document.text == "# Tides\n\nThe sea rose and fell twice a day here."
+
+
+@pytest.mark.parametrize("entry", [
+    '<li id="ref1"><span class="order">1.</span> Romanovsky AA (2006) Temperature.</li>',
+    '<li id="ref1">1. Romanovsky AA (2006) Temperature.</li>',
+    '<li id="ref1">[1] Romanovsky AA (2006) Temperature.</li>',
+])
+def test_reference_numbers_are_not_doubled(entry: str) -> None:
+    document = extract(f"""<head><meta name="citation_doi" content="10.1000/xyz"></head>
+    <article><p>Body text of the article that cites one work [1].</p><h2>References</h2>
+    <ol class="references">{entry}</ol></article>""")
+    (ref,) = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
+    assert ref.markdown == "1. Romanovsky AA (2006) Temperature."
+
+
+def test_figure_and_reference_chrome_is_dropped() -> None:
+    document = extract("""<head><meta name="citation_doi" content="10.1000/xyz"></head>
+    <article><p>We recorded body temperature in forty rats over two days.</p>
+    <div class="figure"><div class="figure-inline-download">Download:<ul><li><a href="x">PNG
+    </a></li></ul></div><div class="figcaption">Figure 1. Temperature over time.</div></div>
+    <p>Results differ (see <button class="ArticleReference">Dienes, forthcoming</button>).</p>
+    <h2>References</h2><ol class="references"><li>Smith J (2001) Heat. J Therm 3: 1-9.
+    <ul class="links"><li><a href="https://doi.org/x">CrossRef </a></li><li><a href="g">Google
+    Scholar</a></li><li><a href="#">View reference in article</a></li></ul>
+    <p>Web of Science® Times Cited: 12</p></li></ol></article>""")
+    text = document.text
+    for chrome in ("Download", "PNG", "CrossRef", "Google", "View reference", "Times Cited"):
+        assert chrome not in text
+    assert "Figure 1. Temperature over time." in text
+    assert "(see Dienes, forthcoming)." in text
+    (ref,) = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
+    assert ref.draft.text == "Smith J (2001) Heat. J Therm 3: 1-9."
