@@ -8,7 +8,13 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
-from sheaf.adapters.html.element_rules import is_junk, is_skipped, tokens
+from sheaf.adapters.html.element_rules import (
+    is_junk,
+    is_misjudgeable,
+    is_skipped,
+    mark_rescued,
+    tokens,
+)
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -150,31 +156,77 @@ def _holds(container: Element, element: Element, index: _TreeIndex) -> bool:
 
 
 def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
-    """Readability-style scores: paragraphs credit their parent fully and grandparent half.
-    Returns id(element) -> (score, paragraph text length)."""
+    """Readability-style scores, after rescuing the page's prose from class rules that
+    misjudge it (see `_rescue_prose`). Returns id(element) -> (score, paragraph text)."""
+    for _attempt in range(_RESCUES):
+        scored, rescued = _score_once(body)
+        if not rescued:
+            break
+    return scored
+
+
+_RESCUES = 3
+"""Nested misjudged containers rescued at most (each rescue scores the page again)."""
+_PARAGRAPH_TAGS = frozenset({"p", "pre", "td", "li", "dd", "blockquote"})
+_TEXT_HOLDERS = frozenset({"div", "section", "article", "main", "font", "center"})
+"""Containers whose own loose text (beside their children) counts as a paragraph: pages
+that set prose straight into a <div> with <br> between lines."""
+MIN_PARAGRAPH = 25
+
+
+def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
+    """Paragraphs credit their parent fully and grandparent half. Prose under an element
+    that class rules skip is tallied apart, for `_rescue_prose`."""
     scores: dict[int, float] = {}
     text_len: dict[int, int] = {}
     elements: dict[int, Element] = {}
-    stack: list[tuple[Element, list[Element]]] = [(body, [])]
+    skipped_prose: dict[int, int] = {}
+    skipped_roots: dict[int, Element] = {}
+    visible = 0
+    stack: list[tuple[Element, list[Element], Element | None]] = [(body, [], None)]
     # Ancestors are kept for every element, so text length reaches publisher bodies many
     # levels up while the score still credits only three levels.
     while stack:
-        element, ancestors = stack.pop()
-        if is_skipped(element, inside_root=False) and element is not body:
+        element, ancestors, skipped_under = stack.pop()
+        if element is not body and skipped_under is None and is_skipped(element, False):
+            if not is_misjudgeable(element):
+                continue
+            skipped_under = element
+            skipped_roots[id(element)] = element
+        elif skipped_under is not None and is_skipped(element, False) \
+                and not is_misjudgeable(element):
             continue
-        if element.tag in ("p", "pre", "td", "li", "dd", "blockquote") and ancestors:
+        tag = element.tag
+        if tag in _PARAGRAPH_TAGS and ancestors:
             text = "".join(element.itertext())
-            length = len(text.strip())
-            if length >= 25:
+            credited = ancestors
+        elif tag in _TEXT_HOLDERS:
+            text = (element.text or "") + "".join(c.tail or "" for c in element)
+            credited = [*ancestors, element]
+        else:
+            text = ""
+            credited = ancestors
+        length = len(text.strip())
+        if length >= MIN_PARAGRAPH:
+            if skipped_under is not None:
+                # Link text is not prose: a skipped menu must not pass for an article.
+                unlinked = length - sum(len("".join(a.itertext()).strip())
+                                        for a in element.iter("a"))
+                key = id(skipped_under)
+                skipped_prose[key] = skipped_prose.get(key, 0) + max(unlinked, 0)
+            else:
+                visible += length
                 score = 1 + text.count(",") + min(length // 100, 3)
-                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(ancestors), strict=False):
+                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
                     key = id(ancestor)
                     elements[key] = ancestor
                     scores[key] = scores.get(key, 0.0) + score * weight
-                for ancestor in ancestors:
+                for ancestor in credited:
                     text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
-        next_ancestors = [*ancestors, element] if element.tag in CANDIDATE_TAGS else ancestors
-        stack.extend((child, next_ancestors) for child in element if isinstance(child.tag, str))
+        next_ancestors = [*ancestors, element] if tag in CANDIDATE_TAGS else ancestors
+        stack.extend((child, next_ancestors, skipped_under) for child in element
+                     if isinstance(child.tag, str))
+    rescued = _rescue_prose(skipped_roots, skipped_prose, visible)
     result: dict[int, tuple[float, int]] = {key: (0.0, length) for key, length in text_len.items()}
     for key, raw in scores.items():
         element = elements[key]
@@ -187,7 +239,26 @@ def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
                 total -= 25
         total *= 1 - _link_density(element)
         result[key] = (total, text_len[key])
-    return result
+    return result, rescued
+
+
+RESCUE_MIN_PROSE = 200
+"""Characters of unlinked paragraph text a skipped container needs to be rescued."""
+
+
+def _rescue_prose(roots: dict[int, Element], prose: dict[int, int], visible: int) -> bool:
+    """A container that class rules skip ("entry-content no-share", "article isPaywall",
+    <noscript>) but whose unlinked paragraph text outweighs all the prose the rules leave
+    visible is where the article is: it is marked kept, and scoring inside it then picks
+    the article as usual. Only the largest is rescued per pass, so a menu beside the
+    article is weighed against it on the next. True when one was rescued."""
+    if not prose:
+        return False
+    key, length = max(prose.items(), key=lambda kv: kv[1])
+    if length < RESCUE_MIN_PROSE or length <= visible:
+        return False
+    mark_rescued(roots[key])
+    return True
 
 
 def _link_density(element: Element) -> float:

@@ -102,13 +102,55 @@ def is_junk(element: Element) -> bool:
                for t in marks)
 
 
+RESCUED = "sheaf rescued"
+"""An attribute no parser can produce (its name has a space), set on an element whose
+class rules misjudged the page's prose (content_root._rescue_prose)."""
+
+
+def mark_rescued(element: Element) -> None:
+    element.set(RESCUED, "")
+
+
+def is_misjudgeable(element: Element) -> bool:
+    """Skipped by a rule that can misjudge prose: class/id/role words and <noscript>
+    (pages that render their text only without scripts). Scripts, styles, hidden
+    elements, forms and the page's header, footer and asides are never prose."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return False
+    if tag == "noscript":
+        return True
+    if tag in SKIP_TAGS or tag in CHROME_TAGS or tag.startswith(SVG_NAMESPACE):
+        return False
+    if is_hidden(element) or element.get("role") or element.get("itemprop"):
+        return False
+    return is_junk(element) and not any(_NEVER_PROSE.search(t) for t in tokens(element)
+                                        if not _TAXONOMY.match(t))
+
+
+# Class words that are never the article whatever their size: comments are prose but
+# not the article's, and menus, banners and dialogs are chrome.
+_NEVER_PROSE = re.compile(
+    r"(?:^|[-_])(?:comments?|commentlist|disqus|discussion|replies|nav|navbar|navigation|"
+    r"menu|sidebar|side-bar|footer|header|breadcrumbs?|related|recommend(?:ed|ations)?|"
+    r"cookies?|consent|gdpr|newsletter|modal|popup|overlay|dialog|hidden|hide|invisible|"
+    r"d-none|sr-only|visually-hidden|screen-reader-text|teasers?|widget|masthead|toolbar|"
+    r"pager|pagination|author-bio|byline)(?:$|[-_])",
+    re.IGNORECASE,
+)
+
+
 def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -> bool:
     """True when the element and everything in it stays out of the extracted text.
 
     `keep_hidden` keeps collapsed content (publishers fold reference lists into
     `display: none` accordions that a click opens)."""
     tag = element.tag
-    if not isinstance(tag, str) or tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
+    if not isinstance(tag, str):
+        return True
+    if element.get(RESCUED) is not None:
+        return False
+    if tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
         return True
     if is_hidden(element) and not keep_hidden:
         return True
