@@ -11,7 +11,7 @@ import attrs
 import html5lib
 
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
-from sheaf.adapters.html.content_root import find_content_root
+from sheaf.adapters.html.content_root import content_root_candidates
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.nesting_depth import check_nesting
 from sheaf.adapters.html.page_metadata import read_metadata
@@ -40,18 +40,28 @@ class Html5libExtractor:
         stripped = strip_scripts(body)
         check_nesting(stripped, url=url)
         html = _parse(stripped, charset)
-        root, why = find_content_root(html)
-        logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
-        h1 = _first_heading(root) or _first_heading(html)
-        metadata, head_links = read_metadata(html, url, h1)
+        candidates = content_root_candidates(html)
+        metadata, head_links = read_metadata(html, url, _first_heading(candidates[0].element)
+                                             or _first_heading(html))
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
-        before, after = find_satellites(html, root) if scholarly else ([], [])
-        # Scholarly figures are content; a news photo's caption is not the article's prose.
-        builder = BlockBuilder(url, photo_captions=scholarly)
-        drafts = builder.build_all([*before, root, *after])
-        if before or after:
-            why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
+        log: list[str] = []  # the decision log: roots passed over, and why
+        for candidate in candidates:
+            root, why = candidate.element, candidate.why
+            before, after = find_satellites(html, root) if scholarly else ([], [])
+            # Scholarly figures are content; a news photo's caption is not the article's.
+            builder = BlockBuilder(url, photo_captions=scholarly)
+            drafts = builder.build_all([*before, root, *after])
+            if before or after:
+                why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
+            refusal = _implausible(drafts, candidate.prose)
+            if refusal is None:
+                break
+            log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
+        else:
+            raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
+        logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
+        h1 = _first_heading(root) or _first_heading(html)
         drafts = _without_title_heading(drafts, {metadata.title, h1})
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
@@ -61,7 +71,25 @@ class Html5libExtractor:
             drafts = drafts[1:] if first is not None and drafts[0] is first else drafts
         drafts = with_title_heading(drafts, metadata.title)
         return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
-                                 notes=[f"HTML content root: <{root.tag}> ({why})"])
+                                 notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+
+
+MIN_KEPT_SHARE = 0.25
+"""Share of the prose credited to a root that its extraction must give back; below it
+(and below `SHORT_TEXT`) the builder's rules found the root to be chrome."""
+SHORT_TEXT = 300
+
+
+def _implausible(drafts: list[BlockDraft], credited: int) -> str | None:
+    """Why an extraction cannot be the article, or None when it can."""
+    prose = sum(len(d.text) + sum(len(i.text) for i in d.items)
+                + sum(len(c) for row in d.rows for c in row)
+                for d in drafts if d.kind is not BlockKind.HEADING)
+    if not prose:
+        return "nothing but headings or chrome inside"
+    if prose < SHORT_TEXT and prose < MIN_KEPT_SHARE * credited:
+        return f"{prose} characters kept of {credited} scored"
+    return None
 
 
 def _parse(body: bytes, charset: str | None) -> Element:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from xml.etree.ElementTree import Element
 
 import attrs
@@ -79,11 +79,51 @@ class _TreeIndex:
         return cls(parents, by_token, semantic)
 
 
-def find_content_root(html: Element) -> tuple[Element, str]:
-    """The element holding the main content, and why it was chosen."""
+@attrs.frozen
+class RootCandidate:
+    """An element that may hold the article, why it was proposed, and the paragraph text
+    scoring credited to it (what extraction from it should roughly give back)."""
+
+    element: Element
+    why: str
+    prose: int
+
+
+FALLBACKS = 4
+"""Highest-scoring containers tried after the first choice, before <body>."""
+
+
+def content_root_candidates(html: Element) -> list[RootCandidate]:
+    """Where the article may be, best first: the first choice (publisher markup, semantic
+    containers, the highest content score), then the next highest scores, then <body>.
+    The extractor takes the first whose extraction is plausible."""
     body = _first(html, "body") or html
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
+    first, why = _first_choice(body, scored, index)
+    out = [RootCandidate(first, why, _text_len(first, scored))]
+    ranked = sorted((kv for kv in scored.items() if kv[1][0] > 0), key=lambda kv: -kv[1][0])
+    by_id = {id(e): e for e in body.iter()} if ranked else {}
+    for key, (score, prose) in ranked:
+        if len(out) > FALLBACKS:
+            break
+        element = by_id.get(key)
+        if element is None or any(c.element is element for c in out):
+            continue
+        out.append(RootCandidate(element, f"content score {score:.0f}", prose))
+    if not any(c.element is body for c in out):
+        out.append(RootCandidate(body, "the whole <body>", _text_len(body, scored)))
+    return out
+
+
+def find_content_root(html: Element) -> tuple[Element, str]:
+    """The first choice of element holding the main content, and why it was chosen."""
+    first = content_root_candidates(html)[0]
+    return first.element, first.why
+
+
+def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex
+                  ) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
     best_text = best_scored[1][1] if best_scored else 0
 
@@ -197,10 +237,13 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
                 and not is_misjudgeable(element):
             continue
         tag = element.tag
+        anchors: Iterable[Element] = ()
         if tag in _PARAGRAPH_TAGS and ancestors:
             text = "".join(element.itertext())
             credited = ancestors
+            anchors = element.iter("a")
         elif tag in _TEXT_HOLDERS:
+            # Only loose text: a <div> of inline elements is as often a teaser or widget.
             text = (element.text or "") + "".join(c.tail or "" for c in element)
             credited = [*ancestors, element]
         else:
@@ -208,14 +251,14 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
             credited = ancestors
         length = len(text.strip())
         if length >= MIN_PARAGRAPH:
+            # Link text is not prose: a menu must not pass for an article, skipped or not.
+            unlinked = max(length - sum(len("".join(a.itertext()).strip())
+                                        for a in anchors), 0)
             if skipped_under is not None:
-                # Link text is not prose: a skipped menu must not pass for an article.
-                unlinked = length - sum(len("".join(a.itertext()).strip())
-                                        for a in element.iter("a"))
                 key = id(skipped_under)
-                skipped_prose[key] = skipped_prose.get(key, 0) + max(unlinked, 0)
+                skipped_prose[key] = skipped_prose.get(key, 0) + unlinked
             else:
-                visible += length
+                visible += unlinked
                 score = 1 + text.count(",") + min(length // 100, 3)
                 for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
                     key = id(ancestor)
@@ -243,6 +286,7 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
 
 
 RESCUE_MIN_PROSE = 200
+RESCUE_SHARE = 1.0
 """Characters of unlinked paragraph text a skipped container needs to be rescued."""
 
 
@@ -255,7 +299,7 @@ def _rescue_prose(roots: dict[int, Element], prose: dict[int, int], visible: int
     if not prose:
         return False
     key, length = max(prose.items(), key=lambda kv: kv[1])
-    if length < RESCUE_MIN_PROSE or length <= visible:
+    if length < RESCUE_MIN_PROSE or length <= RESCUE_SHARE * visible:
         return False
     mark_rescued(roots[key])
     return True

@@ -134,7 +134,7 @@ _NEVER_PROSE = re.compile(
     r"(?:^|[-_])(?:comments?|commentlist|disqus|discussion|replies|nav|navbar|navigation|"
     r"menu|sidebar|side-bar|footer|header|breadcrumbs?|related|recommend(?:ed|ations)?|"
     r"cookies?|consent|gdpr|newsletter|modal|popup|overlay|dialog|hidden|hide|invisible|"
-    r"d-none|sr-only|visually-hidden|screen-reader-text|teasers?|widget|masthead|toolbar|"
+    r"d-none|sr-only|visually-hidden|screen-reader-text|teasers?|masthead|toolbar|"
     r"pager|pagination|author-bio|byline)(?:$|[-_])",
     re.IGNORECASE,
 )
