@@ -20,7 +20,7 @@ import attrs
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.domain.document import BlockKind, Document
 from sheaf.domain.errors import SheafError
-from sheaf.domain.markdown_rendering import document_plain_text
+from sheaf.domain.markdown_rendering import render_plain
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 _WORD = re.compile(r"\w+")
@@ -51,9 +51,25 @@ def sheaf_document(html: bytes, url: str) -> Document | None:
         return None
 
 
-def sheaf_text(html: bytes, url: str) -> str:
+def sheaf_text(html: bytes, url: str, *, with_title: bool = True) -> str:
+    """The extracted document as plain text. `with_title=False` leaves out the `# ` title
+    heading that sheaf adds from the metadata, for ground truth that is the body without
+    its title (articles-dev)."""
     document = sheaf_document(html, url)
-    return document_plain_text(document) if document is not None else ""
+    return plain_body(document, with_title=with_title) if document is not None else ""
+
+
+def plain_body(document: Document, *, with_title: bool = False) -> str:
+    """`document` as plain text, by default without the `# ` title heading sheaf adds."""
+    blocks = document.blocks
+    if not with_title and blocks and blocks[0].kind is BlockKind.HEADING and blocks[0].level == 1 \
+            and blocks[0].draft.text == collapse(document.metadata.title or ""):
+        blocks = blocks[1:]
+    return "\n\n".join(render_plain(b.draft) for b in blocks)
+
+
+def sheaf_body_text(html: bytes, url: str) -> str:
+    return sheaf_text(html, url, with_title=False)
 
 
 def trafilatura_text(html: bytes, url: str) -> str:
