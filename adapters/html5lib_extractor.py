@@ -54,7 +54,9 @@ class Html5libExtractor:
             drafts = builder.build_all([*before, root, *after])
             if before or after:
                 why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
-            refusal = _implausible(drafts, candidate.prose)
+            # The last candidate takes whatever prose it has: a short page is still a page.
+            last = candidate is candidates[-1]
+            refusal = _implausible(drafts, 0 if last else candidate.prose)
             if refusal is None:
                 break
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")

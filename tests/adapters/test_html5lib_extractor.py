@@ -327,3 +327,49 @@ def test_figure_and_reference_chrome_is_dropped() -> None:
     assert "(see Dienes, forthcoming)." in text
     (ref,) = [b for b in document.blocks if b.kind is BlockKind.REFERENCE]
     assert ref.draft.text == "Smith J (2001) Heat. J Therm 3: 1-9."
+
+
+ARTICLE_PARAGRAPHS = "".join(
+    f"<p>Paragraph {i} of the story, with enough words, commas, and detail to read as prose "
+    f"that a reader came for.</p>" for i in range(6))
+
+
+@pytest.mark.parametrize("wrapper", [
+    '<div class="entry-content no-share">{}</div>',
+    '<div class="article isPaywall">{}</div>',
+    '<article class="post steady-paywall-container tag-coronavirus">{}</article>',
+    '<div class="story-body ad-marker">{}</div>',
+    '<noscript><div class="text">{}</div></noscript>',
+])
+def test_prose_under_a_misleading_class_is_rescued(wrapper: str) -> None:
+    page = (f"<body><nav><a href='/'>Home</a> <a href='/news'>News</a></nav>"
+            f"{wrapper.format(ARTICLE_PARAGRAPHS)}<div class='share'><a href='x'>Share</a>"
+            f"</div></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Paragraph 5 of the story" in text
+    assert "Share" not in text and "Home" not in text
+
+
+@pytest.mark.parametrize("wrapper", [
+    '<div class="comments">{}</div>', '<ul class="nav">{}</ul>',
+    '<div class="related-posts">{}</div>',
+])
+def test_comments_menus_and_related_lists_are_never_rescued(wrapper: str) -> None:
+    page = (f"<body><article><p>The article itself is short but it is the article, and it "
+            f"stays.</p></article>{wrapper.format(ARTICLE_PARAGRAPHS)}</body>")
+    document = extract(page)
+    assert "The article itself is short" in document.text
+    assert "Paragraph 0 of the story" not in document.text
+
+
+def test_a_root_that_yields_only_chrome_is_passed_over_and_logged() -> None:
+    chrome = "".join(f"<p><a href='/a{i}'>Google Scholar</a> <a href='/b{i}'>CrossRef</a> "
+                     f"<a href='/c{i}'>PubMed</a>, <a href='/d{i}'>Download</a>, x</p>"
+                     for i in range(40))
+    page = f"<body><main>{chrome}</main><div class='story'>{ARTICLE_PARAGRAPHS}</div></body>"
+    document = extract(page)
+    assert "Paragraph 3 of the story" in document.text
+    assert "Google Scholar" not in document.text
+    assert document.notes[0].startswith("HTML content root <main> (semantic container <main>) "
+                                        "passed over: ")
+    assert document.notes[-1].startswith("HTML content root: <div>")
