@@ -31,6 +31,10 @@ def estimated_depth(body: bytes, *, stop_at: int | None = None) -> int:
     closes its element and everything left open inside it; an end tag with no open
     element of its name is ignored. Counting stops past `stop_at`."""
     stack: list[bytes] = []
+    # Open elements by name, so an end tag that closes nothing costs O(1) rather than a
+    # scan of the whole stack (a deep stack plus a flood of stray end tags would make
+    # this check itself quadratic); each element is popped at most once.
+    open_count: dict[bytes, int] = {}
     peak = 0
     for match in _TAG.finditer(body):
         closing, name, self_closing = match.groups()
@@ -39,12 +43,17 @@ def estimated_depth(body: bytes, *, stop_at: int | None = None) -> int:
             continue
         if not closing:
             stack.append(name)
+            open_count[name] = open_count.get(name, 0) + 1
             if len(stack) > peak:
                 peak = len(stack)
                 if stop_at is not None and peak > stop_at:
                     break
-        elif name in stack:
-            del stack[len(stack) - 1 - stack[::-1].index(name):]
+        elif open_count.get(name):
+            while True:
+                popped = stack.pop()
+                open_count[popped] -= 1
+                if popped == name:
+                    break
     return peak
 
 
