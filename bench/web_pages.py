@@ -1,6 +1,6 @@
 """Kept and excluded segments on ../shared/corpora/web-pages-dev: sheaf against trafilatura.
 
-    .venv/bin/python -P bench/web_pages.py [--corpus DIR] [--per-page] [--rounds N]
+    .venv/bin/python -m bench.web_pages [--corpus DIR] [--per-page] [--rounds N]
 
 Metric (trafilatura's evaluation): whitespace-normalise the extracted text; a `with`
 segment found is a true positive, a missing one a false negative, a `without` segment
