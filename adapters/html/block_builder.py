@@ -59,6 +59,26 @@ DROPPED_SECTIONS = re.compile(
     r"bookmark this article)$",
     re.IGNORECASE,
 )
+# Sections that follow an article on news and blog pages, in the languages of the web
+# suites: what to read next, comments, newsletters, the author's box. Dropped whole.
+TAIL_SECTIONS = re.compile(
+    r"^(?:see also|related(?: posts| stories| articles| content| news| topics)?|"
+    r"more (?:stories|news|articles|on this topic|from .*)|recommended(?: for you)?|"
+    r"popular(?: posts| stories)?|most (?:read|popular|viewed)|trending(?: now)?|"
+    r"read (?:more|also|next)|you might also like|also read|about the author|"
+    r"subscribe to .*|sign up .*|(?:our |the )?newsletter|share(?: this(?: article| post)?)?|"
+    r"leave a (?:comment|reply)|\d* ?comments?|tags|topics|"
+    r"siehe auch|das könnte sie auch interessieren|mehr zu(?:m thema)? .*|mehr zum thema|"
+    r"zum weiterlesen|weitere (?:artikel|beiträge|meldungen|themen|nachrichten)|"
+    r"(?:verwandte|ähnliche) (?:artikel|beiträge|themen)|lesen sie auch|auch interessant|"
+    r"meistgelesen|viel gelesen.*|kommentare?|kommentieren|über den autor|themen|"
+    r"schlagworte|dieser artikel gefällt ihnen\?|teilen|artikel teilen|newsletter abonnieren|"
+    r"veja também|leia também|relacionad[ao]s|notícias relacionadas|"
+    r"noticias relacionadas|te puede interesar|lee también|contexto de la noticia|"
+    r"articles similaires|à lire aussi|sur le même sujet|lire aussi|"
+    r"leggi anche|potrebbe interessarti|articoli correlati)$",
+    re.IGNORECASE,
+)
 REFERENCE_HEADINGS = re.compile(
     r"^\s*(?:[\dIVX]+\.?\s*)?(?:references?(?: and notes)?|bibliography|literature cited|"
     r"works cited|cited literature|citations|literatur|références|referencias)\s*$",
@@ -454,20 +474,32 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+TEASER_PROSE = 150
+"""A paragraph this long under a read-next heading is the article resuming (a related box
+set inside the story), not a teaser."""
+
+
 def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
-    """Remove publisher sections (Rights and permissions, About this article, ...) whole."""
+    """Remove publisher sections (Rights and permissions, About this article, ...) whole,
+    and read-next boxes (Related news, Siehe auch, ...) up to where prose resumes."""
     kept: list[BlockDraft] = []
     dropping_level = 0
+    teasers = False
     for draft in drafts:
         if draft.kind is BlockKind.HEADING:
             if dropping_level and draft.level > dropping_level:
                 continue
             dropping_level = 0
-            if DROPPED_SECTIONS.match(clean_inline(draft.text).rstrip(":")):
+            label = clean_inline(draft.text).rstrip(":").strip()
+            teasers = bool(TAIL_SECTIONS.match(label))
+            if teasers or DROPPED_SECTIONS.match(label):
                 dropping_level = draft.level
                 continue
         elif dropping_level:
-            continue
+            if not (teasers and draft.kind is BlockKind.PARAGRAPH
+                    and len(draft.text) >= TEASER_PROSE):
+                continue
+            dropping_level = 0
         kept.append(draft)
     return kept
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html5lib
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -170,6 +171,19 @@ markup = st.recursive(
 )
 
 
+def _visible_to_the_parser(page: str, text: str) -> bool:
+    """True when html5lib itself puts `text` outside script and style elements."""
+    tree = html5lib.parse(page, treebuilder="etree", namespaceHTMLElements=False)
+    for element in tree.iter():
+        if element.tag in ("script", "style"):
+            if text in (element.tail or ""):
+                return True
+            continue
+        if text in (element.text or "") or text in (element.tail or ""):
+            return True
+    return False
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markup)
 def test_arbitrary_markup_gives_a_document_or_a_typed_error(html: str) -> None:
@@ -181,7 +195,8 @@ def test_arbitrary_markup_gives_a_document_or_a_typed_error(html: str) -> None:
     except SheafError as exc:
         assert exc.kind is ErrorKind.EMPTY
         return
-    assert marker not in document.text
+    if not _visible_to_the_parser(page, marker):  # "<?" before <script> makes it text
+        assert marker not in document.text
     for block in document.blocks:
         assert document.text[block.start:block.end] == block.markdown
 
