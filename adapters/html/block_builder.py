@@ -402,8 +402,7 @@ _CITATION_CONTROL = re.compile(r"ref|cit|bib|xref", re.IGNORECASE)
 
 def _is_citation_control(element: Element) -> bool:
     """A button that opens a cited work ("Dienes, forthcoming") is the sentence's text."""
-    marks = " ".join([*tokens(element), element.get("data-event") or ""])
-    return bool(_CITATION_CONTROL.search(marks))
+    return any(_CITATION_CONTROL.search(t) for t in tokens(element))
 
 
 def _is_caption(element: Element) -> bool:

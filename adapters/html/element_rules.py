@@ -7,6 +7,7 @@ a sidebar, and is kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from xml.etree.ElementTree import Element
 
@@ -86,14 +87,26 @@ _CHROME_ITEMPROPS = frozenset({"datepublished", "datemodified", "datecreated", "
 
 def is_junk(element: Element) -> bool:
     """Chrome by class/id, role or microdata, unless it carries a protected token."""
-    if (element.get("itemprop") or "").lower() in _CHROME_ITEMPROPS:
-        return not is_protected(element)
-    role = (element.get("role") or "").lower()
+    classes, ident = element.get("class"), element.get("id")
+    itemprop, role = element.get("itemprop"), element.get("role")
+    if not (classes or ident or itemprop or role):
+        return False
+    return _junk_marks(classes or "", ident or "", (itemprop or "").lower(),
+                       (role or "").lower())
+
+
+@functools.lru_cache(maxsize=8192)
+def _junk_marks(classes: str, ident: str, itemprop: str, role: str) -> bool:
+    # Pages repeat the same class lists thousands of times: judged once each.
+    found = classes.split() + ([ident] if ident else [])
+    protected = any(_PROTECTED.search(t) for t in found)
+    if itemprop in _CHROME_ITEMPROPS:
+        return not protected
     if role in ("navigation", "banner", "contentinfo", "complementary", "search", "dialog",
                 "alert", "menu", "menubar", "toolbar"):
-        return not is_protected(element)
+        return not protected
     # Taxonomy classes ("category-advertising", "tag-cookies") name the topic, not a role.
-    marks = [t for t in tokens(element) if not _TAXONOMY.match(t)]
+    marks = [t for t in found if not _TAXONOMY.match(t)]
     if not marks:
         return False
     if any(_PROTECTED.search(t) for t in marks):
