@@ -388,3 +388,18 @@ def test_a_root_that_yields_only_chrome_is_passed_over_and_logged() -> None:
     assert document.notes[0].startswith("HTML content root <main> (semantic container <main>) "
                                         "passed over: ")
     assert document.notes[-1].startswith("HTML content root: <div>")
+
+
+@pytest.mark.parametrize("label", ["Related News", "Siehe auch", "Das könnte Sie auch "
+                                   "interessieren", "Veja Também", "Über den Autor",
+                                   "Subscribe to email updates", "Lee también", "Comments"])
+def test_read_next_boxes_are_dropped_until_the_story_resumes(label: str) -> None:
+    long_prose = ("The story then resumes with a long paragraph of its own, well over a line "
+                  "long, which is plainly the article going on after the box ends, as a "
+                  "reader would see it.")
+    document = extract(f"""<article>{ARTICLE_PARAGRAPHS}<h2>{label}</h2><ul>
+    <li><a href="/a">A teaser headline</a></li><li><a href="/b">Another teaser</a></li></ul>
+    <h3>Teaser story title</h3><p>Short teaser line.</p><p>{long_prose}</p></article>""")
+    text = document.text
+    assert label not in text and "teaser" not in text.lower()
+    assert "Paragraph 5 of the story" in text and long_prose in text
