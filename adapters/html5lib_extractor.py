@@ -51,7 +51,7 @@ class Html5libExtractor:
             before, after = find_satellites(html, root) if scholarly else ([], [])
             # Scholarly figures are content; a news photo's caption is not the article's.
             builder = BlockBuilder(url, photo_captions=scholarly)
-            drafts = builder.build_all([*before, root, *after])
+            drafts = builder.build_all([*before, *candidate.parts, *after])
             if before or after:
                 why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
             # The last candidate takes whatever prose it has: a short page is still a page.

@@ -87,6 +87,13 @@ class RootCandidate:
     element: Element
     why: str
     prose: int
+    siblings: tuple[Element, ...] = ()
+    """Siblings of `element` that continue the article, in document order around it."""
+
+    @property
+    def parts(self) -> list[Element]:
+        """`element` with its continuing siblings, in document order."""
+        return list(self.siblings) if self.siblings else [self.element]
 
 
 FALLBACKS = 4
@@ -101,7 +108,10 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
     first, why = _first_choice(body, scored, index)
-    out = [RootCandidate(first, why, _text_len(first, scored))]
+    siblings = () if why.startswith("publisher") else _continuing(first, body, scored, index)
+    if siblings:
+        why += f"; with {len(siblings) - 1} sibling(s) that continue it"
+    out = [RootCandidate(first, why, _text_len(first, scored), siblings)]
     ranked = sorted((kv for kv in scored.items() if kv[1][0] > 0), key=lambda kv: -kv[1][0])
     by_id = {id(e): e for e in body.iter()} if ranked else {}
     for key, (score, prose) in ranked:
@@ -114,6 +124,39 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     if not any(c.element is body for c in out):
         out.append(RootCandidate(body, "the whole <body>", _text_len(body, scored)))
     return out
+
+
+SIBLING_SCORE_SHARE = 0.2
+SIBLING_MIN_SCORE = 10.0
+SIBLING_MAX_LINK_DENSITY = 0.25
+
+
+def _continuing(root: Element, body: Element, scored: dict[int, tuple[float, int]],
+                index: _TreeIndex) -> tuple[Element, ...]:
+    """Siblings that carry on the article beside `root` (CMSs that set a story as several
+    text modules or <article>s in a row), as Readability gathers them: a sibling scoring
+    at least a fifth of the root, or of the root's tag and class with prose of its own and
+    few links. Empty when there is none (the root stands alone)."""
+    parent = index.parents.get(root)
+    if parent is None or root is body:
+        return ()
+    own_score = scored.get(id(root), (0.0, 0))[0]
+    threshold = max(SIBLING_MIN_SCORE, SIBLING_SCORE_SHARE * own_score)
+    root_classes = set((root.get("class") or "").split())
+    kept: list[Element] = []
+    for sibling in parent:
+        if sibling is root:
+            kept.append(sibling)
+            continue
+        if not isinstance(sibling.tag, str) or is_skipped(sibling, inside_root=False):
+            continue
+        score, prose = scored.get(id(sibling), (0.0, 0))
+        alike = sibling.tag == root.tag and bool(
+            root_classes & set((sibling.get("class") or "").split()))
+        if (score >= threshold or (alike and prose >= MIN_PARAGRAPH * 4)) \
+                and _link_density(sibling) <= SIBLING_MAX_LINK_DENSITY:
+            kept.append(sibling)
+    return tuple(kept) if len(kept) > 1 else ()
 
 
 def find_content_root(html: Element) -> tuple[Element, str]:

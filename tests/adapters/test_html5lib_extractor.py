@@ -381,7 +381,8 @@ def test_a_root_that_yields_only_chrome_is_passed_over_and_logged() -> None:
     chrome = "".join(f"<p><a href='/a{i}'>Google Scholar</a> <a href='/b{i}'>CrossRef</a> "
                      f"<a href='/c{i}'>PubMed</a>, <a href='/d{i}'>Download</a>, x</p>"
                      for i in range(40))
-    page = f"<body><main>{chrome}</main><div class='story'>{ARTICLE_PARAGRAPHS}</div></body>"
+    page = (f"<body><div class='frame'><main>{chrome}</main></div><div class='story'>"
+            f"{ARTICLE_PARAGRAPHS}</div></body>")
     document = extract(page)
     assert "Paragraph 3 of the story" in document.text
     assert "Google Scholar" not in document.text
@@ -403,3 +404,20 @@ def test_read_next_boxes_are_dropped_until_the_story_resumes(label: str) -> None
     text = document.text
     assert label not in text and "teaser" not in text.lower()
     assert "Paragraph 5 of the story" in text and long_prose in text
+
+
+@pytest.mark.parametrize("module", ['<div class="module module-text">{}</div>',
+                                    '<article class="article_c{n}">{}</article>',
+                                    '<section class="text-block">{}</section>'])
+def test_a_story_set_as_several_sibling_modules_is_kept_whole(module: str) -> None:
+    parts = "".join(module.format(
+        f"<p>Module {n} opens with a sentence, long enough, with commas, to count as prose.</p>"
+        f"<p>Module {n} goes on with another sentence of the same story, as readers see it.</p>",
+        n=n) for n in range(4))
+    page = (f"<body><nav><a href='/'>Home</a></nav><div class='content'>{parts}"
+            f"<div class='teaser'><a href='/x'>Another story entirely, linked</a></div></div>"
+            f"</body>")
+    text = extract(page).text
+    for n in range(4):
+        assert f"Module {n} opens" in text and f"Module {n} goes on" in text
+    assert "Another story entirely" not in text and "Home" not in text
