@@ -10,7 +10,7 @@ import anyio
 import attrs
 import html5lib
 
-from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
+from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline, visible_text
 from sheaf.adapters.html.content_root import content_root_candidates
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.nesting_depth import check_nesting
@@ -56,7 +56,7 @@ class Html5libExtractor:
                 why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
             # The last candidate takes whatever prose it has: a short page is still a page.
             last = candidate is candidates[-1]
-            refusal = _implausible(drafts, 0 if last else candidate.prose)
+            refusal = None if last else _implausible(drafts, candidate.prose, html)
             if refusal is None:
                 break
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
@@ -82,15 +82,27 @@ MIN_KEPT_SHARE = 0.25
 SHORT_TEXT = 300
 
 
-def _implausible(drafts: list[BlockDraft], credited: int) -> str | None:
+PAGE_TEXT_SHARE = 0.1
+"""Share of the page's visible text below which a short extraction is not the article."""
+
+
+def _implausible(drafts: list[BlockDraft], credited: int, html: Element) -> str | None:
     """Why an extraction cannot be the article, or None when it can."""
     prose = sum(len(d.text) + sum(len(i.text) for i in d.items)
                 + sum(len(c) for row in d.rows for c in row)
                 for d in drafts if d.kind is not BlockKind.HEADING)
     if not prose:
         return "nothing but headings or chrome inside"
-    if prose < SHORT_TEXT and prose < MIN_KEPT_SHARE * credited:
+    if prose >= SHORT_TEXT:
+        return None
+    if prose < MIN_KEPT_SHARE * credited:
         return f"{prose} characters kept of {credited} scored"
+    # Prose set in <span>s and <div>s escapes paragraph scoring; the page's own visible
+    # text shows that the short root is not all there is.
+    body = next(html.iter("body"), html)
+    page_text = len(clean_inline("".join(visible_text(body))))
+    if prose < PAGE_TEXT_SHARE * page_text:
+        return f"{prose} characters kept of the page's {page_text}"
     return None
 
 

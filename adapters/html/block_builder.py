@@ -424,6 +424,9 @@ def _visible_text(element: Element) -> list[str]:
     return _text_nodes(element, lambda node: is_skipped(node, True))
 
 
+visible_text = _visible_text
+
+
 def _all_text(element: Element) -> list[str]:
     """Every text node, verbatim (for `pre`), scripts and styles aside."""
     return _text_nodes(element, lambda node: node.tag in ("script", "style"))

@@ -421,3 +421,13 @@ def test_a_story_set_as_several_sibling_modules_is_kept_whole(module: str) -> No
     for n in range(4):
         assert f"Module {n} opens" in text and f"Module {n} goes on" in text
     assert "Another story entirely" not in text and "Home" not in text
+
+
+def test_a_short_root_beside_much_more_page_text_is_passed_over() -> None:
+    spans = "".join(f"<div><span>Line {i} of a post set in spans, with words a reader came "
+                    f"for, and more of them.</span></div>" for i in range(30))
+    page = (f"<body><div class='post'>{spans}</div><div class='copyright'>Crafted with care "
+            f"by a template shop, all of it.</div></body>")
+    document = extract(page)
+    assert "Line 0 of a post" in document.text and "Line 29 of a post" in document.text
+    assert any("passed over" in note for note in document.notes)
