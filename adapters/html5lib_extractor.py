@@ -14,7 +14,7 @@ from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline, visibl
 from sheaf.adapters.html.content_root import content_root_candidates
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.nesting_depth import check_nesting
-from sheaf.adapters.html.page_metadata import read_metadata
+from sheaf.adapters.html.page_metadata import read_metadata, structured_article_body
 from sheaf.adapters.html.satellites import find_satellites
 from sheaf.adapters.html.script_stripping import strip_scripts
 from sheaf.domain.document import BlockDraft, BlockKind, Document
@@ -62,6 +62,20 @@ class Html5libExtractor:
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
         else:
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
+        structured = structured_article_body(html)
+        kept = _prose_length(drafts)
+        if structured and kept < SHORT_TEXT and len(structured) >= STRUCTURED_MIN \
+                and len(structured) > STRUCTURED_GAIN * kept \
+                and _continues(drafts, structured):
+            # The markup shows next to nothing, and the page declares its article in
+            # JSON-LD: the text is rendered by script.
+            log.append(f"HTML content root <{root.tag}> ({why}) passed over: {kept} "
+                       f"characters kept, JSON-LD articleBody has {len(structured)}")
+            drafts = [BlockDraft(BlockKind.PARAGRAPH, text=line)
+                      for line in (clean_inline(part) for part in structured.split("\n"))
+                      if line]
+            why = "JSON-LD articleBody"
+            root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)
         drafts = _without_title_heading(drafts, {metadata.title, h1})
@@ -86,11 +100,27 @@ PAGE_TEXT_SHARE = 0.1
 """Share of the page's visible text below which a short extraction is not the article."""
 
 
+STRUCTURED_MIN = 200
+STRUCTURED_GAIN = 2.0
+"""How many times longer than the extraction a JSON-LD articleBody must be to replace it."""
+
+
+def _continues(drafts: list[BlockDraft], structured: str) -> bool:
+    """True when the structured body is the article the markup shows part of: the first
+    paragraph kept (if any) opens the same way in it."""
+    first = next((d.text for d in drafts if d.kind is BlockKind.PARAGRAPH), None)
+    return first is None or " ".join(first.split()[:6]) in " ".join(structured.split())
+
+
+def _prose_length(drafts: list[BlockDraft]) -> int:
+    return sum(len(d.text) + sum(len(i.text) for i in d.items)
+               + sum(len(c) for row in d.rows for c in row)
+               for d in drafts if d.kind is not BlockKind.HEADING)
+
+
 def _implausible(drafts: list[BlockDraft], credited: int, html: Element) -> str | None:
     """Why an extraction cannot be the article, or None when it can."""
-    prose = sum(len(d.text) + sum(len(i.text) for i in d.items)
-                + sum(len(c) for row in d.rows for c in row)
-                for d in drafts if d.kind is not BlockKind.HEADING)
+    prose = _prose_length(drafts)
     if not prose:
         return "nothing but headings or chrome inside"
     if prose >= SHORT_TEXT:

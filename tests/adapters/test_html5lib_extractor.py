@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import html5lib
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -431,3 +433,35 @@ def test_a_short_root_beside_much_more_page_text_is_passed_over() -> None:
     document = extract(page)
     assert "Line 0 of a post" in document.text and "Line 29 of a post" in document.text
     assert any("passed over" in note for note in document.notes)
+
+
+def _ld_page(body: str, shown: str) -> str:
+    ld = json.dumps({"@context": "https://schema.org", "@type": "NewsArticle",
+                     "headline": "Snow on solar panels", "articleBody": body})
+    return (f'<html><head><script type="application/ld+json">{ld}</script></head><body>'
+            f'<div id="app">{shown}</div></body></html>')
+
+
+STORY = "\n".join(f"Sentence {i} of the story that the page renders with a script, in full."
+                  for i in range(12))
+
+
+def test_json_ld_article_body_stands_in_for_a_page_rendered_by_script() -> None:
+    document = extract(_ld_page(STORY, "<p>Sentence 0 of the story that the page renders</p>"))
+    assert "Sentence 11 of the story" in document.text
+    assert any("JSON-LD articleBody" in note for note in document.notes)
+
+
+def test_json_ld_article_body_about_another_text_is_not_taken() -> None:
+    shown = ("<p>Eine Schneedecke auf der Anlage ist im Winter normal, sagen die Experten "
+             "der Branche.</p>")
+    document = extract(_ld_page(STORY, shown))
+    assert "Eine Schneedecke" in document.text and "Sentence 11" not in document.text
+
+
+def test_json_ld_nested_too_deep_is_ignored() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    page = (f'<html><head><script type="application/ld+json">{deep}</script></head><body>'
+            f"<article><p>The page itself still reads as an article, with words.</p>"
+            f"</article></body></html>")
+    assert "still reads as an article" in extract(page).text
