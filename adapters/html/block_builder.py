@@ -60,18 +60,19 @@ DROPPED_SECTIONS = re.compile(
     re.IGNORECASE,
 )
 # Sections that follow an article on news and blog pages, in the languages of the web
-# suites: what to read next, comments, newsletters, the author's box. Dropped whole.
+# suites: what to read next, comments, newsletters, the author's box. Plurals only for
+# comments: "Comment" and "Kommentar" also label an opinion piece above its text.
 TAIL_SECTIONS = re.compile(
     r"^(?:see also|related(?: posts| stories| articles| content| news| topics)?|"
     r"more (?:stories|news|articles|on this topic|from .*)|recommended(?: for you)?|"
     r"popular(?: posts| stories)?|most (?:read|popular|viewed)|trending(?: now)?|"
     r"read (?:more|also|next)|you might also like|also read|about the author|"
     r"subscribe to .*|sign up .*|(?:our |the )?newsletter|share(?: this(?: article| post)?)?|"
-    r"leave a (?:comment|reply)|\d* ?comments?|tags|topics|"
+    r"leave a (?:comment|reply)|(?:\d+ )?comments|tags|topics|"
     r"siehe auch|das könnte sie auch interessieren|mehr zu(?:m thema)? .*|mehr zum thema|"
     r"zum weiterlesen|weitere (?:artikel|beiträge|meldungen|themen|nachrichten)|"
     r"(?:verwandte|ähnliche) (?:artikel|beiträge|themen)|lesen sie auch|auch interessant|"
-    r"meistgelesen|viel gelesen.*|kommentare?|kommentieren|über den autor|themen|"
+    r"meistgelesen|viel gelesen.*|(?:\d+ )?kommentare|kommentieren|über den autor|themen|"
     r"schlagworte|dieser artikel gefällt ihnen\?|teilen|artikel teilen|newsletter abonnieren|"
     r"veja também|leia também|relacionad[ao]s|notícias relacionadas|"
     r"noticias relacionadas|te puede interesar|lee también|contexto de la noticia|"

@@ -435,6 +435,12 @@ def test_a_short_root_beside_much_more_page_text_is_passed_over() -> None:
     assert any("passed over" in note for note in document.notes)
 
 
+@pytest.mark.parametrize("kicker", ["Kommentar", "Comment"])
+def test_an_opinion_kicker_is_not_a_comments_section(kicker: str) -> None:
+    document = extract(f"<article><h2>{kicker}</h2>{ARTICLE_PARAGRAPHS}</article>")
+    assert "Paragraph 0 of the story" in document.text
+
+
 def _ld_page(body: str, shown: str) -> str:
     ld = json.dumps({"@context": "https://schema.org", "@type": "NewsArticle",
                      "headline": "Snow on solar panels", "articleBody": body})
