@@ -28,12 +28,13 @@ _RAW = re.compile(
 )
 _JSON_LD = re.compile(rb"application/ld\+json", re.IGNORECASE)
 # Attributes the extractor reads (element_rules, content_root, block_builder,
-# page_metadata) and those the parser needs (encoding, foreign content); every other
+# page_metadata) and those the parser needs (encoding; a <font> with color, face or size
+# ends SVG and MathML content); every other
 # quoted attribute is dropped before parsing.
 _READ_ATTRIBUTES = (
     rb"class|id|href|style|hidden|role|itemprop|aria-hidden|aria-labelledby|name|property|"
     rb"content|charset|http-equiv|rel|type|lang|xml:lang|start|value|colspan|xmlns[\w:]*|"
-    rb"encoding|definitionurl")
+    rb"encoding|definitionurl|color|face|size")
 _BULKY_ATTRIBUTE = re.compile(
     rb'\s(?!(?:' + _READ_ATTRIBUTES + rb')=)[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')'
     rb'(?=[\s/>])',
