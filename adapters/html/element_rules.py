@@ -131,7 +131,7 @@ def is_misjudgeable(element: Element) -> bool:
     tag = element.tag
     if not isinstance(tag, str):
         return False
-    if tag == "noscript":
+    if tag in ("noscript", "form"):  # ASP.NET and shop pages wrap everything in a <form>
         return True
     if tag in SKIP_TAGS or tag in CHROME_TAGS or tag.startswith(SVG_NAMESPACE):
         return False

@@ -357,6 +357,7 @@ ARTICLE_PARAGRAPHS = "".join(
     '<article class="post steady-paywall-container tag-coronavirus">{}</article>',
     '<div class="story-body ad-marker">{}</div>',
     '<noscript><div class="text">{}</div></noscript>',
+    '<form id="aspnetForm" action="/page.aspx"><div class="text">{}</div></form>',
 ])
 def test_prose_under_a_misleading_class_is_rescued(wrapper: str) -> None:
     page = (f"<body><nav><a href='/'>Home</a> <a href='/news'>News</a></nav>"
