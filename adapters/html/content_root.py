@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
 import attrs
@@ -265,7 +265,9 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
     elements: dict[int, Element] = {}
     skipped_prose: dict[int, int] = {}
     skipped_roots: dict[int, Element] = {}
-    visible = 0
+    visible: list[tuple[int, Element | None]] = []
+    """Paragraph lengths and the element whose links to subtract, weighed only when a
+    rescue is in question."""
     stack: list[tuple[Element, list[Element], Element | None]] = [(body, [], None)]
     # Ancestors are kept for every element, so text length reaches publisher bodies many
     # levels up while the score still credits only three levels.
@@ -280,11 +282,11 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
                 and not is_misjudgeable(element):
             continue
         tag = element.tag
-        anchors: Iterable[Element] = ()
+        linked_in: Element | None = None
         if tag in _PARAGRAPH_TAGS and ancestors:
             text = "".join(element.itertext())
             credited = ancestors
-            anchors = element.iter("a")
+            linked_in = element
         elif tag in _TEXT_HOLDERS:
             # Only loose text: a <div> of inline elements is as often a teaser or widget.
             text = (element.text or "") + "".join(c.tail or "" for c in element)
@@ -294,14 +296,11 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
             credited = ancestors
         length = len(text.strip())
         if length >= MIN_PARAGRAPH:
-            # Link text is not prose: a menu must not pass for an article, skipped or not.
-            unlinked = max(length - sum(len("".join(a.itertext()).strip())
-                                        for a in anchors), 0)
             if skipped_under is not None:
                 key = id(skipped_under)
-                skipped_prose[key] = skipped_prose.get(key, 0) + unlinked
+                skipped_prose[key] = skipped_prose.get(key, 0) + _unlinked(length, linked_in)
             else:
-                visible += unlinked
+                visible.append((length, linked_in))
                 score = 1 + text.count(",") + min(length // 100, 3)
                 for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
                     key = id(ancestor)
@@ -333,7 +332,16 @@ RESCUE_SHARE = 1.0
 """Characters of unlinked paragraph text a skipped container needs to be rescued."""
 
 
-def _rescue_prose(roots: dict[int, Element], prose: dict[int, int], visible: int) -> bool:
+def _unlinked(length: int, linked_in: Element | None) -> int:
+    """Link text is not prose: a menu must not pass for an article, skipped or not."""
+    if linked_in is None:
+        return length
+    return max(length - sum(len("".join(a.itertext()).strip())
+                            for a in linked_in.iter("a")), 0)
+
+
+def _rescue_prose(roots: dict[int, Element], prose: dict[int, int],
+                  visible_parts: list[tuple[int, Element | None]]) -> bool:
     """A container that class rules skip ("entry-content no-share", "article isPaywall",
     <noscript>) but whose unlinked paragraph text outweighs all the prose the rules leave
     visible is where the article is: it is marked kept, and scoring inside it then picks
@@ -342,7 +350,10 @@ def _rescue_prose(roots: dict[int, Element], prose: dict[int, int], visible: int
     if not prose:
         return False
     key, length = max(prose.items(), key=lambda kv: kv[1])
-    if length < RESCUE_MIN_PROSE or length <= RESCUE_SHARE * visible:
+    if length < RESCUE_MIN_PROSE:
+        return False
+    visible = sum(_unlinked(size, linked_in) for size, linked_in in visible_parts)
+    if length <= RESCUE_SHARE * visible:
         return False
     mark_rescued(roots[key])
     return True
