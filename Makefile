@@ -38,8 +38,7 @@ samples: $(STAMP)
 # Benchmarks against peers, on ../shared/corpora (see bench/*.py for what each prints).
 bench-html: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	$(BIN)/python -P bench/article_bodies.py
-	$(BIN)/python -P bench/scholarly_pages.py
+	$(BIN)/python -m bench.html_extraction
 
 # pdftotext (poppler-utils, a Debian package) is the reference peer; the corpus ships its
 # outputs, so without it only its live timing is missing.

@@ -1,6 +1,6 @@
 """Article-body F1 on ../shared/corpora/articles-dev: sheaf against trafilatura, same run.
 
-    .venv/bin/python -P bench/article_bodies.py [--corpus DIR] [--per-page] [--rounds N]
+    .venv/bin/python -m bench.article_bodies [--corpus DIR] [--per-page] [--rounds N]
 
 Metric (the corpus's own): `\\w+` tokens, word 4-gram shingles with counts; per page
 tp/fp/fn are the shingle-count overlaps normalised to sum 1; precision and recall come
@@ -20,9 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.domain.errors import SheafError
-from sheaf.domain.markdown_rendering import document_plain_text
+from bench.html_quality import plain_body, sheaf_document
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "articles-dev"
 _WORD = re.compile(r"\w+")
@@ -55,10 +53,9 @@ def f1_of(scores: list[tuple[float, float, float]]) -> tuple[float, float, float
 
 
 def sheaf_extract(html: bytes, url: str) -> str:
-    try:
-        return document_plain_text(Html5libExtractor().extract_sync(html, url))
-    except SheafError:
-        return ""
+    # The truth is the body without its title: the `# ` title heading is left out.
+    document = sheaf_document(html, url)
+    return plain_body(document) if document is not None else ""
 
 
 def trafilatura_extract(html: bytes, url: str) -> str:

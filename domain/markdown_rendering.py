@@ -83,6 +83,17 @@ def assemble_document(
     )
 
 
+def with_title_heading(drafts: list[BlockDraft], title: str | None) -> list[BlockDraft]:
+    """`drafts` under the document's title as their `# ` heading (the title stays in the
+    metadata too); unchanged when there is no title or the first block already is it."""
+    if not title or not title.strip():
+        return drafts
+    if drafts and drafts[0].kind is BlockKind.HEADING and drafts[0].level == 1 \
+            and _one_line(drafts[0].text) == _one_line(title):
+        return drafts
+    return [BlockDraft(BlockKind.HEADING, text=_one_line(title), level=1), *drafts]
+
+
 def document_plain_text(document: Document) -> str:
     """The document as plain text, blocks separated by blank lines."""
     return BLOCK_SEPARATOR.join(render_plain(b.draft) for b in document.blocks)

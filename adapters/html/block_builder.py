@@ -29,7 +29,18 @@ CHROME_TEXTS = frozenset(t.lower() for t in (
     "Full text", "Get rights and content", "Scholar", "View Article", "Google Scholar CrossRef",
     "Full Text", "Free full text", "Abstract/FREE Full Text", "PMC free article",
     "Share this article", "Copy to clipboard", "Show all", "Hide", "Expand", "Collapse",
+    "View reference in article", "View reference", "Download figure:", "Download:",
+    "Open in a new tab", "Download high-res image", "Download full-size image", "PMC",
 ))
+# Counters and link rows that carry a number or a list of indexers ("Web of Science®
+# Times Cited: 12", "CrossRef | PubMed | Google Scholar").
+CHROME_PATTERN = re.compile(
+    r"^(?:(?:web of science®?|scopus|crossref|google scholar|pubmed)\s*)?(?:times )?cited"
+    r"(?: by)?:?\s*\(?\d*\)?$|"
+    r"^(?:(?:crossref|pubmed(?: abstract)?|google scholar|full text|scopus|web of science®?|"
+    r"pmc free article|cas|isi|medline|abstract|article|view|download)\s*[|,·•/]?\s*){2,}$",
+    re.IGNORECASE,
+)
 # Sections that are the publisher's, not the article's (ADR-0005): dropped with their
 # subsections. Back matter the article owns (acknowledgements, funding, author
 # contributions, ethics, competing interests, data availability) stays.
@@ -43,7 +54,30 @@ DROPPED_SECTIONS = re.compile(
     r"authors and affiliations|corresponding authors?|decision letter|author response|"
     r"share and cite|bookmark|\d+ blog links?|dblp - cs bibliography|"
     r"bibliographic and citation tools|code, data and media associated with this article|"
-    r"demos|recommenders and search tools|arxivlabs:.*)$",
+    r"demos|recommenders and search tools|arxivlabs:.*|access paper|current browse context|"
+    r"change to browse by|references & citations|full-text links|export citation|"
+    r"bookmark this article)$",
+    re.IGNORECASE,
+)
+# Sections that follow an article on news and blog pages, in the languages of the web
+# suites: what to read next, comments, newsletters, the author's box. Plurals only for
+# comments: "Comment" and "Kommentar" also label an opinion piece above its text.
+TAIL_SECTIONS = re.compile(
+    r"^(?:see also|related(?: posts| stories| articles| content| news| topics)?|"
+    r"more (?:stories|news|articles|on this topic|from .*)|recommended(?: for you)?|"
+    r"popular(?: posts| stories)?|most (?:read|popular|viewed)|trending(?: now)?|"
+    r"read (?:more|also|next)|you might also like|also read|about the author|"
+    r"subscribe to .*|sign up .*|(?:our |the )?newsletter|share(?: this(?: article| post)?)?|"
+    r"leave a (?:comment|reply)|(?:\d+ )?comments|tags|topics|"
+    r"siehe auch|das könnte sie auch interessieren|mehr zu(?:m thema)? .*|mehr zum thema|"
+    r"zum weiterlesen|weitere (?:artikel|beiträge|meldungen|themen|nachrichten)|"
+    r"(?:verwandte|ähnliche) (?:artikel|beiträge|themen)|lesen sie auch|auch interessant|"
+    r"meistgelesen|viel gelesen.*|(?:\d+ )?kommentare|kommentieren|über den autor|themen|"
+    r"schlagworte|dieser artikel gefällt ihnen\?|teilen|artikel teilen|newsletter abonnieren|"
+    r"veja também|leia também|relacionad[ao]s|notícias relacionadas|"
+    r"noticias relacionadas|te puede interesar|lee también|contexto de la noticia|"
+    r"articles similaires|à lire aussi|sur le même sujet|lire aussi|"
+    r"leggi anche|potrebbe interessarti|articoli correlati)$",
     re.IGNORECASE,
 )
 REFERENCE_HEADINGS = re.compile(
@@ -64,7 +98,16 @@ _LABELLED = re.compile(r"^\s*(?:Figure|Fig\.?|Table|Tab\.|Scheme|Chart|Plate|Box
                        r"Appendix|Video|Movie|Map|Graph|Exhibit)\s*[A-Z]?\d", re.IGNORECASE)
 NAVIGATION_LINK_SHARE = 0.7
 """Blocks whose text is at least this share of link text are navigation."""
-MAX_DEPTH = 250
+MAX_DEPTH = 120
+"""Nesting levels walked as structure; deeper content is taken as flat text, so the
+recursive walk stays far from Python's recursion limit on any parseable page."""
+
+
+def is_chrome_text(text: str) -> bool:
+    """Whole texts of links and lines that are the publisher's controls, not content."""
+    lowered = text.lower()
+    return (lowered in CHROME_TEXTS or lowered.rstrip(": ") in CHROME_TEXTS
+            or bool(CHROME_PATTERN.match(lowered)))
 
 
 def clean_inline(text: str) -> str:
@@ -88,6 +131,8 @@ class BlockBuilder:
         # The container a "References" heading opened: the list ends when it closes.
         self._references_scope: Element | None = None
         self._containers: list[Element] = []
+        self._depth = 0
+        """Elements entered on the current path, across nested builders."""
 
     # -- public --------------------------------------------------------------------
     def build_all(self, parts: list[Element], *, drop_publisher_sections: bool = True
@@ -109,6 +154,18 @@ class BlockBuilder:
             self._block_or_inline(child, depth + 1)
 
     def _block_or_inline(self, element: Element, depth: int) -> None:
+        if self._depth >= MAX_DEPTH:
+            if not is_skipped(element, inside_root=True, keep_hidden=self._in_references):
+                self._inline.append("".join(_visible_text(element)))
+            self._add_tail(element)
+            return
+        self._depth += 1
+        try:
+            self._element(element, depth)
+        finally:
+            self._depth -= 1
+
+    def _element(self, element: Element, depth: int) -> None:
         if is_skipped(element, inside_root=True, keep_hidden=self._in_references):
             self._add_tail(element)
             return
@@ -121,14 +178,15 @@ class BlockBuilder:
                 self.drafts.append(self._reference(text, None, self._reference_count() + 1))
             self._add_tail(element)
             return
-        if tag not in BLOCK_TAGS or depth > MAX_DEPTH:
+        if tag not in BLOCK_TAGS:
             if tag == "br":
                 self._inline.append(" ")
             elif tag == "button":
                 # In-text citations are buttons on some publishers ("Cohen, 1988");
                 # other buttons are controls.
                 text = "".join(_visible_text(element))
-                if _CITATION_LIKE.search(text) and clean_inline(text).lower() not in CHROME_TEXTS:
+                if (_CITATION_LIKE.search(text) or _is_citation_control(element)) \
+                        and not is_chrome_text(clean_inline(text)):
                     self._inline.append(text)
             elif tag == "a":
                 self._inline.append(self._anchor_text(element))
@@ -152,7 +210,7 @@ class BlockBuilder:
             if text.strip():
                 self.drafts.append(BlockDraft(BlockKind.CODE, text=text))
         elif tag == "blockquote":
-            inner = BlockBuilder(self.base_url, photo_captions=self.photo_captions)
+            inner = self._nested(photo_captions=self.photo_captions)
             inner._walk_block(element, depth)
             inner._flush_paragraph()
             self.links.extend(inner.links)
@@ -204,11 +262,14 @@ class BlockBuilder:
     def _reference(self, text: str, marker: str | None, position: int) -> BlockDraft:
         label = (marker or "").rstrip(".") or None
         match = _LABEL.match(text)
-        if match and label is None:
+        # A number printed in the entry is the one readers see (the list's own numbering is
+        # usually hidden by the page's style); keeping both doubles it ("1. 1. Smith").
+        if match and (label is None or match.group(1).isdigit()):
             label, text = match.group(1), text[match.end():]
         return BlockDraft(BlockKind.REFERENCE, text=text, label=label or str(position))
 
-    def _collect_items(self, element: Element, depth: int, items: list[ListItem]) -> None:
+    def _collect_items(self, element: Element, depth: int, items: list[ListItem],
+                       nesting: int = 0) -> None:
         ordered = element.tag == "ol"
         number = _int(element.get("start"), 1)
         for li in element:
@@ -216,12 +277,14 @@ class BlockBuilder:
                 continue
             number = _int(li.get("value"), number)
             nested = [c for c in li if isinstance(c.tag, str) and c.tag in ("ul", "ol")]
-            text = self._text_of(li, exclude=nested)
+            deeper = self._depth + nesting < MAX_DEPTH
+            text = self._text_of(li, exclude=nested if deeper else None)
             if text:
                 items.append(ListItem(text=text, depth=depth, ordered=ordered,
                                       marker=f"{number}." if ordered else None))
-            for sub in nested:
-                self._collect_items(sub, depth + 1 if text else depth, items)
+            if deeper:  # past the limit, sublists stay in their item's text
+                for sub in nested:
+                    self._collect_items(sub, depth + 1 if text else depth, items, nesting + 1)
             number += 1
 
     def _definition_list(self, element: Element) -> None:
@@ -274,7 +337,7 @@ class BlockBuilder:
 
     def _anchor_text(self, element: Element) -> str:
         text = clean_inline("".join(_visible_text(element)))
-        if text.lower() in CHROME_TEXTS:
+        if is_chrome_text(text):
             return ""
         href = element.get("href")
         if href and not href.startswith(("javascript:", "#", "mailto:")):
@@ -292,7 +355,7 @@ class BlockBuilder:
         text = clean_inline("".join(self._inline))
         self._inline.clear()
         linked, self._linked = self._linked, 0
-        if not text or text.lower() in CHROME_TEXTS or (len(text) <= 12 and not any(
+        if not text or is_chrome_text(text) or (len(text) <= 12 and not any(
                 c.isalpha() for c in text)):
             return  # chrome, or counters and share tallies ("438.3K", "4")
         if not self._in_references and linked >= NAVIGATION_LINK_SHARE * len(text):
@@ -307,16 +370,18 @@ class BlockBuilder:
 
     def _text_of(self, element: Element, exclude: list[Element] | None = None) -> str:
         """Inline text of an element (its blocks flattened with spaces), chrome removed."""
-        inner = BlockBuilder(self.base_url)
+        if self._depth >= MAX_DEPTH:
+            return clean_inline("".join(_visible_text(element)))
+        inner = self._nested(photo_captions=True)
         for child in _children_with_text(element):
             if isinstance(child, str):
                 inner._inline.append(child)
             elif exclude and child in exclude:
                 inner._add_tail(child)
             elif child.tag in BLOCK_TAGS and not is_skipped(child, True):
-                inner._inline.append(" ")
-                inner._inline.append(inner._text_of(child))
-                inner._inline.append(" ")
+                block_text = inner._text_of(child)
+                if not is_chrome_text(block_text):  # a counter line inside an entry
+                    inner._inline.extend((" ", block_text, " "))
                 inner._add_tail(child)
             else:
                 inner._block_or_inline(child, 0)
@@ -325,8 +390,22 @@ class BlockBuilder:
         parts.extend(_draft_plain(d) for d in inner.drafts)
         return clean_inline(" ".join(p for p in parts if p))
 
+    def _nested(self, *, photo_captions: bool) -> BlockBuilder:
+        """A builder for an element's own text, continuing this one's depth count."""
+        inner = BlockBuilder(self.base_url, photo_captions=photo_captions)
+        inner._depth = self._depth + 1
+        return inner
+
     def _enters_references(self, element: Element) -> bool:
         return any(REFERENCE_TOKENS.search(t) for t in tokens(element))
+
+
+_CITATION_CONTROL = re.compile(r"ref|cit|bib|xref", re.IGNORECASE)
+
+
+def _is_citation_control(element: Element) -> bool:
+    """A button that opens a cited work ("Dienes, forthcoming") is the sentence's text."""
+    return any(_CITATION_CONTROL.search(t) for t in tokens(element))
 
 
 def _is_caption(element: Element) -> bool:
@@ -346,6 +425,9 @@ def _children_with_text(element: Element) -> list[Element | str]:
 def _visible_text(element: Element) -> list[str]:
     """Text nodes in document order, without skipped (chrome, hidden) descendants."""
     return _text_nodes(element, lambda node: is_skipped(node, True))
+
+
+visible_text = _visible_text
 
 
 def _all_text(element: Element) -> list[str]:
@@ -397,20 +479,32 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+TEASER_PROSE = 150
+"""A paragraph this long under a read-next heading is the article resuming (a related box
+set inside the story), not a teaser."""
+
+
 def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
-    """Remove publisher sections (Rights and permissions, About this article, ...) whole."""
+    """Remove publisher sections (Rights and permissions, About this article, ...) whole,
+    and read-next boxes (Related news, Siehe auch, ...) up to where prose resumes."""
     kept: list[BlockDraft] = []
     dropping_level = 0
+    teasers = False
     for draft in drafts:
         if draft.kind is BlockKind.HEADING:
             if dropping_level and draft.level > dropping_level:
                 continue
             dropping_level = 0
-            if DROPPED_SECTIONS.match(clean_inline(draft.text).rstrip(":")):
+            label = clean_inline(draft.text).rstrip(":").strip()
+            teasers = bool(TAIL_SECTIONS.match(label))
+            if teasers or DROPPED_SECTIONS.match(label):
                 dropping_level = draft.level
                 continue
         elif dropping_level:
-            continue
+            if not (teasers and draft.kind is BlockKind.PARAGRAPH
+                    and len(draft.text) >= TEASER_PROSE):
+                continue
+            dropping_level = 0
         kept.append(draft)
     return kept
 

@@ -8,7 +8,13 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
-from sheaf.adapters.html.element_rules import is_junk, is_skipped, tokens
+from sheaf.adapters.html.element_rules import (
+    is_junk,
+    is_misjudgeable,
+    is_skipped,
+    mark_rescued,
+    tokens,
+)
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -73,11 +79,94 @@ class _TreeIndex:
         return cls(parents, by_token, semantic)
 
 
-def find_content_root(html: Element) -> tuple[Element, str]:
-    """The element holding the main content, and why it was chosen."""
+@attrs.frozen
+class RootCandidate:
+    """An element that may hold the article, why it was proposed, and the paragraph text
+    scoring credited to it (what extraction from it should roughly give back)."""
+
+    element: Element
+    why: str
+    prose: int
+    siblings: tuple[Element, ...] = ()
+    """Siblings of `element` that continue the article, in document order around it."""
+
+    @property
+    def parts(self) -> list[Element]:
+        """`element` with its continuing siblings, in document order."""
+        return list(self.siblings) if self.siblings else [self.element]
+
+
+FALLBACKS = 4
+"""Highest-scoring containers tried after the first choice, before <body>."""
+
+
+def content_root_candidates(html: Element) -> list[RootCandidate]:
+    """Where the article may be, best first: the first choice (publisher markup, semantic
+    containers, the highest content score), then the next highest scores, then <body>.
+    The extractor takes the first whose extraction is plausible."""
     body = _first(html, "body") or html
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
+    first, why = _first_choice(body, scored, index)
+    siblings = () if why.startswith("publisher") else _continuing(first, body, scored, index)
+    if siblings:
+        why += f"; with {len(siblings) - 1} sibling(s) that continue it"
+    out = [RootCandidate(first, why, _text_len(first, scored), siblings)]
+    ranked = sorted((kv for kv in scored.items() if kv[1][0] > 0), key=lambda kv: -kv[1][0])
+    by_id = {id(e): e for e in body.iter()} if ranked else {}
+    for key, (score, prose) in ranked:
+        if len(out) > FALLBACKS:
+            break
+        element = by_id.get(key)
+        if element is None or any(c.element is element for c in out):
+            continue
+        out.append(RootCandidate(element, f"content score {score:.0f}", prose))
+    if not any(c.element is body for c in out):
+        out.append(RootCandidate(body, "the whole <body>", _text_len(body, scored)))
+    return out
+
+
+SIBLING_SCORE_SHARE = 0.2
+SIBLING_MIN_SCORE = 10.0
+SIBLING_MAX_LINK_DENSITY = 0.25
+
+
+def _continuing(root: Element, body: Element, scored: dict[int, tuple[float, int]],
+                index: _TreeIndex) -> tuple[Element, ...]:
+    """Siblings that carry on the article beside `root` (CMSs that set a story as several
+    text modules or <article>s in a row), as Readability gathers them: a sibling scoring
+    at least a fifth of the root, or of the root's tag and class with prose of its own and
+    few links. Empty when there is none (the root stands alone)."""
+    parent = index.parents.get(root)
+    if parent is None or root is body:
+        return ()
+    own_score = scored.get(id(root), (0.0, 0))[0]
+    threshold = max(SIBLING_MIN_SCORE, SIBLING_SCORE_SHARE * own_score)
+    root_classes = set((root.get("class") or "").split())
+    kept: list[Element] = []
+    for sibling in parent:
+        if sibling is root:
+            kept.append(sibling)
+            continue
+        if not isinstance(sibling.tag, str) or is_skipped(sibling, inside_root=False):
+            continue
+        score, prose = scored.get(id(sibling), (0.0, 0))
+        alike = sibling.tag == root.tag and bool(
+            root_classes & set((sibling.get("class") or "").split()))
+        if (score >= threshold or (alike and prose >= MIN_PARAGRAPH * 4)) \
+                and _link_density(sibling) <= SIBLING_MAX_LINK_DENSITY:
+            kept.append(sibling)
+    return tuple(kept) if len(kept) > 1 else ()
+
+
+def find_content_root(html: Element) -> tuple[Element, str]:
+    """The first choice of element holding the main content, and why it was chosen."""
+    first = content_root_candidates(html)[0]
+    return first.element, first.why
+
+
+def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex
+                  ) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
     best_text = best_scored[1][1] if best_scored else 0
 
@@ -150,31 +239,79 @@ def _holds(container: Element, element: Element, index: _TreeIndex) -> bool:
 
 
 def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
-    """Readability-style scores: paragraphs credit their parent fully and grandparent half.
-    Returns id(element) -> (score, paragraph text length)."""
+    """Readability-style scores, after rescuing the page's prose from class rules that
+    misjudge it (see `_rescue_prose`). Returns id(element) -> (score, paragraph text)."""
+    for _attempt in range(_RESCUES):
+        scored, rescued = _score_once(body)
+        if not rescued:
+            break
+    return scored
+
+
+_RESCUES = 3
+"""Nested misjudged containers rescued at most (each rescue scores the page again)."""
+_PARAGRAPH_TAGS = frozenset({"p", "pre", "td", "li", "dd", "blockquote"})
+_TEXT_HOLDERS = frozenset({"div", "section", "article", "main", "font", "center"})
+"""Containers whose own loose text (beside their children) counts as a paragraph: pages
+that set prose straight into a <div> with <br> between lines."""
+MIN_PARAGRAPH = 25
+
+
+def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
+    """Paragraphs credit their parent fully and grandparent half. Prose under an element
+    that class rules skip is tallied apart, for `_rescue_prose`."""
     scores: dict[int, float] = {}
     text_len: dict[int, int] = {}
     elements: dict[int, Element] = {}
-    stack: list[tuple[Element, list[Element]]] = [(body, [])]
+    skipped_prose: dict[int, int] = {}
+    skipped_roots: dict[int, Element] = {}
+    visible: list[tuple[int, Element | None]] = []
+    """Paragraph lengths and the element whose links to subtract, weighed only when a
+    rescue is in question."""
+    stack: list[tuple[Element, list[Element], Element | None]] = [(body, [], None)]
     # Ancestors are kept for every element, so text length reaches publisher bodies many
     # levels up while the score still credits only three levels.
     while stack:
-        element, ancestors = stack.pop()
-        if is_skipped(element, inside_root=False) and element is not body:
+        element, ancestors, skipped_under = stack.pop()
+        if element is not body and skipped_under is None and is_skipped(element, False):
+            if not is_misjudgeable(element):
+                continue
+            skipped_under = element
+            skipped_roots[id(element)] = element
+        elif skipped_under is not None and is_skipped(element, False) \
+                and not is_misjudgeable(element):
             continue
-        if element.tag in ("p", "pre", "td", "li", "dd", "blockquote") and ancestors:
+        tag = element.tag
+        linked_in: Element | None = None
+        if tag in _PARAGRAPH_TAGS and ancestors:
             text = "".join(element.itertext())
-            length = len(text.strip())
-            if length >= 25:
+            credited = ancestors
+            linked_in = element
+        elif tag in _TEXT_HOLDERS:
+            # Only loose text: a <div> of inline elements is as often a teaser or widget.
+            text = (element.text or "") + "".join(c.tail or "" for c in element)
+            credited = [*ancestors, element]
+        else:
+            text = ""
+            credited = ancestors
+        length = len(text.strip())
+        if length >= MIN_PARAGRAPH:
+            if skipped_under is not None:
+                key = id(skipped_under)
+                skipped_prose[key] = skipped_prose.get(key, 0) + _unlinked(length, linked_in)
+            else:
+                visible.append((length, linked_in))
                 score = 1 + text.count(",") + min(length // 100, 3)
-                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(ancestors), strict=False):
+                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
                     key = id(ancestor)
                     elements[key] = ancestor
                     scores[key] = scores.get(key, 0.0) + score * weight
-                for ancestor in ancestors:
+                for ancestor in credited:
                     text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
-        next_ancestors = [*ancestors, element] if element.tag in CANDIDATE_TAGS else ancestors
-        stack.extend((child, next_ancestors) for child in element if isinstance(child.tag, str))
+        next_ancestors = [*ancestors, element] if tag in CANDIDATE_TAGS else ancestors
+        stack.extend((child, next_ancestors, skipped_under) for child in element
+                     if isinstance(child.tag, str))
+    rescued = _rescue_prose(skipped_roots, skipped_prose, visible)
     result: dict[int, tuple[float, int]] = {key: (0.0, length) for key, length in text_len.items()}
     for key, raw in scores.items():
         element = elements[key]
@@ -187,7 +324,39 @@ def _score_candidates(body: Element) -> dict[int, tuple[float, int]]:
                 total -= 25
         total *= 1 - _link_density(element)
         result[key] = (total, text_len[key])
-    return result
+    return result, rescued
+
+
+RESCUE_MIN_PROSE = 200
+RESCUE_SHARE = 1.0
+"""Characters of unlinked paragraph text a skipped container needs to be rescued."""
+
+
+def _unlinked(length: int, linked_in: Element | None) -> int:
+    """Link text is not prose: a menu must not pass for an article, skipped or not."""
+    if linked_in is None:
+        return length
+    return max(length - sum(len("".join(a.itertext()).strip())
+                            for a in linked_in.iter("a")), 0)
+
+
+def _rescue_prose(roots: dict[int, Element], prose: dict[int, int],
+                  visible_parts: list[tuple[int, Element | None]]) -> bool:
+    """A container that class rules skip ("entry-content no-share", "article isPaywall",
+    <noscript>) but whose unlinked paragraph text outweighs all the prose the rules leave
+    visible is where the article is: it is marked kept, and scoring inside it then picks
+    the article as usual. Only the largest is rescued per pass, so a menu beside the
+    article is weighed against it on the next. True when one was rescued."""
+    if not prose:
+        return False
+    key, length = max(prose.items(), key=lambda kv: kv[1])
+    if length < RESCUE_MIN_PROSE:
+        return False
+    visible = sum(_unlinked(size, linked_in) for size, linked_in in visible_parts)
+    if length <= RESCUE_SHARE * visible:
+        return False
+    mark_rescued(roots[key])
+    return True
 
 
 def _link_density(element: Element) -> float:

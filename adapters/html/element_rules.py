@@ -7,6 +7,7 @@ a sidebar, and is kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from xml.etree.ElementTree import Element
 
@@ -25,7 +26,8 @@ _JUNK_PART = re.compile(
     r"signup|sign-up|subscribe|subscription|advert|advertisement|ads?|adsbygoogle|promo|"
     r"sponsor(?:ed)?|related|recommend(?:ed|ations?)?|comments?|disqus|breadcrumbs?|pagination|"
     r"pager|toolbar|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|sortby|sort-tabs|"
-    r"print-?only|visually-hidden|sr-only|screen-reader-text|credits?|photo-?credit)(?:$|[-_])",
+    r"print-?only|visually-hidden|sr-only|screen-reader-text|credits?|photo-?credit|downloads?)"
+    r"(?:$|[-_])",
     re.IGNORECASE,
 )
 # Words that mark chrome wherever they sit in a token, camelCase included
@@ -85,14 +87,26 @@ _CHROME_ITEMPROPS = frozenset({"datepublished", "datemodified", "datecreated", "
 
 def is_junk(element: Element) -> bool:
     """Chrome by class/id, role or microdata, unless it carries a protected token."""
-    if (element.get("itemprop") or "").lower() in _CHROME_ITEMPROPS:
-        return not is_protected(element)
-    role = (element.get("role") or "").lower()
+    classes, ident = element.get("class"), element.get("id")
+    itemprop, role = element.get("itemprop"), element.get("role")
+    if not (classes or ident or itemprop or role):
+        return False
+    return _junk_marks(classes or "", ident or "", (itemprop or "").lower(),
+                       (role or "").lower())
+
+
+@functools.lru_cache(maxsize=8192)
+def _junk_marks(classes: str, ident: str, itemprop: str, role: str) -> bool:
+    # Pages repeat the same class lists thousands of times: judged once each.
+    found = classes.split() + ([ident] if ident else [])
+    protected = any(_PROTECTED.search(t) for t in found)
+    if itemprop in _CHROME_ITEMPROPS:
+        return not protected
     if role in ("navigation", "banner", "contentinfo", "complementary", "search", "dialog",
                 "alert", "menu", "menubar", "toolbar"):
-        return not is_protected(element)
+        return not protected
     # Taxonomy classes ("category-advertising", "tag-cookies") name the topic, not a role.
-    marks = [t for t in tokens(element) if not _TAXONOMY.match(t)]
+    marks = [t for t in found if not _TAXONOMY.match(t)]
     if not marks:
         return False
     if any(_PROTECTED.search(t) for t in marks):
@@ -101,13 +115,55 @@ def is_junk(element: Element) -> bool:
                for t in marks)
 
 
+RESCUED = "sheaf rescued"
+"""An attribute no parser can produce (its name has a space), set on an element whose
+class rules misjudged the page's prose (content_root._rescue_prose)."""
+
+
+def mark_rescued(element: Element) -> None:
+    element.set(RESCUED, "")
+
+
+def is_misjudgeable(element: Element) -> bool:
+    """Skipped by a rule that can misjudge prose: class/id/role words and <noscript>
+    (pages that render their text only without scripts). Scripts, styles, hidden
+    elements, forms and the page's header, footer and asides are never prose."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return False
+    if tag in ("noscript", "form"):  # ASP.NET and shop pages wrap everything in a <form>
+        return True
+    if tag in SKIP_TAGS or tag in CHROME_TAGS or tag.startswith(SVG_NAMESPACE):
+        return False
+    if is_hidden(element) or element.get("role") or element.get("itemprop"):
+        return False
+    return is_junk(element) and not any(_NEVER_PROSE.search(t) for t in tokens(element)
+                                        if not _TAXONOMY.match(t))
+
+
+# Class words that are never the article whatever their size: comments are prose but
+# not the article's, and menus, banners and dialogs are chrome.
+_NEVER_PROSE = re.compile(
+    r"(?:^|[-_])(?:comments?|commentlist|disqus|discussion|replies|nav|navbar|navigation|"
+    r"menu|sidebar|side-bar|footer|header|breadcrumbs?|related|recommend(?:ed|ations)?|"
+    r"cookies?|consent|gdpr|newsletter|modal|popup|overlay|dialog|hidden|hide|invisible|"
+    r"d-none|sr-only|visually-hidden|screen-reader-text|teasers?|masthead|toolbar|"
+    r"pager|pagination|author-bio|byline)(?:$|[-_])",
+    re.IGNORECASE,
+)
+
+
 def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -> bool:
     """True when the element and everything in it stays out of the extracted text.
 
     `keep_hidden` keeps collapsed content (publishers fold reference lists into
     `display: none` accordions that a click opens)."""
     tag = element.tag
-    if not isinstance(tag, str) or tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
+    if not isinstance(tag, str):
+        return True
+    if element.get(RESCUED) is not None:
+        return False
+    if tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
         return True
     if is_hidden(element) and not keep_hidden:
         return True

@@ -9,6 +9,8 @@ from typing import Any
 from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
+import html5lib
+
 from sheaf.adapters.html.block_builder import clean_inline
 from sheaf.domain.document import Link
 from sheaf.domain.metadata import DocumentMetadata
@@ -44,8 +46,7 @@ def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple
         elif tag == "title" and title_tag is None:
             title_tag = clean_inline("".join(element.itertext()))
         elif tag == "script" and (element.get("type") or "").lower() == "application/ld+json":
-            with contextlib.suppress(ValueError):
-                json_ld.append(json.loads("".join(element.itertext())))
+            json_ld.extend(_json_ld(element))
         elif tag == "a":
             match = _DOI_LINK.match((element.get("href") or "").strip())
             if match:
@@ -112,6 +113,37 @@ def _clean_title(title: str | None, site_name: str | None) -> str | None:
             parts = [p for p in parts if p.strip().lower() != site_name.strip().lower()] or parts
         return max(parts, key=len).strip()
     return title
+
+
+def _json_ld(script: Element) -> list[Any]:
+    """The JSON value of a JSON-LD script, or nothing when it does not parse (broken, or
+    nested too deep for the decoder: a RecursionError is the decoder's depth limit)."""
+    with contextlib.suppress(ValueError, RecursionError):
+        return [json.loads("".join(script.itertext()))]
+    return []
+
+
+STRUCTURED_BODY_KEYS = ("articleBody", "text")
+
+
+def structured_article_body(html: Element) -> str | None:
+    """The longest article body a page declares in JSON-LD (`articleBody`, or `text` of an
+    article item), as plain text; None when there is none."""
+    items: list[Any] = []
+    for script in html.iter("script"):
+        if (script.get("type") or "").lower() == "application/ld+json":
+            items.extend(_json_ld(script))
+    bodies = [item.get(key) for item in _ld_articles(_flatten_ld(items))
+              for key in STRUCTURED_BODY_KEYS]
+    texts = [b for b in bodies if isinstance(b, str) and b.strip()]
+    if not texts:
+        return None
+    best = max(texts, key=len)
+    if "<" in best:  # some CMSs put the body's HTML there
+        fragment = html5lib.parseFragment(best, treebuilder="etree",
+                                          namespaceHTMLElements=False)
+        best = "\n".join(t for t in fragment.itertext())
+    return best
 
 
 def _flatten_ld(items: list[Any]) -> list[dict[str, Any]]:

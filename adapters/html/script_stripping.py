@@ -27,8 +27,17 @@ _RAW = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _JSON_LD = re.compile(rb"application/ld\+json", re.IGNORECASE)
+# Attributes the extractor reads (element_rules, content_root, block_builder,
+# page_metadata) and those the parser needs (encoding; a <font> with color, face or size
+# ends SVG and MathML content); every other
+# quoted attribute is dropped before parsing.
+_READ_ATTRIBUTES = (
+    rb"class|id|href|style|hidden|role|itemprop|aria-hidden|aria-labelledby|name|property|"
+    rb"content|charset|http-equiv|rel|type|lang|xml:lang|start|value|colspan|xmlns[\w:]*|"
+    rb"encoding|definitionurl|color|face|size")
 _BULKY_ATTRIBUTE = re.compile(
-    rb'\s(?:data-[\w.:-]+|srcset|sizes|on[a-z]+|d|points|transform)="[^"<>]*"(?=[\s/>])',
+    rb'\s(?!(?:' + _READ_ATTRIBUTES + rb')=)[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')'
+    rb'(?=[\s/>])',
     re.IGNORECASE)
 _FOREIGN_START = re.compile(rb"<(svg|math)[\s/>]", re.IGNORECASE)
 _FOREIGN_TOKEN = re.compile(
@@ -78,7 +87,7 @@ def strip_scripts(body: bytes) -> bytes:
             replacement = whole if _JSON_LD.search(attributes) else _closing(whole, b"</script")
         elif kind == "style":
             replacement = _closing(whole, b"</style")
-        elif kind == "tag" and b'="' in whole and _BULKY_ATTRIBUTE.search(whole):
+        elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE.search(whole):
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
             replacement = _BULKY_ATTRIBUTE.sub(b"", whole)

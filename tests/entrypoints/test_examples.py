@@ -17,4 +17,4 @@ def test_the_scripted_agent_loop_quotes_with_a_citation() -> None:
     assert "-> ingest_url(" in out and "-> search_knowledge(" in out
     assert "-> get_exact_quote(" in out
     assert 'The article says: "We followed 31 red foxes' in out
-    assert "characters 13-130" in out and "[1] " in out
+    assert "characters 87-204" in out and "[1] " in out

@@ -1,0 +1,119 @@
+"""The HTML quality gate: sheaf's figures on the three dev corpora, checked against floors
+pinned in tests/corpora/html_quality_floors.json.
+
+The test tests/corpora/test_html_quality_gate.py runs it in `make test`; by hand:
+
+    .venv/bin/python -P bench/quality_gate.py [--corpora DIR]
+
+Each page is parsed once; every figure comes from those Documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.html_quality import (
+    CORPORA,
+    load_articles,
+    load_web_pages,
+    mean_f1,
+    plain_body,
+    scholarly_score,
+    segment_score,
+    segments_prf,
+    sheaf_document,
+    shingle_scores,
+)
+
+FLOORS = Path(__file__).resolve().parents[1] / "tests" / "corpora" / "html_quality_floors.json"
+
+
+def corpora_present(corpora: Path = CORPORA) -> bool:
+    return all((corpora / name).is_dir()
+               for name in ("articles-dev", "web-pages-dev", "scholarly-html-dev"))
+
+
+def gate_figures(corpora: Path = CORPORA) -> dict[str, float]:
+    """sheaf's figures on the dev corpora, by the names the floors use."""
+    articles, truth = load_articles(corpora / "articles-dev")
+    article_scores = []
+    empty = 0
+    for pid, html in articles.items():
+        document = sheaf_document(html, truth[pid].get("url", ""))
+        text = plain_body(document) if document is not None else ""
+        empty += not text.strip()
+        article_scores.append(shingle_scores(text, truth[pid]["articleBody"]))
+    web, annotations = load_web_pages(corpora / "web-pages-dev")
+    web_scores = []
+    for pid, html in web.items():
+        document = sheaf_document(html, "")
+        text = plain_body(document, with_title=True) if document is not None else ""
+        empty += not text.strip()
+        web_scores.append(segment_score(text, annotations[pid]))
+    folder = corpora / "scholarly-html-dev"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    scholarly = []
+    for entry in manifest:
+        html = (folder / entry["file"]).read_bytes()
+        url = entry.get("source_url_from_page") or "https://example.org/"
+        document = sheaf_document(html, url)
+        empty += document is None
+        scholarly.append(scholarly_score(entry, document))
+    full = [s for s in scholarly if s.full_text]
+    return {
+        "articles_f1": mean_f1(article_scores)[2],
+        "web_f1": segments_prf(web_scores)[2],
+        "web_zero_kept_pages": sum(1 for s in web_scores if s.nothing_kept),
+        "scholarly_heading_recall": min((s.heading_recall for s in full), default=1.0),
+        "scholarly_sentences_missing": sum(len(s.sentences_missing) for s in scholarly),
+        "scholarly_incomplete_reference_lists": sum(1 for s in scholarly
+                                                    if not s.references_complete),
+        "scholarly_pages_with_chrome": sum(1 for s in scholarly if s.chrome),
+        "scholarly_pages_without_title_heading": sum(1 for s in scholarly
+                                                     if not s.title_heading),
+        "empty_pages": empty,
+    }
+
+
+def load_floors(path: Path = FLOORS) -> dict[str, dict[str, float]]:
+    floors: dict[str, dict[str, float]] = json.loads(path.read_text())["floors"]
+    return floors
+
+
+def floor_failures(figures: dict[str, float], floors: dict[str, dict[str, float]]) -> list[str]:
+    """One line per figure outside its pinned bound (`min` or `max`); a floor naming a
+    figure that was not computed is a failure too, so a renamed figure cannot pass."""
+    failures = []
+    for name, bound in sorted(floors.items()):
+        if name not in figures:
+            failures.append(f"{name}: no such figure")
+            continue
+        value = figures[name]
+        if "min" in bound and value < bound["min"]:
+            failures.append(f"{name} = {value:.4f}, below the floor {bound['min']}")
+        if "max" in bound and value > bound["max"]:
+            failures.append(f"{name} = {value:.4f}, above the ceiling {bound['max']}")
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", type=Path, default=CORPORA)
+    args = parser.parse_args()
+    if not corpora_present(args.corpora):
+        print(f"corpora not found under {args.corpora}", file=sys.stderr)
+        return 2
+    figures: dict[str, Any] = gate_figures(args.corpora)
+    for name, value in figures.items():
+        print(f"{name:<40} {value:.4f}")
+    failures = floor_failures(figures, load_floors())
+    print("gate: " + ("; ".join(failures) if failures else "pass"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
