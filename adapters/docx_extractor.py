@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
-import anyio
 import attrs
 
+from sheaf.adapters.office.container_extractor import ContainerExtractor
 from sheaf.adapters.office.container_reading import Container
 from sheaf.adapters.office.core_properties import core_metadata
 from sheaf.adapters.office.relationships import R, relationships
@@ -45,22 +45,11 @@ class _Paragraph:
     numbering: tuple[str, int] | None
 
 
-class DocxExtractor:
+class DocxExtractor(ContainerExtractor):
     """Extracts a Word document (Office Open XML) in a worker thread."""
 
-    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
-        self._limiter = limiter
-
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
-                                              limiter=self._limiter)
-
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        container = Container(body)
-        try:
-            return _DocxReading(container, location).document()
-        finally:
-            container.close()
+    def read(self, container: Container, location: str) -> Document:
+        return _DocxReading(container, location).document()
 
 
 class _DocxReading:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
-import anyio
 import attrs
 import html5lib
 
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline
+from sheaf.adapters.office.container_extractor import ContainerExtractor
 from sheaf.adapters.office.container_reading import Container
 from sheaf.domain.document import BlockDraft, BlockKind, Document, Link
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -42,22 +42,11 @@ class _Item:
     properties: str
 
 
-class EpubExtractor:
+class EpubExtractor(ContainerExtractor):
     """Extracts an EPUB 2 or 3 book in a worker thread."""
 
-    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
-        self._limiter = limiter
-
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
-                                              limiter=self._limiter)
-
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        container = Container(body)
-        try:
-            return _book(container, location)
-        finally:
-            container.close()
+    def read(self, container: Container, location: str) -> Document:
+        return _book(container, location)
 
 
 def _book(container: Container, location: str) -> Document:

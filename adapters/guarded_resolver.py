@@ -32,12 +32,7 @@ class GuardedResolver(AbstractResolver):
     async def resolve(self, host: str, port: int = 0,
                       family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
         results = await self._inner.resolve(host, port, family)
-        for result in results:
-            address = ipaddress.ip_address(result["host"].split("%", 1)[0])
-            reason = self._policy(address)
-            if reason:
-                raise SheafError(ErrorKind.BLOCKED_ADDRESS,
-                                 f"{host} resolves to a non-public address: {reason}")
+        _refuse_blocked(host, results, self._policy, "resolves to")
         return results
 
     async def close(self) -> None:
@@ -59,10 +54,16 @@ class GuardedConnector(TCPConnector):
     async def _resolve_host(self, host: str, port: int,
                             traces: Sequence[Any] | None = None) -> list[ResolveResult]:
         results = await super()._resolve_host(host, port, traces=traces)
-        for result in results:
-            address = ipaddress.ip_address(result["host"].split("%", 1)[0])
-            reason = self._policy(address)
-            if reason:
-                raise SheafError(ErrorKind.BLOCKED_ADDRESS,
-                                 f"{host} is a non-public address: {reason}")
+        _refuse_blocked(host, results, self._policy, "is")
         return results
+
+
+def _refuse_blocked(host: str, results: Sequence[ResolveResult], policy: AddressPolicy,
+                    verb: str) -> None:
+    """Raise `blocked_address` when any address `host` stands for is not public."""
+    for result in results:
+        address = ipaddress.ip_address(result["host"].split("%", 1)[0])
+        reason = policy(address)
+        if reason:
+            raise SheafError(ErrorKind.BLOCKED_ADDRESS,
+                             f"{host} {verb} a non-public address: {reason}")

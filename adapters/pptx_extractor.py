@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element
 
-import anyio
 import attrs
 
+from sheaf.adapters.office.container_extractor import ContainerExtractor
 from sheaf.adapters.office.container_reading import Container
 from sheaf.adapters.office.core_properties import core_metadata
 from sheaf.adapters.office.relationships import R, relationships
@@ -38,22 +38,11 @@ class _Shape:
     title: str | None = None
 
 
-class PptxExtractor:
+class PptxExtractor(ContainerExtractor):
     """Extracts a PowerPoint deck (Office Open XML) in a worker thread."""
 
-    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
-        self._limiter = limiter
-
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
-                                              limiter=self._limiter)
-
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        container = Container(body)
-        try:
-            return _deck(container)
-        finally:
-            container.close()
+    def read(self, container: Container, location: str) -> Document:
+        return _deck(container)
 
 
 def _deck(container: Container) -> Document:

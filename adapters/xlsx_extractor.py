@@ -14,6 +14,7 @@ from xml.etree.ElementTree import Element
 import anyio
 import attrs
 
+from sheaf.adapters.office.container_extractor import ContainerExtractor
 from sheaf.adapters.office.container_reading import Container
 from sheaf.adapters.office.core_properties import core_metadata
 from sheaf.adapters.office.relationships import R, relationships
@@ -37,24 +38,16 @@ class _Workbook:
     epoch: datetime
 
 
-class XlsxExtractor:
+class XlsxExtractor(ContainerExtractor):
     """Extracts an Excel workbook (Office Open XML) in a worker thread."""
 
     def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
                  limits: SheetLimits = DEFAULT_SHEET_LIMITS) -> None:
-        self._limiter = limiter
+        super().__init__(limiter)
         self.limits = limits
 
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
-                                              limiter=self._limiter)
-
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        container = Container(body)
-        try:
-            return self._workbook(container)
-        finally:
-            container.close()
+    def read(self, container: Container, location: str) -> Document:
+        return self._workbook(container)
 
     def _workbook(self, container: Container) -> Document:
         if not container.has(MAIN_PART):
