@@ -13,8 +13,9 @@ from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
+from sheaf.domain.pdf_formulas import lift_formulas
 from sheaf.domain.pdf_structure import join_title, structure_blocks, title_of
-from sheaf.domain.pdf_tables import lift_tables, place_tables
+from sheaf.domain.pdf_tables import lift_tables, place_by_position, place_tables
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -53,8 +54,10 @@ class PdfminerExtractor:
         if blank:
             notes.append(f"pages_without_text: {', '.join(map(str, blank))}")
         boxes, tables = lift_tables(boxes)
-        drafts = place_tables(
-            structure_blocks(boxes, opened.page_count, opened.outline, notes), tables)
+        boxes, formulas = lift_formulas(boxes)
+        drafts = place_tables(place_by_position(
+            structure_blocks(boxes, opened.page_count, opened.outline, notes), formulas),
+            tables)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")

@@ -20,7 +20,7 @@ _NUMBERING = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S|^([IVX]+|[A-Z])\.\s+\S")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"\b[ivxlc]+\b")
-_UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
+_UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)|[\ufffe\uffff]")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|medi|[-,]bd\b|cmbx|cmb\d|cmssbx|"
                         r"\bbx\d|-b$", re.IGNORECASE)
 MAX_HEADING_WORDS = 16
@@ -36,6 +36,8 @@ class TextLine:
     bold: bool
     chars: int
     bbox: tuple[float, float, float, float]
+    math: int = 0
+    """How many of its glyphs are set in a math font or are mathematical symbols."""
 
 
 @attrs.frozen

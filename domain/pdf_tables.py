@@ -243,15 +243,22 @@ def place_tables(drafts: list[BlockDraft], tables: list[PdfTable]) -> list[Block
     """Each table inserted in reading order: before the first block of its page that lies
     below the table's top and overlaps it sideways (so a caption above stays above and
     a caption below follows), else at the end of its page."""
+    return place_by_position(drafts, [table.draft() for table in tables])
+
+
+def place_by_position(drafts: list[BlockDraft], lifted: list[BlockDraft]) -> list[BlockDraft]:
+    """Blocks lifted out of the text flow (tables, formulas), each with its page and box,
+    put back in reading order by the rule of `place_tables`."""
     placed = list(drafts)
-    for table in tables:
-        placed.insert(_insertion_index(placed, table), table.draft())
+    for draft in lifted:
+        placed.insert(_insertion_index(placed, draft), draft)
     return placed
 
 
-def _insertion_index(drafts: list[BlockDraft], table: PdfTable) -> int:
-    same_page = [i for i, d in enumerate(drafts) if table.page in d.pages]
-    left, _, right, top = table.bbox
+def _insertion_index(drafts: list[BlockDraft], lifted: BlockDraft) -> int:
+    page = lifted.pages[0] if lifted.pages else 0
+    same_page = [i for i, d in enumerate(drafts) if page in d.pages]
+    left, _, right, top = lifted.bbox or (0.0, 0.0, 0.0, 0.0)
     for i in same_page:
         draft = drafts[i]
         if draft.kind is BlockKind.TABLE or draft.bbox is None:
@@ -261,5 +268,5 @@ def _insertion_index(drafts: list[BlockDraft], table: PdfTable) -> int:
             return i
     if same_page:
         return same_page[-1] + 1
-    later = [i for i, d in enumerate(drafts) if d.pages and d.pages[0] > table.page]
+    later = [i for i, d in enumerate(drafts) if d.pages and d.pages[0] > page]
     return later[0] if later else len(drafts)

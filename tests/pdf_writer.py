@@ -170,12 +170,16 @@ def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: s
 
 
 def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
-    """One page of raw content-stream commands, with /F1 Helvetica and /F2 Helvetica-Bold."""
+    """One page of raw content-stream commands, with /F1 Helvetica, /F2 Helvetica-Bold and
+    /F3 Symbol (Greek letters and mathematical symbols by their Symbol codes: `a` is
+    alpha, `\\316` is the element sign)."""
     pdf = pikepdf.Pdf.new()
     fonts = _font_resources(pdf).Font
     fonts.F2 = pdf.make_indirect(pikepdf.Dictionary(
         Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
         BaseFont=pikepdf.Name("/Helvetica-Bold")))
+    fonts.F3 = pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Symbol))
     pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
         Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
         Resources=pikepdf.Dictionary(Font=fonts),

@@ -37,6 +37,7 @@ from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
+from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 from sheaf.domain.pdf_text import visual_to_logical
 
@@ -230,10 +231,13 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
                 continue
             sizes: Counter[float] = Counter()
             fonts: Counter[str] = Counter()
+            math = 0
             for char in line:
-                if isinstance(char, LTChar) and not dropped(char) and char.get_text().strip():
+                if isinstance(char, LTChar) and not dropped(char) and (
+                        glyph := char.get_text()).strip():
                     sizes[round(char.size, 1)] += 1
                     fonts[char.fontname] += 1
+                    math += is_math_font(char.fontname) or any(map(is_math_symbol, glyph))
             if not sizes:
                 continue
             font = fonts.most_common(1)[0][0]
@@ -243,7 +247,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
             lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),
-                                  chars=sum(fonts.values()), bbox=line.bbox))
+                                  chars=sum(fonts.values()), bbox=line.bbox, math=math))
         if lines:
             yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
 

@@ -22,7 +22,7 @@ MAX_PEAK_MB = 300
 # operator flood and minutes on the inflation bomb.
 MAX_SECONDS = 30
 
-_CHILD = textwrap.dedent("""
+_CHILD = textwrap.dedent(r"""
     import json, re, sys, time
     from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
     from sheaf.domain.errors import SheafError

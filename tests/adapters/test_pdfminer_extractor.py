@@ -261,3 +261,60 @@ def test_footnotes_are_their_own_blocks_after_the_page_text(marker: str) -> None
     assert document.blocks[-1] == notes[0]
     assert all("libraries" not in b.draft.text for b in document.blocks
                if b.kind is BlockKind.PARAGRAPH)
+
+
+FORMULA_BODY = "The body of the paper runs here in ordinary type and says what it found"
+
+
+def _formula_page(formula: list[str], *, gap: int = 22) -> bytes:
+    """Five lines of prose, a displayed formula, five more lines of prose."""
+    from tests.pdf_writer import write_raw_page_pdf
+
+    commands = [f"BT /F1 10 Tf 72 {700 - 13 * i} Td ({FORMULA_BODY}, line {i}.) Tj ET"
+                for i in range(5)]
+    y = 700 - 13 * 4 - gap
+    commands += [command.format(y=y) for command in formula]
+    commands += [f"BT /F1 10 Tf 72 {y - gap - 13 * i} Td ({FORMULA_BODY}, after {i}.) Tj ET"
+                 for i in range(5)]
+    return write_raw_page_pdf(commands)
+
+
+@pytest.mark.parametrize("formula", [
+    # A formula in a math font with its number at the right margin.
+    ["BT /F3 10 Tf 230 {y} Td (a \\316 b + g = S) Tj ET", "BT /F1 10 Tf 520 {y} Td ((3)) Tj ET"],
+    # Pieces drawn one by one: an operator, a subscript, a symbol, as TeX sets them.
+    ["BT /F1 10 Tf 230 {y} Td (max) Tj ET", "BT /F3 7 Tf 236 {y} Td (q) Tj 0 -7 Td (i) Tj ET",
+     "BT /F3 10 Tf 250 {y} Td (S) Tj ET", "BT /F1 10 Tf 262 {y} Td (f\\(x\\) = 0) Tj ET",
+     "BT /F1 10 Tf 520 {y} Td ((3)) Tj ET"],
+    # A formula in the text font, told by its equation number.
+    ["BT /F1 10 Tf 230 {y} Td (sim\\(q, p\\) = E\\(q\\) E\\(p\\)) Tj ET",
+     "BT /F1 10 Tf 520 {y} Td ((3)) Tj ET"],
+])
+def test_a_displayed_formula_is_a_block_of_its_own_never_glued_into_a_paragraph(
+        formula: list[str]) -> None:
+    for gap in (22, 13):  # set apart, or at the paragraph's own line spacing
+        document = extract(_formula_page(formula, gap=gap))
+        formulas = [b for b in document.blocks if b.kind is BlockKind.FORMULA]
+        assert len(formulas) == 1, [b.markdown for b in document.blocks]
+        assert formulas[0].draft.label == "3"
+        assert formulas[0].markdown.startswith("```formula\n")
+        assert formulas[0].markdown.endswith("(3)\n```")
+        assert not document.headings()
+        prose = [b.draft.text for b in document.blocks if b.kind is BlockKind.PARAGRAPH]
+        assert all(text.startswith(FORMULA_BODY) for text in prose), prose
+        assert "line 4." in prose[0] and "after 0." in prose[-1]
+        order = [b.kind for b in document.blocks]
+        assert order.index(BlockKind.FORMULA) == 1
+
+
+def test_prose_with_symbols_in_it_and_short_labels_stay_text() -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    commands = [f"BT /F1 10 Tf 72 {700 - 13 * i} Td ({FORMULA_BODY}, line {i}) Tj "
+                "/F3 10 Tf ( a + b) Tj ET" for i in range(6)]
+    commands += ["BT /F1 9 Tf 120 500 Td (Figure 2: accuracy by year) Tj ET",
+                 "BT /F1 9 Tf 300 470 Td (Precision) Tj ET",
+                 "BT /F1 10 Tf 72 440 Td (Results are shown in Table 3 and in Eq. \\(2\\).) Tj ET"]
+    document = extract(write_raw_page_pdf(commands))
+    assert not [b for b in document.blocks if b.kind is BlockKind.FORMULA], document.text
+    assert "line 5 a + b" in document.text
