@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 from collections import Counter
@@ -33,6 +34,7 @@ from sheaf.adapters.pdf.content_budget import (
     ContentBudget,
     ContentLimits,
 )
+from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
 from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -92,7 +94,7 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
 
 
 def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPage]:
-    resources = PDFResourceManager(caching=True)
+    resources = EncodingRepairingResources(caching=True)
     device = _InvisibleMarkingAggregator(resources, budget)
     interpreter = BoundedInterpreter(resources, device)
     document = PDFDocument(BoundedParser(io.BytesIO(data), budget), caching=True)
@@ -197,6 +199,11 @@ def _recover(recovery: PdfiumPages, page: LTPage, number: int,
     return boxes
 
 
+@functools.lru_cache(maxsize=8192)
+def _math_glyph(font: str, glyph: str) -> bool:
+    return is_math_font(font) or any(map(is_math_symbol, glyph))
+
+
 def _rotated(char: LTChar) -> bool:
     return not char.upright
 
@@ -237,7 +244,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
                         glyph := char.get_text()).strip():
                     sizes[round(char.size, 1)] += 1
                     fonts[char.fontname] += 1
-                    math += is_math_font(char.fontname) or any(map(is_math_symbol, glyph))
+                    math += _math_glyph(char.fontname, glyph)
             if not sizes:
                 continue
             font = fonts.most_common(1)[0][0]

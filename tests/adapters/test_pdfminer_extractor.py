@@ -317,4 +317,46 @@ def test_prose_with_symbols_in_it_and_short_labels_stay_text() -> None:
                  "BT /F1 10 Tf 72 440 Td (Results are shown in Table 3 and in Eq. \\(2\\).) Tj ET"]
     document = extract(write_raw_page_pdf(commands))
     assert not [b for b in document.blocks if b.kind is BlockKind.FORMULA], document.text
-    assert "line 5 a + b" in document.text
+    assert "line 5 α + β" in document.text
+
+
+def _lines_of(data: bytes) -> list[str]:
+    return [b.draft.text for b in extract(data).blocks]
+
+
+def test_the_symbol_font_reads_by_its_own_encoding() -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    # Symbol's codes: m is mu, a alpha; 0xE3/0xD3 the sans and serif copyright signs,
+    # 0xE2 registered, 0xE4 trademark, 0xB1 plus-minus, 0xA3 less-or-equal.
+    lines = [b"The value m = 3 a", b"\xe3 2024 \xd3 \xe2 \xe4", b"x \xb1 1 \xa3 y"]
+    text = " ".join(_lines_of(write_encoded_font_pdf(lines, base_font="Symbol")))
+    for expected in ("\u00b5", "α", "© 2024 ©", "®", "™", "±", "≤"):
+        assert expected in text, text
+    # Differences over Symbol's own encoding keep the codes they do not list.
+    text = " ".join(_lines_of(write_encoded_font_pdf(
+        [b"a \xe3 Q"], base_font="Symbol", differences=[81, "Omega"])))
+    assert text == "α © Ω"
+
+
+def test_glyph_names_outside_the_adobe_list_and_its_private_use_names_are_read() -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    names = ["circlecopyrt", "c", "copyrightserif", "summationdisplay", "parenleftBig",
+             "registersans", "trademarkserif", "Asmall", "zerooldstyle", "epsilon1"]
+    codes = bytes(range(65, 65 + len(names)))
+    text = " ".join(_lines_of(write_encoded_font_pdf(
+        [codes[:2] + b" " + codes[2:]], differences=[65, *names])))
+    assert text == "© ©∑(®™a0ε", text
+    # A name nobody can read is left out, not read as the base encoding's letter.
+    text = " ".join(_lines_of(write_encoded_font_pdf([b"ABC"], differences=[66, "zzqglyph"])))
+    assert "B" not in text and text.startswith("A") and text.endswith("C")
+
+
+def test_a_to_unicode_entry_that_says_nothing_gives_way_to_the_encoding() -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    data = write_encoded_font_pdf([b"Sum AB"], differences=[65, "summationtext", "copyright"],
+                                  to_unicode={65: "\uffff", 66: "\uf8e9", 83: "S",
+                                              117: "u", 109: "m"})
+    assert _lines_of(data) == ["Sum ∑©"]
