@@ -360,3 +360,67 @@ def test_a_to_unicode_entry_that_says_nothing_gives_way_to_the_encoding() -> Non
                                   to_unicode={65: "\uffff", 66: "\uf8e9", 83: "S",
                                               117: "u", 109: "m"})
     assert _lines_of(data) == ["Sum ∑©"]
+
+
+def _grid_page(rows: list[list[list[str]]], *, xs: list[int], row_height: int = 40,
+               rules: bool = True, cell_rects: bool = False) -> bytes:
+    """A table drawn as a grid of stroked rules (or one rectangle per cell), each cell
+    holding one or more lines of text, under a paragraph."""
+    from tests.pdf_writer import write_raw_page_pdf
+
+    commands = [f"BT /F1 10 Tf 72 740 Td ({FORMULA_BODY}.) Tj ET"]
+    top = 720
+    ys = [top - row_height * i for i in range(len(rows) + 1)]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            for k, text in enumerate(cell):
+                commands.append(f"BT /F1 9 Tf {xs[c] + 4} {ys[r] - 12 - 11 * k} Td "
+                                f"({_escape(text)}) Tj ET")
+    if rules and cell_rects:
+        commands += [f"{xs[c]} {ys[r + 1]} {xs[c + 1] - xs[c]} {row_height} re S"
+                     for r in range(len(rows)) for c in range(len(xs) - 1)]
+    elif rules:
+        commands += [f"0.5 w {xs[0]} {y} m {xs[-1]} {y} l S" for y in ys]
+        commands += [f"0.5 w {x} {ys[0]} m {x} {ys[-1]} l S" for x in xs]
+    commands.append(f"BT /F1 10 Tf 72 {ys[-1] - 30} Td (The paragraph after the table.) Tj ET")
+    return write_raw_page_pdf(commands)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+WRAPPED_ROWS = [
+    [["Requirement"], ["Description of what it asks"], ["Priority"]],
+    [["Portability"], ["The system must run on every platform that the", "users of the "
+                       "service already have at hand"], ["High"]],
+    [["Certification"], ["Requirements that must be met in order to be", "able to get the "
+                         "system certified"], ["Low | none"]],
+    [["Usability"], ["Easy to learn and to use"], ["Medium"]],
+]
+
+
+@pytest.mark.parametrize("cell_rects", [False, True])
+def test_a_table_drawn_with_rules_keeps_wrapped_cells_whole(cell_rects: bool) -> None:
+    document = extract(_grid_page(WRAPPED_ROWS, xs=[72, 160, 420, 520], cell_rects=cell_rects))
+    tables = [b for b in document.blocks if b.kind is BlockKind.TABLE]
+    assert len(tables) == 1, document.text
+    rows = tables[0].draft.rows
+    assert len(rows) == 4 and all(len(row) == 3 for row in rows)
+    assert rows[1][1] == ("The system must run on every platform that the users of the "
+                          "service already have at hand")
+    assert rows[2][2] == "Low | none"
+    assert "Low \\| none" in tables[0].markdown
+    assert tables[0].draft.bbox is not None and tables[0].draft.pages == (1,)
+    prose = [b.draft.text for b in document.blocks if b.kind is BlockKind.PARAGRAPH]
+    assert prose[0].startswith(FORMULA_BODY) and prose[-1] == "The paragraph after the table."
+
+
+def test_a_framed_figure_or_sparse_gridlines_are_not_a_table() -> None:
+    # A frame around a caption and a chart's gridlines with two labels.
+    framed = [[["Figure 7. Control flow graph of a nested loop with its exits"]]]
+    assert not [b for b in extract(_grid_page(framed, xs=[72, 540])).blocks
+                if b.kind is BlockKind.TABLE]
+    sparse = [[["0.5"], [], [], []], [[], [], [], []], [[], [], [], ["1.0"]]]
+    assert not [b for b in extract(_grid_page(sparse, xs=[72, 200, 300, 400, 500])).blocks
+                if b.kind is BlockKind.TABLE]
