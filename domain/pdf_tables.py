@@ -66,11 +66,20 @@ def find_tables(boxes: Sequence[TextBox]) -> list[PdfTable]:
     run: list[list[_Cell]] = []
     for row in [*rows, []]:
         if run and (not row or _gap(run[-1], row) > ROW_GAP_LINES * _height(run[-1])):
-            tables += _table(boxes[0].page, run)
+            tables += [t for t in _table(boxes[0].page, run) if not _is_formula(boxes, t)]
             run = []
         if len(row) >= MIN_COLUMNS or (run and row):
             run.append(row)
     return tables
+
+
+MATH_SHARE = 0.4
+"""A grid whose glyphs are this much math is a displayed formula's aligned rows."""
+
+
+def _is_formula(boxes: Sequence[TextBox], table: PdfTable) -> bool:
+    lines = [boxes[b].lines[i] for b, i in table.taken]
+    return sum(line.math for line in lines) >= MATH_SHARE * max(1, sum(x.chars for x in lines))
 
 
 def _is_prose(box: TextBox) -> bool:

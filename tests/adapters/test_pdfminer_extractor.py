@@ -424,3 +424,15 @@ def test_a_framed_figure_or_sparse_gridlines_are_not_a_table() -> None:
     sparse = [[["0.5"], [], [], []], [[], [], [], []], [[], [], [], ["1.0"]]]
     assert not [b for b in extract(_grid_page(sparse, xs=[72, 200, 300, 400, 500])).blocks
                 if b.kind is BlockKind.TABLE]
+
+
+def test_aligned_rows_of_a_numbered_system_of_equations_are_a_formula_not_a_table() -> None:
+    formula = [f"BT /F3 10 Tf 200 {{y}} Td 0 {-16 * k} Td (a{k} = b + g \\264 d) Tj ET"
+               for k in range(3)]
+    formula += [f"BT /F1 10 Tf 520 {{y}} Td 0 {-16 * k} Td (({k + 1})) Tj ET" for k in range(3)]
+    document = extract(_formula_page(formula, gap=48))
+    kinds = [b.kind for b in document.blocks]
+    assert BlockKind.TABLE not in kinds, document.text
+    [block] = [b for b in document.blocks if b.kind is BlockKind.FORMULA]
+    assert block.draft.text.splitlines() == ["α0 = β + γ × δ (1)", "α1 = β + γ × δ (2)",
+                                             "α2 = β + γ × δ (3)"]
