@@ -13,8 +13,10 @@ from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
+from sheaf.domain.pdf_formulas import lift_formulas
+from sheaf.domain.pdf_ruled_tables import Rule
 from sheaf.domain.pdf_structure import join_title, structure_blocks, title_of
-from sheaf.domain.pdf_tables import lift_tables, place_tables
+from sheaf.domain.pdf_tables import lift_tables, place_by_position, place_tables
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -43,8 +45,9 @@ class PdfminerExtractor:
             raise SheafError(ErrorKind.TOO_LARGE,
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
         notes: list[str] = []
+        rules: dict[int, list[Rule]] = {}
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
-                                notes=notes, limits=self.limits))
+                                notes=notes, limits=self.limits, rules=rules))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")
@@ -52,9 +55,11 @@ class PdfminerExtractor:
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
         if blank:
             notes.append(f"pages_without_text: {', '.join(map(str, blank))}")
-        boxes, tables = lift_tables(boxes)
-        drafts = place_tables(
-            structure_blocks(boxes, opened.page_count, opened.outline, notes), tables)
+        boxes, tables = lift_tables(boxes, rules)
+        boxes, formulas = lift_formulas(boxes)
+        drafts = place_tables(place_by_position(
+            structure_blocks(boxes, opened.page_count, opened.outline, notes), formulas),
+            tables)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")

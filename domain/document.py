@@ -21,6 +21,7 @@ class BlockKind(enum.Enum):
     CAPTION = "caption"
     FOOTNOTE = "footnote"
     REFERENCE = "reference"
+    FORMULA = "formula"
 
 
 @attrs.frozen

@@ -29,6 +29,14 @@ def render_markdown(draft: BlockDraft) -> str:
         return f"{fence}{draft.language or ''}\n{draft.text}\n{fence}"
     if kind is BlockKind.REFERENCE:
         return _reference_line(draft)
+    if kind is BlockKind.FORMULA:
+        # A fence keeps a formula's glyphs as printed (no `*` or `_` read as emphasis)
+        # and sets it apart from the prose; its text is not LaTeX, so not `$$`.
+        text = _formula_text(draft)
+        fence = "```"
+        while fence in text:
+            fence += "`"
+        return f"{fence}formula\n{text}\n{fence}"
     return draft.text
 
 
@@ -47,7 +55,14 @@ def render_plain(draft: BlockDraft) -> str:
         return (f"[{draft.label}] " if draft.label else "") + draft.text
     if kind is BlockKind.HEADING:
         return _one_line(draft.text)
+    if kind is BlockKind.FORMULA:
+        return _formula_text(draft)
     return draft.text
+
+
+def _formula_text(draft: BlockDraft) -> str:
+    """A formula's text with its equation number, as printed, at the end."""
+    return f"{draft.text} ({draft.label})" if draft.label else draft.text
 
 
 def assemble_document(

@@ -20,7 +20,7 @@ _NUMBERING = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S|^([IVX]+|[A-Z])\.\s+\S")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"\b[ivxlc]+\b")
-_UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
+_UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)|[\ufffe\uffff]")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|medi|[-,]bd\b|cmbx|cmb\d|cmssbx|"
                         r"\bbx\d|-b$", re.IGNORECASE)
 MAX_HEADING_WORDS = 16
@@ -36,6 +36,8 @@ class TextLine:
     bold: bool
     chars: int
     bbox: tuple[float, float, float, float]
+    math: int = 0
+    """How many of its glyphs are set in a math font or are mathematical symbols."""
 
 
 @attrs.frozen
@@ -146,23 +148,48 @@ def join_title(drafts: list[BlockDraft], title: str | None) -> list[BlockDraft]:
 
 def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
     """Join the one-line boxes layout analysis split a right-to-left row into, ordered from
-    the right edge, so the row reads as it was written."""
+    the right edge, so the row reads as it was written. A piece with no letters (a
+    section number `2-5-`, a dash) standing beside right-to-left text joins it; pieces
+    that touch are one word split in two, joined with no space."""
     merged: list[TextBox] = []
     for box in boxes:
         previous = merged[-1] if merged else None
         if (previous is not None and previous.page == box.page and len(box.lines) == 1
-                and len(previous.lines) == 1 and is_right_to_left(box.text)
-                and is_right_to_left(previous.text) and _same_row(previous.bbox, box.bbox)):
+                and len(previous.lines) == 1 and _same_row(previous.bbox, box.bbox)
+                and _right_to_left_pair(previous.text, box.text)):
             parts = sorted((previous, box), key=lambda b: -b.bbox[2])
             first, second = parts[0].lines[0], parts[1].lines[0]
-            line = attrs.evolve(first, text=f"{first.text} {second.text}",
-                                chars=first.chars + second.chars)
+            gap = parts[0].bbox[0] - parts[1].bbox[2]
+            # Touching pieces of letters with no space glyph where they meet are one
+            # word; a number beside words is not.
+            word = (gap <= TOUCHING * first.size and _has_letters(first.text)
+                    and _has_letters(second.text) and not first.text.strip("\n")[-1:].isspace()
+                    and not second.text.strip("\n")[:1].isspace())
+            text = (f"{first.text.strip()}{second.text.strip()}" if word
+                    else f"{first.text.strip()} {second.text.strip()}")
+            line = attrs.evolve(first, text=text, chars=first.chars + second.chars)
             bbox = (min(previous.bbox[0], box.bbox[0]), min(previous.bbox[1], box.bbox[1]),
                     max(previous.bbox[2], box.bbox[2]), max(previous.bbox[3], box.bbox[3]))
             merged[-1] = TextBox(page=box.page, lines=(line,), bbox=bbox)
         else:
             merged.append(box)
     return merged
+
+
+TOUCHING = 0.05
+"""Pieces of a row closer than this share of the type size are parts of one word."""
+
+
+def _has_letters(text: str) -> bool:
+    return any(c.isalpha() for c in text)
+
+
+def _right_to_left_pair(a: str, b: str) -> bool:
+    def neutral(text: str) -> bool:
+        return bool(text.strip()) and not any(c.isalpha() for c in text)
+
+    return (is_right_to_left(a) and (is_right_to_left(b) or neutral(b))) or (
+        neutral(a) and is_right_to_left(b))
 
 
 def _same_row(a: tuple[float, float, float, float], b: tuple[float, float, float, float]

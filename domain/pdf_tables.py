@@ -12,11 +12,12 @@ not a table.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_ruled_tables import Rule, find_ruled_tables
 from sheaf.domain.pdf_structure import TextBox, TextLine, clean_text
 
 MIN_ROWS = 3
@@ -65,11 +66,20 @@ def find_tables(boxes: Sequence[TextBox]) -> list[PdfTable]:
     run: list[list[_Cell]] = []
     for row in [*rows, []]:
         if run and (not row or _gap(run[-1], row) > ROW_GAP_LINES * _height(run[-1])):
-            tables += _table(boxes[0].page, run)
+            tables += [t for t in _table(boxes[0].page, run) if not _is_formula(boxes, t)]
             run = []
         if len(row) >= MIN_COLUMNS or (run and row):
             run.append(row)
     return tables
+
+
+MATH_SHARE = 0.4
+"""A grid whose glyphs are this much math is a displayed formula's aligned rows."""
+
+
+def _is_formula(boxes: Sequence[TextBox], table: PdfTable) -> bool:
+    lines = [boxes[b].lines[i] for b, i in table.taken]
+    return sum(line.math for line in lines) >= MATH_SHARE * max(1, sum(x.chars for x in lines))
 
 
 def _is_prose(box: TextBox) -> bool:
@@ -210,9 +220,12 @@ def _column_of(cell: _Cell, columns: list[tuple[float, float]]) -> int:
                                                        - centre))
 
 
-def lift_tables(boxes: Sequence[TextBox]) -> tuple[list[TextBox], list[PdfTable]]:
-    """The boxes without the lines that became table cells, and the tables, page by page.
-    Boxes must come page by page, as the reader yields them."""
+def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | None = None
+                ) -> tuple[list[TextBox], list[PdfTable]]:
+    """The boxes without the lines that became table cells, and the tables, page by page:
+    first those a page draws as a grid of rules (`rules`, by page), then those found by
+    alignment among the lines left. Boxes must come page by page, as the reader yields
+    them."""
     kept: list[TextBox] = []
     tables: list[PdfTable] = []
     start = 0
@@ -221,17 +234,47 @@ def lift_tables(boxes: Sequence[TextBox]) -> tuple[list[TextBox], list[PdfTable]
         while end < len(boxes) and boxes[end].page == boxes[start].page:
             end += 1
         page_boxes = list(boxes[start:end])
+        ruled = [PdfTable(t.page, t.rows, t.bbox, t.taken) for t in find_ruled_tables(
+            page_boxes, rules.get(page_boxes[0].page, ()) if rules else ())]
         found = find_tables(page_boxes)
-        taken = frozenset().union(*(t.taken for t in found)) if found else frozenset()
-        for b, box in enumerate(page_boxes):
-            lines = tuple(line for i, line in enumerate(box.lines) if (b, i) not in taken)
-            if len(lines) == len(box.lines):
-                kept.append(box)
-            elif lines:
-                kept.append(attrs.evolve(box, lines=lines, bbox=_union(lines)))
-        tables += found
+        if ruled:
+            # Rules that group columns (three numbers to a ruled column) give fewer
+            # columns than the alignment they enclose; the finer reading wins.
+            ruled = [t for t in ruled if not any(
+                _overlap(t.bbox, a.bbox) >= 0.5 and _columns_of(a) > _columns_of(t)
+                for a in found)]
+        if ruled:
+            page_boxes = _without(page_boxes, ruled)
+            found = find_tables(page_boxes)
+        kept += _without(page_boxes, found)
+        tables += sorted(ruled + found, key=lambda t: (-t.bbox[3], t.bbox[0]))
         start = end
     return kept, tables
+
+
+def _columns_of(table: PdfTable) -> int:
+    return max((len(row) for row in table.rows), default=0)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+             ) -> float:
+    """The share of the smaller box that the two boxes have in common."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return width * height / smaller if width > 0 and height > 0 and smaller > 0 else 0.0
+
+
+def _without(boxes: list[TextBox], tables: list[PdfTable]) -> list[TextBox]:
+    taken = frozenset().union(*(t.taken for t in tables)) if tables else frozenset()
+    kept: list[TextBox] = []
+    for b, box in enumerate(boxes):
+        lines = tuple(line for i, line in enumerate(box.lines) if (b, i) not in taken)
+        if len(lines) == len(box.lines):
+            kept.append(box)
+        elif lines:
+            kept.append(attrs.evolve(box, lines=lines, bbox=_union(lines)))
+    return kept
 
 
 def _union(lines: tuple[TextLine, ...]) -> tuple[float, float, float, float]:
@@ -243,15 +286,22 @@ def place_tables(drafts: list[BlockDraft], tables: list[PdfTable]) -> list[Block
     """Each table inserted in reading order: before the first block of its page that lies
     below the table's top and overlaps it sideways (so a caption above stays above and
     a caption below follows), else at the end of its page."""
+    return place_by_position(drafts, [table.draft() for table in tables])
+
+
+def place_by_position(drafts: list[BlockDraft], lifted: list[BlockDraft]) -> list[BlockDraft]:
+    """Blocks lifted out of the text flow (tables, formulas), each with its page and box,
+    put back in reading order by the rule of `place_tables`."""
     placed = list(drafts)
-    for table in tables:
-        placed.insert(_insertion_index(placed, table), table.draft())
+    for draft in lifted:
+        placed.insert(_insertion_index(placed, draft), draft)
     return placed
 
 
-def _insertion_index(drafts: list[BlockDraft], table: PdfTable) -> int:
-    same_page = [i for i, d in enumerate(drafts) if table.page in d.pages]
-    left, _, right, top = table.bbox
+def _insertion_index(drafts: list[BlockDraft], lifted: BlockDraft) -> int:
+    page = lifted.pages[0] if lifted.pages else 0
+    same_page = [i for i, d in enumerate(drafts) if page in d.pages]
+    left, _, right, top = lifted.bbox or (0.0, 0.0, 0.0, 0.0)
     for i in same_page:
         draft = drafts[i]
         if draft.kind is BlockKind.TABLE or draft.bbox is None:
@@ -261,5 +311,5 @@ def _insertion_index(drafts: list[BlockDraft], table: PdfTable) -> int:
             return i
     if same_page:
         return same_page[-1] + 1
-    later = [i for i, d in enumerate(drafts) if d.pages and d.pages[0] > table.page]
+    later = [i for i, d in enumerate(drafts) if d.pages and d.pages[0] > page]
     return later[0] if later else len(drafts)

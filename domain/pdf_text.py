@@ -17,14 +17,19 @@ SPACING_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302",
 each with the combining mark it stands for."""
 _SPACED_ACCENT = re.compile("([" + "".join(SPACING_ACCENTS) + "])([^\\W\\d_])")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
+# TeX sets \copyright and \textregistered as a letter over a large circle, two glyphs.
+_CIRCLED = re.compile("c[\u25ef\u20dd]|[\u25ef\u20dd]c|R[\u25ef\u20dd]|[\u25ef\u20dd]R")
 _BREAK = re.compile(r"(?<=[a-zà-ÿ])-$")
 
 
 def repair_glyphs(text: str) -> str:
-    """Map ligature glyphs to letters, drop soft hyphens, put accents drawn as glyphs of
+    """Map ligature glyphs to letters, drop soft hyphens, read TeX's circled c and R as
+    © and ®, put accents drawn as glyphs of
     their own onto the letter after them (`R¨as¨anen` is Räsänen, `Lemaˆıtre` Lemaître),
     compose to NFC (not NFKC)."""
     text = _LIGATURE.sub(lambda m: LIGATURES[m.group(0)], text).replace("\u00ad", "")
+    if "\u25ef" in text or "\u20dd" in text:
+        text = _CIRCLED.sub(lambda m: "\u00a9" if "c" in m.group(0) else "\u00ae", text)
     if _SPACED_ACCENT.search(text):
         text = _SPACED_ACCENT.sub(_accented, text)
     return unicodedata.normalize("NFC", text)

@@ -170,16 +170,53 @@ def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: s
 
 
 def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
-    """One page of raw content-stream commands, with /F1 Helvetica and /F2 Helvetica-Bold."""
+    """One page of raw content-stream commands, with /F1 Helvetica, /F2 Helvetica-Bold and
+    /F3 Symbol (Greek letters and mathematical symbols by their Symbol codes: `a` is
+    alpha, `\\316` is the element sign)."""
     pdf = pikepdf.Pdf.new()
     fonts = _font_resources(pdf).Font
     fonts.F2 = pdf.make_indirect(pikepdf.Dictionary(
         Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
         BaseFont=pikepdf.Name("/Helvetica-Bold")))
+    fonts.F3 = pdf.make_indirect(pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Symbol))
     pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
         Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
         Resources=pikepdf.Dictionary(Font=fonts),
         Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetica",
+                           differences: Sequence[int | str] | None = None,
+                           to_unicode: dict[int, str] | None = None) -> bytes:
+    """One page drawing each of `codes` as a line in a simple Type1 font `base_font`, with
+    an /Encoding of `differences` (codes and glyph names, no /BaseEncoding) when given,
+    and a ToUnicode map of `to_unicode` when given."""
+    pdf = pikepdf.Pdf.new()
+    font = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+                              BaseFont=pikepdf.Name("/" + base_font))
+    if differences is not None:
+        font.Encoding = pikepdf.Dictionary(Type=pikepdf.Name.Encoding, Differences=[
+            item if isinstance(item, int) else pikepdf.Name("/" + item)
+            for item in differences])
+    if to_unicode is not None:
+        entries = "\n".join(f"<{code:02x}> <{ord(char):04x}>" for code, char in
+                             sorted(to_unicode.items()))
+        font.ToUnicode = pdf.make_stream((
+            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+            "/CMapName /Test def 1 begincodespacerange <00> <ff> endcodespacerange\n"
+            f"{len(to_unicode)} beginbfchar\n{entries}\nendbfchar\n"
+            "endcmap CMapName currentdict /CMap defineresource pop end end").encode())
+    fonts = _font_resources(pdf).Font
+    fonts.F9 = pdf.make_indirect(font)
+    commands = [b"BT /F9 12 Tf 72 %d Td <%s> Tj ET" % (720 - 20 * i, code.hex().encode())
+                for i, code in enumerate(codes)]
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=pikepdf.Dictionary(Font=fonts), Contents=pdf.make_stream(b"\n".join(commands)))))
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 from collections import Counter
@@ -15,7 +16,9 @@ from pdfminer.layout import (
     LTChar,
     LTFigure,
     LTItem,
+    LTLine,
     LTPage,
+    LTRect,
     LTTextBox,
     LTTextLine,
 )
@@ -33,10 +36,13 @@ from sheaf.adapters.pdf.content_budget import (
     ContentBudget,
     ContentLimits,
 )
+from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
 from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
+from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
+from sheaf.domain.pdf_ruled_tables import Rule, rule_segments
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 from sheaf.domain.pdf_text import visual_to_logical
 
@@ -91,7 +97,7 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
 
 
 def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPage]:
-    resources = PDFResourceManager(caching=True)
+    resources = EncodingRepairingResources(caching=True)
     device = _InvisibleMarkingAggregator(resources, budget)
     interpreter = BoundedInterpreter(resources, device)
     document = PDFDocument(BoundedParser(io.BytesIO(data), budget), caching=True)
@@ -106,7 +112,8 @@ def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPag
 
 def read_boxes(data: bytes, *, max_pages: int, deadline: float,
                notes: list[str] | None = None,
-               limits: ContentLimits | None = None) -> Iterator[TextBox]:
+               limits: ContentLimits | None = None,
+               rules: dict[int, list[Rule]] | None = None) -> Iterator[TextBox]:
     """Yield text boxes in reading order, one page at a time (memory stays per page).
 
     Invisible text (render mode 3) is kept on pages that have no visible text, where it
@@ -118,6 +125,10 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
     recovery = PdfiumPages(data)
     try:
         for number, page in enumerate(_pages(data, budget, max_pages), start=1):
+            if rules is not None:
+                page_rules = list(_page_rules(page))
+                if page_rules:
+                    rules[number] = page_rules
             undecodable = _undecodable_fonts(page)
             boxes = list(_page_boxes(page, number, notes, skip_fonts=set(undecodable)))
             if undecodable:
@@ -141,6 +152,26 @@ def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
             yield element
         elif isinstance(element, LTFigure):
             yield from _text_boxes(element)
+
+
+MAX_RULES_PER_PAGE = 5000
+
+
+def _page_rules(container: LTPage | LTFigure) -> Iterator[Rule]:
+    """The ruling lines a page draws: straight lines and rectangles (a chart's curves
+    are not rules); at most `MAX_RULES_PER_PAGE`, so hatching costs nothing."""
+    count = 0
+    stack: list[LTPage | LTFigure] = [container]
+    while stack:
+        for element in stack.pop():
+            if isinstance(element, LTLine | LTRect):
+                for rule in rule_segments(*element.bbox):
+                    count += 1
+                    if count > MAX_RULES_PER_PAGE:
+                        return
+                    yield rule
+            elif isinstance(element, LTFigure):
+                stack.append(element)
 
 
 def _invisible(item: LTItem) -> bool:
@@ -196,6 +227,11 @@ def _recover(recovery: PdfiumPages, page: LTPage, number: int,
     return boxes
 
 
+@functools.lru_cache(maxsize=8192)
+def _math_glyph(font: str, glyph: str) -> bool:
+    return is_math_font(font) or any(map(is_math_symbol, glyph))
+
+
 def _rotated(char: LTChar) -> bool:
     return not char.upright
 
@@ -230,10 +266,13 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
                 continue
             sizes: Counter[float] = Counter()
             fonts: Counter[str] = Counter()
+            math = 0
             for char in line:
-                if isinstance(char, LTChar) and not dropped(char) and char.get_text().strip():
+                if isinstance(char, LTChar) and not dropped(char) and (
+                        glyph := char.get_text()).strip():
                     sizes[round(char.size, 1)] += 1
                     fonts[char.fontname] += 1
+                    math += _math_glyph(char.fontname, glyph)
             if not sizes:
                 continue
             font = fonts.most_common(1)[0][0]
@@ -243,7 +282,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
             lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),
-                                  chars=sum(fonts.values()), bbox=line.bbox))
+                                  chars=sum(fonts.values()), bbox=line.bbox, math=math))
         if lines:
             yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
 

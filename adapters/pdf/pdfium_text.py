@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from sheaf.domain.glyph_plausibility import implausible_fonts
+from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 
 try:
@@ -76,6 +77,7 @@ def _read_lines(textpage: Any) -> tuple[list[TextLine], dict[str, str]]:
     glyphs: list[str] = []
     sizes: Counter[float] = Counter()
     fonts: Counter[str] = Counter()
+    math = [0]
     box = [float("inf"), float("inf"), float("-inf"), float("-inf")]
 
     def finish() -> None:
@@ -84,7 +86,8 @@ def _read_lines(textpage: Any) -> tuple[list[TextLine], dict[str, str]]:
             font = fonts.most_common(1)[0][0]
             lines.append(TextLine(text=line_text, size=sizes.most_common(1)[0][0], font=font,
                                   bold=is_bold_font(font), chars=sum(sizes.values()),
-                                  bbox=(box[0], box[1], box[2], box[3])))
+                                  bbox=(box[0], box[1], box[2], box[3]), math=math[0]))
+        math[0] = 0
         glyphs.clear()
         sizes.clear()
         fonts.clear()
@@ -105,6 +108,7 @@ def _read_lines(textpage: Any) -> tuple[list[TextLine], dict[str, str]]:
         font = buffer.value.decode("latin-1", "replace") if length else ""
         sizes[round(float(pdfium_c.FPDFText_GetFontSize(textpage.raw, index)), 1)] += 1
         fonts[font] += 1
+        math[0] += is_math_font(font) or is_math_symbol(char)
         text_by_font.setdefault(font, []).append(char)
         left, bottom, right, top = textpage.get_charbox(index)
         box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right),

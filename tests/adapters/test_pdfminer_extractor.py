@@ -261,3 +261,178 @@ def test_footnotes_are_their_own_blocks_after_the_page_text(marker: str) -> None
     assert document.blocks[-1] == notes[0]
     assert all("libraries" not in b.draft.text for b in document.blocks
                if b.kind is BlockKind.PARAGRAPH)
+
+
+FORMULA_BODY = "The body of the paper runs here in ordinary type and says what it found"
+
+
+def _formula_page(formula: list[str], *, gap: int = 22) -> bytes:
+    """Five lines of prose, a displayed formula, five more lines of prose."""
+    from tests.pdf_writer import write_raw_page_pdf
+
+    commands = [f"BT /F1 10 Tf 72 {700 - 13 * i} Td ({FORMULA_BODY}, line {i}.) Tj ET"
+                for i in range(5)]
+    y = 700 - 13 * 4 - gap
+    commands += [command.format(y=y) for command in formula]
+    commands += [f"BT /F1 10 Tf 72 {y - gap - 13 * i} Td ({FORMULA_BODY}, after {i}.) Tj ET"
+                 for i in range(5)]
+    return write_raw_page_pdf(commands)
+
+
+@pytest.mark.parametrize("formula", [
+    # A formula in a math font with its number at the right margin.
+    ["BT /F3 10 Tf 230 {y} Td (a \\316 b + g = S) Tj ET", "BT /F1 10 Tf 520 {y} Td ((3)) Tj ET"],
+    # Pieces drawn one by one: an operator, a subscript, a symbol, as TeX sets them.
+    ["BT /F1 10 Tf 230 {y} Td (max) Tj ET", "BT /F3 7 Tf 236 {y} Td (q) Tj 0 -7 Td (i) Tj ET",
+     "BT /F3 10 Tf 250 {y} Td (S) Tj ET", "BT /F1 10 Tf 262 {y} Td (f\\(x\\) = 0) Tj ET",
+     "BT /F1 10 Tf 520 {y} Td ((3)) Tj ET"],
+    # A formula in the text font, told by its equation number.
+    ["BT /F1 10 Tf 230 {y} Td (sim\\(q, p\\) = E\\(q\\) E\\(p\\)) Tj ET",
+     "BT /F1 10 Tf 520 {y} Td ((3)) Tj ET"],
+])
+def test_a_displayed_formula_is_a_block_of_its_own_never_glued_into_a_paragraph(
+        formula: list[str]) -> None:
+    for gap in (22, 13):  # set apart, or at the paragraph's own line spacing
+        document = extract(_formula_page(formula, gap=gap))
+        formulas = [b for b in document.blocks if b.kind is BlockKind.FORMULA]
+        assert len(formulas) == 1, [b.markdown for b in document.blocks]
+        assert formulas[0].draft.label == "3"
+        assert formulas[0].markdown.startswith("```formula\n")
+        assert formulas[0].markdown.endswith("(3)\n```")
+        assert not document.headings()
+        prose = [b.draft.text for b in document.blocks if b.kind is BlockKind.PARAGRAPH]
+        assert all(text.startswith(FORMULA_BODY) for text in prose), prose
+        assert "line 4." in prose[0] and "after 0." in prose[-1]
+        order = [b.kind for b in document.blocks]
+        assert order.index(BlockKind.FORMULA) == 1
+
+
+def test_prose_with_symbols_in_it_and_short_labels_stay_text() -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    commands = [f"BT /F1 10 Tf 72 {700 - 13 * i} Td ({FORMULA_BODY}, line {i}) Tj "
+                "/F3 10 Tf ( a + b) Tj ET" for i in range(6)]
+    commands += ["BT /F1 9 Tf 120 500 Td (Figure 2: accuracy by year) Tj ET",
+                 "BT /F1 9 Tf 300 470 Td (Precision) Tj ET",
+                 "BT /F1 10 Tf 72 440 Td (Results are shown in Table 3 and in Eq. \\(2\\).) Tj ET"]
+    document = extract(write_raw_page_pdf(commands))
+    assert not [b for b in document.blocks if b.kind is BlockKind.FORMULA], document.text
+    assert "line 5 α + β" in document.text
+
+
+def _lines_of(data: bytes) -> list[str]:
+    return [b.draft.text for b in extract(data).blocks]
+
+
+def test_the_symbol_font_reads_by_its_own_encoding() -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    # Symbol's codes: m is mu, a alpha; 0xE3/0xD3 the sans and serif copyright signs,
+    # 0xE2 registered, 0xE4 trademark, 0xB1 plus-minus, 0xA3 less-or-equal.
+    lines = [b"The value m = 3 a", b"\xe3 2024 \xd3 \xe2 \xe4", b"x \xb1 1 \xa3 y"]
+    text = " ".join(_lines_of(write_encoded_font_pdf(lines, base_font="Symbol")))
+    for expected in ("\u00b5", "α", "© 2024 ©", "®", "™", "±", "≤"):
+        assert expected in text, text
+    # Differences over Symbol's own encoding keep the codes they do not list.
+    text = " ".join(_lines_of(write_encoded_font_pdf(
+        [b"a \xe3 Q"], base_font="Symbol", differences=[81, "Omega"])))
+    assert text == "α © Ω"
+
+
+def test_glyph_names_outside_the_adobe_list_and_its_private_use_names_are_read() -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    names = ["circlecopyrt", "c", "copyrightserif", "summationdisplay", "parenleftBig",
+             "registersans", "trademarkserif", "Asmall", "zerooldstyle", "epsilon1"]
+    codes = bytes(range(65, 65 + len(names)))
+    text = " ".join(_lines_of(write_encoded_font_pdf(
+        [codes[:2] + b" " + codes[2:]], differences=[65, *names])))
+    assert text == "© ©∑(®™a0ε", text
+    # A name nobody can read is left out, not read as the base encoding's letter.
+    text = " ".join(_lines_of(write_encoded_font_pdf([b"ABC"], differences=[66, "zzqglyph"])))
+    assert "B" not in text and text.startswith("A") and text.endswith("C")
+
+
+def test_a_to_unicode_entry_that_says_nothing_gives_way_to_the_encoding() -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    data = write_encoded_font_pdf([b"Sum AB"], differences=[65, "summationtext", "copyright"],
+                                  to_unicode={65: "\uffff", 66: "\uf8e9", 83: "S",
+                                              117: "u", 109: "m"})
+    assert _lines_of(data) == ["Sum ∑©"]
+
+
+def _grid_page(rows: list[list[list[str]]], *, xs: list[int], row_height: int = 40,
+               rules: bool = True, cell_rects: bool = False) -> bytes:
+    """A table drawn as a grid of stroked rules (or one rectangle per cell), each cell
+    holding one or more lines of text, under a paragraph."""
+    from tests.pdf_writer import write_raw_page_pdf
+
+    commands = [f"BT /F1 10 Tf 72 740 Td ({FORMULA_BODY}.) Tj ET"]
+    top = 720
+    ys = [top - row_height * i for i in range(len(rows) + 1)]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            for k, text in enumerate(cell):
+                commands.append(f"BT /F1 9 Tf {xs[c] + 4} {ys[r] - 12 - 11 * k} Td "
+                                f"({_escape(text)}) Tj ET")
+    if rules and cell_rects:
+        commands += [f"{xs[c]} {ys[r + 1]} {xs[c + 1] - xs[c]} {row_height} re S"
+                     for r in range(len(rows)) for c in range(len(xs) - 1)]
+    elif rules:
+        commands += [f"0.5 w {xs[0]} {y} m {xs[-1]} {y} l S" for y in ys]
+        commands += [f"0.5 w {x} {ys[0]} m {x} {ys[-1]} l S" for x in xs]
+    commands.append(f"BT /F1 10 Tf 72 {ys[-1] - 30} Td (The paragraph after the table.) Tj ET")
+    return write_raw_page_pdf(commands)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+WRAPPED_ROWS = [
+    [["Requirement"], ["Description of what it asks"], ["Priority"]],
+    [["Portability"], ["The system must run on every platform that the", "users of the "
+                       "service already have at hand"], ["High"]],
+    [["Certification"], ["Requirements that must be met in order to be", "able to get the "
+                         "system certified"], ["Low | none"]],
+    [["Usability"], ["Easy to learn and to use"], ["Medium"]],
+]
+
+
+@pytest.mark.parametrize("cell_rects", [False, True])
+def test_a_table_drawn_with_rules_keeps_wrapped_cells_whole(cell_rects: bool) -> None:
+    document = extract(_grid_page(WRAPPED_ROWS, xs=[72, 160, 420, 520], cell_rects=cell_rects))
+    tables = [b for b in document.blocks if b.kind is BlockKind.TABLE]
+    assert len(tables) == 1, document.text
+    rows = tables[0].draft.rows
+    assert len(rows) == 4 and all(len(row) == 3 for row in rows)
+    assert rows[1][1] == ("The system must run on every platform that the users of the "
+                          "service already have at hand")
+    assert rows[2][2] == "Low | none"
+    assert "Low \\| none" in tables[0].markdown
+    assert tables[0].draft.bbox is not None and tables[0].draft.pages == (1,)
+    prose = [b.draft.text for b in document.blocks if b.kind is BlockKind.PARAGRAPH]
+    assert prose[0].startswith(FORMULA_BODY) and prose[-1] == "The paragraph after the table."
+
+
+def test_a_framed_figure_or_sparse_gridlines_are_not_a_table() -> None:
+    # A frame around a caption and a chart's gridlines with two labels.
+    framed = [[["Figure 7. Control flow graph of a nested loop with its exits"]]]
+    assert not [b for b in extract(_grid_page(framed, xs=[72, 540])).blocks
+                if b.kind is BlockKind.TABLE]
+    sparse = [[["0.5"], [], [], []], [[], [], [], []], [[], [], [], ["1.0"]]]
+    assert not [b for b in extract(_grid_page(sparse, xs=[72, 200, 300, 400, 500])).blocks
+                if b.kind is BlockKind.TABLE]
+
+
+def test_aligned_rows_of_a_numbered_system_of_equations_are_a_formula_not_a_table() -> None:
+    formula = [f"BT /F3 10 Tf 200 {{y}} Td 0 {-16 * k} Td (a{k} = b + g \\264 d) Tj ET"
+               for k in range(3)]
+    formula += [f"BT /F1 10 Tf 520 {{y}} Td 0 {-16 * k} Td (({k + 1})) Tj ET" for k in range(3)]
+    document = extract(_formula_page(formula, gap=48))
+    kinds = [b.kind for b in document.blocks]
+    assert BlockKind.TABLE not in kinds, document.text
+    [block] = [b for b in document.blocks if b.kind is BlockKind.FORMULA]
+    assert block.draft.text.splitlines() == ["α0 = β + γ × δ (1)", "α1 = β + γ × δ (2)",
+                                             "α2 = β + γ × δ (3)"]

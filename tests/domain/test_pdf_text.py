@@ -114,3 +114,27 @@ def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
     assert is_decorative("❙❚❘❙❚❘❙❚❘❙ ❚❘❙❚")
     assert is_decorative("* * *")
     assert not is_decorative("— 12 —") and not is_decorative("α")
+
+
+def test_a_right_to_left_row_split_into_pieces_reads_whole_with_its_number() -> None:
+    from sheaf.domain.pdf_structure import TextBox, TextLine, merge_right_to_left_rows
+
+    def piece(text: str, x0: float, x1: float, y: float = 700) -> TextBox:
+        line = TextLine(text=text, size=14, font="BNazaninBold", bold=True, chars=len(text),
+                        bbox=(x0, y, x1, y + 14))
+        return TextBox(page=1, lines=(line,), bbox=line.bbox)
+
+    # Layout analysis gives a heading "3- پذيرش در بورس" as its number and its words, and
+    # "اميدنامه" as two touching pieces; a piece with a space glyph at the joint is a word
+    # boundary.
+    row = [piece("پذيرش در بورس", 409, 488), piece("3- ", 488, 506)]
+    assert [b.text for b in merge_right_to_left_rows(row)] == ["3- پذيرش در بورس"]
+    word = [piece("\nنامه پذيرش ", 134, 250), piece("\nاميد", 250, 268)]
+    assert [b.text for b in merge_right_to_left_rows(word)] == ["اميدنامه پذيرش"]
+    spaced = [piece(" بازار", 134, 250), piece("در", 250, 268)]
+    assert [b.text for b in merge_right_to_left_rows(spaced)] == ["در بازار"]
+    # Latin pieces and pieces on other rows stay apart.
+    latin = [piece("Results", 72, 120), piece("2.1", 130, 150)]
+    assert len(merge_right_to_left_rows(latin)) == 2
+    apart = [piece("پذيرش در بورس", 409, 488), piece("3- ", 488, 506, y=650)]
+    assert len(merge_right_to_left_rows(apart)) == 2
