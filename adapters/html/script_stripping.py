@@ -72,8 +72,18 @@ def strip_scripts(body: bytes) -> bytes:
         if foreign:
             # Inside SVG or MathML the parser reads <script>, <style> and comments by other
             # rules; scan again only where HTML parsing resumes.
-            if not whole.endswith(b"/>"):
-                position = _foreign_content_end(body, match.end(), foreign.group(1).lower())
+            if whole.endswith(b"/>"):
+                continue
+            opener = foreign.group(1).lower()
+            svg_end = _plain_svg_end(body, match.end()) if opener == b"svg" else None
+            if svg_end is None:
+                position = _foreign_content_end(body, match.end(), opener)
+                continue
+            # sheaf never reads inside an <svg>; icon paths are a tenth of a page's bytes
+            # and every element of them costs the parser a token.
+            out.append(body[emitted:match.start()])
+            out.append(_BULKY_ATTRIBUTE.sub(b"", whole) + b"</svg>")
+            emitted = position = svg_end
             continue
         if kind == "comment":
             # An empty comment still separates what stood on either side ("<" + "a").
@@ -127,6 +137,32 @@ def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:
                 or (name == b"font" and _FONT_BREAKOUT.search(match.group(0)))):
             return match.start()
     return len(body)
+
+
+def _plain_svg_end(body: bytes, start: int) -> int | None:
+    """The end of the `</svg>` that closes the <svg> opened before `start`, when
+    everything between is SVG the parser keeps inside it: no tag that breaks out to HTML,
+    no end tag of an element opened outside, no nested MathML. Otherwise None, and the
+    content is left for the parser."""
+    open_names = [b"svg"]
+    for match in _FOREIGN_TOKEN.finditer(body, start):
+        name_match = _TAG_NAME.match(match.group(0))
+        if name_match is None:
+            continue  # a comment or CDATA section
+        closing, name = name_match.group(1), name_match.group(2).lower()
+        if closing:
+            if name not in open_names:
+                return None  # the parser would close an HTML element with it
+            del open_names[len(open_names) - 1 - open_names[::-1].index(name):]
+            if not open_names:
+                return match.end()
+        elif (open_names[-1] in _INTEGRATION_POINTS or name in _BREAKOUT_TAGS
+              or name in (b"math", b"font")):
+            # Tags inside <title>, <desc> or <foreignObject> are HTML to the parser.
+            return None
+        elif not match.group(0).endswith(b"/>"):
+            open_names.append(name)
+    return None
 
 
 def _closing(whole: bytes, end_tag: bytes) -> bytes:
