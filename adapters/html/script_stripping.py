@@ -126,7 +126,7 @@ def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:
     the matching end tag, or at a start tag that breaks out of foreign content. Staying
     inside longer than the parser only forgoes some stripping, so doubt extends it."""
     open_roots = [opener]
-    integration_point = False
+    integration_points = 0  # open <foreignObject>, <desc>, <title>, <mi>, ...
     for match in _FOREIGN_TOKEN.finditer(body, start):
         name_match = _TAG_NAME.match(match.group(0))
         if name_match is None:
@@ -142,8 +142,9 @@ def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:
                     return match.end()
         elif name in _INTEGRATION_POINTS:
             # HTML inside these does not break out; what follows them is foreign again.
-            integration_point = True
-        elif not closing and not integration_point and (
+            # An end tag with none open is ignored by the parser.
+            integration_points = max(0, integration_points + (-1 if closing else 1))
+        elif not closing and not integration_points and (
                 name in _BREAKOUT_TAGS
                 or (name == b"font" and _FONT_BREAKOUT.search(match.group(0)))):
             return match.start()
