@@ -105,9 +105,9 @@ def strip_scripts(body: bytes) -> bytes:
                 # the end unpredictable by pattern. Leave the rest of the page as it is.
                 break
             attributes = match.group("attributes") or b""
-            replacement = whole if _JSON_LD.search(attributes) else _closing(whole, b"</script")
+            replacement = whole if _JSON_LD.search(attributes) else _emptied(whole, b"</script")
         elif kind == "style":
-            replacement = _closing(whole, b"</style")
+            replacement = _emptied(whole, b"</style")
         elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE.search(whole):
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
@@ -175,6 +175,16 @@ def _plain_svg_end(body: bytes, start: int) -> int | None:
         elif not match.group(0).endswith(b"/>"):
             open_names.append(name)
     return None
+
+
+def _emptied(whole: bytes, end_tag: bytes) -> bytes:
+    """A script or style element the extractor never reads: an empty comment when it
+    ends with a plain end tag (two tags and an element cost the parser far more than a
+    comment, which still keeps what stood on either side apart and, unlike a start tag
+    before the doctype, does not put the page in quirks mode); else `_closing`."""
+    if whole[-len(end_tag) - 1:].lower() == end_tag + b">":
+        return b"<!---->"
+    return _closing(whole, end_tag)
 
 
 def _closing(whole: bytes, end_tag: bytes) -> bytes:
