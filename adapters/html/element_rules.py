@@ -20,11 +20,15 @@ CHROME_TAGS = frozenset({"header", "footer", "aside"})
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
 """html5lib names foreign elements with their namespace even when HTML ones have none."""
 
+# Comment threads in other languages (plurals: a singular may name an opinion piece).
+_COMMENT_THREADS = (r"kommentare|commentaires|comentarios|coment[aá]rios|commenti|reacties|"
+                    r"komentarze|komment[aá]re|kommentarer")
 # A part of a class token that is never content.
 _JUNK_PART = re.compile(
     r"(?:^|[-_])(?:cookies?|consent|gdpr|cmp|share|sharing|sharethis|social|newsletter|"
     r"signup|sign-up|subscribe|subscription|advert|advertisement|ads?|adsbygoogle|promo|"
     r"sponsor(?:ed)?|related|recommend(?:ed|ations?)?|comments?|disqus|breadcrumbs?|pagination|"
+    + _COMMENT_THREADS + r"|"
     r"pager|toolbar|skip|skiplink|outbrain|taboola|paywall|metrics|altmetric|sortby|sort-tabs|"
     r"print-?only|visually-hidden|sr-only|screen-reader-text|credits?|photo-?credit|downloads?)"
     r"(?:$|[-_])",
@@ -144,7 +148,8 @@ def is_misjudgeable(element: Element) -> bool:
 # Class words that are never the article whatever their size: comments are prose but
 # not the article's, and menus, banners and dialogs are chrome.
 _NEVER_PROSE = re.compile(
-    r"(?:^|[-_])(?:comments?|commentlist|disqus|discussion|replies|nav|navbar|navigation|"
+    r"(?:^|[-_])(?:comments?|commentlist|disqus|discussion|replies|" + _COMMENT_THREADS + r"|"
+    r"nav|navbar|navigation|"
     r"menu|sidebar|side-bar|footer|header|breadcrumbs?|related|recommend(?:ed|ations)?|"
     r"cookies?|consent|gdpr|newsletter|modal|popup|overlay|dialog|hidden|hide|invisible|"
     r"d-none|sr-only|visually-hidden|screen-reader-text|teasers?|masthead|toolbar|"

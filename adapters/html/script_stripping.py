@@ -39,6 +39,14 @@ _BULKY_ATTRIBUTE = re.compile(
     rb'\s(?!(?:' + _READ_ATTRIBUTES + rb')=)[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')'
     rb'(?=[\s/>])',
     re.IGNORECASE)
+# A run of text and of tags the loop below would leave as they are (every attribute one
+# it keeps, double-quoted; no name that opens raw text or foreign content), skipped in
+# one step: each such tag is a unit the `tag` alternative of _RAW matches the same way.
+_UNCHANGED_RUN = re.compile(
+    rb"(?:[^<]++|</?(?!(?:script|style|title|textarea|xmp|iframe|noembed|noframes|svg|math)"
+    rb"(?![^\s/>]))[A-Za-z][^\s/>]*+"
+    rb'(?:\s+(?:' + _READ_ATTRIBUTES + rb')="[^"<>]*+")*+\s*+/?>)*+',
+    re.IGNORECASE)
 _FOREIGN_START = re.compile(rb"<(svg|math)[\s/>]", re.IGNORECASE)
 _FOREIGN_TOKEN = re.compile(
     rb"<!--(?:>|->|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|</?[A-Za-z][^>]*>",
@@ -64,7 +72,10 @@ def strip_scripts(body: bytes) -> bytes:
     out: list[bytes] = []
     emitted = 0
     position = 0
-    while (match := _RAW.search(body, position)) is not None:
+    while True:
+        unchanged = _UNCHANGED_RUN.match(body, position)
+        if unchanged is None or (match := _RAW.search(body, unchanged.end())) is None:
+            break
         whole = match.group(0)
         kind = match.lastgroup
         position = match.end()
@@ -72,8 +83,18 @@ def strip_scripts(body: bytes) -> bytes:
         if foreign:
             # Inside SVG or MathML the parser reads <script>, <style> and comments by other
             # rules; scan again only where HTML parsing resumes.
-            if not whole.endswith(b"/>"):
-                position = _foreign_content_end(body, match.end(), foreign.group(1).lower())
+            if whole.endswith(b"/>"):
+                continue
+            opener = foreign.group(1).lower()
+            svg_end = _plain_svg_end(body, match.end()) if opener == b"svg" else None
+            if svg_end is None:
+                position = _foreign_content_end(body, match.end(), opener)
+                continue
+            # sheaf never reads inside an <svg>; icon paths are a tenth of a page's bytes
+            # and every element of them costs the parser a token.
+            out.append(body[emitted:match.start()])
+            out.append(_BULKY_ATTRIBUTE.sub(b"", whole) + b"</svg>")
+            emitted = position = svg_end
             continue
         if kind == "comment":
             # An empty comment still separates what stood on either side ("<" + "a").
@@ -84,9 +105,9 @@ def strip_scripts(body: bytes) -> bytes:
                 # the end unpredictable by pattern. Leave the rest of the page as it is.
                 break
             attributes = match.group("attributes") or b""
-            replacement = whole if _JSON_LD.search(attributes) else _closing(whole, b"</script")
+            replacement = whole if _JSON_LD.search(attributes) else _emptied(whole, b"</script")
         elif kind == "style":
-            replacement = _closing(whole, b"</style")
+            replacement = _emptied(whole, b"</style")
         elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE.search(whole):
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
@@ -105,7 +126,7 @@ def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:
     the matching end tag, or at a start tag that breaks out of foreign content. Staying
     inside longer than the parser only forgoes some stripping, so doubt extends it."""
     open_roots = [opener]
-    integration_point = False
+    integration_points = 0  # open <foreignObject>, <desc>, <title>, <mi>, ...
     for match in _FOREIGN_TOKEN.finditer(body, start):
         name_match = _TAG_NAME.match(match.group(0))
         if name_match is None:
@@ -121,12 +142,49 @@ def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:
                     return match.end()
         elif name in _INTEGRATION_POINTS:
             # HTML inside these does not break out; what follows them is foreign again.
-            integration_point = True
-        elif not closing and not integration_point and (
+            # An end tag with none open is ignored by the parser.
+            integration_points = max(0, integration_points + (-1 if closing else 1))
+        elif not closing and not integration_points and (
                 name in _BREAKOUT_TAGS
                 or (name == b"font" and _FONT_BREAKOUT.search(match.group(0)))):
             return match.start()
     return len(body)
+
+
+def _plain_svg_end(body: bytes, start: int) -> int | None:
+    """The end of the `</svg>` that closes the <svg> opened before `start`, when
+    everything between is SVG the parser keeps inside it: no tag that breaks out to HTML,
+    no end tag of an element opened outside, no nested MathML. Otherwise None, and the
+    content is left for the parser."""
+    open_names = [b"svg"]
+    for match in _FOREIGN_TOKEN.finditer(body, start):
+        name_match = _TAG_NAME.match(match.group(0))
+        if name_match is None:
+            continue  # a comment or CDATA section
+        closing, name = name_match.group(1), name_match.group(2).lower()
+        if closing:
+            if name not in open_names:
+                return None  # the parser would close an HTML element with it
+            del open_names[len(open_names) - 1 - open_names[::-1].index(name):]
+            if not open_names:
+                return match.end()
+        elif (open_names[-1] in _INTEGRATION_POINTS or name in _BREAKOUT_TAGS
+              or name in (b"math", b"font")):
+            # Tags inside <title>, <desc> or <foreignObject> are HTML to the parser.
+            return None
+        elif not match.group(0).endswith(b"/>"):
+            open_names.append(name)
+    return None
+
+
+def _emptied(whole: bytes, end_tag: bytes) -> bytes:
+    """A script or style element the extractor never reads: an empty comment when it
+    ends with a plain end tag (two tags and an element cost the parser far more than a
+    comment, which still keeps what stood on either side apart and, unlike a start tag
+    before the doctype, does not put the page in quirks mode); else `_closing`."""
+    if whole[-len(end_tag) - 1:].lower() == end_tag + b">":
+        return b"<!---->"
+    return _closing(whole, end_tag)
 
 
 def _closing(whole: bytes, end_tag: bytes) -> bytes:

@@ -370,7 +370,9 @@ def test_prose_under_a_misleading_class_is_rescued(wrapper: str) -> None:
 
 @pytest.mark.parametrize("wrapper", [
     '<div class="comments">{}</div>', '<ul class="nav">{}</ul>',
-    '<div class="related-posts">{}</div>',
+    '<div class="related-posts">{}</div>', '<section id="kommentare">{}</section>',
+    '<div class="bloc-commentaires">{}</div>', '<div class="lista_comentarios">{}</div>',
+    '<div class="commenti-box">{}</div>', '<div class="reacties">{}</div>',
 ])
 def test_comments_menus_and_related_lists_are_never_rescued(wrapper: str) -> None:
     page = (f"<body><article><p>The article itself is short but it is the article, and it "

@@ -56,7 +56,8 @@ pieces = st.sampled_from([
     "<a title='x>y'>", "</a>", " ", "\n", '<div data-x="1" class="c">', '<img srcset="a 1x">',
     '<p onclick="go()" data-y="<">', "<svg>", "</svg>", '<svg viewBox="0 0 1 1">',
     '<path d="M0 0"/>', "<text>label</text>", '<a data-z="q"title="t">', "<math>", "</math>",
-    "<mi>x</mi>", '<font color="red">', "</p>", "<![CDATA[", "]]>",
+    "<mi>x</mi>", '<font color="red">', "</p>", "<![CDATA[", "]]>", "<g>", "</g>",
+    "<foreignObject>", "</foreignObject>", "<desc>", "</desc>", "<use/>", "<SVG>", "</Svg>",
 ])
 
 
