@@ -13,45 +13,14 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import re
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.html_quality import plain_body, sheaf_document
+from bench.html_quality import mean_f1, plain_body, sheaf_document, shingle_scores
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "articles-dev"
-_WORD = re.compile(r"\w+")
-
-
-def shingles(text: str, n: int = 4) -> Counter[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    if len(words) < n:
-        return Counter([tuple(words)]) if words else Counter()
-    return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
-
-
-def page_scores(predicted: str, truth: str) -> tuple[float, float, float]:
-    pred, gold = shingles(predicted), shingles(truth)
-    tp = sum((pred & gold).values())
-    fp = sum(pred.values()) - tp
-    fn = sum(gold.values()) - tp
-    total = tp + fp + fn
-    return (tp / total, fp / total, fn / total) if total else (1.0, 0.0, 0.0)
-
-
-def f1_of(scores: list[tuple[float, float, float]]) -> tuple[float, float, float]:
-    tp = sum(s[0] for s in scores) / len(scores)
-    fp = sum(s[1] for s in scores) / len(scores)
-    fn = sum(s[2] for s in scores) / len(scores)
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
-
-
 def sheaf_extract(html: bytes, url: str) -> str:
     # The truth is the body without its title: the `# ` title heading is left out.
     document = sheaf_document(html, url)
@@ -76,9 +45,9 @@ def run(extract: Callable[[bytes, str], str], pages: dict[str, bytes],
         outputs = {pid: extract(html, truth[pid].get("url", "")) for pid, html in pages.items()}
         elapsed = min(elapsed, time.perf_counter() - started)
     for pid, text in outputs.items():
-        score = page_scores(text, truth[pid]["articleBody"])
+        score = shingle_scores(text, truth[pid]["articleBody"])
         scores.append(score)
-        per_page[pid] = f1_of([score])[2]
+        per_page[pid] = mean_f1([score])[2]
     return scores, len(pages) / elapsed, per_page
 
 
@@ -98,7 +67,7 @@ def main() -> int:
     results = {}
     for name, extract in (("sheaf", sheaf_extract), ("trafilatura", trafilatura_extract)):
         scores, rate, per_page = run(extract, pages, truth, args.rounds)
-        results[name] = (f1_of(scores), rate, per_page)
+        results[name] = (mean_f1(scores), rate, per_page)
     print(f"articles-dev: {len(pages)} pages")
     print(f"{'tool':<12} {'precision':>9} {'recall':>7} {'F1':>6} {'pages/s':>8}")
     for name, ((p, r, f), rate, _) in results.items():

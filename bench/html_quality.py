@@ -157,7 +157,7 @@ CHROME = {
     "rights": re.compile(r"(?:^|\n)#* ?Rights and permissions", re.IGNORECASE),
     "doubled number": re.compile(r"(?:^|\n)\s*(?:[-*]\s*)?\[?(\d{1,4})[.\]]\s+\1\.\s"),
 }
-_MATH = re.compile(r"\$\$.*?\$\$|\\\(.*?\\\)", re.DOTALL)
+MATH_BLOCKS = re.compile(r"\$\$.*?\$\$|\\\(.*?\\\)", re.DOTALL)
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
 
 
@@ -206,7 +206,7 @@ def scholarly_score(entry: dict[str, Any], document: Document | None) -> Scholar
                               entry.get("reference_count"), (), False)
     ours = {normalise_heading(b.draft.text) for b in document.headings()}
     text = collapse(document.text)
-    prose = _MATH.sub(" ", document.text)  # TeX braces are the article's own
+    prose = MATH_BLOCKS.sub(" ", document.text)  # TeX braces are the article's own
     title = document.metadata.title or ""
     return ScholarlyScore(
         page=entry["id"], full_text=entry["full_text"],

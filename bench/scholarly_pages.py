@@ -1,6 +1,6 @@
 """Structure kept on real publisher pages (../shared/corpora/scholarly-html-dev).
 
-    .venv/bin/python -P bench/scholarly_pages.py [--corpus DIR] [--verbose]
+    .venv/bin/python -m bench.scholarly_pages [--corpus DIR] [--verbose]
 
 Per page: heading recall (the manifest's section headings found among sheaf's Markdown
 headings, compared after normalising case, numbering and whitespace), sentence recall
@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench.html_quality import MATH_BLOCKS, collapse, normalise_heading
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.domain.document import BlockKind
 
@@ -32,19 +33,6 @@ JUNK = {
     "cookie banner": re.compile(r"we use cookies|accept all cookies|cookie (?:settings|"
                                 r"preferences|policy)", re.IGNORECASE),
 }
-_MATH = re.compile(r"\$\$.*?\$\$|\\\(.*?\\\)", re.DOTALL)
-_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
-
-
-def normalise_heading(text: str) -> str:
-    text = _NUMBERING.sub("", text)
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
-def collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -84,7 +72,7 @@ def main() -> int:
         title_ok = collapse(meta.title or "") == collapse(entry.get("title") or "")
         doi_ok = (meta.doi or "").lower() == (entry.get("doi") or "").lower()
         pdf_ok = meta.citation_pdf_url == entry.get("citation_pdf_url")
-        prose = _MATH.sub(" ", document.text)  # TeX braces are the article's own
+        prose = MATH_BLOCKS.sub(" ", document.text)  # TeX braces are the article's own
         junk = [name for name, pattern in JUNK.items() if pattern.search(prose)]
         ref_text = f"{refs}/{want_refs}" if want_refs else f"{refs}/-"
         print(f"{entry['id']:<3} {entry['publisher'][:22]:<22} {entry['full_text']!s:<5} "
