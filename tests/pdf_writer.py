@@ -160,13 +160,7 @@ def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: s
             commands.append(f"BT /F2 10 Tf {MARGIN} {y} Td ({_escape(coded)}) Tj ET")
             y -= 14
         y -= 8
-    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
-        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
-        Resources=pikepdf.Dictionary(Font=fonts),
-        Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True)
-    return out.getvalue()
+    return _one_page(pdf, fonts, commands)
 
 
 def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
@@ -180,13 +174,7 @@ def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
         BaseFont=pikepdf.Name("/Helvetica-Bold")))
     fonts.F3 = pdf.make_indirect(pikepdf.Dictionary(
         Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Symbol))
-    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
-        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
-        Resources=pikepdf.Dictionary(Font=fonts),
-        Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True)
-    return out.getvalue()
+    return _one_page(pdf, fonts, commands)
 
 
 def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetica",
@@ -217,6 +205,17 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
     pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
         Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
         Resources=pikepdf.Dictionary(Font=fonts), Contents=pdf.make_stream(b"\n".join(commands)))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def _one_page(pdf: pikepdf.Pdf, fonts: pikepdf.Dictionary, commands: Sequence[str]) -> bytes:
+    """`pdf` with one page of `commands` drawn with `fonts`, saved deterministically."""
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=pikepdf.Dictionary(Font=fonts),
+        Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()
