@@ -72,6 +72,16 @@ class DocumentExtraction:
         self._formats = dict(formats or {})
         self._ocr = ocr
 
+    @property
+    def html(self) -> HtmlExtractor:
+        """The HTML extractor, for a resolver that reads fetched pages the same way."""
+        return self._html
+
+    @property
+    def pdf(self) -> PdfExtractor:
+        """The PDF extractor, for a resolver that reads fetched PDFs the same way."""
+        return self._pdf
+
     def route(self, body: bytes, *, declared_type: str | None, location: str
               ) -> RoutingDecision:
         """The route `body` takes (container members inspected); a typed error when it would

@@ -1,6 +1,6 @@
 """HTML extraction on all three dev corpora: sheaf and trafilatura side by side, one run.
 
-    .venv/bin/python -P bench/html_extraction.py [--corpora DIR] [--rounds N] [--per-page]
+    .venv/bin/python -m bench.html_extraction [--corpora DIR] [--rounds N] [--per-page]
 
 Printed, for each tool, from the same pages in the same process:
 - articles-dev: word 4-gram shingle precision / recall / F1 (the corpus's own metric);
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.html_quality import (
-    _MATH,
     CHROME,
     CORPORA,
+    MATH_BLOCKS,
     ScholarlyScore,
     collapse,
     load_articles,
@@ -175,7 +175,7 @@ def trafilatura_scholarly(entry: dict[str, Any], markdown: str) -> ScholarlyScor
     sentences = [s["text"] for s in entry.get("sentences") or []]
     ours = {normalise_heading(h) for h in _MD_HEADING.findall(markdown)}
     text = collapse(markdown)
-    prose = _MATH.sub(" ", markdown)
+    prose = MATH_BLOCKS.sub(" ", markdown)
     title = collapse(entry.get("title") or "")
     return ScholarlyScore(
         page=entry["id"], full_text=entry["full_text"], headings_expected=len(expected),

@@ -11,7 +11,7 @@ import gzip
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +66,6 @@ def plain_body(document: Document, *, with_title: bool = False) -> str:
             and blocks[0].draft.text == collapse(document.metadata.title or ""):
         blocks = blocks[1:]
     return "\n\n".join(render_plain(b.draft) for b in blocks)
-
-
-def sheaf_body_text(html: bytes, url: str) -> str:
-    return sheaf_text(html, url, with_title=False)
 
 
 def trafilatura_text(html: bytes, url: str) -> str:
@@ -220,7 +216,3 @@ def scholarly_score(entry: dict[str, Any], document: Document | None) -> Scholar
         title_heading=bool(title) and document.text.startswith(f"# {collapse(title)}"),
     )
 
-
-def run_all(extract: Callable[[bytes, str], Any], pages: dict[str, bytes],
-            urls: dict[str, str]) -> dict[str, Any]:
-    return {pid: extract(html, urls.get(pid, "")) for pid, html in pages.items()}

@@ -3,7 +3,7 @@ pinned in tests/corpora/html_quality_floors.json.
 
 The test tests/corpora/test_html_quality_gate.py runs it in `make test`; by hand:
 
-    .venv/bin/python -P bench/quality_gate.py [--corpora DIR]
+    .venv/bin/python -m bench.quality_gate [--corpora DIR]
 
 Each page is parsed once; every figure comes from those Documents.
 """

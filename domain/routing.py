@@ -171,18 +171,19 @@ def route_content(declared_type: str | None, head: bytes, url: str = "", *,
         return RoutingDecision(Route.IMAGE, f"{found_image} by its magic bytes "
                                             f"(declared {declared}): OCR", media)
     html = looks_like_html(head)
-    found = describe_content(head)
     if media.essence == "application/pdf" or media.essence.endswith("/x-pdf"):
         if html and not strict:
             return RoutingDecision(Route.HTML,
                                    f"declared {declared} but the body is HTML, not a PDF", media)
-        return RoutingDecision(None, f"declared {declared} but the body is {found}, "
-                                     "with no %PDF- header", media, ErrorKind.NOT_A_PDF)
+        return RoutingDecision(None, f"declared {declared} but the body is "
+                                     f"{describe_content(head)}, with no %PDF- header",
+                               media, ErrorKind.NOT_A_PDF)
     if media.essence in CONTAINER_TYPES or media.essence.startswith("image/"):
         if html and not strict:
             return RoutingDecision(Route.HTML, f"declared {declared} but the body is HTML",
                                    media)
-        return RoutingDecision(None, f"declared {declared} but the body is {found}", media,
+        return RoutingDecision(None, f"declared {declared} but the body is "
+                                     f"{describe_content(head)}", media,
                                ErrorKind.UNSUPPORTED_CONTENT)
     if media.essence in (CSV_TYPE, TSV_TYPE) and looks_like_text(head):
         return RoutingDecision(Route.CSV, f"declared {declared} and the body is text", media)
@@ -195,8 +196,8 @@ def route_content(declared_type: str | None, head: bytes, url: str = "", *,
         return RoutingDecision(Route.RAW, f"declared {declared}: passed through as text", media)
     if media.essence in GENERIC_TYPES and looks_like_text(head):
         return RoutingDecision(Route.RAW, f"declared {declared} and the body is text", media)
-    return RoutingDecision(None, f"unsupported content type {declared}: the body is {found} "
-                                 f"(sheaf reads {SUPPORTED})", media,
+    return RoutingDecision(None, f"unsupported content type {declared}: the body is "
+                                 f"{describe_content(head)} (sheaf reads {SUPPORTED})", media,
                            ErrorKind.UNSUPPORTED_CONTENT)
 
 

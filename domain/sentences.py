@@ -118,14 +118,19 @@ def _paragraph_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
+# The bracket classes without their regex escapes, for str.rstrip and str.lstrip.
+_CLOSER_CHARACTERS = _CLOSERS.replace("\\", "")
+_OPENER_CHARACTERS = _OPENERS.replace("\\", "")
+
+
 def _is_abbreviation(before: str) -> bool:
-    stripped = before.rstrip(_CLOSERS.replace("\\", ""))
+    stripped = before.rstrip(_CLOSER_CHARACTERS)
     if not stripped.endswith("."):
         return False
     match = _WORD_BEFORE.search(stripped)
     if not match:
         return False
-    word = match.group(1).lstrip(_OPENERS.replace("\\", ""))
+    word = match.group(1).lstrip(_OPENER_CHARACTERS)
     core = word[:-1].lower()
     two_words = stripped[max(0, match.start() - 8):].split()
     joined = "".join(two_words[-2:])[:-1].lower() if len(two_words) >= 2 else ""

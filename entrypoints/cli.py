@@ -151,7 +151,7 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     async def run() -> int:
         extraction = build_extraction()
         files = FilesystemFileReader()
-        client, resolver = build_resolver(settings)
+        client, resolver = build_resolver(settings, extraction=extraction)
         failures = 0
         async with client:
             for source in args.inputs:

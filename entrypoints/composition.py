@@ -44,27 +44,27 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.routing import Route
 
 
-def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None
+def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
+                   extraction: DocumentExtraction | None = None
                    ) -> tuple[AiohttpHttpClient, ContentResolver]:
-    """A resolver over aiohttp, html5lib and pdfminer (and, for bodies that are not web
-    pages, every format `build_extraction` reads); close the client when done."""
+    """A resolver over aiohttp and `extraction` (`build_extraction`'s by default), so
+    fetched bodies and local files are read by the same extractors; close the client
+    when done."""
     client = AiohttpHttpClient(settings)
-    limiter = pool.limiter if pool else None
-    html, pdf = Html5libExtractor(limiter), PdfminerExtractor(limiter=limiter)
-    return client, ContentResolver(client, html, pdf,
-                                   extraction=build_extraction(pool, html=html, pdf=pdf))
+    extraction = extraction or build_extraction(pool)
+    return client, ContentResolver(client, extraction.html, extraction.pdf,
+                                   extraction=extraction)
 
 
-def build_extraction(pool: WorkerPool | None = None, *, html: Html5libExtractor | None = None,
-                     pdf: PdfminerExtractor | None = None) -> DocumentExtraction:
+def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
     """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB, and
     images and scanned PDF pages through Tesseract (when it is installed)."""
     limiter = pool.limiter if pool else None
     formats: dict[Route, FormatExtractor] = {
         Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
         Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter)}
-    return DocumentExtraction(html or Html5libExtractor(limiter),
-                              pdf or PdfminerExtractor(limiter=limiter), formats=formats,
+    return DocumentExtraction(Html5libExtractor(limiter),
+                              PdfminerExtractor(limiter=limiter), formats=formats,
                               ocr=TesseractOcr(limiter=limiter))
 
 
@@ -158,14 +158,15 @@ def build_knowledge(settings: HttpSettings, store_path: Path,
     """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`;
     enrichment is on when a `language_model` is given."""
     pool = pool or WorkerPool()
-    client, resolver = build_resolver(settings, pool)
+    extraction = build_extraction(pool)
+    client, resolver = build_resolver(settings, pool, extraction)
     store = DuckDbKnowledgeStore(store_path)
     blobs = FilesystemBlobStore(blob_folder(store_path))
     artifacts = FilesystemArtifactStore(blob_folder(store_path))
     catalogue = DocumentCatalogue(store, blobs, artifacts)
     enrichment = (Enrichment(store, catalogue, language_model, embedder, budget=budget)
                   if language_model is not None else None)
-    ingestion = Ingestion(resolver, build_extraction(pool), FilesystemFileReader(), store,
+    ingestion = Ingestion(resolver, extraction, FilesystemFileReader(), store,
                           blobs, artifacts,
                           recorder=StageRecorder(listener), embedder=embedder, pool=pool,
                           enrichment=enrichment, chunk_sizes=chunk_sizes)

@@ -38,7 +38,7 @@ from sheaf.domain.search_request import (
 )
 from sheaf.entrypoints.composition import KnowledgeServices
 from sheaf.entrypoints.openapi import openapi_document
-from sheaf.entrypoints.problem_details import problem, public_detail, status_of
+from sheaf.entrypoints.problem_details import problem, status_of
 
 logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -99,7 +99,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except SheafError as exc:
-        return problem(status_of(exc.kind), exc.kind.value, public_detail(exc.message))
+        return problem(status_of(exc.kind), exc.kind.value, exc.message)
     except _Refusal as refusal:
         return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
     except web.HTTPException as exc:
@@ -239,7 +239,7 @@ def _discard_upload(upload: Path, uploads: Path) -> None:
 def _ingested(result: IngestResult) -> web.Response:
     if result.status is IngestStatus.FAILED:
         kind = ErrorKind(result.error_kind) if result.error_kind else ErrorKind.HTTP_ERROR
-        raise SheafError(kind, public_detail(result.message or "ingest failed"))
+        raise SheafError(kind, result.message or "ingest failed")
     return _json(result.as_dict(), 201 if result.status is IngestStatus.NEW else 200)
 
 

@@ -159,12 +159,6 @@ def _continuing(root: Element, body: Element, scored: dict[int, tuple[float, int
     return tuple(kept) if len(kept) > 1 else ()
 
 
-def find_content_root(html: Element) -> tuple[Element, str]:
-    """The first choice of element holding the main content, and why it was chosen."""
-    first = content_root_candidates(html)[0]
-    return first.element, first.why
-
-
 def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex
                   ) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)

@@ -32,10 +32,6 @@ class Container:
         self._infos = {i.filename: i for i in self._archive.infolist() if not i.is_dir()}
         self._inflated = 0
 
-    @property
-    def names(self) -> frozenset[str]:
-        return frozenset(self._infos)
-
     def has(self, name: str) -> bool:
         return name in self._infos
 
