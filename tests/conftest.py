@@ -8,6 +8,7 @@ import pytest
 from aiohttp import web
 
 from tests.local_server import LocalServer
+from tests.s3_server import s3_bucket, s3_server
 
 
 @pytest.fixture
@@ -25,4 +26,4 @@ async def local_server() -> AsyncIterator[LocalServer]:
         await server.stop()
 
 
-__all__ = ["web"]
+__all__ = ["s3_bucket", "s3_server", "web"]
