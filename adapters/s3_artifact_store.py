@@ -9,7 +9,6 @@ from sheaf.adapters.s3.location import S3Location
 from sheaf.adapters.s3.settings import S3Settings
 
 _SAFE = re.compile(r"^[A-Za-z0-9._/-]+$")
-_DELETE_BATCH = 1000  # DeleteObjects' limit per request
 
 
 class S3ArtifactStore:
@@ -19,6 +18,8 @@ class S3ArtifactStore:
     def __init__(self, location: S3Location, settings: S3Settings | None = None, *,
                  connection: S3Connection | None = None) -> None:
         self.location = location
+        self.page_size = 1000
+        """Keys listed per ListObjectsV2 and deleted per DeleteObjects (S3's limit for both)."""
         self._s3 = connection or S3Connection(location, settings or S3Settings())
 
     def _folder(self, key: str) -> str:
@@ -41,14 +42,10 @@ class S3ArtifactStore:
     async def delete_under(self, prefix: str) -> None:
         # The trailing slash keeps `s/src1` from reaching `s/src10/...`.
         folder = self._folder(prefix.strip("/")) + "/"
-        batch: list[str] = []
-        async for page in self._s3.keys_under(folder):
-            batch += page
-            while len(batch) >= _DELETE_BATCH:
-                await self._s3.remove_many(batch[:_DELETE_BATCH])
-                batch = batch[_DELETE_BATCH:]
-        if batch:
-            await self._s3.remove_many(batch)
+        # Listing goes on by key after the last one seen, so deleting a page as soon as
+        # it is listed leaves the next page intact.
+        async for page in self._s3.keys_under(folder, self.page_size):
+            await self._s3.remove_many(page)
 
     async def aclose(self) -> None:
         await self._s3.aclose()

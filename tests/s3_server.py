@@ -60,11 +60,11 @@ class S3Server:
 
 @pytest.fixture(scope="session")
 def s3_server() -> Iterator[S3Server]:
+    began = time.perf_counter()
     pytest.importorskip("aiobotocore", reason="aiobotocore (the s3 extra) is not installed")
     server_module = pytest.importorskip(
         "moto.server", reason="moto[server] (in the test extra) is not installed")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
-    began = time.perf_counter()
     server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     try:
         server.start()

@@ -65,7 +65,7 @@ class S3Connection:
         s = self.settings
         config = AioConfig(
             connect_timeout=s.connect_timeout, read_timeout=s.read_timeout,
-            retries={"max_attempts": s.max_attempts, "mode": "standard"},
+            retries={"total_max_attempts": s.max_attempts, "mode": "standard"},
             max_pool_connections=max(10, s.concurrency * 2),
             s3={"addressing_style": s.effective_addressing_style},
         )
@@ -237,13 +237,15 @@ class S3Connection:
         with self.translating("delete", key):
             await client.delete_object(Bucket=self.location.bucket, Key=key)
 
-    async def keys_under(self, prefix: str) -> AsyncIterator[list[str]]:
+    async def keys_under(self, prefix: str, page_size: int = 1000
+                         ) -> AsyncIterator[list[str]]:
         """The keys starting with `prefix`, a page (at most 1,000) at a time."""
         client = await self.client()
         paginator = client.get_paginator("list_objects_v2")
         with self.translating("list", prefix):
-            async for page in paginator.paginate(Bucket=self.location.bucket,
-                                                 Prefix=prefix):
+            async for page in paginator.paginate(
+                    Bucket=self.location.bucket, Prefix=prefix,
+                    PaginationConfig={"PageSize": page_size}):
                 keys = [item["Key"] for item in page.get("Contents", []) if "Key" in item]
                 if keys:
                     yield keys
