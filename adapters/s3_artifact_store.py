@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from sheaf.adapters.s3.connection import S3Connection
 from sheaf.adapters.s3.location import S3Location
+from sheaf.adapters.s3.opening import s3_connection
 from sheaf.adapters.s3.settings import S3Settings
+
+if TYPE_CHECKING:
+    from sheaf.adapters.s3.connection import S3Connection
 
 _SAFE = re.compile(r"^[A-Za-z0-9._/-]+$")
 
@@ -20,7 +24,7 @@ class S3ArtifactStore:
         self.location = location
         self.page_size = 1000
         """Keys listed per ListObjectsV2 and deleted per DeleteObjects (S3's limit for both)."""
-        self._s3 = connection or S3Connection(location, settings or S3Settings())
+        self._s3 = connection or s3_connection(location, settings or S3Settings())
 
     def _folder(self, key: str) -> str:
         segments = key.split("/")

@@ -11,12 +11,16 @@ import base64
 import hashlib
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from sheaf.adapters.s3.connection import S3Connection
 from sheaf.adapters.s3.location import S3Location, parse_s3_url
+from sheaf.adapters.s3.opening import s3_connection
 from sheaf.adapters.s3.settings import S3Settings, settings_from_environment
 from sheaf.adapters.s3_artifact_store import S3ArtifactStore
 from sheaf.domain.errors import ErrorKind, SheafError
+
+if TYPE_CHECKING:
+    from sheaf.adapters.s3.connection import S3Connection
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -29,7 +33,7 @@ class S3BlobStore:
     def __init__(self, location: S3Location, settings: S3Settings | None = None, *,
                  connection: S3Connection | None = None) -> None:
         self.location = location
-        self._s3 = connection or S3Connection(location, settings or S3Settings())
+        self._s3 = connection or s3_connection(location, settings or S3Settings())
 
     def _key(self, sha256: str) -> str:
         if len(sha256) != 64 or not _HEX.issuperset(sha256):
@@ -79,6 +83,6 @@ def blob_stores_from_url(url: str, environ: Mapping[str, str] | None = None,
     location = parse_s3_url(url)
     if settings is None:
         settings = settings_from_environment(os.environ if environ is None else environ)
-    connection = S3Connection(location, settings)
+    connection = s3_connection(location, settings)
     return (S3BlobStore(location, connection=connection),
             S3ArtifactStore(location, connection=connection))

@@ -118,3 +118,16 @@ def test_thresholds_and_concurrency_must_be_positive() -> None:
         S3Settings(multipart_threshold=0)
     with pytest.raises(ValueError, match="concurrency"):
         S3Settings(concurrency=0)
+
+
+def test_without_the_s3_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from sheaf.adapters.s3_blob_store import blob_stores_from_url
+
+    monkeypatch.setitem(sys.modules, "aiobotocore.session", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "sheaf.adapters.s3.connection", raising=False)
+    with pytest.raises(SheafError) as caught:
+        blob_stores_from_url("s3://bucket/kb", environ={})
+    assert caught.value.kind is ErrorKind.STORAGE
+    assert "pip install 'sheaf[s3]'" in caught.value.message
