@@ -10,6 +10,7 @@ import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 from aiohttp import web
 
@@ -117,6 +118,33 @@ async def test_a_failed_part_aborts_the_upload_and_leaves_nothing(
     assert "upload part 2 of" in error.message and "connection reset" in error.message
     sha = hashlib.sha256(data).hexdigest()
     assert not await blobs.has(sha)
+    uploads = s3_server.client().list_multipart_uploads(Bucket=s3_bucket.bucket)
+    assert not uploads.get("Uploads")
+
+
+async def test_a_cancelled_upload_is_aborted_too(
+        s3_server: S3Server, s3_bucket: S3Location,
+        small_parts: tuple[S3BlobStore, S3ArtifactStore],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _, artifacts = small_parts
+    client = await artifacts._s3.client()
+    real_upload_part = client.upload_part
+    first_part_sent = anyio.Event()
+
+    async def stalling_second_part(**kwargs: Any) -> Any:
+        if kwargs["PartNumber"] == 2:
+            await first_part_sent.wait()
+            await anyio.sleep_forever()
+        answer = await real_upload_part(**kwargs)
+        first_part_sent.set()
+        return answer
+
+    monkeypatch.setattr(client, "upload_part", stalling_second_part)
+    async with anyio.create_task_group() as group:
+        group.start_soon(artifacts.write, "s/src/v1", "chunks.jsonl", b"c" * (11 * MIB))
+        await first_part_sent.wait()
+        group.cancel_scope.cancel()  # as a timeout or a shutdown would
+    assert await artifacts.read("s/src/v1", "chunks.jsonl") is None
     uploads = s3_server.client().list_multipart_uploads(Bucket=s3_bucket.bucket)
     assert not uploads.get("Uploads")
 
