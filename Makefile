@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench-html bench-pdf bench-formats clean samples
+.PHONY: test demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium]'
+	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres]'
 	@touch $(STAMP)
 
 # mypy sees the layer folders as sheaf.* through a tree of links (the editable
@@ -51,6 +51,11 @@ bench-pdf: $(STAMP)
 
 bench-formats: $(STAMP)
 	$(BIN)/python -P bench/container_mutations.py --cases 2000
+
+# psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
+bench-postgres: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -P bench/postgres_drivers.py
 
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info

@@ -42,6 +42,9 @@ class ErrorKind(enum.Enum):
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
     STORE_VERSION = "store_version"
+    STORAGE = "storage"
+    """The blob, artifact or knowledge store's service refused or could not be reached: a
+    missing bucket, rejected credentials, an unreachable endpoint."""
     # embeddings and search
     EMBEDDING_MISMATCH = "embedding_mismatch"
     EMBEDDING_FAILED = "embedding_failed"

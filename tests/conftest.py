@@ -8,6 +8,8 @@ import pytest
 from aiohttp import web
 
 from tests.local_server import LocalServer
+from tests.postgres_server import postgres_database, postgres_server
+from tests.s3_server import s3_bucket, s3_server
 
 
 @pytest.fixture
@@ -25,4 +27,4 @@ async def local_server() -> AsyncIterator[LocalServer]:
         await server.stop()
 
 
-__all__ = ["web"]
+__all__ = ["postgres_database", "postgres_server", "s3_bucket", "s3_server", "web"]

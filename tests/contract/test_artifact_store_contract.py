@@ -1,7 +1,9 @@
-"""The ArtifactStore contract, against the in-memory fake and the filesystem store."""
+"""The ArtifactStore contract, against the in-memory fake, the filesystem store and the S3
+store on a loopback S3 server."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,22 @@ from sheaf.application.ports.artifact_store import ArtifactStore
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["memory", "filesystem"])
-def artifacts(request: pytest.FixtureRequest, tmp_path: Path) -> ArtifactStore:
-    return MemoryArtifactStore() if request.param == "memory" else FilesystemArtifactStore(
-        tmp_path)
+@pytest.fixture(params=["memory", "filesystem", "s3"])
+async def artifacts(request: pytest.FixtureRequest,
+                    tmp_path: Path) -> AsyncIterator[ArtifactStore]:
+    if request.param == "memory":
+        yield MemoryArtifactStore()
+    elif request.param == "filesystem":
+        yield FilesystemArtifactStore(tmp_path)
+    else:
+        from sheaf.adapters.s3_artifact_store import S3ArtifactStore
+
+        store = S3ArtifactStore(request.getfixturevalue("s3_bucket"),
+                                request.getfixturevalue("s3_server").settings())
+        try:
+            yield store
+        finally:
+            await store.aclose()
 
 
 async def test_write_read_and_overwrite(artifacts: ArtifactStore) -> None:

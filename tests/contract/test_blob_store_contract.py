@@ -1,8 +1,10 @@
-"""The BlobStore contract, run against the in-memory fake and the filesystem store."""
+"""The BlobStore contract, run against the in-memory fake, the filesystem store and the S3
+store on a loopback S3 server."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,23 @@ from sheaf.domain.errors import ErrorKind, SheafError
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["memory", "filesystem"])
-def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> BlobStore:
-    return MemoryBlobStore() if request.param == "memory" else FilesystemBlobStore(tmp_path)
+@pytest.fixture(params=["memory", "filesystem", "s3"])
+async def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[BlobStore]:
+    if request.param == "memory":
+        yield MemoryBlobStore()
+    elif request.param == "filesystem":
+        yield FilesystemBlobStore(tmp_path)
+    else:
+        from sheaf.adapters.s3_blob_store import S3BlobStore
+
+        server = request.getfixturevalue("s3_server")
+        # A small threshold, so the large blob below goes up as a multipart upload.
+        store = S3BlobStore(request.getfixturevalue("s3_bucket"),
+                            server.settings(multipart_threshold=256 * 1024))
+        try:
+            yield store
+        finally:
+            await store.aclose()
 
 
 async def test_put_get_has_delete(blobs: BlobStore) -> None:
