@@ -17,6 +17,7 @@ from sheaf.adapters.html.nesting_depth import check_nesting
 from sheaf.adapters.html.page_metadata import read_metadata, structured_article_body
 from sheaf.adapters.html.satellites import find_satellites
 from sheaf.adapters.html.script_stripping import strip_scripts
+from sheaf.adapters.html.trailing_chrome import without_trailing_chrome
 from sheaf.domain.document import BlockDraft, BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document, with_title_heading
@@ -78,7 +79,7 @@ class Html5libExtractor:
             root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)
-        drafts = _without_title_heading(drafts, {metadata.title, h1})
+        drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
         if metadata.title is None:

@@ -278,7 +278,8 @@ def test_inline_elements_join_without_invented_spaces(parts: list[tuple[str, str
     inner = BLOCK_WRAPPERS[block].format("Lead words " + "".join(m for m, _ in parts) + " end")
     document = extract(f"<html><head><meta name=citation_doi content=10.1000/xyz></head><body>"
                        f"<article><p>A first paragraph, with commas, for the score.</p>{inner}"
-                       f"</article></body></html>")
+                       # a heading that ends the root heads nothing: prose follows it
+                       f"<p>A last paragraph.</p></article></body></html>")
     assert shown in " ".join(document.text.split())
 
 
@@ -474,3 +475,58 @@ def test_json_ld_nested_too_deep_is_ignored() -> None:
             f"<article><p>The page itself still reads as an article, with words.</p>"
             f"</article></body></html>")
     assert "still reads as an article" in extract(page).text
+
+
+@pytest.mark.parametrize("wrapper", [
+    '<article class="node article paywall-on">{}</article>',
+    '<div role="article" class="story has-paywall">{}</div>',
+])
+def test_a_paywall_state_on_the_article_itself_does_not_hide_it(wrapper: str) -> None:
+    teasers = "".join(f"<div class='teaser'><p>Teaser {i} of another story, with a line of "
+                      f"prose, commas, and a summary that runs on.</p></div>" for i in range(12))
+    page = (f"<body><main>{wrapper.format(ARTICLE_PARAGRAPHS)}"
+            f"<div class='paywall-prompt'><p>Subscribe now to read on, it is cheap, honestly "
+            f"cheap.</p></div>{teasers}</main></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Paragraph 5 of the story" in text
+    assert "Subscribe now" not in text
+
+
+def test_ruby_readings_are_not_part_of_the_text() -> None:
+    page = ("<article><p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもの<ruby>法律<rt>"
+            "ほうりつ</rt></ruby>ができて、<ruby>親<rt>おや</rt></ruby>が"
+            "子どもを教育するために、たたいたり蹴ったりする体罰を禁止することになりました。</p>"
+            "</article>")
+    assert "子どもの法律ができて、親が子どもを教育する" in extract(page).text
+
+
+TRAILING_LABELS = [
+    "<h2>Mehr zum Thema</h2>", "<p>Themen:</p>", "<p>Seite teilen</p>",
+    "<h3>Weiterführende Informationen</h3>", "<p>En savoir plus</p>",
+    "<p>This entry was posted in News. Bookmark the permalink.</p>",
+    "<p>Filed under politics, elections.</p>", "<p>Etiquetas: Gobierno, Salud</p>",
+    "<p>Meistgelesene Artikel</p>", "<h4>Related Coverage</h4>", "<p>Kategorie: News</p>",
+]
+
+
+@pytest.mark.parametrize("labels", [TRAILING_LABELS[i:i + 3]
+                                    for i in range(len(TRAILING_LABELS))])
+def test_box_titles_and_labels_after_the_last_sentence_are_chrome(labels: list[str]) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{''.join(labels)}</article>")
+    text = document.text
+    assert "Paragraph 5 of the story" in text
+    for label in labels:
+        assert html5lib.parseFragment(label).itertext().__next__() not in text
+
+
+@pytest.mark.parametrize("ending", ["<p>Euer Hans, die Redaktion</p>", "<p>– „Ok.“</p>",
+                                    "<p>Viel Glück!</p>", "<h2>Fazit</h2><p>Es lohnt sich.</p>"])
+def test_a_short_last_sentence_or_signature_stays(ending: str) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{ending}</article>")
+    last = "".join(html5lib.parseFragment(ending.split("<p>")[-1]).itertext())
+    assert document.text.rstrip().endswith(last)
+
+
+def test_labels_between_paragraphs_stay_where_prose_follows() -> None:
+    document = extract(f"<article><p>Zwischentitel</p>{ARTICLE_PARAGRAPHS}</article>")
+    assert "Zwischentitel" in document.text
