@@ -96,6 +96,10 @@ class RootCandidate:
         return list(self.siblings) if self.siblings else [self.element]
 
 
+DECLARED_BODY_SHARE = 0.15
+DECLARED_BODY_PROSE = 1000
+"""Paragraph text an [itemprop=articleBody] needs to be taken over the best-scoring
+container: this share of that container's, or this many characters."""
 FALLBACKS = 4
 """Highest-scoring containers tried after the first choice, before <body>."""
 
@@ -182,11 +186,40 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
         if holding:
             return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"
         largest = max(matches, key=lambda e: _text_len(e, scored))
-        if _text_len(largest, scored) >= 0.8 * best_text:
+        # Microdata naming the article's body is a declaration, like publisher markup;
+        # the best-scoring paragraphs elsewhere are then as likely a comment thread.
+        wanted = (min(DECLARED_BODY_SHARE * best_text, DECLARED_BODY_PROSE)
+                  if label == "[itemprop=articleBody]" else 0.8 * best_text)
+        if _text_len(largest, scored) >= wanted:
             return largest, f"semantic container {label}"
-    if best is not None:
+    if best is not None and best_scored is not None:
+        wider = _wider_rival(best, best_scored[1], scored, index)
+        if wider is not None:
+            return wider, "near the highest content score with far more prose"
         return best, "highest content score"
     return body, "no better container than <body>"
+
+
+RIVAL_SCORE_SHARE = 0.75
+RIVAL_PROSE_GAIN = 2.0
+
+
+def _wider_rival(best: Element, best_entry: tuple[float, int],
+                 scored: dict[int, tuple[float, int]], index: _TreeIndex) -> Element | None:
+    """A container apart from `best` (neither holds the other) that scores nearly as high
+    and holds far more paragraph text: a short dense box (an offer, a quote card) can
+    outscore the article by its commas, not by its length."""
+    best_score, best_text = best_entry
+    rivals = [(key, text) for key, (score, text) in scored.items()
+              if score >= RIVAL_SCORE_SHARE * best_score
+              and text >= RIVAL_PROSE_GAIN * best_text and key != id(best)]
+    if not rivals:
+        return None
+    by_id = {id(e): e for e in index.parents}
+    found = [(by_id[key], text) for key, text in rivals if key in by_id]
+    apart = [(e, text) for e, text in found
+             if not _holds(e, best, index) and not _holds(best, e, index)]
+    return max(apart, key=lambda et: et[1])[0] if apart else None
 
 
 def _publisher_body(body: Element, matches: list[Element], index: _TreeIndex,

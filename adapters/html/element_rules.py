@@ -42,7 +42,9 @@ _JUNK_PART = re.compile(
 _JUNK_ANYWHERE = re.compile(
     r"byline|dateline|timestamp|newsletter|signup|cookie|consent|advert|outbrain|taboola|"
     r"trending|paywall|breadcrumb|off-?screen|snippet-login|resgallery|slideshow|carousel|"
-    r"control-bar|control-panel|most-?popular|readnext|tags-container|topic-tags",
+    r"control-bar|control-panel|most-?popular|readnext|tags-container|topic-tags|"
+    # Links to the neighbouring posts ("next-post-thumbnails", "nextstory", "prev-article").
+    r"(?:next|prev|previous)[-_]?(?:posts?|stor(?:y|ies)|articles?|entry|entries)",
     re.IGNORECASE,
 )
 # Whole tokens that are chrome on their own.

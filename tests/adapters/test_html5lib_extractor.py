@@ -530,3 +530,50 @@ def test_a_short_last_sentence_or_signature_stays(ending: str) -> None:
 def test_labels_between_paragraphs_stay_where_prose_follows() -> None:
     document = extract(f"<article><p>Zwischentitel</p>{ARTICLE_PARAGRAPHS}</article>")
     assert "Zwischentitel" in document.text
+
+
+def _comment_thread(n: int) -> str:
+    return "<ul class='thread'>" + "".join(
+        f"<li><a href='/u{i}'><h4>reader{i}</h4></a><p>Comment {i}: I disagree, and here is "
+        f"why, at some length, with commas, because comments run long, very long.</p></li>"
+        for i in range(n)) + "</ul>"
+
+
+@pytest.mark.parametrize("comments", [20, 60])
+def test_a_declared_article_body_wins_over_a_longer_comment_thread(comments: int) -> None:
+    story = "".join(f"<p>Paragraph {i} of the story, long enough to count, with commas, and "
+                    f"with the detail a reader came for, over and over.</p>" for i in range(12))
+    page = (f"<body><div class='page'><div itemprop='articleBody'>{story}</div></div>"
+            f"<div class='community'>{_comment_thread(comments)}</div></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Paragraph 11 of the story" in text
+    assert "Comment 3:" not in text
+
+
+@pytest.mark.parametrize("neighbour", ["next-post-thumbnails", "nextstory", "prev_article",
+                                       "previous-entries"])
+def test_links_to_neighbouring_posts_are_chrome(neighbour: str) -> None:
+    teasers = "".join(f"<div class='{neighbour}'><p>Teaser {i}, another post, with a summary, "
+                      f"commas, and a line of prose to score.</p></div>" for i in range(5))
+    page = (f"<body><div id='story'><p>The post itself, short, with a sentence or two of "
+            f"its own, and a comma.</p></div><div id='{neighbour}'>{teasers}</div></body>")
+    text = extract(page).text
+    assert "The post itself" in text and "Teaser" not in text
+
+
+@pytest.mark.parametrize("box", [
+    "<div class='card-content'><p>Earn 80,000 points, then 2x, 3x, 5x, on dining, travel, "
+    "groceries, gas, and more, terms apply, see rates, fees, and offer details.</p></div>",
+    "<div class='quote-content'><p>“Short, sharp, quotable, and, yes, full of commas, commas, "
+    "commas,” she said, later, twice, to them, all.</p></div>",
+])
+def test_a_dense_box_does_not_outscore_a_longer_article_beside_it(box: str) -> None:
+    # Scored a little under the box (fewer commas per character), with six times its text.
+    story = "".join(f"<p>Sentence {i} of a <a href='/x{i}'>linked</a> story that runs on, for "
+                    f"a while, as stories do, with more words than a box holds, and detail.</p>"
+                    for i in range(7))
+    page = f"<body><div class='offer'>{box}</div><div class='wrap'>{story}</div></body>"
+    document = extract(page)
+    assert "Sentence 0 of a linked story" in document.text
+    assert "Sentence 6 of a linked story" in document.text
+    assert any("far more prose" in note for note in document.notes)
