@@ -42,8 +42,8 @@ class Html5libExtractor:
         check_nesting(stripped, url=url)
         html = _parse(stripped, charset)
         candidates = content_root_candidates(html)
-        metadata, head_links = read_metadata(html, url, _first_heading(candidates[0].element)
-                                             or _first_heading(html))
+        metadata, head_links, json_ld = read_metadata(
+            html, url, _first_heading(candidates[0].element) or _first_heading(html))
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
         log: list[str] = []  # the decision log: roots passed over, and why
@@ -63,7 +63,7 @@ class Html5libExtractor:
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
         else:
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
-        structured = structured_article_body(html)
+        structured = structured_article_body(json_ld)
         kept = _prose_length(drafts)
         if structured and kept < SHORT_TEXT and len(structured) >= STRUCTURED_MIN \
                 and len(structured) > STRUCTURED_GAIN * kept \

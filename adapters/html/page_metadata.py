@@ -21,8 +21,10 @@ _TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014\-:·•»]\s+")
 
 
 def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple[
-        DocumentMetadata, list[Link]]:
-    """Metadata of the page and the links its head declares (alternate PDFs, canonical)."""
+        DocumentMetadata, list[Link], list[dict[str, Any]]]:
+    """Metadata of the page, the links its head declares (alternate PDFs, canonical) and
+    its JSON-LD items, flattened (parsed once here; `structured_article_body` reads
+    them too)."""
     metas: dict[str, list[str]] = {}
     links: list[Link] = []
     title_tag: str | None = None
@@ -82,7 +84,7 @@ def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple
         keywords=_keywords(metas),
         site_name=first("og:site_name"),
     )
-    return metadata, links
+    return metadata, links, ld
 
 
 def _absolute(base: str, url: str | None) -> str | None:
@@ -126,15 +128,11 @@ def _json_ld(script: Element) -> list[Any]:
 STRUCTURED_BODY_KEYS = ("articleBody", "text")
 
 
-def structured_article_body(html: Element) -> str | None:
+def structured_article_body(ld: list[dict[str, Any]]) -> str | None:
     """The longest article body a page declares in JSON-LD (`articleBody`, or `text` of an
-    article item), as plain text; None when there is none."""
-    items: list[Any] = []
-    for script in html.iter("script"):
-        if (script.get("type") or "").lower() == "application/ld+json":
-            items.extend(_json_ld(script))
-    bodies = [item.get(key) for item in _ld_articles(_flatten_ld(items))
-              for key in STRUCTURED_BODY_KEYS]
+    article item; `ld` as `read_metadata` returns it), as plain text; None when there is
+    none."""
+    bodies = [item.get(key) for item in _ld_articles(ld) for key in STRUCTURED_BODY_KEYS]
     texts = [b for b in bodies if isinstance(b, str) and b.strip()]
     if not texts:
         return None
