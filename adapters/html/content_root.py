@@ -193,11 +193,41 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
         if _text_len(largest, scored) >= wanted:
             return largest, f"semantic container {label}"
     if best is not None and best_scored is not None:
+        shared = _shared_ancestor(best, best_scored[1][0], scored, index, body)
+        if shared is not None:
+            return shared, "the container of several near-best scores"
         wider = _wider_rival(best, best_scored[1], scored, index)
         if wider is not None:
             return wider, "near the highest content score with far more prose"
         return best, "highest content score"
     return body, "no better container than <body>"
+
+
+TOP_CANDIDATES = 5
+NEAR_BEST_SHARE = 0.75
+NEAR_BEST_MIN = 3
+SHARED_MAX_LINK_DENSITY = 0.2
+
+
+def _shared_ancestor(best: Element, best_score: float, scored: dict[int, tuple[float, int]],
+                     index: _TreeIndex, body: Element) -> Element | None:
+    """The closest ancestor of `best` that holds at least three of the other top scores
+    near it (Readability's rule), when few of its words are links: an article set as a
+    run of like blocks (text modules in separate wrappers, recipe steps, text-and-picture
+    rows) spreads its score over them."""
+    top = sorted(scored.items(), key=lambda kv: -kv[1][0])[:TOP_CANDIDATES]
+    by_id = {id(e): e for e in index.parents}
+    near = [by_id[key] for key, (score, _text) in top
+            if key != id(best) and key in by_id and score >= NEAR_BEST_SHARE * best_score]
+    if len(near) < NEAR_BEST_MIN:
+        return None
+    node = index.parents.get(best)
+    while node is not None and node is not body:
+        if sum(1 for e in near if _holds(node, e, index)) >= NEAR_BEST_MIN:
+            # Widgets of a sidebar score alike too; their column is mostly links.
+            return node if _link_density(node) <= SHARED_MAX_LINK_DENSITY else None
+        node = index.parents.get(node)
+    return None
 
 
 RIVAL_SCORE_SHARE = 0.75

@@ -577,3 +577,34 @@ def test_a_dense_box_does_not_outscore_a_longer_article_beside_it(box: str) -> N
     assert "Sentence 0 of a linked story" in document.text
     assert "Sentence 6 of a linked story" in document.text
     assert any("far more prose" in note for note in document.notes)
+
+
+@pytest.mark.parametrize("block", ["<div class='row'><div class='textpic_text'>{}</div></div>",
+                                   "<section><div class='c-text-element'>{}</div></section>",
+                                   "<div class='step'><div class='recipeStepText'>{}</div>"
+                                   "</div>"])
+def test_an_article_set_as_a_run_of_like_blocks_is_kept_whole(block: str) -> None:
+    blocks = "".join(block.format(
+        f"<p>Part {n} opens with a sentence, long enough, with commas, to score as prose.</p>"
+        f"<p>Part {n} carries on, with a second sentence, and more words, for the reader.</p>")
+        for n in range(5))
+    page = f"<body><div class='frame'><div class='inner'>{blocks}</div></div></body>"
+    document = extract(page)
+    for n in range(5):
+        assert f"Part {n} opens" in document.text
+    assert any("near-best scores" in note for note in document.notes)
+
+
+def test_alike_sidebar_widgets_do_not_pull_the_root_into_their_column() -> None:
+    widget = ("<div class='box'><div class='content'><p>Event {n}: a date, a place, a hall, a "
+              "time.</p></div></div>")
+    links = "".join(f"<a href='/e{n}'>All the other events of week {n} and the next</a> "
+                    for n in range(8))
+    story = "".join(f"<p>Sentence {i} of the article itself, which reads on for a while.</p>"
+                    for i in range(12))
+    page = (f"<body><div class='col'>{''.join(widget.format(n=n) for n in range(5))}"
+            f"<div>{links}</div></div><div class='col'><div class='full'>{story}</div></div>"
+            f"</body>")
+    document = extract(page)
+    assert "Sentence 11 of the article itself" in document.text
+    assert "Event 2:" not in document.text
