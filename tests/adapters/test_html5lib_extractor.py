@@ -527,6 +527,35 @@ def test_a_short_last_sentence_or_signature_stays(ending: str) -> None:
     assert document.text.rstrip().endswith(last)
 
 
+@pytest.mark.parametrize("tail", [
+    # a contact box: a heading over short lines, commas and all
+    "<h3>Kontakt</h3><p>Bundesamt für Naturschutz</p><p>Referat Presse, Öffentlichkeit</p>"
+    "<p>Konstantinstraße 110, 53179 Bonn</p>",
+    # an author box: the name as a heading, one line of role
+    "<h4>Annette Henkel</h4><p>Editor, writer, reader</p>",
+    # a box of other stories: its title, a teaser's title and summary
+    "<h2>Noch mehr Infos für dich</h2><h3>Strom aus Wellenenergie</h3><p>Das Minikraftwerk "
+    "verwandelt Wellen in Strom. Das erste Modul läuft schon.</p>",
+    "<h2>Keine Lust alleine zu radeln?</h2><h3>Tine</h3><p>Hi, ich bin Tine und liebe es, "
+    "mit dem Rad die Stadt zu erkunden, komm mit!</p>",
+    # copyright and filing lines, full stop and all
+    "<p>© 2020 Example Interactive Inc. All Rights Reserved.</p>",
+    "<p>Der Beitrag wurde am Mittwoch, den 27. November 2019 um 15:21 Uhr veröffentlicht und "
+    "wurde unter Allgemein, Region abgelegt.</p>",
+])
+def test_boxes_after_the_last_sentence_are_chrome(tail: str) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{tail}</article>")
+    assert document.text.rstrip().endswith("that a reader came for.")
+
+
+def test_a_last_section_of_the_article_stays() -> None:
+    section = ("<h2>Fazit</h2><p>Es lohnt sich, sagen alle, die es versucht haben, und zwar "
+               "sehr.</p><p>Wer zweifelt, fragt am besten selbst nach.</p>")
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{section}</article>")
+    assert "Wer zweifelt, fragt am besten selbst nach." in document.text
+    assert "Fazit" in document.text
+
+
 def test_labels_between_paragraphs_stay_where_prose_follows() -> None:
     document = extract(f"<article><p>Zwischentitel</p>{ARTICLE_PARAGRAPHS}</article>")
     assert "Zwischentitel" in document.text
