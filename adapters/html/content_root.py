@@ -15,6 +15,7 @@ from sheaf.adapters.html.element_rules import (
     mark_rescued,
     tokens,
 )
+from sheaf.adapters.html.page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -111,8 +112,10 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     body = _first(html, "body") or html
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
-    first, why = _first_choice(body, scored, index)
-    siblings = () if why.startswith("publisher") else _continuing(first, body, scored, index)
+    first, why = _first_choice(body, scored, index, page_titles(html))
+    # A publisher's body is whole; a story titled after the page is one of several.
+    whole = why.startswith("publisher") or why.endswith(TITLED)
+    siblings = () if whole else _continuing(first, body, scored, index)
     if siblings:
         why += f"; with {len(siblings) - 1} sibling(s) that continue it"
     out = [RootCandidate(first, why, _text_len(first, scored), siblings)]
@@ -163,8 +166,50 @@ def _continuing(root: Element, body: Element, scored: dict[int, tuple[float, int
     return tuple(kept) if len(kept) > 1 else ()
 
 
-def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex
-                  ) -> tuple[Element, str]:
+TITLED = "headed by the page's title"
+TITLED_MIN_PROSE = 300
+"""Paragraph text an <article> headed by the page's title needs to be taken as the story."""
+_HEADINGS = ("h1", "h2", "h3")
+
+
+def page_titles(html: Element) -> set[str]:
+    """What the page calls itself, compared case- and space-folded: its <title> whole and
+    split at separators ("Site | Story"), and its og:/twitter: titles."""
+    found: list[str] = []
+    for element in html.iter():
+        if element.tag == "title":
+            text = "".join(element.itertext())
+            found.extend([text, *_TITLE_SEPARATORS.split(text)])
+        elif element.tag == "meta" and (element.get("property") or element.get("name") or ""
+                                        ).lower() in ("og:title", "twitter:title"):
+            found.append(element.get("content") or "")
+        elif element.tag == "body":
+            break
+    return {_folded(t) for t in found if len(t.strip()) >= 10}
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _titled(articles: list[Element], titles: set[str], scored: dict[int, tuple[float, int]]
+            ) -> Element | None:
+    """The innermost <article> whose first heading is the page's title, with prose of its
+    own: on pages that load the next stories below the first (or list teasers of the
+    same story beside it), the page's story is the one it is titled after."""
+    if not titles:
+        return None
+    titled = []
+    for article in articles:
+        heading = next((e for e in article.iter() if e.tag in _HEADINGS), None)
+        if heading is not None and _folded("".join(heading.itertext())) in titles \
+                and _text_len(article, scored) >= TITLED_MIN_PROSE:
+            titled.append(article)
+    return min(titled, key=lambda e: _text_len(e, scored)) if titled else None
+
+
+def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex,
+                  titles: set[str]) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
     best_text = best_scored[1][1] if best_scored else 0
 
@@ -182,6 +227,10 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
             continue
         # A semantic container is trusted when it holds the densest prose; teaser
         # <article>s in a sidebar do not.
+        if label == "<article>" and len(matches) > 1:
+            titled = _titled(matches, titles, scored)
+            if titled is not None:
+                return titled, f"semantic container <article> {TITLED}"
         holding = [e for e in matches if best is not None and _holds(e, best, index)]
         if holding:
             return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"

@@ -17,7 +17,8 @@ from sheaf.domain.metadata import DocumentMetadata
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 _DOI_LINK = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
-_TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014\-:·•»]\s+")
+TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014\-:·•»]\s+")
+"""What sites put between a story's title and their own name in <title>."""
 
 
 def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple[
@@ -109,7 +110,7 @@ def _keywords(metas: dict[str, list[str]]) -> tuple[str, ...]:
 def _clean_title(title: str | None, site_name: str | None) -> str | None:
     if not title:
         return None
-    parts = _TITLE_SEPARATORS.split(title)
+    parts = TITLE_SEPARATORS.split(title)
     if len(parts) > 1:
         if site_name:
             parts = [p for p in parts if p.strip().lower() != site_name.strip().lower()] or parts

@@ -637,3 +637,22 @@ def test_alike_sidebar_widgets_do_not_pull_the_root_into_their_column() -> None:
     document = extract(page)
     assert "Sentence 11 of the article itself" in document.text
     assert "Event 2:" not in document.text
+
+
+def _story(title: str, n: int) -> str:
+    return (f"<article class='entry'><h1>{title}</h1>" + "".join(
+        f"<p>{title}: paragraph {i}, with commas, words, and more words, as a story has.</p>"
+        for i in range(n)) + "</article>")
+
+
+@pytest.mark.parametrize("title_tag", ["Diario | Bendición de vehículos este sábado",
+                                       "Bendición de vehículos este sábado – Diario"])
+def test_of_several_stories_on_a_page_the_one_titled_after_the_page_is_taken(
+        title_tag: str) -> None:
+    # Infinite-scroll pages load the next stories, longer or denser, below the first.
+    page = (f"<html><head><title>{title_tag}</title></head><body><div class='feed'>"
+            f"{_story('Bendición de vehículos este sábado', 5)}{_story('Otra noticia', 12)}"
+            f"{_story('Una tercera noticia', 9)}</div></body></html>")
+    text = extract(page).text
+    assert "Bendición de vehículos este sábado: paragraph 4" in text
+    assert "Otra noticia: paragraph" not in text and "Una tercera" not in text
