@@ -101,10 +101,15 @@ def is_junk(element: Element) -> bool:
     if not (classes or ident or itemprop or role):
         return False
     role = (role or "").lower()
+    if element.tag in _CONTAINERS and any(_SKIP_TARGET.match(t) for t in tokens(element)):
+        return False  # where a skip link leads ("skip-main") is the content itself
     return _junk_marks(classes or "", ident or "", (itemprop or "").lower(), role,
                        element.tag == "article" or role == "article")
 
 
+_SKIP_TARGET = re.compile(r"^skip[-_]?(?:to[-_]?)?(?:main|content|article|target)",
+                          re.IGNORECASE)
+_CONTAINERS = frozenset({"main", "div", "section", "article"})
 # On the article itself a paywall word is its state ("has-paywall", "paywall-on"), not
 # the subscription prompt that the same word marks elsewhere.
 _ARTICLE_STATE = re.compile(r"(?:^|[-_])paywall(?:$|[-_])", re.IGNORECASE)

@@ -656,3 +656,16 @@ def test_of_several_stories_on_a_page_the_one_titled_after_the_page_is_taken(
     text = extract(page).text
     assert "Bendición de vehículos este sábado: paragraph 4" in text
     assert "Otra noticia: paragraph" not in text and "Una tercera" not in text
+
+
+@pytest.mark.parametrize("target", ['<main id="skip-main">{}</main>',
+                                    '<div id="skip-to-content" class="page">{}</div>',
+                                    '<section class="skiptarget">{}</section>'])
+def test_where_a_skip_link_leads_is_the_content(target: str) -> None:
+    # More plain lines elsewhere than the article has prose: no rescue would find it.
+    other = "".join(f"<p>Help line {i} for the members area of this site and all of its apps</p>"
+                    for i in range(12))
+    page = (f"<body><a class='skip-link' href='#skip-main'>Skip to content</a>"
+            f"{target.format(ARTICLE_PARAGRAPHS)}<div class='help'>{other}</div></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Skip to content" not in text
