@@ -390,30 +390,32 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
         tag = element.tag
         linked_in: Element | None = None
         if tag in _PARAGRAPH_TAGS and ancestors:
-            text = "".join(element.itertext())
+            texts = ["".join(element.itertext())]
             credited = ancestors
             linked_in = element
         elif tag in _TEXT_HOLDERS:
             # Only loose text: a <div> of inline elements is as often a teaser or widget.
-            text = (element.text or "") + "".join(c.tail or "" for c in element)
+            texts = _loose_paragraphs(element)
             credited = [*ancestors, element]
         else:
-            text = ""
+            texts = []
             credited = ancestors
-        length = len(text.strip())
-        if length >= MIN_PARAGRAPH:
+        for text in texts:
+            length = len(text.strip())
+            if length < MIN_PARAGRAPH:
+                continue
             if skipped_under is not None:
                 key = id(skipped_under)
                 skipped_prose[key] = skipped_prose.get(key, 0) + _unlinked(length, linked_in)
-            else:
-                visible.append((length, linked_in))
-                score = 1 + text.count(",") + min(length // 100, 3)
-                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
-                    key = id(ancestor)
-                    elements[key] = ancestor
-                    scores[key] = scores.get(key, 0.0) + score * weight
-                for ancestor in credited:
-                    text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
+                continue
+            visible.append((length, linked_in))
+            score = 1 + text.count(",") + min(length // 100, 3)
+            for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
+                key = id(ancestor)
+                elements[key] = ancestor
+                scores[key] = scores.get(key, 0.0) + score * weight
+            for ancestor in credited:
+                text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
         next_ancestors = [*ancestors, element] if tag in CANDIDATE_TAGS else ancestors
         stack.extend((child, next_ancestors, skipped_under) for child in element
                      if isinstance(child.tag, str))
@@ -431,6 +433,18 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
         total *= 1 - _link_density(element)
         result[key] = (total, text_len[key])
     return result, rescued
+
+
+def _loose_paragraphs(element: Element) -> list[str]:
+    """The element's own loose text (beside its children), split where a <br> breaks it:
+    prose set straight into a <div> with blank lines between paragraphs scores as those
+    paragraphs, as it reads, not as one."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag == "br":
+            parts.append("")
+        parts[-1] += child.tail or ""
+    return parts
 
 
 RESCUE_MIN_PROSE = 200

@@ -669,3 +669,18 @@ def test_where_a_skip_link_leads_is_the_content(target: str) -> None:
             f"{target.format(ARTICLE_PARAGRAPHS)}<div class='help'>{other}</div></body>")
     text = extract(page).text
     assert "Paragraph 0 of the story" in text and "Skip to content" not in text
+
+
+@pytest.mark.parametrize("breaks", ["<br><br>", "<br />\n<br />", "<br>"])
+def test_prose_set_in_a_div_with_line_breaks_scores_as_its_paragraphs(breaks: str) -> None:
+    # Six paragraphs of over a hundred characters outscore the box; one run of text
+    # of the same length would not.
+    prose = breaks.join(f"Paragraph {i} of the description sits straight in the div and reads "
+                        f"as prose over several lines just as a reader sees it" for i in range(6))
+    box = ("<div class='box'><ul><li>Cart, empty, for now, and later</li>"
+           "<li>Opening hours, days, times, and more</li></ul></div>")
+    page = f"<body><div class='side'>{box}</div><div class='description'>{prose}</div></body>"
+    document = extract(page)
+    text = document.text
+    assert "Paragraph 0 of the description" in text and "Paragraph 5 of the description" in text
+    assert not any("passed over" in note for note in document.notes)  # chosen first
