@@ -58,6 +58,14 @@ class Html5libExtractor:
             # The last candidate takes whatever prose it has: a short page is still a page.
             last = candidate is candidates[-1]
             refusal = None if last else _implausible(drafts, candidate.prose, html)
+            if refusal is not None and _declared_article(why):
+                # A declared article that is all links is a post of links (a link roll,
+                # a reading list): read again with its lists of links kept.
+                builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
+                linked = builder.build_all([*before, *candidate.parts, *after])
+                if _implausible(linked, candidate.prose, html) is None:
+                    drafts, refusal = linked, None
+                    why += "; its lists of links kept"
             if refusal is None:
                 break
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
@@ -104,6 +112,11 @@ PAGE_TEXT_SHARE = 0.1
 STRUCTURED_MIN = 200
 STRUCTURED_GAIN = 2.0
 """How many times longer than the extraction a JSON-LD articleBody must be to replace it."""
+
+
+def _declared_article(why: str) -> bool:
+    return why.startswith(("semantic container <article>",
+                           "semantic container [itemprop=articleBody]"))
 
 
 def _continues(drafts: list[BlockDraft], structured: str) -> bool:

@@ -118,9 +118,12 @@ def clean_inline(text: str) -> str:
 class BlockBuilder:
     """Accumulates drafts and links for one document, in reading order."""
 
-    def __init__(self, base_url: str, *, photo_captions: bool = True) -> None:
+    def __init__(self, base_url: str, *, photo_captions: bool = True,
+                 link_lists: bool = False) -> None:
         self.base_url = base_url
         self.photo_captions = photo_captions
+        self.link_lists = link_lists
+        """Keep lists and lines of links (a post that is a list of links)."""
         """Keep captions without a Figure/Table label (news photo captions)."""
         self.drafts: list[BlockDraft] = []
         self.links: list[Link] = []
@@ -245,7 +248,8 @@ class BlockBuilder:
 
     def _list(self, element: Element) -> None:
         in_references = self._in_references or self._enters_references(element)
-        if not in_references and link_share(element) >= NAVIGATION_LINK_SHARE:
+        if not in_references and not self.link_lists \
+                and link_share(element) >= NAVIGATION_LINK_SHARE:
             return  # menus, tag clouds, "more stories" lists
         items: list[ListItem] = []
         self._collect_items(element, 0, items)
@@ -358,7 +362,8 @@ class BlockBuilder:
         if not text or is_chrome_text(text) or (len(text) <= 12 and not any(
                 c.isalpha() for c in text)):
             return  # chrome, or counters and share tallies ("438.3K", "4")
-        if not self._in_references and linked >= NAVIGATION_LINK_SHARE * len(text):
+        if not self._in_references and not self.link_lists \
+                and linked >= NAVIGATION_LINK_SHARE * len(text):
             return  # a line of links ("Read more: ...", tag lists), not prose
         if self._in_references:
             self.drafts.append(self._reference(text, None, self._reference_count() + 1))
@@ -392,7 +397,8 @@ class BlockBuilder:
 
     def _nested(self, *, photo_captions: bool) -> BlockBuilder:
         """A builder for an element's own text, continuing this one's depth count."""
-        inner = BlockBuilder(self.base_url, photo_captions=photo_captions)
+        inner = BlockBuilder(self.base_url, photo_captions=photo_captions,
+                             link_lists=self.link_lists)
         inner._depth = self._depth + 1
         return inner
 

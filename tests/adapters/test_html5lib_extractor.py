@@ -684,3 +684,26 @@ def test_prose_set_in_a_div_with_line_breaks_scores_as_its_paragraphs(breaks: st
     text = document.text
     assert "Paragraph 0 of the description" in text and "Paragraph 5 of the description" in text
     assert not any("passed over" in note for note in document.notes)  # chosen first
+
+
+def _link_roll(n: int) -> str:
+    return "<ul class='linkroll'>" + "".join(
+        f"<li><p class='link'><a href='https://site{i}.example/story'>Headline {i} of a "
+        f"story saved to read later</a></p><p class='note'>via site{i}.example</p></li>"
+        for i in range(n)) + "</ul>"
+
+
+def test_a_post_that_is_a_list_of_links_keeps_its_links() -> None:
+    page = (f"<body><nav><a href='/'>Home</a></nav><article class='post'><h1>Links of the "
+            f"day</h1>{_link_roll(12)}<p>Posted from a bookmarks app.</p></article></body>")
+    document = extract(page)
+    assert "Headline 0 of a story saved to read later" in document.text
+    assert "via site11.example" in document.text
+    assert any("lists of links kept" in note for note in document.notes)
+
+
+def test_a_teaser_list_article_does_not_win_over_the_story_beside_it() -> None:
+    page = (f"<body><article class='teasers'>{_link_roll(6)}</article>"
+            f"<div class='story'>{ARTICLE_PARAGRAPHS}</div></body>")
+    text = extract(page).text
+    assert "Paragraph 5 of the story" in text and "Headline 0" not in text
