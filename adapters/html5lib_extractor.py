@@ -11,11 +11,12 @@ import attrs
 import html5lib
 
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline, visible_text
-from sheaf.adapters.html.content_root import content_root_candidates
+from sheaf.adapters.html.content_root import content_root_candidates, page_titles
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.nesting_depth import check_nesting
 from sheaf.adapters.html.page_metadata import read_metadata, structured_article_body
 from sheaf.adapters.html.satellites import find_satellites
+from sheaf.adapters.html.script_state import script_state_article
 from sheaf.adapters.html.script_stripping import strip_scripts
 from sheaf.adapters.html.trailing_chrome import without_trailing_chrome
 from sheaf.domain.document import BlockDraft, BlockKind, Document
@@ -85,6 +86,17 @@ class Html5libExtractor:
                       if line]
             why = "JSON-LD articleBody"
             root = html
+        elif kept < SHORT_TEXT:
+            state = self._script_state(body, html, metadata.title, url, scholarly)
+            state_prose = _prose_length(state[0]) if state else 0
+            if state and state_prose >= STRUCTURED_MIN and state_prose > STRUCTURED_GAIN * kept:
+                # The page ships its story as script state and renders it in the browser.
+                log.append(f"HTML content root <{root.tag}> ({why}) passed over: {kept} "
+                           f"characters kept, the script state titled after the page has "
+                           f"{state_prose}")
+                drafts, builder = state
+                why = "script state titled after the page"
+                root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)
         drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
@@ -97,6 +109,17 @@ class Html5libExtractor:
         drafts = with_title_heading(drafts, metadata.title)
         return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
                                  notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+
+
+    @staticmethod
+    def _script_state(raw: bytes, html: Element, title: str | None, url: str, scholarly: bool
+                      ) -> tuple[list[BlockDraft], BlockBuilder] | None:
+        titles = page_titles(html) | ({" ".join(title.lower().split())} if title else set())
+        parts = script_state_article(raw, titles)
+        if not parts:
+            return None
+        builder = BlockBuilder(url, photo_captions=scholarly)
+        return builder.build_all(parts), builder
 
 
 MIN_KEPT_SHARE = 0.25

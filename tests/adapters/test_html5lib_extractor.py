@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import html5lib
@@ -707,3 +708,42 @@ def test_a_teaser_list_article_does_not_win_over_the_story_beside_it() -> None:
             f"<div class='story'>{ARTICLE_PARAGRAPHS}</div></body>")
     text = extract(page).text
     assert "Paragraph 5 of the story" in text and "Headline 0" not in text
+
+
+def _state(title: str, steps: int, prefix: str) -> dict[str, object]:
+    return {"title": title, "description": f"<p>{prefix} introduction, in a sentence of its "
+                                          f"own, that tells the reader what comes next.</p>",
+            "steps": [{"text": f"<p>{prefix} step {i}: cut, fold and sew the cloth along the "
+                               f"line, then press it flat.</p>"} for i in range(steps)]}
+
+
+_SHELL = ("<html><head><title>{title} | Site</title></head><body>{state}"
+          "<div id='app'><p>Your browser is out of date.</p></div></body></html>")
+
+
+@pytest.mark.parametrize("carrier", ["next", "json", "window", "props"])
+def test_a_story_kept_only_in_script_state_is_read_from_the_object_titled_after_the_page(
+        carrier: str) -> None:
+    title = "How to sew a round tablecloth"
+    state = {"page": {"project": _state(title, 6, "Ours"),
+                      "related": _state("Cleaning a chalkboard", 9, "Other")},
+             "nav": ["Home", "Shop"]}
+    blob = json.dumps(state)
+    holder = {
+        "next": f'<script id="__NEXT_DATA__" type="application/json">{blob}</script>',
+        "json": f'<script type="application/json">{blob}</script>',
+        "window": f"<script>window.__INITIAL_STATE__ = {blob};</script>",
+        "props": f'<div data-react-props="{html.escape(blob)}"></div>',
+    }[carrier]
+    document = extract(_SHELL.format(title=title, state=holder))
+    text = document.text
+    assert "Ours introduction, in a sentence" in text and "Ours step 5: cut" in text
+    assert "Other step" not in text
+    assert any("script state" in note for note in document.notes)
+
+
+def test_script_state_that_names_no_page_title_is_not_taken() -> None:
+    blob = json.dumps({"related": _state("Cleaning a chalkboard", 9, "Other")})
+    page = _SHELL.format(title="How to sew a round tablecloth",
+                         state=f'<script type="application/json">{blob}</script>')
+    assert "Other step" not in extract(page).text
