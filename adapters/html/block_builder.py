@@ -96,6 +96,14 @@ _LABEL = re.compile(r"^\s*\[?(\d{1,4}|[a-zA-Z])[\].)]?\s+")
 _CITATION_LIKE = re.compile(r"\d")
 _LABELLED = re.compile(r"^\s*(?:Figure|Fig\.?|Table|Tab\.|Scheme|Chart|Plate|Box|Supplementary|"
                        r"Appendix|Video|Movie|Map|Graph|Exhibit)\s*[A-Z]?\d", re.IGNORECASE)
+# A line that is only a date (and time), with at most a short label before it: the
+# page's dateline, in any language that writes dates with numbers.
+_DATELINE = re.compile(
+    r"^(?:[^\W\d]{2,20}\.?:?\s+)?(?:[^\W\d]{2,12}\.?,?\s+)?"
+    r"(?:\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{4}-\d{2}-\d{2}|"
+    r"\d{1,2}\.?\s+[^\W\d]{3,12}\.?,?\s+\d{4}|[^\W\d]{3,12}\.?\s+\d{1,2},?\s+\d{4})"
+    r"(?:,?\s*(?:um\s+|at\s+|à\s+|-\s*)?\d{1,2}[:.h]\d{2}(?:\s*(?:uhr|h|am|pm|[ap]\.m\.))?)?$",
+    re.IGNORECASE)
 NAVIGATION_LINK_SHARE = 0.7
 """Blocks whose text is at least this share of link text are navigation."""
 MAX_DEPTH = 120
@@ -362,6 +370,8 @@ class BlockBuilder:
         if not text or is_chrome_text(text) or (len(text) <= 12 and not any(
                 c.isalpha() for c in text)):
             return  # chrome, or counters and share tallies ("438.3K", "4")
+        if not self._in_references and _DATELINE.match(text):
+            return  # "Aktualisiert: 11.04.2020, 10:27", "Dienstag, 4. Juni 2019"
         if not self._in_references and not self.link_lists \
                 and linked >= NAVIGATION_LINK_SHARE * len(text):
             return  # a line of links ("Read more: ...", tag lists), not prose

@@ -747,3 +747,18 @@ def test_script_state_that_names_no_page_title_is_not_taken() -> None:
     page = _SHELL.format(title="How to sew a round tablecloth",
                          state=f'<script type="application/json">{blob}</script>')
     assert "Other step" not in extract(page).text
+
+
+@pytest.mark.parametrize("line", ["Aktualisiert: 11.04.2020, 10:27", "Dienstag, 4. Juni 2019",
+                                  "Updated: 2020-04-03 12:35", "June 4, 2019",
+                                  "Publié le 4 juin 2019 à 10h30", "03.04.2020"])
+def test_a_line_that_is_only_a_date_is_the_dateline(line: str) -> None:
+    document = extract(f"<article><p>{line}</p>{ARTICLE_PARAGRAPHS}<p>{line}</p></article>")
+    assert line not in document.text and "Paragraph 5 of the story" in document.text
+
+
+@pytest.mark.parametrize("line", ["Vom 4. Juni 2019 bis heute ging es gut.",
+                                  "In 2019 we went to Paris, twice."])
+def test_a_sentence_with_a_date_stays(line: str) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}<p>{line}</p></article>")
+    assert line in document.text
