@@ -11,12 +11,14 @@ import attrs
 import html5lib
 
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline, visible_text
-from sheaf.adapters.html.content_root import content_root_candidates
+from sheaf.adapters.html.content_root import content_root_candidates, page_titles
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.nesting_depth import check_nesting
 from sheaf.adapters.html.page_metadata import read_metadata, structured_article_body
 from sheaf.adapters.html.satellites import find_satellites
+from sheaf.adapters.html.script_state import script_state_article
 from sheaf.adapters.html.script_stripping import strip_scripts
+from sheaf.adapters.html.trailing_chrome import without_trailing_chrome
 from sheaf.domain.document import BlockDraft, BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document, with_title_heading
@@ -41,8 +43,8 @@ class Html5libExtractor:
         check_nesting(stripped, url=url)
         html = _parse(stripped, charset)
         candidates = content_root_candidates(html)
-        metadata, head_links = read_metadata(html, url, _first_heading(candidates[0].element)
-                                             or _first_heading(html))
+        metadata, head_links, json_ld = read_metadata(
+            html, url, _first_heading(candidates[0].element) or _first_heading(html))
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
         log: list[str] = []  # the decision log: roots passed over, and why
@@ -57,12 +59,20 @@ class Html5libExtractor:
             # The last candidate takes whatever prose it has: a short page is still a page.
             last = candidate is candidates[-1]
             refusal = None if last else _implausible(drafts, candidate.prose, html)
+            if refusal is not None and _declared_article(why):
+                # A declared article that is all links is a post of links (a link roll,
+                # a reading list): read again with its lists of links kept.
+                builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
+                linked = builder.build_all([*before, *candidate.parts, *after])
+                if _implausible(linked, candidate.prose, html) is None:
+                    drafts, refusal = linked, None
+                    why += "; its lists of links kept"
             if refusal is None:
                 break
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
         else:
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
-        structured = structured_article_body(html)
+        structured = structured_article_body(json_ld)
         kept = _prose_length(drafts)
         if structured and kept < SHORT_TEXT and len(structured) >= STRUCTURED_MIN \
                 and len(structured) > STRUCTURED_GAIN * kept \
@@ -76,9 +86,20 @@ class Html5libExtractor:
                       if line]
             why = "JSON-LD articleBody"
             root = html
+        elif kept < SHORT_TEXT:
+            state = self._script_state(body, html, metadata.title, url, scholarly)
+            state_prose = _prose_length(state[0]) if state else 0
+            if state and state_prose >= STRUCTURED_MIN and state_prose > STRUCTURED_GAIN * kept:
+                # The page ships its story as script state and renders it in the browser.
+                log.append(f"HTML content root <{root.tag}> ({why}) passed over: {kept} "
+                           f"characters kept, the script state titled after the page has "
+                           f"{state_prose}")
+                drafts, builder = state
+                why = "script state titled after the page"
+                root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         h1 = _first_heading(root) or _first_heading(html)
-        drafts = _without_title_heading(drafts, {metadata.title, h1})
+        drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
         if metadata.title is None:
@@ -88,6 +109,17 @@ class Html5libExtractor:
         drafts = with_title_heading(drafts, metadata.title)
         return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
                                  notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+
+
+    @staticmethod
+    def _script_state(raw: bytes, html: Element, title: str | None, url: str, scholarly: bool
+                      ) -> tuple[list[BlockDraft], BlockBuilder] | None:
+        titles = page_titles(html) | ({" ".join(title.lower().split())} if title else set())
+        parts = script_state_article(raw, titles)
+        if not parts:
+            return None
+        builder = BlockBuilder(url, photo_captions=scholarly)
+        return builder.build_all(parts), builder
 
 
 MIN_KEPT_SHARE = 0.25
@@ -103,6 +135,11 @@ PAGE_TEXT_SHARE = 0.1
 STRUCTURED_MIN = 200
 STRUCTURED_GAIN = 2.0
 """How many times longer than the extraction a JSON-LD articleBody must be to replace it."""
+
+
+def _declared_article(why: str) -> bool:
+    return why.startswith(("semantic container <article>",
+                           "semantic container [itemprop=articleBody]"))
 
 
 def _continues(drafts: list[BlockDraft], structured: str) -> bool:

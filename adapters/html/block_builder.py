@@ -96,6 +96,14 @@ _LABEL = re.compile(r"^\s*\[?(\d{1,4}|[a-zA-Z])[\].)]?\s+")
 _CITATION_LIKE = re.compile(r"\d")
 _LABELLED = re.compile(r"^\s*(?:Figure|Fig\.?|Table|Tab\.|Scheme|Chart|Plate|Box|Supplementary|"
                        r"Appendix|Video|Movie|Map|Graph|Exhibit)\s*[A-Z]?\d", re.IGNORECASE)
+# A line that is only a date (and time), with at most a short label before it: the
+# page's dateline, in any language that writes dates with numbers.
+_DATELINE = re.compile(
+    r"^(?:[^\W\d]{2,20}\.?:?\s+)?(?:[^\W\d]{2,12}\.?,?\s+)?"
+    r"(?:\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{4}-\d{2}-\d{2}|"
+    r"\d{1,2}\.?\s+[^\W\d]{3,12}\.?,?\s+\d{4}|[^\W\d]{3,12}\.?\s+\d{1,2},?\s+\d{4})"
+    r"(?:,?\s*(?:um\s+|at\s+|à\s+|-\s*)?\d{1,2}[:.h]\d{2}(?:\s*(?:uhr|h|am|pm|[ap]\.m\.))?)?$",
+    re.IGNORECASE)
 NAVIGATION_LINK_SHARE = 0.7
 """Blocks whose text is at least this share of link text are navigation."""
 MAX_DEPTH = 120
@@ -118,9 +126,12 @@ def clean_inline(text: str) -> str:
 class BlockBuilder:
     """Accumulates drafts and links for one document, in reading order."""
 
-    def __init__(self, base_url: str, *, photo_captions: bool = True) -> None:
+    def __init__(self, base_url: str, *, photo_captions: bool = True,
+                 link_lists: bool = False) -> None:
         self.base_url = base_url
         self.photo_captions = photo_captions
+        self.link_lists = link_lists
+        """Keep lists and lines of links (a post that is a list of links)."""
         """Keep captions without a Figure/Table label (news photo captions)."""
         self.drafts: list[BlockDraft] = []
         self.links: list[Link] = []
@@ -245,7 +256,8 @@ class BlockBuilder:
 
     def _list(self, element: Element) -> None:
         in_references = self._in_references or self._enters_references(element)
-        if not in_references and link_share(element) >= NAVIGATION_LINK_SHARE:
+        if not in_references and not self.link_lists \
+                and link_share(element) >= NAVIGATION_LINK_SHARE:
             return  # menus, tag clouds, "more stories" lists
         items: list[ListItem] = []
         self._collect_items(element, 0, items)
@@ -358,7 +370,10 @@ class BlockBuilder:
         if not text or is_chrome_text(text) or (len(text) <= 12 and not any(
                 c.isalpha() for c in text)):
             return  # chrome, or counters and share tallies ("438.3K", "4")
-        if not self._in_references and linked >= NAVIGATION_LINK_SHARE * len(text):
+        if not self._in_references and _DATELINE.match(text):
+            return  # "Aktualisiert: 11.04.2020, 10:27", "Dienstag, 4. Juni 2019"
+        if not self._in_references and not self.link_lists \
+                and linked >= NAVIGATION_LINK_SHARE * len(text):
             return  # a line of links ("Read more: ...", tag lists), not prose
         if self._in_references:
             self.drafts.append(self._reference(text, None, self._reference_count() + 1))
@@ -392,7 +407,8 @@ class BlockBuilder:
 
     def _nested(self, *, photo_captions: bool) -> BlockBuilder:
         """A builder for an element's own text, continuing this one's depth count."""
-        inner = BlockBuilder(self.base_url, photo_captions=photo_captions)
+        inner = BlockBuilder(self.base_url, photo_captions=photo_captions,
+                             link_lists=self.link_lists)
         inner._depth = self._depth + 1
         return inner
 

@@ -15,6 +15,7 @@ from sheaf.adapters.html.element_rules import (
     mark_rescued,
     tokens,
 )
+from sheaf.adapters.html.page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -96,6 +97,10 @@ class RootCandidate:
         return list(self.siblings) if self.siblings else [self.element]
 
 
+DECLARED_BODY_SHARE = 0.15
+DECLARED_BODY_PROSE = 1000
+"""Paragraph text an [itemprop=articleBody] needs to be taken over the best-scoring
+container: this share of that container's, or this many characters."""
 FALLBACKS = 4
 """Highest-scoring containers tried after the first choice, before <body>."""
 
@@ -107,8 +112,10 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     body = _first(html, "body") or html
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
-    first, why = _first_choice(body, scored, index)
-    siblings = () if why.startswith("publisher") else _continuing(first, body, scored, index)
+    first, why = _first_choice(body, scored, index, page_titles(html))
+    # A publisher's body is whole; a story titled after the page is one of several.
+    whole = why.startswith("publisher") or why.endswith(TITLED)
+    siblings = () if whole else _continuing(first, body, scored, index)
     if siblings:
         why += f"; with {len(siblings) - 1} sibling(s) that continue it"
     out = [RootCandidate(first, why, _text_len(first, scored), siblings)]
@@ -159,8 +166,50 @@ def _continuing(root: Element, body: Element, scored: dict[int, tuple[float, int
     return tuple(kept) if len(kept) > 1 else ()
 
 
-def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex
-                  ) -> tuple[Element, str]:
+TITLED = "headed by the page's title"
+TITLED_MIN_PROSE = 300
+"""Paragraph text an <article> headed by the page's title needs to be taken as the story."""
+_HEADINGS = ("h1", "h2", "h3")
+
+
+def page_titles(html: Element) -> set[str]:
+    """What the page calls itself, compared case- and space-folded: its <title> whole and
+    split at separators ("Site | Story"), and its og:/twitter: titles."""
+    found: list[str] = []
+    for element in html.iter():
+        if element.tag == "title":
+            text = "".join(element.itertext())
+            found.extend([text, *_TITLE_SEPARATORS.split(text)])
+        elif element.tag == "meta" and (element.get("property") or element.get("name") or ""
+                                        ).lower() in ("og:title", "twitter:title"):
+            found.append(element.get("content") or "")
+        elif element.tag == "body":
+            break
+    return {_folded(t) for t in found if len(t.strip()) >= 10}
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _titled(articles: list[Element], titles: set[str], scored: dict[int, tuple[float, int]]
+            ) -> Element | None:
+    """The innermost <article> whose first heading is the page's title, with prose of its
+    own: on pages that load the next stories below the first (or list teasers of the
+    same story beside it), the page's story is the one it is titled after."""
+    if not titles:
+        return None
+    titled = []
+    for article in articles:
+        heading = next((e for e in article.iter() if e.tag in _HEADINGS), None)
+        if heading is not None and _folded("".join(heading.itertext())) in titles \
+                and _text_len(article, scored) >= TITLED_MIN_PROSE:
+            titled.append(article)
+    return min(titled, key=lambda e: _text_len(e, scored)) if titled else None
+
+
+def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex,
+                  titles: set[str]) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
     best_text = best_scored[1][1] if best_scored else 0
 
@@ -178,15 +227,78 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
             continue
         # A semantic container is trusted when it holds the densest prose; teaser
         # <article>s in a sidebar do not.
+        if label == "<article>" and len(matches) > 1:
+            titled = _titled(matches, titles, scored)
+            if titled is not None:
+                return titled, f"semantic container <article> {TITLED}"
         holding = [e for e in matches if best is not None and _holds(e, best, index)]
         if holding:
             return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"
         largest = max(matches, key=lambda e: _text_len(e, scored))
-        if _text_len(largest, scored) >= 0.8 * best_text:
+        # Microdata naming the article's body is a declaration, like publisher markup;
+        # the best-scoring paragraphs elsewhere are then as likely a comment thread.
+        wanted = (min(DECLARED_BODY_SHARE * best_text, DECLARED_BODY_PROSE)
+                  if label == "[itemprop=articleBody]" else 0.8 * best_text)
+        if _text_len(largest, scored) >= wanted:
             return largest, f"semantic container {label}"
-    if best is not None:
+    if best is not None and best_scored is not None:
+        shared = _shared_ancestor(best, best_scored[1][0], scored, index, body)
+        if shared is not None:
+            return shared, "the container of several near-best scores"
+        wider = _wider_rival(best, best_scored[1], scored, index)
+        if wider is not None:
+            return wider, "near the highest content score with far more prose"
         return best, "highest content score"
     return body, "no better container than <body>"
+
+
+TOP_CANDIDATES = 5
+NEAR_BEST_SHARE = 0.75
+NEAR_BEST_MIN = 3
+SHARED_MAX_LINK_DENSITY = 0.2
+
+
+def _shared_ancestor(best: Element, best_score: float, scored: dict[int, tuple[float, int]],
+                     index: _TreeIndex, body: Element) -> Element | None:
+    """The closest ancestor of `best` that holds at least three of the other top scores
+    near it (Readability's rule), when few of its words are links: an article set as a
+    run of like blocks (text modules in separate wrappers, recipe steps, text-and-picture
+    rows) spreads its score over them."""
+    top = sorted(scored.items(), key=lambda kv: -kv[1][0])[:TOP_CANDIDATES]
+    by_id = {id(e): e for e in index.parents}
+    near = [by_id[key] for key, (score, _text) in top
+            if key != id(best) and key in by_id and score >= NEAR_BEST_SHARE * best_score]
+    if len(near) < NEAR_BEST_MIN:
+        return None
+    node = index.parents.get(best)
+    while node is not None and node is not body:
+        if sum(1 for e in near if _holds(node, e, index)) >= NEAR_BEST_MIN:
+            # Widgets of a sidebar score alike too; their column is mostly links.
+            return node if _link_density(node) <= SHARED_MAX_LINK_DENSITY else None
+        node = index.parents.get(node)
+    return None
+
+
+RIVAL_SCORE_SHARE = 0.75
+RIVAL_PROSE_GAIN = 2.0
+
+
+def _wider_rival(best: Element, best_entry: tuple[float, int],
+                 scored: dict[int, tuple[float, int]], index: _TreeIndex) -> Element | None:
+    """A container apart from `best` (neither holds the other) that scores nearly as high
+    and holds far more paragraph text: a short dense box (an offer, a quote card) can
+    outscore the article by its commas, not by its length."""
+    best_score, best_text = best_entry
+    rivals = [(key, text) for key, (score, text) in scored.items()
+              if score >= RIVAL_SCORE_SHARE * best_score
+              and text >= RIVAL_PROSE_GAIN * best_text and key != id(best)]
+    if not rivals:
+        return None
+    by_id = {id(e): e for e in index.parents}
+    found = [(by_id[key], text) for key, text in rivals if key in by_id]
+    apart = [(e, text) for e, text in found
+             if not _holds(e, best, index) and not _holds(best, e, index)]
+    return max(apart, key=lambda et: et[1])[0] if apart else None
 
 
 def _publisher_body(body: Element, matches: list[Element], index: _TreeIndex,
@@ -278,30 +390,32 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
         tag = element.tag
         linked_in: Element | None = None
         if tag in _PARAGRAPH_TAGS and ancestors:
-            text = "".join(element.itertext())
+            texts = ["".join(element.itertext())]
             credited = ancestors
             linked_in = element
         elif tag in _TEXT_HOLDERS:
             # Only loose text: a <div> of inline elements is as often a teaser or widget.
-            text = (element.text or "") + "".join(c.tail or "" for c in element)
+            texts = _loose_paragraphs(element)
             credited = [*ancestors, element]
         else:
-            text = ""
+            texts = []
             credited = ancestors
-        length = len(text.strip())
-        if length >= MIN_PARAGRAPH:
+        for text in texts:
+            length = len(text.strip())
+            if length < MIN_PARAGRAPH:
+                continue
             if skipped_under is not None:
                 key = id(skipped_under)
                 skipped_prose[key] = skipped_prose.get(key, 0) + _unlinked(length, linked_in)
-            else:
-                visible.append((length, linked_in))
-                score = 1 + text.count(",") + min(length // 100, 3)
-                for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
-                    key = id(ancestor)
-                    elements[key] = ancestor
-                    scores[key] = scores.get(key, 0.0) + score * weight
-                for ancestor in credited:
-                    text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
+                continue
+            visible.append((length, linked_in))
+            score = 1 + text.count(",") + min(length // 100, 3)
+            for weight, ancestor in zip((1.0, 0.5, 0.25), reversed(credited), strict=False):
+                key = id(ancestor)
+                elements[key] = ancestor
+                scores[key] = scores.get(key, 0.0) + score * weight
+            for ancestor in credited:
+                text_len[id(ancestor)] = text_len.get(id(ancestor), 0) + length
         next_ancestors = [*ancestors, element] if tag in CANDIDATE_TAGS else ancestors
         stack.extend((child, next_ancestors, skipped_under) for child in element
                      if isinstance(child.tag, str))
@@ -319,6 +433,18 @@ def _score_once(body: Element) -> tuple[dict[int, tuple[float, int]], bool]:
         total *= 1 - _link_density(element)
         result[key] = (total, text_len[key])
     return result, rescued
+
+
+def _loose_paragraphs(element: Element) -> list[str]:
+    """The element's own loose text (beside its children), split where a <br> breaks it:
+    prose set straight into a <div> with blank lines between paragraphs scores as those
+    paragraphs, as it reads, not as one."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag == "br":
+            parts.append("")
+        parts[-1] += child.tail or ""
+    return parts
 
 
 RESCUE_MIN_PROSE = 200

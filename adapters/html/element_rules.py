@@ -15,6 +15,9 @@ SKIP_TAGS = frozenset({
     "script", "style", "noscript", "template", "svg", "iframe", "form", "input",
     "select", "textarea", "object", "embed", "canvas", "nav", "link", "meta", "head", "map",
     "video", "audio", "source", "track", "dialog", "menu", "label",
+    # Ruby annotations (furigana readings, their fallback parentheses) are set above the
+    # text, not in its line: copied text and the article's own wording leave them out.
+    "rt", "rp",
 })
 CHROME_TAGS = frozenset({"header", "footer", "aside"})
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
@@ -39,7 +42,9 @@ _JUNK_PART = re.compile(
 _JUNK_ANYWHERE = re.compile(
     r"byline|dateline|timestamp|newsletter|signup|cookie|consent|advert|outbrain|taboola|"
     r"trending|paywall|breadcrumb|off-?screen|snippet-login|resgallery|slideshow|carousel|"
-    r"control-bar|control-panel|most-?popular|readnext|tags-container|topic-tags",
+    r"control-bar|control-panel|most-?popular|readnext|tags-container|topic-tags|"
+    # Links to the neighbouring posts ("next-post-thumbnails", "nextstory", "prev-article").
+    r"(?:next|prev|previous)[-_]?(?:posts?|stor(?:y|ies)|articles?|entry|entries)",
     re.IGNORECASE,
 )
 # Whole tokens that are chrome on their own.
@@ -95,12 +100,23 @@ def is_junk(element: Element) -> bool:
     itemprop, role = element.get("itemprop"), element.get("role")
     if not (classes or ident or itemprop or role):
         return False
-    return _junk_marks(classes or "", ident or "", (itemprop or "").lower(),
-                       (role or "").lower())
+    role = (role or "").lower()
+    if element.tag in _CONTAINERS and any(_SKIP_TARGET.match(t) for t in tokens(element)):
+        return False  # where a skip link leads ("skip-main") is the content itself
+    return _junk_marks(classes or "", ident or "", (itemprop or "").lower(), role,
+                       element.tag == "article" or role == "article")
+
+
+_SKIP_TARGET = re.compile(r"^skip[-_]?(?:to[-_]?)?(?:main|content|article|target)",
+                          re.IGNORECASE)
+_CONTAINERS = frozenset({"main", "div", "section", "article"})
+# On the article itself a paywall word is its state ("has-paywall", "paywall-on"), not
+# the subscription prompt that the same word marks elsewhere.
+_ARTICLE_STATE = re.compile(r"(?:^|[-_])paywall(?:$|[-_])", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=8192)
-def _junk_marks(classes: str, ident: str, itemprop: str, role: str) -> bool:
+def _junk_marks(classes: str, ident: str, itemprop: str, role: str, article: bool) -> bool:
     # Pages repeat the same class lists thousands of times: judged once each.
     found = classes.split() + ([ident] if ident else [])
     protected = any(_PROTECTED.search(t) for t in found)
@@ -110,7 +126,8 @@ def _junk_marks(classes: str, ident: str, itemprop: str, role: str) -> bool:
                 "alert", "menu", "menubar", "toolbar"):
         return not protected
     # Taxonomy classes ("category-advertising", "tag-cookies") name the topic, not a role.
-    marks = [t for t in found if not _TAXONOMY.match(t)]
+    marks = [t for t in found if not _TAXONOMY.match(t)
+             and not (article and _ARTICLE_STATE.search(t))]
     if not marks:
         return False
     if any(_PROTECTED.search(t) for t in marks):
@@ -128,6 +145,9 @@ def mark_rescued(element: Element) -> None:
     element.set(RESCUED, "")
 
 
+_CONTENT_ROLES = ("article", "main", "document", "region")
+
+
 def is_misjudgeable(element: Element) -> bool:
     """Skipped by a rule that can misjudge prose: class/id/role words and <noscript>
     (pages that render their text only without scripts). Scripts, styles, hidden
@@ -139,7 +159,11 @@ def is_misjudgeable(element: Element) -> bool:
         return True
     if tag in SKIP_TAGS or tag in CHROME_TAGS or tag.startswith(SVG_NAMESPACE):
         return False
-    if is_hidden(element) or element.get("role") or element.get("itemprop"):
+    if is_hidden(element) or element.get("itemprop"):
+        return False
+    # Landmark roles are the page's own word for chrome; a content role ("article",
+    # "main") is not, so its class words ("paywall-on") may misjudge it like any other.
+    if (element.get("role") or "").lower() not in ("", *_CONTENT_ROLES):
         return False
     return is_junk(element) and not any(_NEVER_PROSE.search(t) for t in tokens(element)
                                         if not _TAXONOMY.match(t))

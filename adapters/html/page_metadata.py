@@ -17,12 +17,15 @@ from sheaf.domain.metadata import DocumentMetadata
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 _DOI_LINK = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
-_TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014\-:·•»]\s+")
+TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014\-:·•»]\s+")
+"""What sites put between a story's title and their own name in <title>."""
 
 
 def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple[
-        DocumentMetadata, list[Link]]:
-    """Metadata of the page and the links its head declares (alternate PDFs, canonical)."""
+        DocumentMetadata, list[Link], list[dict[str, Any]]]:
+    """Metadata of the page, the links its head declares (alternate PDFs, canonical) and
+    its JSON-LD items, flattened (parsed once here; `structured_article_body` reads
+    them too)."""
     metas: dict[str, list[str]] = {}
     links: list[Link] = []
     title_tag: str | None = None
@@ -82,7 +85,7 @@ def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple
         keywords=_keywords(metas),
         site_name=first("og:site_name"),
     )
-    return metadata, links
+    return metadata, links, ld
 
 
 def _absolute(base: str, url: str | None) -> str | None:
@@ -107,7 +110,7 @@ def _keywords(metas: dict[str, list[str]]) -> tuple[str, ...]:
 def _clean_title(title: str | None, site_name: str | None) -> str | None:
     if not title:
         return None
-    parts = _TITLE_SEPARATORS.split(title)
+    parts = TITLE_SEPARATORS.split(title)
     if len(parts) > 1:
         if site_name:
             parts = [p for p in parts if p.strip().lower() != site_name.strip().lower()] or parts
@@ -126,15 +129,11 @@ def _json_ld(script: Element) -> list[Any]:
 STRUCTURED_BODY_KEYS = ("articleBody", "text")
 
 
-def structured_article_body(html: Element) -> str | None:
+def structured_article_body(ld: list[dict[str, Any]]) -> str | None:
     """The longest article body a page declares in JSON-LD (`articleBody`, or `text` of an
-    article item), as plain text; None when there is none."""
-    items: list[Any] = []
-    for script in html.iter("script"):
-        if (script.get("type") or "").lower() == "application/ld+json":
-            items.extend(_json_ld(script))
-    bodies = [item.get(key) for item in _ld_articles(_flatten_ld(items))
-              for key in STRUCTURED_BODY_KEYS]
+    article item; `ld` as `read_metadata` returns it), as plain text; None when there is
+    none."""
+    bodies = [item.get(key) for item in _ld_articles(ld) for key in STRUCTURED_BODY_KEYS]
     texts = [b for b in bodies if isinstance(b, str) and b.strip()]
     if not texts:
         return None

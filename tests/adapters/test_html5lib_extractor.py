@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import html5lib
@@ -278,7 +279,8 @@ def test_inline_elements_join_without_invented_spaces(parts: list[tuple[str, str
     inner = BLOCK_WRAPPERS[block].format("Lead words " + "".join(m for m, _ in parts) + " end")
     document = extract(f"<html><head><meta name=citation_doi content=10.1000/xyz></head><body>"
                        f"<article><p>A first paragraph, with commas, for the score.</p>{inner}"
-                       f"</article></body></html>")
+                       # a heading that ends the root heads nothing: prose follows it
+                       f"<p>A last paragraph.</p></article></body></html>")
     assert shown in " ".join(document.text.split())
 
 
@@ -474,3 +476,289 @@ def test_json_ld_nested_too_deep_is_ignored() -> None:
             f"<article><p>The page itself still reads as an article, with words.</p>"
             f"</article></body></html>")
     assert "still reads as an article" in extract(page).text
+
+
+@pytest.mark.parametrize("wrapper", [
+    '<article class="node article paywall-on">{}</article>',
+    '<div role="article" class="story has-paywall">{}</div>',
+])
+def test_a_paywall_state_on_the_article_itself_does_not_hide_it(wrapper: str) -> None:
+    teasers = "".join(f"<div class='teaser'><p>Teaser {i} of another story, with a line of "
+                      f"prose, commas, and a summary that runs on.</p></div>" for i in range(12))
+    page = (f"<body><main>{wrapper.format(ARTICLE_PARAGRAPHS)}"
+            f"<div class='paywall-prompt'><p>Subscribe now to read on, it is cheap, honestly "
+            f"cheap.</p></div>{teasers}</main></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Paragraph 5 of the story" in text
+    assert "Subscribe now" not in text
+
+
+def test_ruby_readings_are_not_part_of_the_text() -> None:
+    page = ("<article><p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもの<ruby>法律<rt>"
+            "ほうりつ</rt></ruby>ができて、<ruby>親<rt>おや</rt></ruby>が"
+            "子どもを教育するために、たたいたり蹴ったりする体罰を禁止することになりました。</p>"
+            "</article>")
+    assert "子どもの法律ができて、親が子どもを教育する" in extract(page).text
+
+
+TRAILING_LABELS = [
+    "<h2>Mehr zum Thema</h2>", "<p>Themen:</p>", "<p>Seite teilen</p>",
+    "<h3>Weiterführende Informationen</h3>", "<p>En savoir plus</p>",
+    "<p>This entry was posted in News. Bookmark the permalink.</p>",
+    "<p>Filed under politics, elections.</p>", "<p>Etiquetas: Gobierno, Salud</p>",
+    "<p>Meistgelesene Artikel</p>", "<h4>Related Coverage</h4>", "<p>Kategorie: News</p>",
+]
+
+
+@pytest.mark.parametrize("labels", [TRAILING_LABELS[i:i + 3]
+                                    for i in range(len(TRAILING_LABELS))])
+def test_box_titles_and_labels_after_the_last_sentence_are_chrome(labels: list[str]) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{''.join(labels)}</article>")
+    text = document.text
+    assert "Paragraph 5 of the story" in text
+    for label in labels:
+        assert html5lib.parseFragment(label).itertext().__next__() not in text
+
+
+@pytest.mark.parametrize("ending", ["<p>Euer Hans, die Redaktion</p>", "<p>– „Ok.“</p>",
+                                    "<p>Viel Glück!</p>", "<h2>Fazit</h2><p>Es lohnt sich.</p>"])
+def test_a_short_last_sentence_or_signature_stays(ending: str) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{ending}</article>")
+    last = "".join(html5lib.parseFragment(ending.split("<p>")[-1]).itertext())
+    assert document.text.rstrip().endswith(last)
+
+
+@pytest.mark.parametrize("tail", [
+    # a contact box: a heading over short lines, commas and all
+    "<h3>Kontakt</h3><p>Bundesamt für Naturschutz</p><p>Referat Presse, Öffentlichkeit</p>"
+    "<p>Konstantinstraße 110, 53179 Bonn</p>",
+    # an author box: the name as a heading, one line of role
+    "<h4>Annette Henkel</h4><p>Editor, writer, reader</p>",
+    # a box of other stories: its title, a teaser's title and summary
+    "<h2>Noch mehr Infos für dich</h2><h3>Strom aus Wellenenergie</h3><p>Das Minikraftwerk "
+    "verwandelt Wellen in Strom. Das erste Modul läuft schon.</p>",
+    "<h2>Keine Lust alleine zu radeln?</h2><h3>Tine</h3><p>Hi, ich bin Tine und liebe es, "
+    "mit dem Rad die Stadt zu erkunden, komm mit!</p>",
+    # copyright and filing lines, full stop and all
+    "<p>© 2020 Example Interactive Inc. All Rights Reserved.</p>",
+    "<p>Der Beitrag wurde am Mittwoch, den 27. November 2019 um 15:21 Uhr veröffentlicht und "
+    "wurde unter Allgemein, Region abgelegt.</p>",
+])
+def test_boxes_after_the_last_sentence_are_chrome(tail: str) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{tail}</article>")
+    assert document.text.rstrip().endswith("that a reader came for.")
+
+
+def test_a_last_section_of_the_article_stays() -> None:
+    section = ("<h2>Fazit</h2><p>Es lohnt sich, sagen alle, die es versucht haben, und zwar "
+               "sehr.</p><p>Wer zweifelt, fragt am besten selbst nach.</p>")
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}{section}</article>")
+    assert "Wer zweifelt, fragt am besten selbst nach." in document.text
+    assert "Fazit" in document.text
+
+
+def test_labels_between_paragraphs_stay_where_prose_follows() -> None:
+    document = extract(f"<article><p>Zwischentitel</p>{ARTICLE_PARAGRAPHS}</article>")
+    assert "Zwischentitel" in document.text
+
+
+def _comment_thread(n: int) -> str:
+    return "<ul class='thread'>" + "".join(
+        f"<li><a href='/u{i}'><h4>reader{i}</h4></a><p>Comment {i}: I disagree, and here is "
+        f"why, at some length, with commas, because comments run long, very long.</p></li>"
+        for i in range(n)) + "</ul>"
+
+
+@pytest.mark.parametrize("comments", [20, 60])
+def test_a_declared_article_body_wins_over_a_longer_comment_thread(comments: int) -> None:
+    story = "".join(f"<p>Paragraph {i} of the story, long enough to count, with commas, and "
+                    f"with the detail a reader came for, over and over.</p>" for i in range(12))
+    page = (f"<body><div class='page'><div itemprop='articleBody'>{story}</div></div>"
+            f"<div class='community'>{_comment_thread(comments)}</div></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Paragraph 11 of the story" in text
+    assert "Comment 3:" not in text
+
+
+@pytest.mark.parametrize("neighbour", ["next-post-thumbnails", "nextstory", "prev_article",
+                                       "previous-entries"])
+def test_links_to_neighbouring_posts_are_chrome(neighbour: str) -> None:
+    teasers = "".join(f"<div class='{neighbour}'><p>Teaser {i}, another post, with a summary, "
+                      f"commas, and a line of prose to score.</p></div>" for i in range(5))
+    page = (f"<body><div id='story'><p>The post itself, short, with a sentence or two of "
+            f"its own, and a comma.</p></div><div id='{neighbour}'>{teasers}</div></body>")
+    text = extract(page).text
+    assert "The post itself" in text and "Teaser" not in text
+
+
+@pytest.mark.parametrize("box", [
+    "<div class='card-content'><p>Earn 80,000 points, then 2x, 3x, 5x, on dining, travel, "
+    "groceries, gas, and more, terms apply, see rates, fees, and offer details.</p></div>",
+    "<div class='quote-content'><p>“Short, sharp, quotable, and, yes, full of commas, commas, "
+    "commas,” she said, later, twice, to them, all.</p></div>",
+])
+def test_a_dense_box_does_not_outscore_a_longer_article_beside_it(box: str) -> None:
+    # Scored a little under the box (fewer commas per character), with six times its text.
+    story = "".join(f"<p>Sentence {i} of a <a href='/x{i}'>linked</a> story that runs on, for "
+                    f"a while, as stories do, with more words than a box holds, and detail.</p>"
+                    for i in range(7))
+    page = f"<body><div class='offer'>{box}</div><div class='wrap'>{story}</div></body>"
+    document = extract(page)
+    assert "Sentence 0 of a linked story" in document.text
+    assert "Sentence 6 of a linked story" in document.text
+    assert any("far more prose" in note for note in document.notes)
+
+
+@pytest.mark.parametrize("block", ["<div class='row'><div class='textpic_text'>{}</div></div>",
+                                   "<section><div class='c-text-element'>{}</div></section>",
+                                   "<div class='step'><div class='recipeStepText'>{}</div>"
+                                   "</div>"])
+def test_an_article_set_as_a_run_of_like_blocks_is_kept_whole(block: str) -> None:
+    blocks = "".join(block.format(
+        f"<p>Part {n} opens with a sentence, long enough, with commas, to score as prose.</p>"
+        f"<p>Part {n} carries on, with a second sentence, and more words, for the reader.</p>")
+        for n in range(5))
+    page = f"<body><div class='frame'><div class='inner'>{blocks}</div></div></body>"
+    document = extract(page)
+    for n in range(5):
+        assert f"Part {n} opens" in document.text
+    assert any("near-best scores" in note for note in document.notes)
+
+
+def test_alike_sidebar_widgets_do_not_pull_the_root_into_their_column() -> None:
+    widget = ("<div class='box'><div class='content'><p>Event {n}: a date, a place, a hall, a "
+              "time.</p></div></div>")
+    links = "".join(f"<a href='/e{n}'>All the other events of week {n} and the next</a> "
+                    for n in range(8))
+    story = "".join(f"<p>Sentence {i} of the article itself, which reads on for a while.</p>"
+                    for i in range(12))
+    page = (f"<body><div class='col'>{''.join(widget.format(n=n) for n in range(5))}"
+            f"<div>{links}</div></div><div class='col'><div class='full'>{story}</div></div>"
+            f"</body>")
+    document = extract(page)
+    assert "Sentence 11 of the article itself" in document.text
+    assert "Event 2:" not in document.text
+
+
+def _story(title: str, n: int) -> str:
+    return (f"<article class='entry'><h1>{title}</h1>" + "".join(
+        f"<p>{title}: paragraph {i}, with commas, words, and more words, as a story has.</p>"
+        for i in range(n)) + "</article>")
+
+
+@pytest.mark.parametrize("title_tag", ["Diario | Bendición de vehículos este sábado",
+                                       "Bendición de vehículos este sábado – Diario"])
+def test_of_several_stories_on_a_page_the_one_titled_after_the_page_is_taken(
+        title_tag: str) -> None:
+    # Infinite-scroll pages load the next stories, longer or denser, below the first.
+    page = (f"<html><head><title>{title_tag}</title></head><body><div class='feed'>"
+            f"{_story('Bendición de vehículos este sábado', 5)}{_story('Otra noticia', 12)}"
+            f"{_story('Una tercera noticia', 9)}</div></body></html>")
+    text = extract(page).text
+    assert "Bendición de vehículos este sábado: paragraph 4" in text
+    assert "Otra noticia: paragraph" not in text and "Una tercera" not in text
+
+
+@pytest.mark.parametrize("target", ['<main id="skip-main">{}</main>',
+                                    '<div id="skip-to-content" class="page">{}</div>',
+                                    '<section class="skiptarget">{}</section>'])
+def test_where_a_skip_link_leads_is_the_content(target: str) -> None:
+    # More plain lines elsewhere than the article has prose: no rescue would find it.
+    other = "".join(f"<p>Help line {i} for the members area of this site and all of its apps</p>"
+                    for i in range(12))
+    page = (f"<body><a class='skip-link' href='#skip-main'>Skip to content</a>"
+            f"{target.format(ARTICLE_PARAGRAPHS)}<div class='help'>{other}</div></body>")
+    text = extract(page).text
+    assert "Paragraph 0 of the story" in text and "Skip to content" not in text
+
+
+@pytest.mark.parametrize("breaks", ["<br><br>", "<br />\n<br />", "<br>"])
+def test_prose_set_in_a_div_with_line_breaks_scores_as_its_paragraphs(breaks: str) -> None:
+    # Six paragraphs of over a hundred characters outscore the box; one run of text
+    # of the same length would not.
+    prose = breaks.join(f"Paragraph {i} of the description sits straight in the div and reads "
+                        f"as prose over several lines just as a reader sees it" for i in range(6))
+    box = ("<div class='box'><ul><li>Cart, empty, for now, and later</li>"
+           "<li>Opening hours, days, times, and more</li></ul></div>")
+    page = f"<body><div class='side'>{box}</div><div class='description'>{prose}</div></body>"
+    document = extract(page)
+    text = document.text
+    assert "Paragraph 0 of the description" in text and "Paragraph 5 of the description" in text
+    assert not any("passed over" in note for note in document.notes)  # chosen first
+
+
+def _link_roll(n: int) -> str:
+    return "<ul class='linkroll'>" + "".join(
+        f"<li><p class='link'><a href='https://site{i}.example/story'>Headline {i} of a "
+        f"story saved to read later</a></p><p class='note'>via site{i}.example</p></li>"
+        for i in range(n)) + "</ul>"
+
+
+def test_a_post_that_is_a_list_of_links_keeps_its_links() -> None:
+    page = (f"<body><nav><a href='/'>Home</a></nav><article class='post'><h1>Links of the "
+            f"day</h1>{_link_roll(12)}<p>Posted from a bookmarks app.</p></article></body>")
+    document = extract(page)
+    assert "Headline 0 of a story saved to read later" in document.text
+    assert "via site11.example" in document.text
+    assert any("lists of links kept" in note for note in document.notes)
+
+
+def test_a_teaser_list_article_does_not_win_over_the_story_beside_it() -> None:
+    page = (f"<body><article class='teasers'>{_link_roll(6)}</article>"
+            f"<div class='story'>{ARTICLE_PARAGRAPHS}</div></body>")
+    text = extract(page).text
+    assert "Paragraph 5 of the story" in text and "Headline 0" not in text
+
+
+def _state(title: str, steps: int, prefix: str) -> dict[str, object]:
+    return {"title": title, "description": f"<p>{prefix} introduction, in a sentence of its "
+                                          f"own, that tells the reader what comes next.</p>",
+            "steps": [{"text": f"<p>{prefix} step {i}: cut, fold and sew the cloth along the "
+                               f"line, then press it flat.</p>"} for i in range(steps)]}
+
+
+_SHELL = ("<html><head><title>{title} | Site</title></head><body>{state}"
+          "<div id='app'><p>Your browser is out of date.</p></div></body></html>")
+
+
+@pytest.mark.parametrize("carrier", ["next", "json", "window", "props"])
+def test_a_story_kept_only_in_script_state_is_read_from_the_object_titled_after_the_page(
+        carrier: str) -> None:
+    title = "How to sew a round tablecloth"
+    state = {"page": {"project": _state(title, 6, "Ours"),
+                      "related": _state("Cleaning a chalkboard", 9, "Other")},
+             "nav": ["Home", "Shop"]}
+    blob = json.dumps(state)
+    holder = {
+        "next": f'<script id="__NEXT_DATA__" type="application/json">{blob}</script>',
+        "json": f'<script type="application/json">{blob}</script>',
+        "window": f"<script>window.__INITIAL_STATE__ = {blob};</script>",
+        "props": f'<div data-react-props="{html.escape(blob)}"></div>',
+    }[carrier]
+    document = extract(_SHELL.format(title=title, state=holder))
+    text = document.text
+    assert "Ours introduction, in a sentence" in text and "Ours step 5: cut" in text
+    assert "Other step" not in text
+    assert any("script state" in note for note in document.notes)
+
+
+def test_script_state_that_names_no_page_title_is_not_taken() -> None:
+    blob = json.dumps({"related": _state("Cleaning a chalkboard", 9, "Other")})
+    page = _SHELL.format(title="How to sew a round tablecloth",
+                         state=f'<script type="application/json">{blob}</script>')
+    assert "Other step" not in extract(page).text
+
+
+@pytest.mark.parametrize("line", ["Aktualisiert: 11.04.2020, 10:27", "Dienstag, 4. Juni 2019",
+                                  "Updated: 2020-04-03 12:35", "June 4, 2019",
+                                  "Publié le 4 juin 2019 à 10h30", "03.04.2020"])
+def test_a_line_that_is_only_a_date_is_the_dateline(line: str) -> None:
+    document = extract(f"<article><p>{line}</p>{ARTICLE_PARAGRAPHS}<p>{line}</p></article>")
+    assert line not in document.text and "Paragraph 5 of the story" in document.text
+
+
+@pytest.mark.parametrize("line", ["Vom 4. Juni 2019 bis heute ging es gut.",
+                                  "In 2019 we went to Paris, twice."])
+def test_a_sentence_with_a_date_stays(line: str) -> None:
+    document = extract(f"<article>{ARTICLE_PARAGRAPHS}<p>{line}</p></article>")
+    assert line in document.text
