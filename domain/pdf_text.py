@@ -48,7 +48,8 @@ def join_lines(lines: list[str]) -> str:
     """Join a paragraph's lines. A lower-case word broken with a hyphen at a line end is
     rejoined (`algo-` + `rithm`), unless the part before the break is itself a hyphenated
     compound (`state-of-the-` + `art` keeps its hyphen). Words that are really hyphenated
-    at a line end (`well-` + `known`) lose their hyphen: the PDF does not say which it was."""
+    at a line end (`well-` + `known`) lose their hyphen: the PDF does not say which it was.
+    A line ending in a soft hyphen (U+00AD) is always rejoined, without it."""
     out = ""
     for raw in lines:
         line = raw.strip()
@@ -58,7 +59,10 @@ def join_lines(lines: list[str]) -> str:
             out = line
             continue
         broken = _BREAK.search(out)
-        if broken and line[:1].islower():
+        if out.endswith("\u00ad"):
+            # A soft hyphen is where the word was broken, never part of it.
+            out = out[:-1] + line
+        elif broken and line[:1].islower():
             last_word = out.rsplit(" ", 1)[-1]
             out = out + line if last_word.count("-") > 1 else out[:-1] + line
         else:

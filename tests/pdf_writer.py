@@ -179,10 +179,12 @@ def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
 
 def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetica",
                            differences: Sequence[int | str] | None = None,
-                           to_unicode: dict[int, str] | None = None) -> bytes:
+                           to_unicode: dict[int, str] | None = None,
+                           base_encoding: str | None = None, leading: int = 20) -> bytes:
     """One page drawing each of `codes` as a line in a simple Type1 font `base_font`, with
-    an /Encoding of `differences` (codes and glyph names, no /BaseEncoding) when given,
-    and a ToUnicode map of `to_unicode` when given."""
+    an /Encoding of `differences` (codes and glyph names, over `base_encoding` when given)
+    or of `base_encoding` alone, a ToUnicode map of `to_unicode` when given, and lines
+    `leading` points apart."""
     pdf = pikepdf.Pdf.new()
     font = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
                               BaseFont=pikepdf.Name("/" + base_font))
@@ -190,6 +192,10 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
         font.Encoding = pikepdf.Dictionary(Type=pikepdf.Name.Encoding, Differences=[
             item if isinstance(item, int) else pikepdf.Name("/" + item)
             for item in differences])
+        if base_encoding is not None:
+            font.Encoding.BaseEncoding = pikepdf.Name("/" + base_encoding)
+    elif base_encoding is not None:
+        font.Encoding = pikepdf.Name("/" + base_encoding)
     if to_unicode is not None:
         entries = "\n".join(f"<{code:02x}> <{ord(char):04x}>" for code, char in
                              sorted(to_unicode.items()))
@@ -200,7 +206,7 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
             "endcmap CMapName currentdict /CMap defineresource pop end end").encode())
     fonts = _font_resources(pdf).Font
     fonts.F9 = pdf.make_indirect(font)
-    commands = [b"BT /F9 12 Tf 72 %d Td <%s> Tj ET" % (720 - 20 * i, code.hex().encode())
+    commands = [b"BT /F9 12 Tf 72 %d Td <%s> Tj ET" % (720 - leading * i, code.hex().encode())
                 for i, code in enumerate(codes)]
     pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
         Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],

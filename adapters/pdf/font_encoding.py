@@ -10,6 +10,9 @@ letters: © ® ™, Greek letters and math signs among them.
   Symbol's `m` (mu) comes out as `m` and its copyright sign as `ª`. The same holds for
   an embedded Type 1 program with /Differences: codes it does not list keep the
   program's own names.
+- WinAnsiEncoding's code 173. The spec encodes the hyphen a second time there, meaning a
+  soft hyphen (word processors set it where they break a word at a line end); pdfminer's
+  table reads it as a space, so `shal-` + `low` came out as two words.
 - Adobe's corporate-use glyph names (`copyrightsans`, `registerserif`, `Asmall`,
   `zerooldstyle`, `parenlefttp`) map to private-use code points in the Adobe Glyph
   List; they stand for ordinary characters (©, ®, a, 0, ⎛) and are read as those.
@@ -198,10 +201,23 @@ def _builtin(font: PDFFont, spec: dict[str, Any]) -> dict[int, str] | None:
     return dict(_Type1Header(io.BytesIO(data)).get_encoding())
 
 
+SOFT_HYPHEN_CODE = 173
+
+
+def _win_ansi_based(spec: dict[str, Any]) -> bool:
+    encoding = resolve1(spec.get("Encoding"))
+    if isinstance(encoding, dict):
+        encoding = resolve1(encoding.get("BaseEncoding"))
+    return isinstance(encoding, PSLiteral) and encoding.name == "WinAnsiEncoding"
+
+
 def repair_encoding(font: PDFFont, spec: dict[str, Any]) -> None:
     """Put right a simple font's codes (see the module's docstring), in place."""
     if not isinstance(font, PDFSimpleFont):
         return
+    if _win_ansi_based(spec) and font.cid2unicode.get(SOFT_HYPHEN_CODE) == " ":
+        # Differences applied below may still name another glyph at this code.
+        font.cid2unicode = {**font.cid2unicode, SOFT_HYPHEN_CODE: "\u00ad"}
     found = _differences(spec)
     if found is not None:
         differences, implicit_base = found

@@ -362,6 +362,21 @@ def test_a_to_unicode_entry_that_says_nothing_gives_way_to_the_encoding() -> Non
     assert _lines_of(data) == ["Sum ∑©"]
 
 
+@pytest.mark.parametrize("differences", [None, [200, "eacute"]])
+def test_win_ansi_code_173_is_a_soft_hyphen_that_rejoins_the_broken_word(
+        differences: list[int | str] | None) -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    # Word processors break "shallow" as "shal" + code 173 at a line end; WinAnsi encodes
+    # the hyphen there a second time, meaning a soft hyphen.
+    lines = [b"The general fifth-order shal\xad", b"low water-wave models and the pre\xad",
+             b"viously found solutions."]
+    text = " ".join(_lines_of(write_encoded_font_pdf(
+        lines, base_encoding="WinAnsiEncoding", differences=differences, leading=14)))
+    assert text == ("The general fifth-order shallow water-wave models and the previously "
+                    "found solutions."), text
+
+
 def _grid_page(rows: list[list[list[str]]], *, xs: list[int], row_height: int = 40,
                rules: bool = True, cell_rects: bool = False) -> bytes:
     """A table drawn as a grid of stroked rules (or one rectangle per cell), each cell

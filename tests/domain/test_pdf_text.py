@@ -23,6 +23,8 @@ from sheaf.domain.pdf_text import (
     (["ends here.", "Next line"], "ends here. Next line"),
     (["Upper-", "Case stays"], "Upper- Case stays"),
     (["number 12-", "15 range"], "number 12- 15 range"),
+    (["a shal\u00ad", "low sea"], "a shallow sea"),
+    (["Soft\u00ad", "Ware"], "SoftWare"),
 ])
 def test_line_end_hyphenation(lines: list[str], joined: str) -> None:
     assert join_lines(lines) == joined
