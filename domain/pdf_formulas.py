@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_geometry import bbox_union, vertical_overlap
 from sheaf.domain.pdf_structure import BodyStyle, TextBox, TextLine, clean_text
 
 _MATH_FONT = re.compile(
@@ -178,8 +179,7 @@ def _formula(boxes: Sequence[TextBox], members: tuple[int, ...]) -> Formula:
     elif numbers:
         # Several numbered equations set one under the other: each number ends its row.
         texts = [clean_text([line.text for line in row]) for row in _rows(lines)]
-    bbox = (min(boxes[i].bbox[0] for i in members), min(boxes[i].bbox[1] for i in members),
-            max(boxes[i].bbox[2] for i in members), max(boxes[i].bbox[3] for i in members))
+    bbox = bbox_union(boxes[i].bbox for i in members)
     return Formula(page=boxes[members[0]].page, members=members,
                    text="\n".join(t for t in texts if t), label=label, bbox=bbox)
 
@@ -245,11 +245,9 @@ def split_display_lines(box: TextBox) -> list[TextBox]:
             parts[-1].append(line)
         else:
             parts.append([line])
-    return [TextBox(page=box.page, lines=tuple(part), bbox=(
-        min(x.bbox[0] for x in part), min(x.bbox[1] for x in part),
-        max(x.bbox[2] for x in part), max(x.bbox[3] for x in part))) for part in parts]
+    return [TextBox(page=box.page, lines=tuple(part), bbox=bbox_union(x.bbox for x in part))
+            for part in parts]
 
 
 def _lines_share_row(a: TextLine, b: TextLine) -> bool:
-    return min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1]) > 0.3 * min(
-        a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
+    return vertical_overlap(a.bbox, b.bbox) > ROW_OVERLAP

@@ -13,6 +13,7 @@ from itertools import pairwise
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_geometry import Bbox, bbox_union, vertical_overlap
 from sheaf.domain.pdf_text import is_right_to_left, join_lines, repair_glyphs
 from sheaf.domain.section_labels import label_heading
 
@@ -168,9 +169,8 @@ def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
             text = (f"{first.text.strip()}{second.text.strip()}" if word
                     else f"{first.text.strip()} {second.text.strip()}")
             line = attrs.evolve(first, text=text, chars=first.chars + second.chars)
-            bbox = (min(previous.bbox[0], box.bbox[0]), min(previous.bbox[1], box.bbox[1]),
-                    max(previous.bbox[2], box.bbox[2]), max(previous.bbox[3], box.bbox[3]))
-            merged[-1] = TextBox(page=box.page, lines=(line,), bbox=bbox)
+            merged[-1] = TextBox(page=box.page, lines=(line,),
+                                 bbox=bbox_union((previous.bbox, box.bbox)))
         else:
             merged.append(box)
     return merged
@@ -192,10 +192,8 @@ def _right_to_left_pair(a: str, b: str) -> bool:
         neutral(a) and is_right_to_left(b))
 
 
-def _same_row(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
-              ) -> bool:
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+def _same_row(a: Bbox, b: Bbox) -> bool:
+    return vertical_overlap(a, b) >= 0.5
 
 
 def outline_key(title: str) -> str:

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_geometry import Bbox, bbox_union, vertical_overlap
 from sheaf.domain.pdf_ruled_tables import Rule, find_ruled_tables
-from sheaf.domain.pdf_structure import TextBox, TextLine, clean_text
+from sheaf.domain.pdf_structure import TextBox, clean_text
 
 MIN_ROWS = 3
 MIN_COLUMNS = 2
@@ -100,10 +101,8 @@ def _rows(cells: list[_Cell]) -> list[list[_Cell]]:
     return [sorted(row, key=lambda c: (c.bbox[0], c.box, c.line)) for row in rows]
 
 
-def _same_baseline(a: tuple[float, float, float, float],
-                   b: tuple[float, float, float, float]) -> bool:
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap >= 0.6 * min(a[3] - a[1], b[3] - b[1])
+def _same_baseline(a: Bbox, b: Bbox) -> bool:
+    return vertical_overlap(a, b) >= 0.6
 
 
 def _height(row: list[_Cell]) -> float:
@@ -142,8 +141,7 @@ def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
         # empty; a table fills it.
         return []
     every = [c for row in run for c in row]
-    bbox = (min(c.bbox[0] for c in every), min(c.bbox[1] for c in every),
-            max(c.bbox[2] for c in every), max(c.bbox[3] for c in every))
+    bbox = bbox_union(c.bbox for c in every)
     return [PdfTable(page, tuple(tuple(r) for r in grid), bbox,
                      frozenset((c.box, c.line) for c in every))]
 
@@ -273,13 +271,8 @@ def _without(boxes: list[TextBox], tables: list[PdfTable]) -> list[TextBox]:
         if len(lines) == len(box.lines):
             kept.append(box)
         elif lines:
-            kept.append(attrs.evolve(box, lines=lines, bbox=_union(lines)))
+            kept.append(attrs.evolve(box, lines=lines, bbox=bbox_union(x.bbox for x in lines)))
     return kept
-
-
-def _union(lines: tuple[TextLine, ...]) -> tuple[float, float, float, float]:
-    return (min(x.bbox[0] for x in lines), min(x.bbox[1] for x in lines),
-            max(x.bbox[2] for x in lines), max(x.bbox[3] for x in lines))
 
 
 def place_tables(drafts: list[BlockDraft], tables: list[PdfTable]) -> list[BlockDraft]:
