@@ -176,6 +176,52 @@ def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
     return merged
 
 
+def rejoin_split_rows(lines: list[TextLine]) -> list[TextLine]:
+    """A paragraph's lines with each row that layout analysis cut in pieces read as one
+    line, in writing order. Justified text stretches the spaces of a short line until a
+    gap is wider than the character margin, and the row then comes back as two lines of
+    one box, in either order (`tory anemia’,` after `‘iron’ and ‘hemoglobin’.`). Only in a
+    box of prose: most rows one line, and the pieces reaching from the box's left edge to
+    its right, as a justified line does; a box of table cells keeps its cells."""
+    rows: list[list[int]] = []
+    for i, line in enumerate(lines):
+        row = next((r for r in rows if vertical_overlap(lines[r[0]].bbox, line.bbox) >= 0.5
+                    and all(_apart(lines[k], line) for k in r)), None)
+        if row is None:
+            rows.append([i])
+        else:
+            row.append(i)
+    split = [row for row in rows if len(row) > 1]
+    if not split or len(rows) < 3 or len(split) * 3 > len(rows):
+        return lines
+    left = min(line.bbox[0] for line in lines)
+    right = max(line.bbox[2] for line in lines)
+    joined: dict[int, TextLine] = {}
+    first_of: dict[int, int] = {}
+    for row in split:
+        pieces = sorted((lines[k] for k in row), key=lambda ln: ln.bbox[0])
+        em = max(piece.size for piece in pieces)
+        if pieces[0].bbox[0] - left > em or right - pieces[-1].bbox[2] > em:
+            continue
+        if is_right_to_left(" ".join(piece.text for piece in pieces)):
+            pieces.reverse()
+        widest = max(pieces, key=lambda piece: piece.chars)
+        joined[row[0]] = attrs.evolve(
+            widest, text=" ".join(piece.text.strip() for piece in pieces),
+            chars=sum(piece.chars for piece in pieces),
+            bold=all(piece.bold for piece in pieces),
+            math=sum(piece.math for piece in pieces),
+            bbox=bbox_union(piece.bbox for piece in pieces))
+        first_of.update({k: row[0] for k in row})
+    # The row stands where its first piece stood.
+    return [joined.get(i, line) for i, line in enumerate(lines)
+            if first_of.get(i, i) == i]
+
+
+def _apart(a: TextLine, b: TextLine) -> bool:
+    return min(a.bbox[2], b.bbox[2]) <= max(a.bbox[0], b.bbox[0])
+
+
 TOUCHING = 0.05
 """Pieces of a row closer than this share of the type size are parts of one word."""
 

@@ -43,7 +43,7 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
 from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
 from sheaf.domain.pdf_ruled_tables import Rule, rule_segments
-from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
+from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font, rejoin_split_rows
 from sheaf.domain.pdf_text import visual_to_logical
 
 # pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
@@ -284,7 +284,7 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
                                   bold=bold >= 0.8 * sum(fonts.values()),
                                   chars=sum(fonts.values()), bbox=line.bbox, math=math))
         if lines:
-            yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
+            yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
 
 
 def _font_label(font: str) -> str:
