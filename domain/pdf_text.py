@@ -82,14 +82,22 @@ def is_right_to_left(text: str) -> bool:
     return bool(rtl) and rtl >= sum(c.isalpha() for c in text) - rtl
 
 
-def visual_to_logical(glyphs: Sequence[str]) -> str:
-    """Reading order for a line a PDF stores left to right on the page. A right-to-left
-    line is reversed glyph by glyph (a lam-alef ligature's "لا" stays whole), then its runs
-    of Latin letters and digits are put back the right way round and paired brackets
-    mirrored; other lines are joined as they are. A simplified bidi pass: enough for
-    Arabic, Persian and Hebrew prose with embedded numbers and Latin words."""
+def visual_to_logical(glyphs: Sequence[str], lefts: Sequence[float] | None = None) -> str:
+    """Reading order for a line of glyphs, `lefts` their left edges on the page. A
+    right-to-left line is read from its rightmost glyph to its leftmost (a lam-alef
+    ligature's "لا" stays whole), then its runs of Latin letters and digits are put back
+    the right way round and paired brackets mirrored; other lines are joined in the order
+    drawn. Positions, not drawing order, decide a right-to-left line: a PDF may draw a
+    word's letters in logical order and the spaces and numbers around them in visual
+    order, in one line. Without `lefts` the glyphs are taken as laid out left to right.
+    A simplified bidi pass: enough for Arabic, Persian and Hebrew prose with embedded
+    numbers and Latin words."""
     text = "".join(glyphs)
     if not is_right_to_left(text):
         return text
+    if lefts is not None:
+        # A stable sort: glyphs at one position (a mark over its letter) keep their order.
+        glyphs = [glyph for _, glyph in sorted(zip(lefts, glyphs, strict=True),
+                                                key=lambda pair: pair[0])]
     reversed_line = "".join(reversed(glyphs)).translate(_MIRRORED)
     return _LTR_RUN.sub(lambda m: m.group(0)[::-1], reversed_line)

@@ -6,7 +6,7 @@ import functools
 import io
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pdfminer.converter import PDFPageAggregator
@@ -277,14 +277,33 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
                 continue
             font = fonts.most_common(1)[0][0]
             bold = sum(n for name, n in fonts.items() if is_bold_font(name))
-            glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)
-                      and not dropped(item)]
-            lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
+            glyphs, lefts = _glyphs_and_lefts(line, dropped)
+            lines.append(TextLine(text=visual_to_logical(glyphs, lefts),
                                   size=sizes.most_common(1)[0][0], font=font,
                                   bold=bold >= 0.8 * sum(fonts.values()),
                                   chars=sum(fonts.values()), bbox=line.bbox, math=math))
         if lines:
             yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
+
+
+def _glyphs_and_lefts(line: LTTextLine, dropped: Callable[[LTItem], bool]
+                      ) -> tuple[list[str], list[float]]:
+    """A line's glyphs as drawn, without its final newline, each with its left edge; a
+    space that layout analysis inserted stands at the right edge of the glyph before it."""
+    glyphs: list[str] = []
+    lefts: list[float] = []
+    edge = float("-inf")
+    for item in line:
+        if isinstance(item, LTChar):
+            if dropped(item):
+                continue
+            glyphs.append(item.get_text())
+            lefts.append(item.x0)
+            edge = item.x1
+        elif isinstance(item, LTAnno) and (text := item.get_text()) != "\n":
+            glyphs.append(text)
+            lefts.append(edge)
+    return glyphs, lefts
 
 
 def _font_label(font: str) -> str:

@@ -48,6 +48,19 @@ def test_right_to_left_lines_read_in_logical_order() -> None:
     assert visual_to_logical(list("plain English (2024)")) == "plain English (2024)"
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(range(8)))
+def test_a_right_to_left_line_reads_by_position_whatever_the_drawing_order(
+        order: list[int]) -> None:
+    # "- کالای" laid out from the left edge: a space, then the word from its last letter
+    # to its first, a space and a dash; the PDF may draw these in any order.
+    laid_out = [" ", "ی", "\u0644\u0627", "ا", "ک", " ", "-"]
+    lefts = [96.0, 99.1, 107.9, 114.6, 118.2, 124.8, 127.8]
+    drawn = [i for i in order if i < len(laid_out)]
+    text = visual_to_logical([laid_out[i] for i in drawn], [lefts[i] for i in drawn])
+    assert text == "- کا\u0644\u0627ی "
+
+
 @pytest.mark.parametrize(("name", "bold"), [
     ("ABCDEF+Times-Bold", True), ("NimbusRomNo9L-Medi", True), ("CMBX10", True),
     ("LMRoman10-Bold", True), ("Arial-BoldMT", True), ("CMR10", False),
