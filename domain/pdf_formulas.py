@@ -21,7 +21,7 @@ import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.pdf_geometry import bbox_union, vertical_overlap
-from sheaf.domain.pdf_structure import BodyStyle, TextBox, TextLine, clean_text
+from sheaf.domain.pdf_structure import BodyStyle, TextBox, TextLine, clean_text, pages_of
 
 _MATH_FONT = re.compile(
     r"^(?:CM(?:MI|SY|EX|BSY|MIB)\d|LMMath|MSBM|MSAM|EUFM|EUSM|EUEX|RSFS|STIX|XITS|TXSY|TXMI|"
@@ -206,17 +206,12 @@ def lift_formulas(boxes: Sequence[TextBox]) -> tuple[list[TextBox], list[BlockDr
     line_height = 1.2 * BodyStyle.of(list(boxes)).size
     kept: list[TextBox] = []
     formulas: list[BlockDraft] = []
-    start = 0
-    while start < len(boxes):
-        end = start
-        while end < len(boxes) and boxes[end].page == boxes[start].page:
-            end += 1
-        page_boxes = [part for box in boxes[start:end] for part in split_display_lines(box)]
+    for page in pages_of(boxes):
+        page_boxes = [part for box in page for part in split_display_lines(box)]
         found = find_formulas(page_boxes, line_height)
         taken = {i for formula in found for i in formula.members}
         kept += [box for i, box in enumerate(page_boxes) if i not in taken]
         formulas += [formula.draft() for formula in found]
-        start = end
     return kept, formulas
 
 

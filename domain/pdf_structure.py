@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import pairwise
+from collections.abc import Iterator, Sequence
+from itertools import groupby, pairwise
 
 import attrs
 
@@ -56,6 +57,12 @@ class TextBox:
     @property
     def chars(self) -> int:
         return sum(line.chars for line in self.lines)
+
+
+def pages_of(boxes: Sequence[TextBox]) -> Iterator[list[TextBox]]:
+    """The boxes of each page in turn; `boxes` must come page by page, as read."""
+    for _, page in groupby(boxes, key=lambda box: box.page):
+        yield list(page)
 
 
 def is_bold_font(font_name: str) -> bool:

@@ -19,7 +19,8 @@ import attrs
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.pdf_geometry import Bbox, bbox_union, vertical_overlap
 from sheaf.domain.pdf_ruled_tables import Rule, find_ruled_tables
-from sheaf.domain.pdf_structure import TextBox, clean_text
+from sheaf.domain.pdf_structure import TextBox, clean_text, pages_of
+from sheaf.domain.pdf_table import PdfTable
 
 MIN_ROWS = 3
 MIN_COLUMNS = 2
@@ -31,20 +32,6 @@ MIN_FILLED = 0.8
 """The share of grid cells that must hold text."""
 ROW_GAP_LINES = 2.6
 """Rows further apart than this many line heights belong to different tables."""
-
-
-@attrs.frozen
-class PdfTable:
-    """A table found on one page: its cells by row, its box, the lines it took over."""
-
-    page: int
-    rows: tuple[tuple[str, ...], ...]
-    bbox: tuple[float, float, float, float]
-    taken: frozenset[tuple[int, int]]
-    """(box index, line index) of every line that became a cell."""
-
-    def draft(self) -> BlockDraft:
-        return BlockDraft(BlockKind.TABLE, rows=self.rows, pages=(self.page,), bbox=self.bbox)
 
 
 @attrs.frozen
@@ -226,14 +213,8 @@ def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | 
     them."""
     kept: list[TextBox] = []
     tables: list[PdfTable] = []
-    start = 0
-    while start < len(boxes):
-        end = start
-        while end < len(boxes) and boxes[end].page == boxes[start].page:
-            end += 1
-        page_boxes = list(boxes[start:end])
-        ruled = [PdfTable(t.page, t.rows, t.bbox, t.taken) for t in find_ruled_tables(
-            page_boxes, rules.get(page_boxes[0].page, ()) if rules else ())]
+    for page_boxes in pages_of(boxes):
+        ruled = find_ruled_tables(page_boxes, rules.get(page_boxes[0].page, ()) if rules else ())
         found = find_tables(page_boxes)
         if ruled:
             # Rules that group columns (three numbers to a ruled column) give fewer
@@ -246,7 +227,6 @@ def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | 
             found = find_tables(page_boxes)
         kept += _without(page_boxes, found)
         tables += sorted(ruled + found, key=lambda t: (-t.bbox[3], t.bbox[0]))
-        start = end
     return kept, tables
 
 
