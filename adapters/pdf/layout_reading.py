@@ -254,42 +254,25 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
         notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
     skip = skip_fonts or set()
 
-    def dropped(item: LTItem) -> bool:
-        return isinstance(item, LTChar) and (
-            (drop_invisible and _invisible(item)) or item.fontname in skip
-            or (drop_turned and _rotated(item)))
+    def dropped(char: LTChar) -> bool:
+        return ((drop_invisible and _invisible(char)) or char.fontname in skip
+                or (drop_turned and _rotated(char)))
 
     for element in boxes:
-        lines: list[TextLine] = []
-        for line in element:
-            if not isinstance(line, LTTextLine):
-                continue
-            sizes: Counter[float] = Counter()
-            fonts: Counter[str] = Counter()
-            math = 0
-            for char in line:
-                if isinstance(char, LTChar) and not dropped(char) and (
-                        glyph := char.get_text()).strip():
-                    sizes[round(char.size, 1)] += 1
-                    fonts[char.fontname] += 1
-                    math += _math_glyph(char.fontname, glyph)
-            if not sizes:
-                continue
-            font = fonts.most_common(1)[0][0]
-            bold = sum(n for name, n in fonts.items() if is_bold_font(name))
-            glyphs, lefts = _glyphs_and_lefts(line, dropped)
-            lines.append(TextLine(text=visual_to_logical(glyphs, lefts),
-                                  size=sizes.most_common(1)[0][0], font=font,
-                                  bold=bold >= 0.8 * sum(fonts.values()),
-                                  chars=sum(fonts.values()), bbox=line.bbox, math=math))
+        lines = [text_line for line in element if isinstance(line, LTTextLine)
+                 and (text_line := _text_line(line, dropped)) is not None]
         if lines:
             yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
 
 
-def _glyphs_and_lefts(line: LTTextLine, dropped: Callable[[LTItem], bool]
-                      ) -> tuple[list[str], list[float]]:
-    """A line's glyphs as drawn, without its final newline, each with its left edge; a
-    space that layout analysis inserted stands at the right edge of the glyph before it."""
+def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool]) -> TextLine | None:
+    """One pass over a line's glyphs: its text in reading order (each glyph's left edge
+    kept for right-to-left lines; a space that layout analysis inserted stands at the
+    right edge of the glyph before it), dominant size and font, weight and math share.
+    None when no visible glyph is left."""
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    math = 0
     glyphs: list[str] = []
     lefts: list[float] = []
     edge = float("-inf")
@@ -297,13 +280,24 @@ def _glyphs_and_lefts(line: LTTextLine, dropped: Callable[[LTItem], bool]
         if isinstance(item, LTChar):
             if dropped(item):
                 continue
-            glyphs.append(item.get_text())
+            glyph = item.get_text()
+            glyphs.append(glyph)
             lefts.append(item.x0)
             edge = item.x1
-        elif isinstance(item, LTAnno) and (text := item.get_text()) != "\n":
-            glyphs.append(text)
+            if glyph.strip():
+                sizes[round(item.size, 1)] += 1
+                fonts[item.fontname] += 1
+                math += _math_glyph(item.fontname, glyph)
+        elif isinstance(item, LTAnno) and (glyph := item.get_text()) != "\n":
+            glyphs.append(glyph)
             lefts.append(edge)
-    return glyphs, lefts
+    if not sizes:
+        return None
+    chars = sum(fonts.values())
+    bold = sum(n for name, n in fonts.items() if is_bold_font(name))
+    return TextLine(text=visual_to_logical(glyphs, lefts), size=sizes.most_common(1)[0][0],
+                    font=fonts.most_common(1)[0][0], bold=bold >= 0.8 * chars, chars=chars,
+                    bbox=line.bbox, math=math)
 
 
 def _font_label(font: str) -> str:
