@@ -17,6 +17,11 @@ SPACING_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302",
 each with the combining mark it stands for."""
 _SPACED_ACCENT = re.compile("([" + "".join(SPACING_ACCENTS) + "])([^\\W\\d_])")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
+MATH_ACCENTS = frozenset("\u02c6\u00af\u02d9\u00a8\u02c7\u02d8\u02da")
+"""Spacing accents that stand for nothing but an accent (hat, bar, dot, double dot,
+check, breve, ring): before a letter with no precomposed form (TeX's `\\hat\\sigma` is
+`ˆσ`) they become its combining mark (σ̂). The acute (an apostrophe in `don´t`) and the
+tilde (`˜user` in a URL) are not among them."""
 # TeX sets \copyright and \textregistered as a letter over a large circle, two glyphs.
 _CIRCLED = re.compile("c[\u25ef\u20dd]|[\u25ef\u20dd]c|R[\u25ef\u20dd]|[\u25ef\u20dd]R")
 _BREAK = re.compile(r"(?<=[a-zà-ÿ])-$")
@@ -39,9 +44,11 @@ def _accented(match: re.Match[str]) -> str:
     # Only where the pair is a letter of some alphabet: an acute used as an apostrophe
     # ("don´t") stays as printed.
     letter = match.group(2)
+    if match.group(1) == "\u02dc" and match.string[match.start() - 1:match.start()] == "/":
+        return match.group(0)  # a URL's home directory, `/˜user`, not a letter ũ
     composed = unicodedata.normalize("NFC", _DOTLESS.get(letter, letter)
                                      + SPACING_ACCENTS[match.group(1)])
-    return composed if len(composed) == 1 else match.group(0)
+    return composed if len(composed) == 1 or match.group(1) in MATH_ACCENTS else match.group(0)
 
 
 def join_lines(lines: list[str]) -> str:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sheaf.domain.pdf_structure import is_bold_font
 from sheaf.domain.pdf_text import (
+    MATH_ACCENTS,
     SPACING_ACCENTS,
     join_lines,
     repair_glyphs,
@@ -112,6 +113,16 @@ def test_an_accent_drawn_as_its_own_glyph_lands_on_the_letter_after_it(
 def test_an_accent_that_makes_no_letter_stays_as_printed() -> None:
     assert repair_glyphs("don\u00b4t") == "don\u00b4t"
     assert repair_glyphs("x \u00b4 y") == "x \u00b4 y"
+    assert repair_glyphs("http://host/\u02dcuser") == "http://host/\u02dcuser"
+
+
+@pytest.mark.parametrize("accent", sorted(MATH_ACCENTS))
+@pytest.mark.parametrize("letter", ["σ", "θ", "q", "ρ"])
+def test_a_math_accent_over_a_letter_with_no_precomposed_form_is_its_combining_mark(
+        accent: str, letter: str) -> None:
+    spaced = f"where {accent}{letter}x is"
+    expected = unicodedata.normalize("NFC", letter + SPACING_ACCENTS[accent])
+    assert repair_glyphs(spaced) == f"where {expected}x is"
 
 
 def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
