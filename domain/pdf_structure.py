@@ -173,8 +173,10 @@ def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
             word = (gap <= TOUCHING * first.size and _has_letters(first.text)
                     and _has_letters(second.text) and not first.text.strip("\n")[-1:].isspace()
                     and not second.text.strip("\n")[:1].isspace())
-            text = (f"{first.text.strip()}{second.text.strip()}" if word
-                    else f"{first.text.strip()} {second.text.strip()}")
+            # The outer ends keep their spaces: a space glyph at the row's logical end
+            # still says the next piece is another word.
+            ahead, after = first.text.strip("\n"), second.text.strip("\n")
+            text = f"{ahead}{after}" if word else f"{ahead.rstrip()} {after.lstrip()}"
             line = attrs.evolve(first, text=text, chars=first.chars + second.chars)
             merged[-1] = TextBox(page=box.page, lines=(line,),
                                  bbox=bbox_union((previous.bbox, box.bbox)))

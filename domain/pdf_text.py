@@ -78,8 +78,15 @@ def join_lines(lines: list[str]) -> str:
 
 
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-_LTR_RUN = re.compile(r"[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:/%+\-]*"
-                      r"(?:\s+[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:/%+\-]*)*")
+# A left-to-right word holds separators only between its letters and digits (and a
+# closing %): a dash after a section number, `3-`, is right-to-left punctuation.
+_LTR_LETTER = r"A-Za-z0-9\u00c0-\u024f"
+_LTR_WORD = rf"[{_LTR_LETTER}](?:[{_LTR_LETTER}.,:/%+\-]*[{_LTR_LETTER}%])?"
+_LTR_RUN = re.compile(rf"{_LTR_WORD}(?:\s+{_LTR_WORD})*")
+# Arabic-Indic and Persian digits run left to right too, but two numbers apart are read
+# right to left, so a run is one number (with its separators), not a phrase.
+_NUMBER_RUN = re.compile(r"[\u0660-\u0669\u06f0-\u06f9]+(?:[.,:/\u066b\u066c]"
+                         r"[\u0660-\u0669\u06f0-\u06f9]+)*")
 _MIRRORED = str.maketrans("()[]{}<>", ")(][}{><")
 
 
@@ -107,4 +114,5 @@ def visual_to_logical(glyphs: Sequence[str], lefts: Sequence[float] | None = Non
         glyphs = [glyph for _, glyph in sorted(zip(lefts, glyphs, strict=True),
                                                 key=lambda pair: pair[0])]
     reversed_line = "".join(reversed(glyphs)).translate(_MIRRORED)
-    return _LTR_RUN.sub(lambda m: m.group(0)[::-1], reversed_line)
+    reversed_line = _LTR_RUN.sub(lambda m: m.group(0)[::-1], reversed_line)
+    return _NUMBER_RUN.sub(lambda m: m.group(0)[::-1], reversed_line)

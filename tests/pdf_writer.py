@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 import zlib
 from collections.abc import Sequence
@@ -197,13 +198,7 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
     elif base_encoding is not None:
         font.Encoding = pikepdf.Name("/" + base_encoding)
     if to_unicode is not None:
-        entries = "\n".join(f"<{code:02x}> <{ord(char):04x}>" for code, char in
-                             sorted(to_unicode.items()))
-        font.ToUnicode = pdf.make_stream((
-            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
-            "/CMapName /Test def 1 begincodespacerange <00> <ff> endcodespacerange\n"
-            f"{len(to_unicode)} beginbfchar\n{entries}\nendbfchar\n"
-            "endcmap CMapName currentdict /CMap defineresource pop end end").encode())
+        font.ToUnicode = _to_unicode_map(pdf, to_unicode)
     fonts = _font_resources(pdf).Font
     fonts.F9 = pdf.make_indirect(font)
     commands = [b"BT /F9 12 Tf 72 %d Td <%s> Tj ET" % (720 - leading * i, code.hex().encode())
@@ -214,6 +209,55 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()
+
+
+def _to_unicode_map(pdf: pikepdf.Pdf, to_unicode: dict[int, str]) -> pikepdf.Stream:
+    """A ToUnicode CMap stream giving each one-byte code its character."""
+    entries = "\n".join(f"<{code:02x}> <{ord(char):04x}>" for code, char in
+                         sorted(to_unicode.items()))
+    return pdf.make_stream((
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CMapName /Test def 1 begincodespacerange <00> <ff> endcodespacerange\n"
+        f"{len(to_unicode)} beginbfchar\n{entries}\nendbfchar\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end").encode())
+
+
+_LEFT_TO_RIGHT_RUN = re.compile(r"[0-9\u0660-\u0669\u06f0-\u06f9]+")
+
+
+def write_right_to_left_pdf(lines: Sequence[tuple[int, bool, str]]) -> bytes:
+    """One page of right-to-left lines, each (size, bold, text in reading order), drawn as
+    word processors draw them: in visual order from the left (the text reversed, its runs
+    of digits left to right), in a regular or a bold font with a ToUnicode map giving
+    each code its letter and every glyph half an em wide. Each line is set 1.6 of its
+    size below the one before, flush right."""
+    letters = sorted({c for _, _, text in lines for c in text if c != " "})
+    codes = [*range(65, 91), *range(97, 123), *range(48, 58)]
+    if len(letters) > len(codes):
+        raise ValueError(f"{len(letters)} distinct characters, at most {len(codes)}")
+    code_of = {" ": 32, **{char: codes[i] for i, char in enumerate(letters)}}
+    pdf = pikepdf.Pdf.new()
+    to_unicode = _to_unicode_map(pdf, {code: char for char, code in code_of.items()})
+    fonts = pikepdf.Dictionary()
+    # Not a standard font name, so readers take the /Widths rather than Helvetica's metrics.
+    for name, base in (("R1", "/TestNaskh"), ("R2", "/TestNaskh-Bold")):
+        fonts["/" + name] = pdf.make_indirect(pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name(base),
+            ToUnicode=to_unicode, FirstChar=32, LastChar=122, Widths=[500] * 91,
+            FontDescriptor=pdf.make_indirect(pikepdf.Dictionary(
+                Type=pikepdf.Name.FontDescriptor, FontName=pikepdf.Name(base), Flags=32,
+                FontBBox=[0, -250, 500, 750], ItalicAngle=0, Ascent=750, Descent=-250,
+                CapHeight=700, StemV=80))))
+    commands: list[str] = []
+    y = PAGE_HEIGHT - MARGIN
+    for size, bold, text in lines:
+        y -= int(size * 1.6)
+        visual = _LEFT_TO_RIGHT_RUN.sub(lambda m: m.group(0)[::-1], text[::-1])
+        drawn = bytes(code_of[c] for c in visual).decode("latin-1")
+        x = PAGE_WIDTH - MARGIN - size * len(visual) / 2  # flush right; every glyph 0.5 em
+        commands.append(f"BT /{'R2' if bold else 'R1'} {size} Tf {x} {y} Td "
+                        f"({_escape(drawn)}) Tj ET")
+    return _one_page(pdf, fonts, commands)
 
 
 def _one_page(pdf: pikepdf.Pdf, fonts: pikepdf.Dictionary, commands: Sequence[str]) -> bytes:

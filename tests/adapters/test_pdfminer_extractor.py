@@ -377,6 +377,27 @@ def test_win_ansi_code_173_is_a_soft_hyphen_that_rejoins_the_broken_word(
                     "found solutions."), text
 
 
+PERSIAN_BODY = [
+    "این پژوهش در سال ۱۴۰۳ در بورس کالای ایران انجام شد و داده ها از گزارش های",
+    "سالانه شرکت ها گردآوری شد تا رابطه میان قیمت پایه و حجم عرضه سنجیده شود",
+    "نتایج نشان داد که در ۲۷ درصد از عرضه ها قیمت پایه بیش از قیمت جهانی بود",
+]
+
+
+@pytest.mark.parametrize(("size", "bold"), [(15, False), (10, True)])
+@pytest.mark.parametrize("number", ["۳-", "٣-", "3-", "۲-۵-"])
+def test_right_to_left_headings_by_size_or_weight_keep_their_number_and_digits(
+        size: int, bold: bool, number: str) -> None:
+    from tests.pdf_writer import write_right_to_left_pdf
+
+    heading = f"{number} روش تحقیق"
+    lines = [(size, bold, heading), *[(10, False, line) for line in PERSIAN_BODY],
+             (size, bold, "نتایج"), *[(10, False, line) for line in PERSIAN_BODY[::-1]]]
+    document = extract(write_right_to_left_pdf(lines))
+    assert [b.draft.text for b in document.headings()] == [heading, "نتایج"]
+    assert "در سال ۱۴۰۳ در بورس" in document.text and "در ۲۷ درصد" in document.text
+
+
 def _grid_page(rows: list[list[list[str]]], *, xs: list[int], row_height: int = 40,
                rules: bool = True, cell_rects: bool = False) -> bytes:
     """A table drawn as a grid of stroked rules (or one rectangle per cell), each cell
