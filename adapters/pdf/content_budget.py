@@ -111,7 +111,11 @@ class ContentBudget:
         if self._objects > self.limits.max_page_objects:
             raise self.too_complex(
                 f"draws more than {self.limits.max_page_objects} glyphs and shapes")
-        self.operation()
+        # operation(1), inlined: this runs once per glyph.
+        self._operations += 1
+        if not self._operations % _CLOCK_EVERY:
+            self._operations -= 1
+            self.operation()
 
     def too_complex(self, what: str) -> SheafError:
         """The error for this page going over a complexity limit: `what` it does."""

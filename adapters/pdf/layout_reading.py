@@ -258,14 +258,18 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
         return ((drop_invisible and _invisible(char)) or char.fontname in skip
                 or (drop_turned and _rotated(char)))
 
+    # Most pages drop nothing: their glyphs are not asked one by one.
+    keep_all = not (drop_invisible or drop_turned or skip)
+
     for element in boxes:
         lines = [text_line for line in element if isinstance(line, LTTextLine)
-                 and (text_line := _text_line(line, dropped)) is not None]
+                 and (text_line := _text_line(line, None if keep_all else dropped)) is not None]
         if lines:
             yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
 
 
-def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool]) -> TextLine | None:
+def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
+               ) -> TextLine | None:
     """One pass over a line's glyphs: its text in reading order (each glyph's left edge
     kept for right-to-left lines; a space that layout analysis inserted stands at the
     right edge of the glyph before it), dominant size and font, weight and math share.
@@ -278,7 +282,7 @@ def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool]) -> TextLine 
     edge = float("-inf")
     for item in line:
         if isinstance(item, LTChar):
-            if dropped(item):
+            if dropped is not None and dropped(item):
                 continue
             glyph = item.get_text()
             glyphs.append(glyph)
