@@ -225,12 +225,15 @@ def _to_unicode_map(pdf: pikepdf.Pdf, to_unicode: dict[int, str]) -> pikepdf.Str
 _LEFT_TO_RIGHT_RUN = re.compile(r"[0-9\u0660-\u0669\u06f0-\u06f9]+")
 
 
-def write_right_to_left_pdf(lines: Sequence[tuple[int, bool, str]]) -> bytes:
+def write_right_to_left_pdf(lines: Sequence[tuple[int, bool, str]], *,
+                            columns: int = 1) -> bytes:
     """One page of right-to-left lines, each (size, bold, text in reading order), drawn as
     word processors draw them: in visual order from the left (the text reversed, its runs
     of digits left to right), in a regular or a bold font with a ToUnicode map giving
-    each code its letter and every glyph half an em wide. Each line is set 1.6 of its
-    size below the one before, flush right."""
+    each code its letter and every glyph half an em wide. Each line is set 1.3 of its
+    size below the one before (2.1 for a heading: bold, or larger than the line before),
+    flush right; with two columns the first half of the lines
+    fill the right-hand column (read first) and the rest the left-hand one."""
     letters = sorted({c for _, _, text in lines for c in text if c != " "})
     codes = [*range(65, 91), *range(97, 123), *range(48, 58)]
     if len(letters) > len(codes):
@@ -249,12 +252,21 @@ def write_right_to_left_pdf(lines: Sequence[tuple[int, bool, str]]) -> bytes:
                 FontBBox=[0, -250, 500, 750], ItalicAngle=0, Ascent=750, Descent=-250,
                 CapHeight=700, StemV=80))))
     commands: list[str] = []
+    gutter = 24
+    width = (PAGE_WIDTH - 2 * MARGIN - gutter * (columns - 1)) / columns
+    per_column = -(-len(lines) // columns)
     y = PAGE_HEIGHT - MARGIN
-    for size, bold, text in lines:
-        y -= int(size * 1.6)
+    for index, (size, bold, text) in enumerate(lines):
+        if index % per_column == 0:
+            y = PAGE_HEIGHT - MARGIN
+        right = PAGE_WIDTH - MARGIN - (index // per_column) * (width + gutter)
+        # A heading (bold, or larger than the text before it) has space before it, as a
+        # word processor's heading style sets.
+        heading = bold or (index > 0 and size > lines[index - 1][0])
+        y -= int(size * (2.1 if heading else 1.3))
         visual = _LEFT_TO_RIGHT_RUN.sub(lambda m: m.group(0)[::-1], text[::-1])
         drawn = bytes(code_of[c] for c in visual).decode("latin-1")
-        x = PAGE_WIDTH - MARGIN - size * len(visual) / 2  # flush right; every glyph 0.5 em
+        x = right - size * len(visual) / 2  # flush right; every glyph half an em
         commands.append(f"BT /{'R2' if bold else 'R1'} {size} Tf {x} {y} Td "
                         f"({_escape(drawn)}) Tj ET")
     return _one_page(pdf, fonts, commands)

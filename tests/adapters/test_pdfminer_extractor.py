@@ -398,6 +398,19 @@ def test_right_to_left_headings_by_size_or_weight_keep_their_number_and_digits(
     assert "در سال ۱۴۰۳ در بورس" in document.text and "در ۲۷ درصد" in document.text
 
 
+def test_a_two_column_right_to_left_page_reads_its_right_column_first() -> None:
+    from tests.pdf_writer import write_right_to_left_pdf
+
+    body = ["این پژوهش در بورس کالای ایران انجام شد", "و داده ها از گزارش های سالانه آمد",
+            "تا رابطه قیمت پایه و عرضه سنجیده شود", "نتایج نشان داد که قیمت پایه بالا بود"]
+    right = [(14, True, "۱- مقدمه"), *[(10, False, line) for line in body]]
+    left = [(14, True, "۲- روش تحقیق"), *[(10, False, line) for line in body[::-1]]]
+    document = extract(write_right_to_left_pdf([*right, *left], columns=2))
+    assert [b.draft.text for b in document.headings()] == ["۱- مقدمه", "۲- روش تحقیق"]
+    text = document.text
+    assert text.index("۱- مقدمه") < text.index(body[0]) < text.index("۲- روش تحقیق")
+
+
 def _grid_page(rows: list[list[list[str]]], *, xs: list[int], row_height: int = 40,
                rules: bool = True, cell_rects: bool = False) -> bytes:
     """A table drawn as a grid of stroked rules (or one rectangle per cell), each cell
