@@ -23,24 +23,31 @@ _LATIN_VOWELS = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùú�
 
 def implausibility(text: str) -> str | None:
     """None when `text` reads as writing; else why it does not, in a few words."""
-    visible = [c for c in _CID.sub("\ufffd", text) if not c.isspace()]
-    if len(visible) < MIN_JUDGED_CHARACTERS:
+    # Counted once, then judged over the distinct characters: a page's font has a few
+    # dozen of them and thousands of glyphs.
+    counts = Counter(_CID.sub("\ufffd", text) if "(cid:" in text else text)
+    visible = {c: n for c, n in counts.items() if not c.isspace()}
+    total = sum(visible.values())
+    if total < MIN_JUDGED_CHARACTERS:
         return None
-    total = len(visible)
-    unmapped = sum(1 for c in visible if c == "\ufffd")
-    private = sum(1 for c in visible if _is_private_or_control(c))
+    unmapped = visible.get("\ufffd", 0)
+    private = sum(n for c, n in visible.items() if _is_private_or_control(c))
     if (unmapped + private) / total > 0.3:
         return (f"{100 * (unmapped + private) // total}% unmapped, private-use or control "
                 f"code points")
-    letters = sum(1 for c in visible if c.isalpha())
-    ascii_symbols = sum(1 for c in visible if c.isascii() and not c.isalnum())
+    letters = sum(n for c, n in visible.items() if c.isalpha())
+    ascii_symbols = sum(n for c, n in visible.items() if c.isascii() and not c.isalnum())
     if ascii_symbols / total > 0.6 and letters / total < 0.1:
         # Real mathematics uses Unicode operators and letters; runs of ASCII punctuation
         # are character codes 33, 34, 35... of a font with a private encoding.
         return f"{100 * ascii_symbols // total}% ASCII punctuation, {letters} letters"
-    latin = [c.lower() for c in visible if c.isalpha() and c.isascii()]
-    if len(latin) >= 4 * MIN_JUDGED_CHARACTERS and len(latin) >= 0.6 * letters:
-        vowels = sum(1 for c in latin if c in _LATIN_VOWELS) / len(latin)
+    latin: Counter[str] = Counter()
+    for c, n in visible.items():
+        if c.isalpha() and c.isascii():
+            latin[c.lower()] += n
+    latin_total = latin.total()
+    if latin_total >= 4 * MIN_JUDGED_CHARACTERS and latin_total >= 0.6 * letters:
+        vowels = sum(n for c, n in latin.items() if c in _LATIN_VOWELS) / latin_total
         # Every European language writes 30-50% vowels; letters shifted by a font's
         # private encoding land anywhere.
         if not 0.12 <= vowels <= 0.7:
@@ -48,7 +55,7 @@ def implausibility(text: str) -> str | None:
         # The five commonest letters of English, French, German, Spanish, Polish,
         # Turkish, Indonesian and code alike are mostly of these eight; letters that a
         # private encoding has substituted have some other five.
-        common = [letter for letter, _ in Counter(latin).most_common(5)]
+        common = [letter for letter, _ in latin.most_common(5)]
         if sum(1 for letter in common if letter in _FREQUENT_LATIN) < 3:
             return f"commonest letters {''.join(common)!r}, unlike any writing"
     return None

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
-from sheaf.domain.pdf_structure import BodyStyle, TextBox, TextLine, clean_text
+from sheaf.domain.pdf_geometry import bbox_union, vertical_overlap
+from sheaf.domain.pdf_structure import BodyStyle, TextBox, TextLine, clean_text, pages_of
 
 _MATH_FONT = re.compile(
     r"^(?:CM(?:MI|SY|EX|BSY|MIB)\d|LMMath|MSBM|MSAM|EUFM|EUSM|EUEX|RSFS|STIX|XITS|TXSY|TXMI|"
@@ -178,8 +179,7 @@ def _formula(boxes: Sequence[TextBox], members: tuple[int, ...]) -> Formula:
     elif numbers:
         # Several numbered equations set one under the other: each number ends its row.
         texts = [clean_text([line.text for line in row]) for row in _rows(lines)]
-    bbox = (min(boxes[i].bbox[0] for i in members), min(boxes[i].bbox[1] for i in members),
-            max(boxes[i].bbox[2] for i in members), max(boxes[i].bbox[3] for i in members))
+    bbox = bbox_union(boxes[i].bbox for i in members)
     return Formula(page=boxes[members[0]].page, members=members,
                    text="\n".join(t for t in texts if t), label=label, bbox=bbox)
 
@@ -206,17 +206,12 @@ def lift_formulas(boxes: Sequence[TextBox]) -> tuple[list[TextBox], list[BlockDr
     line_height = 1.2 * BodyStyle.of(list(boxes)).size
     kept: list[TextBox] = []
     formulas: list[BlockDraft] = []
-    start = 0
-    while start < len(boxes):
-        end = start
-        while end < len(boxes) and boxes[end].page == boxes[start].page:
-            end += 1
-        page_boxes = [part for box in boxes[start:end] for part in split_display_lines(box)]
+    for page in pages_of(boxes):
+        page_boxes = [part for box in page for part in split_display_lines(box)]
         found = find_formulas(page_boxes, line_height)
         taken = {i for formula in found for i in formula.members}
         kept += [box for i, box in enumerate(page_boxes) if i not in taken]
         formulas += [formula.draft() for formula in found]
-        start = end
     return kept, formulas
 
 
@@ -245,11 +240,9 @@ def split_display_lines(box: TextBox) -> list[TextBox]:
             parts[-1].append(line)
         else:
             parts.append([line])
-    return [TextBox(page=box.page, lines=tuple(part), bbox=(
-        min(x.bbox[0] for x in part), min(x.bbox[1] for x in part),
-        max(x.bbox[2] for x in part), max(x.bbox[3] for x in part))) for part in parts]
+    return [TextBox(page=box.page, lines=tuple(part), bbox=bbox_union(x.bbox for x in part))
+            for part in parts]
 
 
 def _lines_share_row(a: TextLine, b: TextLine) -> bool:
-    return min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1]) > 0.3 * min(
-        a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
+    return vertical_overlap(a.bbox, b.bbox) > ROW_OVERLAP

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from sheaf.domain.pdf_structure import TextBox, clean_text
+from sheaf.domain.pdf_table import PdfTable
 
 Rule = tuple[float, float, float, float]
 """A ruling line's box (x0, y0, x1, y1): one of its sides is (nearly) zero."""
@@ -31,16 +30,6 @@ MAX_CROSSINGS = 250_000
 """Pages with more rule pairs than this (a chart's hatching) are not searched."""
 
 
-@attrs.frozen
-class RuledTable:
-    """A table read from a grid of rules: its cells by row, its box, the lines it took."""
-
-    page: int
-    rows: tuple[tuple[str, ...], ...]
-    bbox: tuple[float, float, float, float]
-    taken: frozenset[tuple[int, int]]
-
-
 def rule_segments(x0: float, y0: float, x1: float, y1: float) -> list[Rule]:
     """The rules a drawn line or rectangle stands for: itself when thin, else its four
     sides (a cell's frame)."""
@@ -50,7 +39,7 @@ def rule_segments(x0: float, y0: float, x1: float, y1: float) -> list[Rule]:
     return [(x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)]
 
 
-def find_ruled_tables(boxes: Sequence[TextBox], rules: Sequence[Rule]) -> list[RuledTable]:
+def find_ruled_tables(boxes: Sequence[TextBox], rules: Sequence[Rule]) -> list[PdfTable]:
     """Tables on the boxes of one page from the page's ruling lines."""
     horizontal = [r for r in rules if r[3] - r[1] <= THIN and r[2] - r[0] > THIN]
     vertical = [r for r in rules if r[2] - r[0] <= THIN and r[3] - r[1] > THIN]
@@ -129,7 +118,7 @@ def _drawn(group: list[Rule], position: float, axis: int, extent: float) -> floa
     return covered / extent if extent > 0 else 0.0
 
 
-def _read_grid(boxes: Sequence[TextBox], group: list[Rule]) -> RuledTable | None:
+def _read_grid(boxes: Sequence[TextBox], group: list[Rule]) -> PdfTable | None:
     ys = _positions([(r[1] + r[3]) / 2 for r in group if r[3] - r[1] <= THIN])
     xs = _positions([(r[0] + r[2]) / 2 for r in group if r[2] - r[0] <= THIN])
     if len(ys) < 3 or len(xs) < 3:
@@ -163,5 +152,5 @@ def _read_grid(boxes: Sequence[TextBox], group: list[Rule]) -> RuledTable | None
     filled = sum(1 for row in grid for cell in row if cell)
     if filled < MIN_FILLED * (len(ys) - 1) * (len(xs) - 1) or filled < 3:
         return None
-    return RuledTable(page=boxes[0].page, rows=grid, bbox=(left, bottom, right, top),
+    return PdfTable(page=boxes[0].page, rows=grid, bbox=(left, bottom, right, top),
                       taken=frozenset(taken))

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import pairwise
+from collections.abc import Iterator, Sequence
+from itertools import groupby, pairwise
 
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_geometry import Bbox, bbox_union, vertical_overlap
 from sheaf.domain.pdf_text import is_right_to_left, join_lines, repair_glyphs
 from sheaf.domain.section_labels import label_heading
 
@@ -55,6 +57,12 @@ class TextBox:
     @property
     def chars(self) -> int:
         return sum(line.chars for line in self.lines)
+
+
+def pages_of(boxes: Sequence[TextBox]) -> Iterator[list[TextBox]]:
+    """The boxes of each page in turn; `boxes` must come page by page, as read."""
+    for _, page in groupby(boxes, key=lambda box: box.page):
+        yield list(page)
 
 
 def is_bold_font(font_name: str) -> bool:
@@ -165,15 +173,62 @@ def merge_right_to_left_rows(boxes: list[TextBox]) -> list[TextBox]:
             word = (gap <= TOUCHING * first.size and _has_letters(first.text)
                     and _has_letters(second.text) and not first.text.strip("\n")[-1:].isspace()
                     and not second.text.strip("\n")[:1].isspace())
-            text = (f"{first.text.strip()}{second.text.strip()}" if word
-                    else f"{first.text.strip()} {second.text.strip()}")
+            # The outer ends keep their spaces: a space glyph at the row's logical end
+            # still says the next piece is another word.
+            ahead, after = first.text.strip("\n"), second.text.strip("\n")
+            text = f"{ahead}{after}" if word else f"{ahead.rstrip()} {after.lstrip()}"
             line = attrs.evolve(first, text=text, chars=first.chars + second.chars)
-            bbox = (min(previous.bbox[0], box.bbox[0]), min(previous.bbox[1], box.bbox[1]),
-                    max(previous.bbox[2], box.bbox[2]), max(previous.bbox[3], box.bbox[3]))
-            merged[-1] = TextBox(page=box.page, lines=(line,), bbox=bbox)
+            merged[-1] = TextBox(page=box.page, lines=(line,),
+                                 bbox=bbox_union((previous.bbox, box.bbox)))
         else:
             merged.append(box)
     return merged
+
+
+def rejoin_split_rows(lines: list[TextLine]) -> list[TextLine]:
+    """A paragraph's lines with each row that layout analysis cut in pieces read as one
+    line, in writing order. Justified text stretches the spaces of a short line until a
+    gap is wider than the character margin, and the row then comes back as two lines of
+    one box, in either order (`tory anemia’,` after `‘iron’ and ‘hemoglobin’.`). Only in a
+    box of prose: most rows one line, and the pieces reaching from the box's left edge to
+    its right, as a justified line does; a box of table cells keeps its cells."""
+    rows: list[list[int]] = []
+    for i, line in enumerate(lines):
+        row = next((r for r in rows if vertical_overlap(lines[r[0]].bbox, line.bbox) >= 0.5
+                    and all(_apart(lines[k], line) for k in r)), None)
+        if row is None:
+            rows.append([i])
+        else:
+            row.append(i)
+    split = [row for row in rows if len(row) > 1]
+    if not split or len(rows) < 3 or len(split) * 3 > len(rows):
+        return lines
+    left = min(line.bbox[0] for line in lines)
+    right = max(line.bbox[2] for line in lines)
+    joined: dict[int, TextLine] = {}
+    first_of: dict[int, int] = {}
+    for row in split:
+        pieces = sorted((lines[k] for k in row), key=lambda ln: ln.bbox[0])
+        em = max(piece.size for piece in pieces)
+        if pieces[0].bbox[0] - left > em or right - pieces[-1].bbox[2] > em:
+            continue
+        if is_right_to_left(" ".join(piece.text for piece in pieces)):
+            pieces.reverse()
+        widest = max(pieces, key=lambda piece: piece.chars)
+        joined[row[0]] = attrs.evolve(
+            widest, text=" ".join(piece.text.strip() for piece in pieces),
+            chars=sum(piece.chars for piece in pieces),
+            bold=all(piece.bold for piece in pieces),
+            math=sum(piece.math for piece in pieces),
+            bbox=bbox_union(piece.bbox for piece in pieces))
+        first_of.update({k: row[0] for k in row})
+    # The row stands where its first piece stood.
+    return [joined.get(i, line) for i, line in enumerate(lines)
+            if first_of.get(i, i) == i]
+
+
+def _apart(a: TextLine, b: TextLine) -> bool:
+    return min(a.bbox[2], b.bbox[2]) <= max(a.bbox[0], b.bbox[0])
 
 
 TOUCHING = 0.05
@@ -192,10 +247,8 @@ def _right_to_left_pair(a: str, b: str) -> bool:
         neutral(a) and is_right_to_left(b))
 
 
-def _same_row(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
-              ) -> bool:
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+def _same_row(a: Bbox, b: Bbox) -> bool:
+    return vertical_overlap(a, b) >= 0.5
 
 
 def outline_key(title: str) -> str:

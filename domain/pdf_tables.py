@@ -17,8 +17,10 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.pdf_geometry import Bbox, bbox_union, vertical_overlap
 from sheaf.domain.pdf_ruled_tables import Rule, find_ruled_tables
-from sheaf.domain.pdf_structure import TextBox, TextLine, clean_text
+from sheaf.domain.pdf_structure import TextBox, clean_text, pages_of
+from sheaf.domain.pdf_table import PdfTable
 
 MIN_ROWS = 3
 MIN_COLUMNS = 2
@@ -30,20 +32,6 @@ MIN_FILLED = 0.8
 """The share of grid cells that must hold text."""
 ROW_GAP_LINES = 2.6
 """Rows further apart than this many line heights belong to different tables."""
-
-
-@attrs.frozen
-class PdfTable:
-    """A table found on one page: its cells by row, its box, the lines it took over."""
-
-    page: int
-    rows: tuple[tuple[str, ...], ...]
-    bbox: tuple[float, float, float, float]
-    taken: frozenset[tuple[int, int]]
-    """(box index, line index) of every line that became a cell."""
-
-    def draft(self) -> BlockDraft:
-        return BlockDraft(BlockKind.TABLE, rows=self.rows, pages=(self.page,), bbox=self.bbox)
 
 
 @attrs.frozen
@@ -100,10 +88,8 @@ def _rows(cells: list[_Cell]) -> list[list[_Cell]]:
     return [sorted(row, key=lambda c: (c.bbox[0], c.box, c.line)) for row in rows]
 
 
-def _same_baseline(a: tuple[float, float, float, float],
-                   b: tuple[float, float, float, float]) -> bool:
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap >= 0.6 * min(a[3] - a[1], b[3] - b[1])
+def _same_baseline(a: Bbox, b: Bbox) -> bool:
+    return vertical_overlap(a, b) >= 0.6
 
 
 def _height(row: list[_Cell]) -> float:
@@ -142,8 +128,7 @@ def _table(page: int, run: list[list[_Cell]]) -> list[PdfTable]:
         # empty; a table fills it.
         return []
     every = [c for row in run for c in row]
-    bbox = (min(c.bbox[0] for c in every), min(c.bbox[1] for c in every),
-            max(c.bbox[2] for c in every), max(c.bbox[3] for c in every))
+    bbox = bbox_union(c.bbox for c in every)
     return [PdfTable(page, tuple(tuple(r) for r in grid), bbox,
                      frozenset((c.box, c.line) for c in every))]
 
@@ -228,14 +213,8 @@ def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | 
     them."""
     kept: list[TextBox] = []
     tables: list[PdfTable] = []
-    start = 0
-    while start < len(boxes):
-        end = start
-        while end < len(boxes) and boxes[end].page == boxes[start].page:
-            end += 1
-        page_boxes = list(boxes[start:end])
-        ruled = [PdfTable(t.page, t.rows, t.bbox, t.taken) for t in find_ruled_tables(
-            page_boxes, rules.get(page_boxes[0].page, ()) if rules else ())]
+    for page_boxes in pages_of(boxes):
+        ruled = find_ruled_tables(page_boxes, rules.get(page_boxes[0].page, ()) if rules else ())
         found = find_tables(page_boxes)
         if ruled:
             # Rules that group columns (three numbers to a ruled column) give fewer
@@ -248,7 +227,6 @@ def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | 
             found = find_tables(page_boxes)
         kept += _without(page_boxes, found)
         tables += sorted(ruled + found, key=lambda t: (-t.bbox[3], t.bbox[0]))
-        start = end
     return kept, tables
 
 
@@ -273,13 +251,8 @@ def _without(boxes: list[TextBox], tables: list[PdfTable]) -> list[TextBox]:
         if len(lines) == len(box.lines):
             kept.append(box)
         elif lines:
-            kept.append(attrs.evolve(box, lines=lines, bbox=_union(lines)))
+            kept.append(attrs.evolve(box, lines=lines, bbox=bbox_union(x.bbox for x in lines)))
     return kept
-
-
-def _union(lines: tuple[TextLine, ...]) -> tuple[float, float, float, float]:
-    return (min(x.bbox[0] for x in lines), min(x.bbox[1] for x in lines),
-            max(x.bbox[2] for x in lines), max(x.bbox[3] for x in lines))
 
 
 def place_tables(drafts: list[BlockDraft], tables: list[PdfTable]) -> list[BlockDraft]:

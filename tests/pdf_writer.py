@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 import zlib
 from collections.abc import Sequence
@@ -179,10 +180,12 @@ def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
 
 def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetica",
                            differences: Sequence[int | str] | None = None,
-                           to_unicode: dict[int, str] | None = None) -> bytes:
+                           to_unicode: dict[int, str] | None = None,
+                           base_encoding: str | None = None, leading: int = 20) -> bytes:
     """One page drawing each of `codes` as a line in a simple Type1 font `base_font`, with
-    an /Encoding of `differences` (codes and glyph names, no /BaseEncoding) when given,
-    and a ToUnicode map of `to_unicode` when given."""
+    an /Encoding of `differences` (codes and glyph names, over `base_encoding` when given)
+    or of `base_encoding` alone, a ToUnicode map of `to_unicode` when given, and lines
+    `leading` points apart."""
     pdf = pikepdf.Pdf.new()
     font = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
                               BaseFont=pikepdf.Name("/" + base_font))
@@ -190,17 +193,15 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
         font.Encoding = pikepdf.Dictionary(Type=pikepdf.Name.Encoding, Differences=[
             item if isinstance(item, int) else pikepdf.Name("/" + item)
             for item in differences])
+        if base_encoding is not None:
+            font.Encoding.BaseEncoding = pikepdf.Name("/" + base_encoding)
+    elif base_encoding is not None:
+        font.Encoding = pikepdf.Name("/" + base_encoding)
     if to_unicode is not None:
-        entries = "\n".join(f"<{code:02x}> <{ord(char):04x}>" for code, char in
-                             sorted(to_unicode.items()))
-        font.ToUnicode = pdf.make_stream((
-            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
-            "/CMapName /Test def 1 begincodespacerange <00> <ff> endcodespacerange\n"
-            f"{len(to_unicode)} beginbfchar\n{entries}\nendbfchar\n"
-            "endcmap CMapName currentdict /CMap defineresource pop end end").encode())
+        font.ToUnicode = _to_unicode_map(pdf, to_unicode)
     fonts = _font_resources(pdf).Font
     fonts.F9 = pdf.make_indirect(font)
-    commands = [b"BT /F9 12 Tf 72 %d Td <%s> Tj ET" % (720 - 20 * i, code.hex().encode())
+    commands = [b"BT /F9 12 Tf 72 %d Td <%s> Tj ET" % (720 - leading * i, code.hex().encode())
                 for i, code in enumerate(codes)]
     pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
         Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
@@ -208,6 +209,67 @@ def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetic
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()
+
+
+def _to_unicode_map(pdf: pikepdf.Pdf, to_unicode: dict[int, str]) -> pikepdf.Stream:
+    """A ToUnicode CMap stream giving each one-byte code its character."""
+    entries = "\n".join(f"<{code:02x}> <{ord(char):04x}>" for code, char in
+                         sorted(to_unicode.items()))
+    return pdf.make_stream((
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CMapName /Test def 1 begincodespacerange <00> <ff> endcodespacerange\n"
+        f"{len(to_unicode)} beginbfchar\n{entries}\nendbfchar\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end").encode())
+
+
+_LEFT_TO_RIGHT_RUN = re.compile(r"[0-9\u0660-\u0669\u06f0-\u06f9]+")
+
+
+def write_right_to_left_pdf(lines: Sequence[tuple[int, bool, str]], *,
+                            columns: int = 1) -> bytes:
+    """One page of right-to-left lines, each (size, bold, text in reading order), drawn as
+    word processors draw them: in visual order from the left (the text reversed, its runs
+    of digits left to right), in a regular or a bold font with a ToUnicode map giving
+    each code its letter and every glyph half an em wide. Each line is set 1.3 of its
+    size below the one before (2.1 for a heading: bold, or larger than the line before),
+    flush right; with two columns the first half of the lines
+    fill the right-hand column (read first) and the rest the left-hand one."""
+    letters = sorted({c for _, _, text in lines for c in text if c != " "})
+    codes = [*range(65, 91), *range(97, 123), *range(48, 58)]
+    if len(letters) > len(codes):
+        raise ValueError(f"{len(letters)} distinct characters, at most {len(codes)}")
+    code_of = {" ": 32, **{char: codes[i] for i, char in enumerate(letters)}}
+    pdf = pikepdf.Pdf.new()
+    to_unicode = _to_unicode_map(pdf, {code: char for char, code in code_of.items()})
+    fonts = pikepdf.Dictionary()
+    # Not a standard font name, so readers take the /Widths rather than Helvetica's metrics.
+    for name, base in (("R1", "/TestNaskh"), ("R2", "/TestNaskh-Bold")):
+        fonts["/" + name] = pdf.make_indirect(pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name(base),
+            ToUnicode=to_unicode, FirstChar=32, LastChar=122, Widths=[500] * 91,
+            FontDescriptor=pdf.make_indirect(pikepdf.Dictionary(
+                Type=pikepdf.Name.FontDescriptor, FontName=pikepdf.Name(base), Flags=32,
+                FontBBox=[0, -250, 500, 750], ItalicAngle=0, Ascent=750, Descent=-250,
+                CapHeight=700, StemV=80))))
+    commands: list[str] = []
+    gutter = 24
+    width = (PAGE_WIDTH - 2 * MARGIN - gutter * (columns - 1)) / columns
+    per_column = -(-len(lines) // columns)
+    y = PAGE_HEIGHT - MARGIN
+    for index, (size, bold, text) in enumerate(lines):
+        if index % per_column == 0:
+            y = PAGE_HEIGHT - MARGIN
+        right = PAGE_WIDTH - MARGIN - (index // per_column) * (width + gutter)
+        # A heading (bold, or larger than the text before it) has space before it, as a
+        # word processor's heading style sets.
+        heading = bold or (index > 0 and size > lines[index - 1][0])
+        y -= int(size * (2.1 if heading else 1.3))
+        visual = _LEFT_TO_RIGHT_RUN.sub(lambda m: m.group(0)[::-1], text[::-1])
+        drawn = bytes(code_of[c] for c in visual).decode("latin-1")
+        x = right - size * len(visual) / 2  # flush right; every glyph half an em
+        commands.append(f"BT /{'R2' if bold else 'R1'} {size} Tf {x} {y} Td "
+                        f"({_escape(drawn)}) Tj ET")
+    return _one_page(pdf, fonts, commands)
 
 
 def _one_page(pdf: pikepdf.Pdf, fonts: pikepdf.Dictionary, commands: Sequence[str]) -> bytes:

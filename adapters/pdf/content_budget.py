@@ -101,19 +101,25 @@ class ContentBudget:
         self._operations += count
         if self._operations // _CLOCK_EVERY != before // _CLOCK_EVERY:
             if self._operations > self.limits.max_page_operations:
-                raise SheafError(ErrorKind.TOO_COMPLEX,
-                                 f"page {self.page} runs more than "
-                                 f"{self.limits.max_page_operations} content operations")
+                raise self.too_complex(
+                    f"runs more than {self.limits.max_page_operations} content operations")
             self.check_time()
 
     def drawn(self) -> None:
         """One more glyph, path or image on the page."""
         self._objects += 1
         if self._objects > self.limits.max_page_objects:
-            raise SheafError(ErrorKind.TOO_COMPLEX,
-                             f"page {self.page} draws more than {self.limits.max_page_objects} "
-                             f"glyphs and shapes")
-        self.operation()
+            raise self.too_complex(
+                f"draws more than {self.limits.max_page_objects} glyphs and shapes")
+        # operation(1), inlined: this runs once per glyph.
+        self._operations += 1
+        if not self._operations % _CLOCK_EVERY:
+            self._operations -= 1
+            self.operation()
+
+    def too_complex(self, what: str) -> SheafError:
+        """The error for this page going over a complexity limit: `what` it does."""
+        return SheafError(ErrorKind.TOO_COMPLEX, f"page {self.page} {what}")
 
     def stream_room(self) -> int:
         """How many decoded bytes the next stream may have."""
@@ -274,9 +280,8 @@ class BoundedInterpreter(PDFPageInterpreter):
         budget = self._budget()
         budget.operation()
         if len(self.gstack) >= budget.limits.max_graphics_depth:
-            raise SheafError(ErrorKind.TOO_COMPLEX,
-                             f"page {budget.page} nests graphics states more than "
-                             f"{budget.limits.max_graphics_depth} deep")
+            raise budget.too_complex(
+                f"nests graphics states more than {budget.limits.max_graphics_depth} deep")
         super().do_q()
 
 

@@ -10,6 +10,9 @@ letters: © ® ™, Greek letters and math signs among them.
   Symbol's `m` (mu) comes out as `m` and its copyright sign as `ª`. The same holds for
   an embedded Type 1 program with /Differences: codes it does not list keep the
   program's own names.
+- WinAnsiEncoding's code 173. The spec encodes the hyphen a second time there, meaning a
+  soft hyphen (word processors set it where they break a word at a line end); pdfminer's
+  table reads it as a space, so `shal-` + `low` came out as two words.
 - Adobe's corporate-use glyph names (`copyrightsans`, `registerserif`, `Asmall`,
   `zerooldstyle`, `parenlefttp`) map to private-use code points in the Adobe Glyph
   List; they stand for ordinary characters (©, ®, a, 0, ⎛) and are read as those.
@@ -65,48 +68,45 @@ _SYMBOL = """
 SYMBOL_ENCODING: dict[int, str] = {int(code): name for code, name in (
     pair.split(":") for pair in _SYMBOL.split())}
 
-_EXTENSION_PIECES = {
-    "parenlefttp": "\u239b", "parenleftex": "\u239c", "parenleftbt": "\u239d",
-    "parenrighttp": "\u239e", "parenrightex": "\u239f", "parenrightbt": "\u23a0",
-    "bracketlefttp": "\u23a1", "bracketleftex": "\u23a2", "bracketleftbt": "\u23a3",
-    "bracketrighttp": "\u23a4", "bracketrightex": "\u23a5", "bracketrightbt": "\u23a6",
-    "bracelefttp": "\u23a7", "braceleftmid": "\u23a8", "braceleftbt": "\u23a9",
-    "braceex": "\u23aa", "bracerighttp": "\u23ab", "bracerightmid": "\u23ac",
-    "bracerightbt": "\u23ad", "integralex": "\u23ae", "arrowvertex": "\u23d0",
-    "arrowhorizex": "\u23af", "radicalex": "\u203e"}
+
+def named_characters(table: str) -> dict[str, str]:
+    """A table of `name:XXXX` pairs (XXXX a hexadecimal code point) as name -> character."""
+    return {name: chr(int(code, 16)) for name, code in (
+        pair.split(":") for pair in table.split())}
+
+
+# Adobe's names for the pieces of tall delimiters and extensible arrows, name:code point.
+_EXTENSION_PIECES = named_characters("""
+parenlefttp:239b parenleftex:239c parenleftbt:239d parenrighttp:239e parenrightex:239f
+parenrightbt:23a0 bracketlefttp:23a1 bracketleftex:23a2 bracketleftbt:23a3
+bracketrighttp:23a4 bracketrightex:23a5 bracketrightbt:23a6 bracelefttp:23a7
+braceleftmid:23a8 braceleftbt:23a9 braceex:23aa bracerighttp:23ab bracerightmid:23ac
+bracerightbt:23ad integralex:23ae arrowvertex:23d0 arrowhorizex:23af radicalex:203e
+""")
 _VARIANT = re.compile(r"(?:small|oldstyle|superior|inferior|sans|serif)$")
 
 # TeX's math fonts (CMSY, CMMI, CMEX, AMS) name glyphs outside the Adobe Glyph List;
 # pdfTeX's glyphtounicode gives the same readings. CMEX's sizes of one delimiter or
 # operator (parenleftbig, summationdisplay) are read by their base name.
-_TEX_NAMES: dict[str, str] = {
-    "circlecopyrt": "\u25ef", "openbullet": "\u25e6", "diamondmath": "\u22c4",
-    "minusplus": "\u2213", "circleminus": "\u2296", "circledivide": "\u2298",
-    "circledot": "\u2299", "equivasymptotic": "\u224d", "precedesequal": "\u2aaf",
-    "followsequal": "\u2ab0", "lessmuch": "\u226a", "greatermuch": "\u226b",
-    "precedes": "\u227a", "follows": "\u227b", "arrownortheast": "\u2197",
-    "arrowsoutheast": "\u2198", "similarequal": "\u2243", "arrownorthwest": "\u2196",
-    "arrowsouthwest": "\u2199", "prime": "\u2032", "owner": "\u220b", "triangleinv": "\u25bd",
-    "negationslash": "\u0338", "mapsto": "\u21a6", "latticetop": "\u22a4",
-    "unionmulti": "\u228e", "turnstileleft": "\u22a2", "turnstileright": "\u22a3",
-    "floorleft": "\u230a", "floorright": "\u230b", "ceilingleft": "\u2308",
-    "ceilingright": "\u2309", "angbracketleft": "\u27e8", "angbracketright": "\u27e9",
-    "bardbl": "\u2016", "arrowbothv": "\u2195", "arrowdblbothv": "\u21d5",
-    "wreathproduct": "\u2240", "coproduct": "\u2a3f", "unionsq": "\u2294",
-    "intersectionsq": "\u2293", "subsetsqequal": "\u2291", "supersetsqequal": "\u2292",
-    "diamond": "\u2662", "heart": "\u2661", "epsilon1": "\u03b5", "theta1": "\u03d1",
-    "pi1": "\u03d6", "rho1": "\u03f1", "sigma1": "\u03c2", "phi1": "\u03c6",
-    "harpoonleftup": "\u21bc", "harpoonleftdown": "\u21bd", "harpoonrightup": "\u21c0",
-    "harpoonrightdown": "\u21c1", "slurbelow": "\u2323", "slurabove": "\u2322",
-    "triangleright": "\u25b7", "triangleleft": "\u25c1", "star": "\u22c6",
-    "lscript": "\u2113", "flat": "\u266d", "natural": "\u266e", "sharp": "\u266f",
-    "dotlessj": "\u0237", "summation": "\u2211", "product": "\u220f",
-    "contintegral": "\u222e", "union": "\u22c3", "intersection": "\u22c2",
-    "logicaland": "\u22c0", "logicalor": "\u22c1", "circledotdisplay": "\u2a00",
-    "circleplusdisplay": "\u2a01", "circlemultiplydisplay": "\u2a02", "radical": "\u221a",
-    "parenleft": "(", "parenright": ")", "bracketleft": "[", "bracketright": "]",
-    "braceleft": "{", "braceright": "}", "slash": "/", "backslash": "\u005c",
-}
+_TEX_NAMES = named_characters("""
+circlecopyrt:25ef openbullet:25e6 diamondmath:22c4 minusplus:2213 circleminus:2296
+circledivide:2298 circledot:2299 equivasymptotic:224d precedesequal:2aaf
+followsequal:2ab0 lessmuch:226a greatermuch:226b precedes:227a follows:227b
+arrownortheast:2197 arrowsoutheast:2198 similarequal:2243 arrownorthwest:2196
+arrowsouthwest:2199 prime:2032 owner:220b triangleinv:25bd negationslash:0338
+mapsto:21a6 latticetop:22a4 unionmulti:228e turnstileleft:22a2 turnstileright:22a3
+floorleft:230a floorright:230b ceilingleft:2308 ceilingright:2309 angbracketleft:27e8
+angbracketright:27e9 bardbl:2016 arrowbothv:2195 arrowdblbothv:21d5 wreathproduct:2240
+coproduct:2a3f unionsq:2294 intersectionsq:2293 subsetsqequal:2291 supersetsqequal:2292
+diamond:2662 heart:2661 epsilon1:03b5 theta1:03d1 pi1:03d6 rho1:03f1 sigma1:03c2
+phi1:03c6 harpoonleftup:21bc harpoonleftdown:21bd harpoonrightup:21c0
+harpoonrightdown:21c1 slurbelow:2323 slurabove:2322 triangleright:25b7 triangleleft:25c1
+star:22c6 lscript:2113 flat:266d natural:266e sharp:266f dotlessj:0237 summation:2211
+product:220f contintegral:222e union:22c3 intersection:22c2 logicaland:22c0
+logicalor:22c1 circledotdisplay:2a00 circleplusdisplay:2a01 circlemultiplydisplay:2a02
+radical:221a parenleft:0028 parenright:0029 bracketleft:005b bracketright:005d
+braceleft:007b braceright:007d slash:002f backslash:005c
+""")
 _TEX_SIZE = re.compile(r"(?:big|Big|bigg|Bigg|text|display|wide|wider|widest)$")
 
 
@@ -198,10 +198,23 @@ def _builtin(font: PDFFont, spec: dict[str, Any]) -> dict[int, str] | None:
     return dict(_Type1Header(io.BytesIO(data)).get_encoding())
 
 
+SOFT_HYPHEN_CODE = 173
+
+
+def _win_ansi_based(spec: dict[str, Any]) -> bool:
+    encoding = resolve1(spec.get("Encoding"))
+    if isinstance(encoding, dict):
+        encoding = resolve1(encoding.get("BaseEncoding"))
+    return isinstance(encoding, PSLiteral) and encoding.name == "WinAnsiEncoding"
+
+
 def repair_encoding(font: PDFFont, spec: dict[str, Any]) -> None:
     """Put right a simple font's codes (see the module's docstring), in place."""
     if not isinstance(font, PDFSimpleFont):
         return
+    if _win_ansi_based(spec) and font.cid2unicode.get(SOFT_HYPHEN_CODE) == " ":
+        # Differences applied below may still name another glyph at this code.
+        font.cid2unicode = {**font.cid2unicode, SOFT_HYPHEN_CODE: "\u00ad"}
     found = _differences(spec)
     if found is not None:
         differences, implicit_base = found

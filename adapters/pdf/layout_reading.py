@@ -6,7 +6,7 @@ import functools
 import io
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pdfminer.converter import PDFPageAggregator
@@ -43,7 +43,7 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
 from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
 from sheaf.domain.pdf_ruled_tables import Rule, rule_segments
-from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
+from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font, rejoin_split_rows
 from sheaf.domain.pdf_text import visual_to_logical
 
 # pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
@@ -254,37 +254,54 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
         notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
     skip = skip_fonts or set()
 
-    def dropped(item: LTItem) -> bool:
-        return isinstance(item, LTChar) and (
-            (drop_invisible and _invisible(item)) or item.fontname in skip
-            or (drop_turned and _rotated(item)))
+    def dropped(char: LTChar) -> bool:
+        return ((drop_invisible and _invisible(char)) or char.fontname in skip
+                or (drop_turned and _rotated(char)))
+
+    # Most pages drop nothing: their glyphs are not asked one by one.
+    keep_all = not (drop_invisible or drop_turned or skip)
 
     for element in boxes:
-        lines: list[TextLine] = []
-        for line in element:
-            if not isinstance(line, LTTextLine):
-                continue
-            sizes: Counter[float] = Counter()
-            fonts: Counter[str] = Counter()
-            math = 0
-            for char in line:
-                if isinstance(char, LTChar) and not dropped(char) and (
-                        glyph := char.get_text()).strip():
-                    sizes[round(char.size, 1)] += 1
-                    fonts[char.fontname] += 1
-                    math += _math_glyph(char.fontname, glyph)
-            if not sizes:
-                continue
-            font = fonts.most_common(1)[0][0]
-            bold = sum(n for name, n in fonts.items() if is_bold_font(name))
-            glyphs = [item.get_text() for item in line if isinstance(item, LTChar | LTAnno)
-                      and not dropped(item)]
-            lines.append(TextLine(text=visual_to_logical(glyphs).rstrip("\n"),
-                                  size=sizes.most_common(1)[0][0], font=font,
-                                  bold=bold >= 0.8 * sum(fonts.values()),
-                                  chars=sum(fonts.values()), bbox=line.bbox, math=math))
+        lines = [text_line for line in element if isinstance(line, LTTextLine)
+                 and (text_line := _text_line(line, None if keep_all else dropped)) is not None]
         if lines:
-            yield TextBox(page=number, lines=tuple(lines), bbox=element.bbox)
+            yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
+
+
+def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
+               ) -> TextLine | None:
+    """One pass over a line's glyphs: its text in reading order (each glyph's left edge
+    kept for right-to-left lines; a space that layout analysis inserted stands at the
+    right edge of the glyph before it), dominant size and font, weight and math share.
+    None when no visible glyph is left."""
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    math = 0
+    glyphs: list[str] = []
+    lefts: list[float] = []
+    edge = float("-inf")
+    for item in line:
+        if isinstance(item, LTChar):
+            if dropped is not None and dropped(item):
+                continue
+            glyph = item.get_text()
+            glyphs.append(glyph)
+            lefts.append(item.x0)
+            edge = item.x1
+            if glyph.strip():
+                sizes[round(item.size, 1)] += 1
+                fonts[item.fontname] += 1
+                math += _math_glyph(item.fontname, glyph)
+        elif isinstance(item, LTAnno) and (glyph := item.get_text()) != "\n":
+            glyphs.append(glyph)
+            lefts.append(edge)
+    if not sizes:
+        return None
+    chars = sum(fonts.values())
+    bold = sum(n for name, n in fonts.items() if is_bold_font(name))
+    return TextLine(text=visual_to_logical(glyphs, lefts), size=sizes.most_common(1)[0][0],
+                    font=fonts.most_common(1)[0][0], bold=bold >= 0.8 * chars, chars=chars,
+                    bbox=line.bbox, math=math)
 
 
 def _font_label(font: str) -> str:

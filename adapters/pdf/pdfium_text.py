@@ -14,6 +14,7 @@ from typing import Any
 
 from sheaf.domain.glyph_plausibility import implausible_fonts
 from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
+from sheaf.domain.pdf_geometry import bbox_union
 from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
 
 try:
@@ -129,7 +130,5 @@ def _group_lines(lines: list[TextLine], number: int) -> list[TextBox]:
             boxes[-1].append(line)
         else:
             boxes.append([line])
-    return [TextBox(page=number, lines=tuple(group),
-                    bbox=(min(x.bbox[0] for x in group), min(x.bbox[1] for x in group),
-                          max(x.bbox[2] for x in group), max(x.bbox[3] for x in group)))
+    return [TextBox(page=number, lines=tuple(group), bbox=bbox_union(x.bbox for x in group))
             for group in boxes]

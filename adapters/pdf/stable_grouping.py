@@ -27,6 +27,8 @@ from pdfminer.layout import (
 )
 from pdfminer.utils import Plane
 
+from sheaf.domain.pdf_text import is_right_to_left
+
 _Element = LTTextBox | LTTextGroup
 
 
@@ -41,11 +43,28 @@ def _is_vertical(element: _Element) -> bool:
     return isinstance(element, LTTextBoxVertical | LTTextGroupTBRL)
 
 
+class RightToLeftGroup(LTTextGroupLRTB):
+    """A group of boxes on a right-to-left page, read from the top right: a short heading
+    set flush right comes before the lines under it, as a short flush-left heading does
+    on a left-to-right page."""
+
+    def analyze(self, laparams: LAParams) -> None:
+        super().analyze(laparams)
+        flow = laparams.boxes_flow if laparams.boxes_flow is not None else 0.5
+        self._objs.sort(key=lambda obj: -(1 - flow) * obj.x1 - (1 + flow) * (obj.y0 + obj.y1))
+
+
+def mostly_right_to_left(boxes: Sequence[LTTextBox]) -> bool:
+    """Whether the first lines of the boxes are mostly in a right-to-left script."""
+    return is_right_to_left("".join(box._objs[0].get_text() for box in boxes if box._objs))
+
+
 def group_boxes_stably(container: LTLayoutContainer,
                        boxes: Sequence[LTTextBox]) -> list[LTTextGroup]:
     """Agglomerate text boxes into one tree, closest pair first; a pair with another
     element between them waits until nothing closer is left. Ties go to the pair made
-    first."""
+    first. On a right-to-left page groups read from the right."""
+    horizontal = RightToLeftGroup if mostly_right_to_left(boxes) else LTTextGroupLRTB
     plane: Plane[_Element] = Plane(container.bbox)
     made = itertools.count()
     serial: dict[int, int] = {}
@@ -80,7 +99,7 @@ def group_boxes_stably(container: LTLayoutContainer,
                 continue
         group: LTTextGroup = (LTTextGroupTBRL([first, second])
                               if _is_vertical(first) or _is_vertical(second)
-                              else LTTextGroupLRTB([first, second]))
+                              else horizontal([first, second]))
         plane.remove(first)
         plane.remove(second)
         merged.update((a, b))

@@ -362,6 +362,55 @@ def test_a_to_unicode_entry_that_says_nothing_gives_way_to_the_encoding() -> Non
     assert _lines_of(data) == ["Sum ∑©"]
 
 
+@pytest.mark.parametrize("differences", [None, [200, "eacute"]])
+def test_win_ansi_code_173_is_a_soft_hyphen_that_rejoins_the_broken_word(
+        differences: list[int | str] | None) -> None:
+    from tests.pdf_writer import write_encoded_font_pdf
+
+    # Word processors break "shallow" as "shal" + code 173 at a line end; WinAnsi encodes
+    # the hyphen there a second time, meaning a soft hyphen.
+    lines = [b"The general fifth-order shal\xad", b"low water-wave models and the pre\xad",
+             b"viously found solutions."]
+    text = " ".join(_lines_of(write_encoded_font_pdf(
+        lines, base_encoding="WinAnsiEncoding", differences=differences, leading=14)))
+    assert text == ("The general fifth-order shallow water-wave models and the previously "
+                    "found solutions."), text
+
+
+PERSIAN_BODY = [
+    "این پژوهش در سال ۱۴۰۳ در بورس کالای ایران انجام شد و داده ها از گزارش های",
+    "سالانه شرکت ها گردآوری شد تا رابطه میان قیمت پایه و حجم عرضه سنجیده شود",
+    "نتایج نشان داد که در ۲۷ درصد از عرضه ها قیمت پایه بیش از قیمت جهانی بود",
+]
+
+
+@pytest.mark.parametrize(("size", "bold"), [(15, False), (10, True)])
+@pytest.mark.parametrize("number", ["۳-", "٣-", "3-", "۲-۵-"])
+def test_right_to_left_headings_by_size_or_weight_keep_their_number_and_digits(
+        size: int, bold: bool, number: str) -> None:
+    from tests.pdf_writer import write_right_to_left_pdf
+
+    heading = f"{number} روش تحقیق"
+    lines = [(size, bold, heading), *[(10, False, line) for line in PERSIAN_BODY],
+             (size, bold, "نتایج"), *[(10, False, line) for line in PERSIAN_BODY[::-1]]]
+    document = extract(write_right_to_left_pdf(lines))
+    assert [b.draft.text for b in document.headings()] == [heading, "نتایج"]
+    assert "در سال ۱۴۰۳ در بورس" in document.text and "در ۲۷ درصد" in document.text
+
+
+def test_a_two_column_right_to_left_page_reads_its_right_column_first() -> None:
+    from tests.pdf_writer import write_right_to_left_pdf
+
+    body = ["این پژوهش در بورس کالای ایران انجام شد", "و داده ها از گزارش های سالانه آمد",
+            "تا رابطه قیمت پایه و عرضه سنجیده شود", "نتایج نشان داد که قیمت پایه بالا بود"]
+    right = [(14, True, "۱- مقدمه"), *[(10, False, line) for line in body]]
+    left = [(14, True, "۲- روش تحقیق"), *[(10, False, line) for line in body[::-1]]]
+    document = extract(write_right_to_left_pdf([*right, *left], columns=2))
+    assert [b.draft.text for b in document.headings()] == ["۱- مقدمه", "۲- روش تحقیق"]
+    text = document.text
+    assert text.index("۱- مقدمه") < text.index(body[0]) < text.index("۲- روش تحقیق")
+
+
 def _grid_page(rows: list[list[list[str]]], *, xs: list[int], row_height: int = 40,
                rules: bool = True, cell_rects: bool = False) -> bytes:
     """A table drawn as a grid of stroked rules (or one rectangle per cell), each cell

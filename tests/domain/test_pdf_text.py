@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sheaf.domain.pdf_structure import is_bold_font
 from sheaf.domain.pdf_text import (
+    MATH_ACCENTS,
     SPACING_ACCENTS,
     join_lines,
     repair_glyphs,
@@ -23,6 +24,8 @@ from sheaf.domain.pdf_text import (
     (["ends here.", "Next line"], "ends here. Next line"),
     (["Upper-", "Case stays"], "Upper- Case stays"),
     (["number 12-", "15 range"], "number 12- 15 range"),
+    (["a shal\u00ad", "low sea"], "a shallow sea"),
+    (["Soft\u00ad", "Ware"], "SoftWare"),
 ])
 def test_line_end_hyphenation(lines: list[str], joined: str) -> None:
     assert join_lines(lines) == joined
@@ -44,6 +47,19 @@ def test_right_to_left_lines_read_in_logical_order() -> None:
     # Brackets drawn mirrored are read back as written; left-to-right lines stay as they are.
     assert visual_to_logical(["(", "ب", ")", " ", "ا"]) == "ا (ب)"
     assert visual_to_logical(list("plain English (2024)")) == "plain English (2024)"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(range(8)))
+def test_a_right_to_left_line_reads_by_position_whatever_the_drawing_order(
+        order: list[int]) -> None:
+    # "- کالای" laid out from the left edge: a space, then the word from its last letter
+    # to its first, a space and a dash; the PDF may draw these in any order.
+    laid_out = [" ", "ی", "\u0644\u0627", "ا", "ک", " ", "-"]
+    lefts = [96.0, 99.1, 107.9, 114.6, 118.2, 124.8, 127.8]
+    drawn = [i for i in order if i < len(laid_out)]
+    text = visual_to_logical([laid_out[i] for i in drawn], [lefts[i] for i in drawn])
+    assert text == "- کا\u0644\u0627ی "
 
 
 @pytest.mark.parametrize(("name", "bold"), [
@@ -97,6 +113,16 @@ def test_an_accent_drawn_as_its_own_glyph_lands_on_the_letter_after_it(
 def test_an_accent_that_makes_no_letter_stays_as_printed() -> None:
     assert repair_glyphs("don\u00b4t") == "don\u00b4t"
     assert repair_glyphs("x \u00b4 y") == "x \u00b4 y"
+    assert repair_glyphs("http://host/\u02dcuser") == "http://host/\u02dcuser"
+
+
+@pytest.mark.parametrize("accent", sorted(MATH_ACCENTS))
+@pytest.mark.parametrize("letter", ["σ", "θ", "q", "ρ"])
+def test_a_math_accent_over_a_letter_with_no_precomposed_form_is_its_combining_mark(
+        accent: str, letter: str) -> None:
+    spaced = f"where {accent}{letter}x is"
+    expected = unicodedata.normalize("NFC", letter + SPACING_ACCENTS[accent])
+    assert repair_glyphs(spaced) == f"where {expected}x is"
 
 
 def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
