@@ -248,6 +248,9 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
         wider = _wider_rival(best, best_scored[1], scored, index)
         if wider is not None:
             return wider, "near the highest content score with far more prose"
+        enclosing = _enclosing_prose(best, scored, index, body)
+        if enclosing is not None:
+            return enclosing, "the highest content score's container, holding far more prose"
         return best, "highest content score"
     return body, "no better container than <body>"
 
@@ -275,6 +278,28 @@ def _shared_ancestor(best: Element, best_score: float, scored: dict[int, tuple[f
         if sum(1 for e in near if _holds(node, e, index)) >= NEAR_BEST_MIN:
             # Widgets of a sidebar score alike too; their column is mostly links.
             return node if _link_density(node) <= SHARED_MAX_LINK_DENSITY else None
+        node = index.parents.get(node)
+    return None
+
+
+ENCLOSING_LEVELS = 3
+ENCLOSING_PROSE_GAIN = 1.5
+ENCLOSING_MAX_LINK_DENSITY = 0.05
+
+
+def _enclosing_prose(best: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex,
+                     body: Element) -> Element | None:
+    """A close ancestor of `best` (at most three levels up) that holds half as much
+    paragraph text again and almost no links: a story set as text modules, some wrapped
+    deeper than others or carrying a class that scoring penalises ("media"), keeps its
+    score in one module while the modules together are the article."""
+    own = _text_len(best, scored)
+    node = index.parents.get(best)
+    for _level in range(ENCLOSING_LEVELS):
+        if node is None or node is body:
+            return None
+        if _text_len(node, scored) >= ENCLOSING_PROSE_GAIN * own:
+            return node if _link_density(node) <= ENCLOSING_MAX_LINK_DENSITY else None
         node = index.parents.get(node)
     return None
 
