@@ -799,3 +799,41 @@ def test_a_wrapped_story_beside_a_list_of_linked_teasers_stays_alone(depth: int)
     text = extract(page).text
     assert "Story paragraph 0" in text and "Story paragraph 4" in text
     assert "Teaser 3 names" not in text
+
+
+@pytest.mark.parametrize("suffix", ["", " (40222)", " (40222) - Holiday homes"])
+@pytest.mark.parametrize("section", ["faq", "prices", "reviews"])
+@pytest.mark.parametrize("questions", [4, 7])
+def test_the_best_scoring_section_under_the_page_title_brings_the_page_with_it(
+        suffix: str, section: str, questions: int) -> None:
+    name = "Farmhouse Feinen by the lake"
+    # Each answer scores on its own (no shared parent within the three credited levels),
+    # so the section is "the container of several near-best scores".
+    items = "".join(f"<div class='item'><h3>Question {n}?</h3><div class='wrap'><div><p>"
+                    f"Answer {n}: yes, guests may, within reason, bring pets, bikes, boats, "
+                    f"and children, as the terms, which apply, say.</p></div></div></div>"
+                    for n in range(questions))
+    page = (f"<html><head><title>{name}{suffix}</title></head><body>"
+            f"<div class='top'><a href='/'>Portal</a> <a href='/help'>Help</a></div>"
+            f"<div id='listing'><h1>{name}</h1><div id='about'>"
+            f"<p>We turned our old farmhouse into a holiday home that sleeps eight guests</p>"
+            f"<p>The village lies in a quiet valley with walks straight from the door</p></div>"
+            f"<section id='{section}'>{items}</section></div>"
+            f"<div class='foot'><a href='/imprint'>Imprint</a></div></body></html>")
+    text = extract(page).text
+    assert "We turned our old farmhouse" in text and "The village lies" in text
+    assert "Answer 0: yes" in text and "Portal" not in text
+
+
+def test_a_section_whose_title_heading_sits_in_a_link_roll_stays_alone() -> None:
+    name = "Farmhouse Feinen by the lake"
+    items = "".join(f"<div class='item'><h3>Question {n}?</h3><div class='wrap'><div><p>"
+                    f"Answer {n}: yes, guests may, within reason, bring pets, bikes, boats, "
+                    f"and children, as the terms, which apply, say.</p></div></div></div>"
+                    for n in range(5))
+    links = "".join(f"<li><a href='/o{n}'>Other holiday home number {n} nearby</a></li>"
+                    for n in range(20))
+    page = (f"<html><head><title>{name}</title></head><body><div id='page'><h1>{name}</h1>"
+            f"<ul>{links}</ul><section id='faq'>{items}</section></div></body></html>")
+    text = extract(page).text
+    assert "Answer 0: yes" in text and "Other holiday home number 3" not in text
