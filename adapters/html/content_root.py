@@ -244,10 +244,16 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
     if best is not None and best_scored is not None:
         shared = _shared_ancestor(best, best_scored[1][0], scored, index, body)
         if shared is not None:
+            titled = _under_title(shared, titles, index, body)
+            if titled is not None:
+                return titled, "the container of several near-best scores, under the title"
             return shared, "the container of several near-best scores"
         wider = _wider_rival(best, best_scored[1], scored, index)
         if wider is not None:
             return wider, "near the highest content score with far more prose"
+        enclosing = _enclosing_prose(best, scored, index, body)
+        if enclosing is not None:
+            return enclosing, "the highest content score's container, holding far more prose"
         return best, "highest content score"
     return body, "no better container than <body>"
 
@@ -277,6 +283,62 @@ def _shared_ancestor(best: Element, best_score: float, scored: dict[int, tuple[f
             return node if _link_density(node) <= SHARED_MAX_LINK_DENSITY else None
         node = index.parents.get(node)
     return None
+
+
+ENCLOSING_LEVELS = 3
+ENCLOSING_PROSE_GAIN = 1.5
+ENCLOSING_MAX_LINK_DENSITY = 0.05
+
+
+def _enclosing_prose(best: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex,
+                     body: Element) -> Element | None:
+    """A close ancestor of `best` (at most three levels up) that holds half as much
+    paragraph text again and almost no links: a story set as text modules, some wrapped
+    deeper than others or carrying a class that scoring penalises ("media"), keeps its
+    score in one module while the modules together are the article."""
+    own = _text_len(best, scored)
+    node = index.parents.get(best)
+    for _level in range(ENCLOSING_LEVELS):
+        if node is None or node is body:
+            return None
+        if _text_len(node, scored) >= ENCLOSING_PROSE_GAIN * own:
+            return node if _link_density(node) <= ENCLOSING_MAX_LINK_DENSITY else None
+        node = index.parents.get(node)
+    return None
+
+
+TITLE_LEVELS = 4
+TITLE_MAX_LINK_DENSITY = 0.05
+
+
+def _under_title(root: Element, titles: set[str], index: _TreeIndex, body: Element
+                 ) -> Element | None:
+    """The closest ancestor of `root` (at most four levels up, almost no links) whose
+    first heading is the page's title, when `root` holds no such heading itself: a run
+    of like blocks that score best (an FAQ, a price table) is one section of what the
+    page is about, and the content runs from the title down. Taken for the container of
+    near-best scores only: a single best-scoring container under the title is already
+    the story, and widening it brings in the standfirst and dateline (articles-dev)."""
+    if not titles or _titled_heading(root, titles):
+        return None
+    node = index.parents.get(root)
+    for _level in range(TITLE_LEVELS):
+        if node is None or node is body:
+            return None
+        if _titled_heading(node, titles):
+            return node if _link_density(node) <= TITLE_MAX_LINK_DENSITY else None
+        node = index.parents.get(node)
+    return None
+
+
+def _titled_heading(element: Element, titles: set[str]) -> bool:
+    """The element's first h1/h2 is the page's title, or how the title begins ("Villa
+    Sol" in "Villa Sol (4711) - Holiday homes")."""
+    heading = next((e for e in element.iter() if e.tag in ("h1", "h2")), None)
+    if heading is None:
+        return False
+    text = _folded("".join(heading.itertext()))
+    return len(text) >= 10 and any(t == text or t.startswith(text + " ") for t in titles)
 
 
 RIVAL_SCORE_SHARE = 0.75

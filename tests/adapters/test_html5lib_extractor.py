@@ -762,3 +762,78 @@ def test_a_line_that_is_only_a_date_is_the_dateline(line: str) -> None:
 def test_a_sentence_with_a_date_stays(line: str) -> None:
     document = extract(f"<article>{ARTICLE_PARAGRAPHS}<p>{line}</p></article>")
     assert line in document.text
+
+
+@pytest.mark.parametrize("module_class", ["media", "", "text-module", "ce-textpic"])
+@pytest.mark.parametrize("depth", [1, 2])
+@pytest.mark.parametrize("modules", [2, 4])
+def test_a_story_whose_score_sits_in_one_wrapped_module_is_kept_whole(
+        module_class: str, depth: int, modules: int) -> None:
+    lead = "".join(f"<p>Lead paragraph {n}, with commas, clauses, asides, and more, as an "
+                   f"interview's opening answer has them, at length, here.</p>"
+                   for n in range(2 * modules))
+    wrapped = "<div>" * depth + f"<div class='lead'>{lead}</div>" + "</div>" * depth
+    rest = "".join(f"<div class='{module_class}'><p>Module {n} carries on the interview with "
+                   f"a plain answer that runs on for a while without any pause in it at "
+                   f"all until the end</p><p>Module {n} closes the answer with another long "
+                   f"plain sentence that a reader came to this page to read in full</p></div>"
+                   for n in range(modules))
+    page = (f"<body><nav><a href='/'>Home</a></nav><div id='story'>{wrapped}{rest}</div>"
+            f"<div class='teaser'><a href='/x'>Another story entirely, linked</a></div></body>")
+    text = extract(page).text
+    assert "Lead paragraph 0" in text
+    assert all(f"Module {n} carries on" in text and f"Module {n} closes" in text
+               for n in range(modules))
+    assert "Another story entirely" not in text and "Home" not in text
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_wrapped_story_beside_a_list_of_linked_teasers_stays_alone(depth: int) -> None:
+    lead = "".join(f"<p>Story paragraph {n}, with commas, clauses, asides, and more, as a "
+                   f"story has them, at length, here.</p>" for n in range(5))
+    wrapped = "<div>" * depth + f"<div class='lead'>{lead}</div>" + "</div>" * depth
+    teasers = "".join(f"<li><a href='/t{n}'>Teaser {n} names another story</a> and says a "
+                      f"little about it in a line of plain text after the link itself</li>"
+                      for n in range(12))
+    page = f"<body><div id='page'>{wrapped}<ul>{teasers}</ul></div></body>"
+    text = extract(page).text
+    assert "Story paragraph 0" in text and "Story paragraph 4" in text
+    assert "Teaser 3 names" not in text
+
+
+@pytest.mark.parametrize("suffix", ["", " (40222)", " (40222) - Holiday homes"])
+@pytest.mark.parametrize("section", ["faq", "prices", "reviews"])
+@pytest.mark.parametrize("questions", [4, 7])
+def test_the_best_scoring_section_under_the_page_title_brings_the_page_with_it(
+        suffix: str, section: str, questions: int) -> None:
+    name = "Farmhouse Feinen by the lake"
+    # Each answer scores on its own (no shared parent within the three credited levels),
+    # so the section is "the container of several near-best scores".
+    items = "".join(f"<div class='item'><h3>Question {n}?</h3><div class='wrap'><div><p>"
+                    f"Answer {n}: yes, guests may, within reason, bring pets, bikes, boats, "
+                    f"and children, as the terms, which apply, say.</p></div></div></div>"
+                    for n in range(questions))
+    page = (f"<html><head><title>{name}{suffix}</title></head><body>"
+            f"<div class='top'><a href='/'>Portal</a> <a href='/help'>Help</a></div>"
+            f"<div id='listing'><h1>{name}</h1><div id='about'>"
+            f"<p>We turned our old farmhouse into a holiday home that sleeps eight guests</p>"
+            f"<p>The village lies in a quiet valley with walks straight from the door</p></div>"
+            f"<section id='{section}'>{items}</section></div>"
+            f"<div class='foot'><a href='/imprint'>Imprint</a></div></body></html>")
+    text = extract(page).text
+    assert "We turned our old farmhouse" in text and "The village lies" in text
+    assert "Answer 0: yes" in text and "Portal" not in text
+
+
+def test_a_section_whose_title_heading_sits_in_a_link_roll_stays_alone() -> None:
+    name = "Farmhouse Feinen by the lake"
+    items = "".join(f"<div class='item'><h3>Question {n}?</h3><div class='wrap'><div><p>"
+                    f"Answer {n}: yes, guests may, within reason, bring pets, bikes, boats, "
+                    f"and children, as the terms, which apply, say.</p></div></div></div>"
+                    for n in range(5))
+    links = "".join(f"<li><a href='/o{n}'>Other holiday home number {n} nearby</a></li>"
+                    for n in range(20))
+    page = (f"<html><head><title>{name}</title></head><body><div id='page'><h1>{name}</h1>"
+            f"<ul>{links}</ul><section id='faq'>{items}</section></div></body></html>")
+    text = extract(page).text
+    assert "Answer 0: yes" in text and "Other holiday home number 3" not in text
