@@ -41,7 +41,7 @@ def document_summary(document: DocumentRecord) -> JSON:
         "near_duplicate_of": current.near_duplicate_of,
         "near_duplicate_similarity": current.near_duplicate_similarity,
         "generated_summary": current.enrichment,
-        "sources": [{"kind": s.kind.value, "key": s.key, "original": s.original,
+        "sources": [{"kind": s.kind.value, "original": s.original,
                      "final_url": s.final_url} for s in document.sources],
         "updated_at": document.updated_at.isoformat() if document.updated_at else None,
     }
@@ -70,7 +70,8 @@ def hits(found: Iterable[SearchHit]) -> list[JSON]:
 
 
 def quote(found: Quote) -> JSON:
-    return found.as_dict()
+    return {key: list(value) if isinstance(value, tuple) else value
+            for key, value in found.as_dict().items()}
 
 
 def section(found: Section) -> JSON:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from sheaf.application.quotes import Quote
     from sheaf.application.search import SearchHit
     from sheaf.domain.chunking import Chunk
+    from sheaf.domain.document_location import DocumentLocation
     from sheaf.domain.errors import (
         BlockedAddress,
         ConfigurationError,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     )
     from sheaf.domain.ingestion import IngestResult, IngestStatus, SpacePolicy
     from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
-    from sheaf.domain.document_location import DocumentLocation
     from sheaf.domain.sections import Section
     from sheaf.entrypoints.knowledge import IngestProgress, Knowledge, StoredDocument
     from sheaf.entrypoints.settings import Settings
@@ -56,7 +56,34 @@ _WHERE = {
         "InvalidInput", "NotFound", "UnsupportedContent", "StoreError", "ModelError",
         "ConfigurationError", "InternalError")},
 }
-__all__ = sorted(_WHERE)
+__all__ = [
+    "BlockedAddress",
+    "Chunk",
+    "ConfigurationError",
+    "DocumentLocation",
+    "DocumentRecord",
+    "ErrorKind",
+    "FetchError",
+    "IngestProgress",
+    "IngestResult",
+    "IngestStatus",
+    "InternalError",
+    "InvalidInput",
+    "Knowledge",
+    "ModelError",
+    "NotFound",
+    "Quote",
+    "SearchHit",
+    "Section",
+    "Settings",
+    "SheafError",
+    "SpacePolicy",
+    "StoreError",
+    "StoreStatus",
+    "StoredDocument",
+    "TooLarge",
+    "UnsupportedContent",
+]
 
 
 def __getattr__(name: str) -> Any:
