@@ -27,9 +27,11 @@ def store_option(function: F) -> F:
 
 def store_options(function: F) -> F:
     """--store, --space and --embedder: which store, which space, which embedder."""
-    function = click.option("--embedder", envvar="SHEAF_EMBEDDER", show_envvar=True,
-                            help="hashing (default), hashing:DIM, local, onnx:DIR, "
-                                 "openai:MODEL, ollama:MODEL or none")(function)
+    # SHEAF_EMBEDDER is read with the embedder's other variables, so that an error
+    # names the one that was wrong.
+    function = click.option("--embedder", help="hashing (default), hashing:DIM, local, "
+                            "onnx:DIR, openai:MODEL, ollama:MODEL or none (or "
+                            "SHEAF_EMBEDDER)")(function)
     function = click.option("--space", default=DEFAULT_SPACE, show_default=True,
                             help="the space within the store")(function)
     return store_option(function)

@@ -38,8 +38,7 @@ def evaluation() -> None:
                 type=click.Path(file_okay=False, path_type=Path))
 @click.option("--mode", multiple=True, type=click.Choice(MEASURED),
               help="modes to measure (repeatable; default all three)")
-@click.option("--embedder", envvar="SHEAF_EMBEDDER", show_envvar=True,
-              help="as for search (default hashing)")
+@click.option("--embedder", help="as for search (or SHEAF_EMBEDDER; default hashing)")
 @click.option("--chunking", multiple=True, metavar="TARGET[/MAX]",
               help="snippet size in tokens, e.g. 150 or 150/225 (repeatable: one ingest "
                    "per setting; default 300/450)")
@@ -53,6 +52,7 @@ def retrieval(directory: Path, mode: tuple[str, ...], embedder: str | None,
     temporary store, never into yours."""
     from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
 
+    settings_for({Group.EMBEDDER}, embedder=embedder)  # a bad setting fails before work
     collection = RetrievalCollection.load(directory)
     modes = [SearchMode(m) for m in (mode or ("hybrid", "bm25", "vector"))]
     sizes_tried = [_chunk_sizes(value) for value in chunking or ("300/450",)]

@@ -24,8 +24,7 @@ def register(group: click.Group) -> None:
               help="require 'Authorization: Bearer TOKEN'; needed off loopback")
 @store_option
 @click.option("--space", default="default", show_default=True, help="the default space")
-@click.option("--embedder", envvar="SHEAF_EMBEDDER", show_envvar=True,
-              help="as for search (default hashing)")
+@click.option("--embedder", help="as for search (or SHEAF_EMBEDDER; default hashing)")
 @click.option("--max-pending", type=click.IntRange(min=1), default=8, show_default=True,
               help="ingests at once before 429")
 @click.option("--allow-private", is_flag=True,
