@@ -173,7 +173,9 @@ class _Environment:
             value = int(text.strip())
         except ValueError:
             raise configuration_error(name, f"wants a whole number, not {text!r}") from None
-        return _positive(value, name)
+        if value < 1:
+            raise configuration_error(name, f"must be at least 1, not {text!r}")
+        return value
 
     def seconds(self, name: str) -> float | None:
         text = self.get(name)
@@ -183,7 +185,9 @@ class _Environment:
             value = float(text.strip())
         except ValueError:
             raise configuration_error(name, f"wants seconds, not {text!r}") from None
-        return _seconds(value, name)
+        if not value > 0:
+            raise configuration_error(name, f"must be more than 0 seconds, not {text!r}")
+        return value
 
     def switch(self, name: str) -> bool:
         text = (self.get(name) or "0").strip().lower()
