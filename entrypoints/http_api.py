@@ -24,6 +24,7 @@ import attrs
 from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
 
+from sheaf.adapters.http_settings import DEFAULT_MAX_BYTES
 from sheaf.adapters.package_version import sheaf_version
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestResult, IngestStatus
@@ -47,7 +48,7 @@ class ApiSettings:
 
     space: str = "default"
     token: str | None = None
-    max_upload_bytes: int = 25 * 1024 * 1024
+    max_upload_bytes: int = DEFAULT_MAX_BYTES
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
