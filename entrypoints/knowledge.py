@@ -30,17 +30,19 @@ from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quote
-from sheaf.application.retrieval_evaluation import RetrievalReport, evaluate_search
+from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.application.search import SearchHit
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.context_block import CitedPassage, context_block
 from sheaf.domain.directory_listing import DirectoryListing
+from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.retrieval_metrics import RetrievalReport
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
 from sheaf.domain.sections import Section
 from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
@@ -280,8 +282,8 @@ class Knowledge:
         return await evaluate_search(self._services.search, self.space, queries, qrels,
                                      to_collection, SearchMode(mode))
 
-    async def embedder_model(self) -> str | None:
-        """The configured embedder's model name, None without one."""
+    async def embedder_model(self) -> EmbeddingModel | None:
+        """The configured embedder's model (name and dimension), None without one."""
         embedder = self._services.embedder
         return await embedder.model() if embedder else None
 
