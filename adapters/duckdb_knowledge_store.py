@@ -24,11 +24,14 @@ from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     BlockRow,
+    DocumentCitation,
     DocumentRecord,
     SourceRecord,
     SpaceCount,
     StoreStatus,
     VersionRecord,
+    cited_location,
+    cited_url,
 )
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
@@ -345,6 +348,30 @@ class DuckDbKnowledgeStore:
                 [space, reference, reference, space, reference, reference, reference],
             ).fetchone()
             return _document(c, str(row[0])) if row else None
+
+        return await self._read(read)
+
+    async def citations(self, space: str, document_ids: Sequence[str]
+                        ) -> dict[str, DocumentCitation]:
+        def read(c: duckdb.DuckDBPyConnection) -> dict[str, DocumentCitation]:
+            if not document_ids:
+                return {}
+            rows = c.execute(
+                "SELECT d.id, v.title, s.space, s.key, s.kind, s.document_id, s.fetched_sha, "
+                "s.original, s.final_url FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) "
+                "AS id) w JOIN documents d ON d.id = w.id JOIN versions v "
+                "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
+                "WHERE d.space = ? ORDER BY d.id, s.seen_at",
+                [json.dumps(list(dict.fromkeys(document_ids))), space]).fetchall()
+            titles: dict[str, str | None] = {}
+            sources: dict[str, list[SourceRecord]] = {}
+            for row in rows:
+                titles[row[0]] = row[1]
+                sources.setdefault(row[0], [])
+                if row[3] is not None:
+                    sources[row[0]].append(_source(row[2:]))
+            return {i: DocumentCitation(i, titles[i], cited_url(sources[i]),
+                                        cited_location(sources[i])) for i in titles}
 
         return await self._read(read)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 import attrs
@@ -13,6 +13,7 @@ from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, cosine
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
+    DocumentCitation,
     DocumentRecord,
     SourceRecord,
     SpaceCount,
@@ -147,6 +148,12 @@ class MemoryKnowledgeStore:
                     reference in (s.key, s.original, s.final_url)
                     for s in self._sources.values() if s.document_id == d.id))), None)
         return self._record(document) if document else None
+
+    async def citations(self, space: str, document_ids: Sequence[str]
+                        ) -> dict[str, DocumentCitation]:
+        found = [self._documents.get(i) for i in document_ids]
+        return {d.id: self._record(d).citation for d in found
+                if d is not None and d.space == space}
 
     async def documents(self, space: str) -> list[DocumentRecord]:
         found = [self._record(d) for d in self._documents.values() if d.space == space]

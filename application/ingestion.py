@@ -36,7 +36,6 @@ from sheaf.domain.ingestion import (
     SourceKind,
     SourceRef,
     SpacePolicy,
-    document_id_for,
     version_id_for,
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
@@ -45,7 +44,8 @@ from sheaf.domain.sections import Section
 from sheaf.domain.staged_version import StagedVersion
 from sheaf.domain.text_profile import profile_text
 from sheaf.domain.token_counting import ESTIMATED_TOKENS
-from sheaf.domain.url_normalisation import normalise_url
+from sheaf.domain.url_normalisation import is_url, normalise_url
+from sheaf.domain.version_decision import decide
 
 
 @attrs.frozen
@@ -83,10 +83,6 @@ logger = logging.getLogger("sheaf.ingestion")
 
 NEAR_DUPLICATE_THRESHOLD = 0.95
 """Cosine of shingle fingerprints at or above which a new document is flagged."""
-
-
-def is_url(source: str) -> bool:
-    return source.strip().lower().startswith(("http://", "https://"))
 
 
 class Ingestion:
@@ -189,32 +185,34 @@ class Ingestion:
         space = options.space
         record = self.recorder
         known = await self._store.source(space, ref.key)
-        if known and known.fetched_sha == fetched_sha and not options.force:
-            with record.stage(source, "dedup", known.document_id) as state:
+        twin = (await self._store.document_with_content(space, fetched_sha)
+                if known is None else None)
+        latest = 0
+        if known is not None:
+            existing = await self._store.find(space, known.document_id)
+            latest = max(v.number for v in existing.versions) if existing else 0
+        decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
+        document_id = decision.document_id
+        if decision.outcome is IngestStatus.UNCHANGED:
+            with record.stage(source, "dedup", document_id) as state:
                 state["outcome"] = "unchanged"
                 if not options.dry_run:
                     await self._store.touch_source(space, ref.key)
-            return IngestResult(source, IngestStatus.UNCHANGED, known.document_id)
-        if known is None:
-            twin = await self._store.document_with_content(space, fetched_sha)
-            if twin is not None:
-                with record.stage(source, "dedup", twin) as state:
-                    state["outcome"] = "duplicate"
-                    if not options.dry_run:
-                        await self._store.add_source(space, twin, ref, fetched_sha,
-                                                     _final_url(page))
-                return IngestResult(source, IngestStatus.DUPLICATE, twin)
-        status = IngestStatus.CHANGED if known else IngestStatus.NEW
+            return IngestResult(source, IngestStatus.UNCHANGED, document_id)
+        if decision.outcome is IngestStatus.DUPLICATE:
+            with record.stage(source, "dedup", document_id) as state:
+                state["outcome"] = "duplicate"
+                if not options.dry_run:
+                    await self._store.add_source(space, document_id, ref, fetched_sha,
+                                                 _final_url(page))
+            return IngestResult(source, IngestStatus.DUPLICATE, document_id)
+        status = decision.outcome
         if options.dry_run:
             if page is None:  # what a real run would refuse (empty, unsupported, spoofed)
                 self._extraction.route(body, declared_type=type_hint, location=source)
             return IngestResult(source, status, known.document_id if known else None)
 
-        document_id = known.document_id if known else document_id_for(space, ref.key)
-        number = 1
-        if known:
-            existing = await self._store.find(space, document_id)
-            number = (max(v.number for v in existing.versions) + 1) if existing else 1
+        number = decision.number or 1
         version_id = version_id_for(document_id, number)
         staging_key = stage_key(space, ref.key, fetched_sha)
         prepared = (await self._staged(staging_key, version_id) if options.resume else None)

@@ -11,7 +11,6 @@ from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.rank_fusion import RRF_K, reciprocal_rank_fusion
 from sheaf.domain.search_request import NO_FILTERS, Expansion, SearchFilters, SearchMode
 
@@ -44,6 +43,11 @@ class SearchHit:
     bm25_score: float | None = None
     vector_score: float | None = None
     context: ExpandedContext | None = None
+
+    @property
+    def text(self) -> str:
+        """The snippet's own words, exactly as the document has them."""
+        return self.chunk.text
 
     def as_dict(self) -> dict[str, object]:
         chunk = self.chunk
@@ -168,15 +172,14 @@ class Search:
                                document.text[first.start:last.end], chunk.heading_path)
 
     async def _with_documents(self, space: str, hits: list[SearchHit]) -> list[SearchHit]:
-        documents: dict[str, DocumentRecord | None] = {}
-        for document_id in dict.fromkeys(h.document_id for h in hits):
-            documents[document_id] = await self._store.find(space, document_id)
+        cited = await self._store.citations(space, [h.document_id for h in hits])
         enriched = []
         for hit in hits:
-            document = documents.get(hit.document_id)
-            enriched.append(attrs.evolve(hit, title=document.title if document else None,
-                                         url=document.url if document else None,
-                                         location=document.location if document else None))
+            citation = cited.get(hit.document_id)
+            enriched.append(attrs.evolve(
+                hit, title=citation.title if citation else None,
+                url=citation.url if citation else None,
+                location=citation.location if citation else None))
         return enriched
 
 

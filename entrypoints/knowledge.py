@@ -37,6 +37,7 @@ from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
 from sheaf.domain.sections import Section
+from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints.agent_tools import check_arguments, tool_definitions
 from sheaf.entrypoints.composition import (
     KnowledgeServices,
@@ -257,7 +258,7 @@ class Knowledge:
     async def _run_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if name == "ingest_url":
             url = str(arguments["url"])
-            if not url.lower().startswith(("http://", "https://")):
+            if not is_url(url):
                 raise SheafError(ErrorKind.INVALID_URL, f"not an http(s) URL: {url}")
             result = await self.ingest(url, metadata=arguments.get("metadata"))
             if result.error_kind:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
+    DocumentCitation,
     DocumentRecord,
     SourceRecord,
     StoreStatus,
@@ -60,6 +62,12 @@ class KnowledgeStore(Protocol):
 
     async def find(self, space: str, reference: str) -> DocumentRecord | None:
         """A document by id, caller source id, any of its URLs or a file path."""
+        ...
+
+    async def citations(self, space: str, document_ids: Sequence[str]
+                        ) -> dict[str, DocumentCitation]:
+        """The citation of each of these documents found in `space`, in one query
+        whatever their number (unknown ids are left out)."""
         ...
 
     async def documents(self, space: str) -> list[DocumentRecord]:

@@ -16,6 +16,7 @@ from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.ingestion import Ingestion, IngestOptions
+from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.ingestion import IngestStatus, SpacePolicy
 from sheaf.domain.resolved_content import ContentSource
 
@@ -25,11 +26,11 @@ NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
 
 
 class World:
-    def __init__(self) -> None:
+    def __init__(self, store: KnowledgeStore | None = None) -> None:
         self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
         html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
         self.files = MemoryFileReader({NOTES: NOTE_TEXT})
-        self.store = MemoryKnowledgeStore()
+        self.store = store or MemoryKnowledgeStore()
         self.blobs = MemoryBlobStore()
         self.ingestion = Ingestion(ContentResolver(self.http, html, pdf),
                                    DocumentExtraction(html, pdf), self.files, self.store,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
+from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.adapters.memory_embedder import MemoryEmbedder
 from sheaf.application.document_catalogue import DocumentCatalogue
@@ -180,3 +182,42 @@ async def seeded_chunks(world: World, path: str) -> list[Chunk]:
                                                            declared_type="text/markdown",
                                                            location=path)
     return [c for c in document_chunks(extraction.document, "x.v1") if c.level == "snippet"]
+
+
+class _CountingCursor:
+    """A DuckDB cursor that counts the statements run through it."""
+
+    def __init__(self, cursor: Any, counts: list[int]) -> None:
+        self._cursor, self._counts = cursor, counts
+
+    def execute(self, *args: Any) -> Any:
+        self._counts[0] += 1
+        return self._cursor.execute(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
+
+
+@pytest.mark.parametrize("k", [1, 50])
+async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
+    store = DuckDbKnowledgeStore(":memory:")
+    world = World(store)
+    for n in range(60):
+        world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
+                                            "\n").encode()
+        await world.ingestion.ingest(f"/d/n{n}.md")
+    search = Search(store)
+    await search.search("default", "heron", 1)  # the text index is built once, first
+    counts = [0]
+    cursors = []
+    while not store._free_cursors.empty():
+        cursors.append(store._free_cursors.get())
+    for cursor in cursors:
+        store._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
+    store._connection = _CountingCursor(store._connection, counts)  # type: ignore[assignment]
+    hits = await search.search("default", "heron", k)
+    assert len(hits) == k and len({h.document_id for h in hits}) == k
+    assert all(h.title and h.location and h.location.path for h in hits)
+    assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
+    assert 2 <= counts[0] <= 3  # ranking, the snippets, the citations: not one per hit
+    await store.aclose()
