@@ -18,6 +18,7 @@ import duckdb
 
 from sheaf.adapters.vector_matrix import VectorMatrix
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
@@ -35,8 +36,9 @@ from sheaf.domain.knowledge_records import (
 )
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
+from sheaf.domain.value_codec import from_plain, to_plain
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 HNSW_OVERFETCH = 4
 READ_CURSORS = 4
 PRIMARY_KEY_LOOKUPS = 32
@@ -110,6 +112,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """ALTER TABLE spaces ADD COLUMN enrich VARCHAR DEFAULT ''""",
         """CREATE TABLE enrichment_cache (
             key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)""",
+    ),
+    (
+        # Sections and profile are computed once per version and kept: versions stored
+        # before this get theirs on first read (their Markdown lives in the blob folder).
+        """CREATE TABLE version_structure (
+            version_id VARCHAR PRIMARY KEY, structure VARCHAR NOT NULL)""",
     ),
 )
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
@@ -533,9 +541,12 @@ class DuckDbKnowledgeStore:
                            caller_source_id: str | None = None,
                            chunks: tuple[Chunk, ...] = (),
                            vectors: ChunkVectors | None = None,
-                           fingerprint: tuple[float, ...] | None = None) -> None:
+                           fingerprint: tuple[float, ...] | None = None,
+                           structure: StoredStructure | None = None) -> None:
         def write(c: duckdb.DuckDBPyConnection) -> None:
             now = _naive(version.created_at)
+            if structure is not None:
+                _save_structure(c, version.id, structure)
             _delete_vectors(c, "document_id", version.document_id)
             c.execute("DELETE FROM chunks WHERE document_id = ?", [version.document_id])
             _insert_chunks(c, version, chunks)
@@ -616,6 +627,23 @@ class DuckDbKnowledgeStore:
 
         return await self._read(read)
 
+    async def structure(self, space: str, version_id: str) -> StoredStructure | None:
+        def read(c: duckdb.DuckDBPyConnection) -> StoredStructure | None:
+            row = c.execute("SELECT s.structure FROM version_structure s JOIN versions v "
+                            "ON v.id = s.version_id WHERE s.version_id = ? AND v.space = ?",
+                            [version_id, space]).fetchone()
+            return from_plain(StoredStructure, json.loads(row[0])) if row else None
+
+        return await self._read(read)
+
+    async def save_structure(self, space: str, version_id: str,
+                             structure: StoredStructure) -> None:
+        def write(c: duckdb.DuckDBPyConnection) -> None:
+            _require_version(c, space, version_id)
+            _save_structure(c, version_id, structure)
+
+        await self._transaction(write)
+
     async def touch_source(self, space: str, key: str) -> None:
         now = _naive(datetime.now(UTC))
         await self._run(lambda c: c.execute(
@@ -632,6 +660,8 @@ class DuckDbKnowledgeStore:
             _delete_vectors(c, "document_id", document_id)
             c.execute("DELETE FROM fingerprints WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
+            c.execute("DELETE FROM version_structure WHERE version_id IN (SELECT id FROM "
+                      "versions WHERE document_id = ?)", [document_id])
             c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM sources WHERE document_id = ?", [document_id])
             c.execute("DELETE FROM documents WHERE id = ?", [document_id])
@@ -871,6 +901,21 @@ def _insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_i
     c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
               [json.dumps(rows), _CHUNK_SHAPE])
+
+
+def _require_version(c: duckdb.DuckDBPyConnection, space: str, version_id: str) -> str:
+    """The document of a version of `space`; `document_not_found` when there is none."""
+    row = c.execute("SELECT document_id FROM versions WHERE id = ? AND space = ?",
+                    [version_id, space]).fetchone()
+    if row is None:
+        raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+    return str(row[0])
+
+
+def _save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
+                    structure: StoredStructure) -> None:
+    c.execute("INSERT OR REPLACE INTO version_structure VALUES (?, ?)",
+              [version_id, json.dumps(to_plain(structure), separators=(",", ":"))])
 
 
 def _blocks_json(blocks: Sequence[BlockRow]) -> str:

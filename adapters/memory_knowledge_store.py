@@ -9,6 +9,7 @@ import attrs
 
 from sheaf.domain.bm25 import bm25_scores
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, cosine
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
@@ -47,6 +48,7 @@ class MemoryKnowledgeStore:
         self._models: dict[str, EmbeddingModel] = {}
         self._fingerprints: dict[str, tuple[str, tuple[float, ...]]] = {}  # doc -> space, fp
         self._cache: dict[str, str] = {}
+        self._structures: dict[str, StoredStructure] = {}
         self._last_ingest: datetime | None = None
 
     async def source(self, space: str, key: str) -> SourceRecord | None:
@@ -64,7 +66,10 @@ class MemoryKnowledgeStore:
                            caller_source_id: str | None = None,
                            chunks: tuple[Chunk, ...] = (),
                            vectors: ChunkVectors | None = None,
-                           fingerprint: tuple[float, ...] | None = None) -> None:
+                           fingerprint: tuple[float, ...] | None = None,
+                           structure: StoredStructure | None = None) -> None:
+        if structure is not None:
+            self._structures[version.id] = structure
         if vectors is not None:
             vectors.model.require_same(self._models.get(version.space), version.space)
         now = version.created_at
@@ -137,6 +142,20 @@ class MemoryKnowledgeStore:
     async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
         return self._chunks.get(version_id, ())
 
+    async def structure(self, space: str, version_id: str) -> StoredStructure | None:
+        return self._structures.get(version_id) if self._version(space, version_id) \
+            else None
+
+    async def save_structure(self, space: str, version_id: str,
+                             structure: StoredStructure) -> None:
+        if self._version(space, version_id) is None:
+            raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+        self._structures[version_id] = structure
+
+    def _version(self, space: str, version_id: str) -> VersionRecord | None:
+        return next((v for d in self._documents.values() if d.space == space
+                     for v in d.versions if v.id == version_id), None)
+
     async def touch_source(self, space: str, key: str) -> None:
         self._last_ingest = datetime.now(UTC)
 
@@ -167,6 +186,7 @@ class MemoryKnowledgeStore:
         for version in document.versions:
             self._chunks.pop(version.id, None)
             self._vectors.pop(version.id, None)
+            self._structures.pop(version.id, None)
         self._fingerprints.pop(document_id, None)
         for key in [k for k, s in self._sources.items() if s.document_id == document_id]:
             del self._sources[key]

@@ -8,6 +8,7 @@ from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.staging import stage_prefix
+from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 
@@ -36,6 +37,13 @@ class DocumentCatalogue:
 
     async def markdown(self, document: DocumentRecord) -> str:
         return (await self._blobs.get(document.current.markdown_sha)).decode("utf-8")
+
+    async def structure(self, space: str, version_id: str) -> StoredStructure | None:
+        return await self._store.structure(space, version_id)
+
+    async def save_structure(self, space: str, version_id: str,
+                             structure: StoredStructure) -> None:
+        await self._store.save_structure(space, version_id, structure)
 
     async def list(self, space: str) -> list[DocumentRecord]:
         return await self._store.documents(space)

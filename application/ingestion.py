@@ -22,10 +22,10 @@ from sheaf.application.snippet_embedding import embed_snippets
 from sheaf.application.stage_events import StageRecorder
 from sheaf.application.staging import stage_key
 from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
+from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
 from sheaf.domain.document import Document
-from sheaf.domain.document_analysis import document_chunks, document_sections
+from sheaf.domain.document_analysis import StoredStructure, VersionAnalysis, analyse_version
 from sheaf.domain.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import shingle_fingerprint
@@ -40,9 +40,7 @@ from sheaf.domain.ingestion import (
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
-from sheaf.domain.sections import Section
 from sheaf.domain.staged_version import StagedVersion
-from sheaf.domain.text_profile import profile_text
 from sheaf.domain.token_counting import ESTIMATED_TOKENS
 from sheaf.domain.url_normalisation import is_url, normalise_url
 from sheaf.domain.version_decision import decide
@@ -226,11 +224,11 @@ class Ingestion:
             with record.stage(source, "chunk", document_id):
                 counting = (await self.embedder.token_counting() if self.embedder
                             else ESTIMATED_TOKENS)
-                chunks = await self._pool.run(document_chunks, extracted.document, version_id,
-                                              self.chunk_sizes, counting)
+                analysis = await self._pool.run(analyse_version, extracted.document,
+                                                version_id, self.chunk_sizes, counting)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
-                                             extracted, chunks)
+                                             extracted, analysis)
         policy.check_kind(ContentSource(prepared.content_source), source)
         with record.stage(source, "embed", document_id):
             vectors = await embed_snippets(self.embedder, self._store, space, version_id,
@@ -254,7 +252,11 @@ class Ingestion:
             await self._store.save_version(version, ref, prepared.final_url,
                                            caller_source_id=options.source_id,
                                            chunks=prepared.chunks, vectors=vectors,
-                                           fingerprint=fingerprint)
+                                           fingerprint=fingerprint,
+                                           structure=StoredStructure(
+                                               prepared.sections, prepared.profile,
+                                               self.chunk_sizes)
+                                           if prepared.profile is not None else None)
         kinds = options.enrich if options.enrich is not None else frozenset(
             EnrichmentKind(k) for k in policy.enrich)
         enriched = None
@@ -294,12 +296,11 @@ class Ingestion:
         return None, None
 
     async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
-                     extracted: _Extracted, chunks: tuple[Chunk, ...]) -> StagedVersion:
+                     extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
         meta.json, whose presence marks the set complete (what `resume` looks for)."""
         markdown = extracted.document.text
         document = extracted.document
-        sections, profile = await self._pool.run(_sections_and_profile, document)
         await self._blobs.put(body)
         content_sha = hashlib.sha256(extracted.content).hexdigest()
         if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
@@ -310,8 +311,8 @@ class Ingestion:
             content_type=extracted.content_type, metadata=document.metadata.as_dict(),
             diagnostics=extracted.diagnostics, blocks=_block_rows(document),
             characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
-            markdown_sha=markdown_sha, chunks=chunks,
-            sections=sections, profile=profile)
+            markdown_sha=markdown_sha, chunks=analysis.chunks,
+            sections=analysis.sections, profile=analysis.profile)
         await self._artifacts.write(key, "document.md", markdown.encode())
         await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
         await self._artifacts.write(key, "meta.json", staged.meta_json())
@@ -323,7 +324,8 @@ class Ingestion:
         if meta is None or chunks is None:
             return None
         staged = StagedVersion.from_artifacts(meta, chunks)
-        if staged.version_id != version_id or not await self._blobs.has(staged.markdown_sha):
+        if staged is None or staged.profile is None or staged.version_id != version_id \
+                or not await self._blobs.has(staged.markdown_sha):
             return None  # staged for another version number, or its blobs are gone
         return staged
 
@@ -343,13 +345,6 @@ class Ingestion:
                           or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
                                        *(f"extract: {n}" for n in extraction.document.notes)))
-
-
-def _sections_and_profile(document: Document
-                          ) -> tuple[tuple[Section, ...], dict[str, object]]:
-    text = document.text
-    profile = profile_text(text, [(b.kind.value, b.start, b.end) for b in document.blocks])
-    return document_sections(document), profile.as_dict(text)
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

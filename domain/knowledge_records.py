@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 import attrs
 
 from sheaf.domain.document_location import DocumentLocation
+from sheaf.domain.frozen_mapping import frozen_mapping, optional_frozen_mapping
 from sheaf.domain.ingestion import SourceKind
 
 
@@ -53,8 +54,8 @@ class VersionRecord:
     content_type: str
     title: str | None
     created_at: datetime
-    metadata: dict[str, object] = attrs.field(factory=dict)
-    caller_metadata: dict[str, str] = attrs.field(factory=dict)
+    metadata: Mapping[str, object] = attrs.field(factory=dict, converter=frozen_mapping)
+    caller_metadata: Mapping[str, str] = attrs.field(factory=dict, converter=frozen_mapping)
     caller_version_id: str | None = None
     diagnostics: tuple[str, ...] = ()
     blocks: tuple[BlockRow, ...] = ()
@@ -64,7 +65,8 @@ class VersionRecord:
     """A document already stored whose text this version's nearly repeats (recorded, not
     dropped: the caller decides)."""
     near_duplicate_similarity: float | None = None
-    enrichment: dict[str, object] | None = None
+    enrichment: Mapping[str, object] | None = attrs.field(
+        default=None, converter=optional_frozen_mapping)
     """A generated summary and concepts (`generated: true`), when enrichment ran."""
 
 

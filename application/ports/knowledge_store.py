@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
@@ -35,7 +36,8 @@ class KnowledgeStore(Protocol):
                            caller_source_id: str | None = None,
                            chunks: tuple[Chunk, ...] = (),
                            vectors: ChunkVectors | None = None,
-                           fingerprint: tuple[float, ...] | None = None) -> None:
+                           fingerprint: tuple[float, ...] | None = None,
+                           structure: StoredStructure | None = None) -> None:
         """Store a new current version (superseding the previous one), replace the
         document's chunks with `chunks` and their vectors with `vectors`, keep the
         document's near-duplicate `fingerprint`, and point the source at it; all or
@@ -49,6 +51,15 @@ class KnowledgeStore(Protocol):
 
     async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
         """A version's stored chunks, section chunks and snippets in document order."""
+        ...
+
+    async def structure(self, space: str, version_id: str) -> StoredStructure | None:
+        """A version's stored sections and profile (None for a version stored before
+        they were kept)."""
+        ...
+
+    async def save_structure(self, space: str, version_id: str,
+                             structure: StoredStructure) -> None:
         ...
 
     async def add_source(self, space: str, document_id: str, source: SourceRef,

@@ -51,7 +51,7 @@ async def test_summary_concepts_and_contexts_are_stored_as_generated() -> None:
     assert summary["model"] == "memory-model"
     assert summary["summary"] == ("Tidal Rhythms is summarised here. It has findings. "
                                   "It has methods.")  # three sentences at most
-    assert summary["concepts"] == ["seagrass", "tides", "growth", "coasts", "ecology"]
+    assert summary["concepts"] == ("seagrass", "tides", "growth", "coasts", "ecology")
     canonical = (await world.blobs.get(document.current.markdown_sha)).decode()
     snippets = [c for c in await world.store.chunks("default", document.current.id)
                 if c.level == "snippet"]

@@ -15,6 +15,7 @@ from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.frozen_mapping import freeze
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
@@ -324,7 +325,7 @@ async def test_enrichment_is_saved_with_chunks_vectors_and_diagnostics(
                                 vectors_of("doc_1.v1", (0, 0, 1), (0, 1, 0)),
                                 ("enrich: done",))
     found = await store.find("default", "doc_1")
-    assert found is not None and found.current.enrichment == summary
+    assert found is not None and found.current.enrichment == freeze(summary)
     assert found.current.diagnostics[-1] == "enrich: done"
     assert await store.chunks("default", "doc_1.v1") == enriched
     top = await store.search_vectors("default", MODEL, unit_vector((0, 0, 1)), 1)
@@ -332,7 +333,7 @@ async def test_enrichment_is_saved_with_chunks_vectors_and_diagnostics(
     assert {i for i, _ in await store.search_text("default", "paper", 10)} >= {
         "doc_1.v1:snippet:0"}  # the context is searchable
     await store.save_enrichment("default", "doc_1.v1", None, None, None, ())
-    assert (await store.find("default", "doc_1")).current.enrichment == summary  # type: ignore[union-attr]
+    assert (await store.find("default", "doc_1")).current.enrichment == freeze(summary)  # type: ignore[union-attr]
     with pytest.raises(SheafError):
         await store.save_enrichment("default", "doc_9.v1", summary, None, None, ())
 
