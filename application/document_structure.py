@@ -55,10 +55,13 @@ class DocumentStructure:
     async def load(self, space: str, reference: str) -> StructuredDocument:
         document = await self._catalogue.get(space, reference)
         text = await self._catalogue.markdown(document)
-        structure = await self._catalogue.structure(space, document.current.id)
+        storage = self._catalogue.storage
+        structure = await storage.catalogue.structure(space, document.current.id)
         if structure is None:
             structure = await self._pool.run(_migrated_structure, document, text)
-            await self._catalogue.save_structure(space, document.current.id, structure)
+            async with storage.unit_of_work() as work:
+                work.versions.save_structure(space, document.current.id, structure)
+                await work.commit()
         return StructuredDocument(document, text, structure)
 
 

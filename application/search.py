@@ -7,7 +7,7 @@ import attrs
 
 from sheaf.application.document_structure import DocumentStructure, StructuredDocument
 from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -79,9 +79,10 @@ class Search:
     reciprocal rank; `auto` (the default) is hybrid with a semantic embedder and BM25
     otherwise."""
 
-    def __init__(self, store: KnowledgeStore, embedder: Embedder | None = None,
+    def __init__(self, storage: Storage, embedder: Embedder | None = None,
                  structure: DocumentStructure | None = None) -> None:
-        self._store = store
+        self._index = storage.index
+        self._catalogue = storage.catalogue
         self.embedder = embedder
         self._structure = structure
 
@@ -114,7 +115,7 @@ class Search:
         scores = dict(ranked)
         hits = [SearchHit(chunk, scores[chunk.id], document_of_chunk(chunk.id),
                           bm25_score=bm25.get(chunk.id), vector_score=cosine.get(chunk.id))
-                for chunk in await self._store.snippets(space, [i for i, _ in ranked])]
+                for chunk in await self._index.snippets(space, [i for i, _ in ranked])]
         if expand is not None:
             hits = await self._expanded(space, hits, expand, window)
         return await self._with_documents(space, hits) if with_documents else hits
@@ -126,14 +127,14 @@ class Search:
         lexical: list[tuple[str, float]] = []
         semantic: list[tuple[str, float]] = []
         if mode is not SearchMode.VECTOR:
-            lexical = await self._store.search_text(space, query, depth, filters)
+            lexical = await self._index.search_text(space, query, depth, filters)
         if mode is not SearchMode.BM25 and self.embedder is not None:
-            stored = await self._store.embedding_model(space)
+            stored = await self._index.embedding_model(space)
             model = await self.embedder.model()
             model.require_same(stored, space)
             if stored is not None:
                 (vector,) = await self.embedder.embed([query])
-                semantic = await self._store.search_vectors(space, model, vector, depth,
+                semantic = await self._index.search_vectors(space, model, vector, depth,
                                                             filters)
         bm25, cosine = dict(lexical), dict(semantic)
         if mode is SearchMode.BM25:
@@ -163,7 +164,7 @@ class Search:
 
     async def _snippet_window(self, space: str, document: StructuredDocument, chunk: Chunk,
                               window: int) -> ExpandedContext:
-        snippets = [c for c in await self._store.chunks(space, version_of_chunk(chunk.id))
+        snippets = [c for c in await self._catalogue.chunks(space, version_of_chunk(chunk.id))
                     if c.level == "snippet"]
         at = next(i for i, c in enumerate(snippets) if c.id == chunk.id)
         first, last = snippets[max(0, at - window)], snippets[min(len(snippets) - 1,
@@ -172,7 +173,7 @@ class Search:
                                document.text[first.start:last.end], chunk.heading_path)
 
     async def _with_documents(self, space: str, hits: list[SearchHit]) -> list[SearchHit]:
-        cited = await self._store.citations(space, [h.document_id for h in hits])
+        cited = await self._catalogue.citations(space, [h.document_id for h in hits])
         enriched = []
         for hit in hits:
             citation = cited.get(hit.document_id)

@@ -24,6 +24,7 @@ import anyio
 import anyio.abc
 import attrs
 
+from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
@@ -31,6 +32,7 @@ from sheaf.application.quotes import Quote
 from sheaf.application.search import SearchHit
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.context_block import CitedPassage, context_block
+from sheaf.domain.directory_listing import SkippedFile
 from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult
@@ -40,6 +42,7 @@ from sheaf.domain.sections import Section
 from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints.agent_tools import check_arguments, tool_definitions
 from sheaf.entrypoints.composition import (
+    InjectedAdapters,
     KnowledgeServices,
     build_embedder,
     build_knowledge,
@@ -56,6 +59,8 @@ class IngestProgress:
     done: int
     total: int
     result: IngestResult
+    skipped: tuple[SkippedFile, ...] = ()
+    """Files the directories held that are left out, and why (the same on every event)."""
 
 
 @attrs.frozen
@@ -90,21 +95,26 @@ class Knowledge:
                    allow_private_network: bool = False, max_bytes: int | None = None,
                    timeout: float | None = None, workers: int | None = None,
                    language_model: LanguageModel | None = None,
-                   token_budget: int | None = None) -> AsyncIterator[Knowledge]:
+                   token_budget: int | None = None,
+                   adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
-        `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open."""
+        `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open.
+        `adapters` replaces the default store, blob and artifact stores, HTTP client or
+        file reader (tests, embedding): with a store given and no `store` path, nothing
+        is written to disk."""
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(embedder_spec(embedder))
         services = build_knowledge(
             http_settings(allow_private=allow_private_network, max_bytes=max_bytes,
                           timeout=timeout),
-            store_path(str(store) if store is not None else None), embedder=chosen,
+            None if adapters is not None and adapters.store is not None and store is None
+            else store_path(str(store) if store is not None else None), embedder=chosen,
             pool=WorkerPool(workers),
             language_model=language_model or build_language_model(),
-            budget=budget_from_environment(token_budget))
+            budget=budget_from_environment(token_budget), adapters=adapters)
         try:
             async with anyio.create_task_group() as tasks:
                 yield cls(services, space, tasks)
@@ -132,22 +142,20 @@ class Knowledge:
         """Ingest sources (directories expand to their files), `concurrency` at a time,
         yielding a progress event as each finishes. Leaving the loop early cancels the
         rest."""
-        expanded = await self._services.ingestion.expand(list(sources))
+        listing = await self._services.ingestion.expand_listing(list(sources))
+        expanded = list(listing.files)
         send, receive = anyio.create_memory_object_stream[IngestResult](len(expanded) or 1)
-        limiter = anyio.CapacityLimiter(max(1, concurrency))
         batch = anyio.CancelScope()
 
         async def one(source: str) -> None:
-            async with limiter:
-                result = await self.ingest(source, metadata=metadata)
+            result = await self.ingest(source, metadata=metadata)
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await send.send(result)  # the consumer may have left
 
         async def run_batch() -> None:
             with batch:
-                async with send, anyio.create_task_group() as group:
-                    for source in expanded:
-                        group.start_soon(one, source)
+                async with send:
+                    await for_each_bounded(expanded, one, concurrency)
 
         self._tasks.start_soon(run_batch)
         done = 0
@@ -155,7 +163,7 @@ class Knowledge:
             async with receive:
                 async for result in receive:
                     done += 1
-                    yield IngestProgress(done, len(expanded), result)
+                    yield IngestProgress(done, len(expanded), result, listing.skipped)
         finally:
             batch.cancel()
 

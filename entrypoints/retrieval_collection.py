@@ -9,9 +9,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import anyio
 import attrs
 
+from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.ingestion import IngestOptions
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.entrypoints.composition import KnowledgeServices
@@ -65,19 +65,14 @@ async def ingest_collection(services: KnowledgeServices, corpus: tuple[dict[str,
         names[str(path)] = str(document["id"])
     options = attrs.evolve(options or IngestOptions(), space=space)
     to_collection: dict[str, str] = {}
-    limiter = anyio.CapacityLimiter(concurrency)
-
     async def one(path: str) -> None:
-        async with limiter:
-            result = await services.ingestion.ingest(path, options)
+        result = await services.ingestion.ingest(path, options)
         if result.document_id:
             to_collection[result.document_id] = names[path]
         elif result.error_kind:
             print(f"sheaf: skipped {names[path]}: {result.message}", file=sys.stderr)
 
-    async with anyio.create_task_group() as group:
-        for path in names:
-            group.start_soon(one, path)
+    await for_each_bounded(names, one, concurrency)
     return to_collection
 
 

@@ -19,7 +19,7 @@ from sheaf.adapters.memory_ocr_engine import MemoryOcrEngine
 from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.ingestion import Ingestion, IngestOptions
+from sheaf.application.ingestion import Ingestion, IngestionPorts, IngestOptions
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestStatus
@@ -141,9 +141,9 @@ async def test_a_dry_run_reports_what_a_real_run_would() -> None:
     files = MemoryFileReader({"/in/empty.txt": b"", "/in/notes.md": b"# N\n\nWords.\n",
                               "/in/fake.docx": b"text in disguise"})
     html = MemoryHtmlExtractor()
-    ingestion = Ingestion(ContentResolver(MemoryHttpClient(HttpSettings()), html, world.pdf),
-                          world.extraction, files, MemoryKnowledgeStore(), MemoryBlobStore(),
-                          MemoryArtifactStore())
+    ingestion = Ingestion(IngestionPorts(
+        ContentResolver(MemoryHttpClient(HttpSettings()), html, world.pdf), world.extraction,
+        files, MemoryKnowledgeStore().storage(), MemoryBlobStore(), MemoryArtifactStore()))
     dry = IngestOptions(dry_run=True)
     results = {path: await ingestion.ingest(path, dry) for path in sorted(files.files)}
     assert results["/in/notes.md"].status is IngestStatus.NEW

@@ -31,7 +31,7 @@ async def test_hits_carry_their_document_and_span() -> None:
     world.files.files["/d/foxes.md"] = b"# Foxes\n\nFoxes wait for people to sleep.\n"
     for path in world.files.files:
         await world.ingestion.ingest(path)
-    hits = await Search(world.store).search("default", "seagrass tides", 5)
+    hits = await Search(world.storage).search("default", "seagrass tides", 5)
     assert hits and hits[0].title == "Tides"
     top = hits[0]
     document = await world.store.find("default", top.document_id)
@@ -60,8 +60,8 @@ async def seeded(embedder: MemoryEmbedder | None = None) -> tuple[World, Search]
     world.files.files["/d/foxes.md"] = FOXES
     for path in ("/d/tides.md", "/d/foxes.md"):
         await world.ingestion.ingest(path)
-    return world, Search(world.store, world.ingestion.embedder,
-                         DocumentStructure(DocumentCatalogue(world.store, world.blobs)))
+    return world, Search(world.storage, world.ingestion.embedder,
+                         DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
 
 
 async def test_each_mode_ranks_and_reports_its_scores() -> None:
@@ -129,12 +129,12 @@ async def test_a_space_embedded_by_another_model_is_refused_clearly() -> None:
 
 async def test_reindex_embeddings_moves_the_space_to_the_new_model() -> None:
     world, _ = await seeded()
-    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     wider = MemoryEmbedder(name="wider", dimension=32)
-    assert await Reindexing(world.store, structure, wider).reindex(
+    assert await Reindexing(world.storage, structure, wider).reindex(
         "default", chunks=False, embeddings=True) == 2
     assert await world.store.embedding_model("default") == await wider.model()
-    hits = await Search(world.store, wider).search("default", "seagrass", 3,
+    hits = await Search(world.storage, wider).search("default", "seagrass", 3,
                                                    mode=SearchMode.VECTOR)
     assert hits and "eagrass" in hits[0].chunk.text
 
@@ -165,7 +165,7 @@ async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> N
     assert 0.9 < exact < 1.0
     world.ingestion.near_duplicate_threshold = math.nextafter(exact, 1.0)  # just above
     assert (await world.ingestion.ingest("/d/b.md")).near_duplicate_of is None
-    await world.store.remove("default", (await world.store.find("default", "/d/b.md")).id)  # type: ignore[union-attr]
+    await DocumentCatalogue(world.storage, world.blobs).remove("default", "/d/b.md")
     world.ingestion.near_duplicate_threshold = exact  # exactly at it
     flagged = await world.ingestion.ingest("/d/b.md")
     assert flagged.status is IngestStatus.NEW and flagged.near_duplicate_of == a.id
@@ -206,7 +206,7 @@ async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
         world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
                                             "\n").encode()
         await world.ingestion.ingest(f"/d/n{n}.md")
-    search = Search(store)
+    search = Search(store.storage())
     await search.search("default", "heron", 1)  # the text index is built once, first
     counts = [0]
     cursors = []

@@ -44,9 +44,9 @@ async def test_sections_are_computed_once_per_version(counted: dict[str, int]) -
     world = World(DuckDbKnowledgeStore(":memory:"))
     world.files.files["/d/paper.md"] = PAPER
     result = await world.ingestion.ingest("/d/paper.md")
-    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     quotes = Quotes(structure)
-    search = Search(world.store, structure=structure)
+    search = Search(world.storage, structure=structure)
     labels = [s.label for s in (await structure.load("default", "/d/paper.md")).sections]
     assert labels == ["methods", "results"]
     (quote,) = await quotes.by_text("default", "/d/paper.md", "Seagrass grew with the tides.")
@@ -93,7 +93,7 @@ async def test_a_store_of_the_previous_schema_gets_structure_once(
             "'default', 1, 's1', 's1', ?, 'raw', 'text/markdown', 'Tidal meadows', now(), "
             "'{}', '{}', '[]', ?, ?)", [markdown_sha, len(text), rows])
     store = DuckDbKnowledgeStore(path)
-    structure = DocumentStructure(DocumentCatalogue(store, blobs))
+    structure = DocumentStructure(DocumentCatalogue(store.storage(), blobs))
     assert await store.structure("default", "doc_1.v1") is None
     first = await structure.load("default", "doc_1")
     assert [s.label for s in first.sections] == ["methods", "results"]
