@@ -358,7 +358,7 @@ class Ingestion:
                           extraction.content_type or extraction.decision.media_type.essence
                           or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
-                                       *(f"extract: {n}" for n in extraction.document.notes)))
+                                       *(f"extract: {n}" for n in extraction.document.report)))
 
 
 def _final_url(page: FetchedPage | None) -> str | None:
