@@ -34,7 +34,7 @@ from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.context_block import CitedPassage, context_block
 from sheaf.domain.directory_listing import SkippedFile
 from sheaf.domain.enrichment import parse_kinds
-from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
@@ -119,6 +119,10 @@ class Knowledge:
             async with anyio.create_task_group() as tasks:
                 yield cls(services, space, tasks)
                 tasks.cancel_scope.cancel()
+        except BaseExceptionGroup as failures:
+            # What the caller raised (or a batch failed with) comes out as itself, not
+            # wrapped in the task group's exception group.
+            raise first_failure(failures) from None
         finally:
             with anyio.CancelScope(shield=True):
                 await services.aclose()

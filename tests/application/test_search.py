@@ -1,4 +1,5 @@
-"""Search over ingested documents, with fakes of every port."""
+"""Search over ingested documents: the store is DuckDB in memory (ranking is the real
+index's), every other port a fake."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_hits_carry_their_document_and_span() -> None:
-    world = World()
+    world = World(DuckDbKnowledgeStore(":memory:"))
     world.files.files["/d/tides.md"] = b"# Tides\n\n## Results\n\nSeagrass grew with the tides.\n"
     world.files.files["/d/foxes.md"] = b"# Foxes\n\nFoxes wait for people to sleep.\n"
     for path in world.files.files:
@@ -53,7 +54,7 @@ FOXES = b"# Foxes\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\
 
 
 async def seeded(embedder: MemoryEmbedder | None = None) -> tuple[World, Search]:
-    world = World()
+    world = World(DuckDbKnowledgeStore(":memory:"))
     if embedder is not None:
         world.ingestion.embedder = embedder
     world.files.files["/d/tides.md"] = TIDES
@@ -151,7 +152,7 @@ async def test_bad_queries_are_typed_errors() -> None:
 
 
 async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> None:
-    world = World()
+    world = World()  # the fake: DuckDB keeps fingerprints as FLOAT, this is exact
     base = " ".join(f"word{i}" for i in range(400))
     world.files.files["/d/a.md"] = f"# A\n\n{base}\n".encode()
     world.files.files["/d/b.md"] = f"# A\n\n{base} and a short coda\n".encode()

@@ -51,3 +51,16 @@ async def test_ingest_many_reports_the_files_it_leaves_out() -> None:
         events = [e async for e in kb.ingest_many(["/notes"])]
     assert [e.result.source for e in events] == ["/notes/fox.md"]
     assert {s.path for s in events[0].skipped} == {"/notes/empty.md", "/notes/.hidden.md"}
+
+
+async def test_an_error_inside_the_block_comes_out_as_itself() -> None:
+    from sheaf.domain.errors import ErrorKind, SheafError
+
+    adapters = InjectedAdapters(store=MemoryKnowledgeStore())
+    with pytest.raises(SheafError) as caught:
+        async with Knowledge.open(embedder="none", adapters=adapters) as kb:
+            await kb.document("nothing-here")
+    assert caught.value.kind is ErrorKind.DOCUMENT_NOT_FOUND
+    with pytest.raises(KeyError):
+        async with Knowledge.open(embedder="none", adapters=adapters):
+            raise KeyError("mine")
