@@ -30,6 +30,7 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestResult, IngestStatus
 from sheaf.domain.json_nesting import parse_strict_json
 from sheaf.domain.search_request import Expansion, SearchMode, parse_metadata_filter
+from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints import serialisation
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.openapi import openapi_document
@@ -232,7 +233,7 @@ async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
     if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
         raise _bad("the JSON body needs a \"url\" string")
     url = payload["url"]
-    if not url.lower().startswith(("http://", "https://")):
+    if not is_url(url):
         raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
     return url, _options(payload)
 
