@@ -314,11 +314,10 @@ class Ingestion:
         meta.json, whose presence marks the set complete (what `resume` looks for)."""
         markdown = extracted.document.text
         document = extracted.document
-        await self._blobs.put(body)
-        content_sha = (fetched_sha if extracted.content is body
-                       else hashlib.sha256(extracted.content).hexdigest())
-        if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
-            await self._blobs.put(extracted.content)
+        await self._blobs.put(body, fetched_sha)
+        content_sha = fetched_sha
+        if extracted.content is not body:  # a linked PDF: keep its bytes too
+            content_sha = await self._blobs.put(extracted.content)
         markdown_sha = await self._blobs.put(markdown.encode())
         staged = StagedVersion(
             version_id=version_id, title=document.title, content_source=extracted.source.value,
