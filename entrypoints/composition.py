@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +17,9 @@ from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.ollama_embedder import OllamaEmbedder
 from sheaf.adapters.openai_chat_model import OpenAiChatModel
 from sheaf.adapters.openai_embedder import OpenAiEmbedder
@@ -30,18 +32,24 @@ from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment, TokenBudget
-from sheaf.application.ingestion import Ingestion
+from sheaf.application.ingestion import Ingestion, IngestionPorts
+from sheaf.application.ports.artifact_store import ArtifactStore
+from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.embedder import Embedder
+from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.format_extractor import FormatExtractor
+from sheaf.application.ports.http_client import HttpClient
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search
 from sheaf.application.stage_events import StageEvent, StageRecorder
+from sheaf.application.storage import Storage
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.routing import Route
+from sheaf.entrypoints.settings import EmbedderSettings, LanguageModelSettings
 
 
 def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
@@ -77,8 +85,10 @@ def blob_folder(store_path: Path) -> Path:
 class KnowledgeServices:
     """The embedded default: a DuckDB file with its blob folder, and the use cases on it."""
 
-    client: AiohttpHttpClient
-    store: DuckDbKnowledgeStore
+    client: HttpClient
+    store: DuckDbKnowledgeStore | MemoryKnowledgeStore
+    """The store's adapter (the CLI's store commands use its extra methods)."""
+    storage: Storage
     ingestion: Ingestion
     catalogue: DocumentCatalogue
     structure: DocumentStructure
@@ -89,43 +99,29 @@ class KnowledgeServices:
     enrichment: Enrichment | None = None
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        close = getattr(self.client, "aclose", None)  # an injected client may need none
+        if close is not None:
+            await close()
         if self.embedder is not None:
             await self.embedder.aclose()
         if self.enrichment is not None:
             await self.enrichment.model.aclose()
-        await self.store.aclose()
+        await self.storage.close()
 
 
-def build_language_model() -> LanguageModel | None:
-    """The enrichment model from SHEAF_LLM_*; None when no base URL is set."""
-    base_url = os.environ.get("SHEAF_LLM_BASE_URL")
-    if not base_url:
+def build_language_model(settings: LanguageModelSettings | None) -> LanguageModel | None:
+    """The enrichment model; None (enrichment off) without settings."""
+    if settings is None:
         return None
-    model = os.environ.get("SHEAF_LLM_MODEL")
-    if not model:
-        raise SheafError(ErrorKind.INVALID_QUERY,
-                         "SHEAF_LLM_BASE_URL is set but SHEAF_LLM_MODEL is not")
-    return OpenAiChatModel(base_url, model,
-                           api_key=os.environ.get("SHEAF_LLM_API_KEY")
-                           or os.environ.get("OPENAI_API_KEY"),
-                           concurrency=int(os.environ.get("SHEAF_LLM_CONCURRENCY") or 4))
+    return OpenAiChatModel(settings.base_url, settings.model, api_key=settings.api_key,
+                           concurrency=settings.concurrency)
 
 
-def token_budget(flag: int | None = None) -> TokenBudget:
-    """--token-budget, then SHEAF_LLM_TOKEN_BUDGET, else no limit."""
-    text = os.environ.get("SHEAF_LLM_TOKEN_BUDGET")
-    return TokenBudget(flag if flag is not None else int(text) if text else None)
-
-
-def build_embedder(spec: str) -> Embedder | None:
-    """An embedder from its spec (see `configuration.ENVIRONMENT["SHEAF_EMBEDDER"]`)."""
-    kind, _, argument = spec.partition(":")
-    dimension_text = os.environ.get("SHEAF_EMBEDDING_DIMENSION")
-    dimension = int(dimension_text) if dimension_text else None
-    url = os.environ.get("SHEAF_EMBEDDINGS_URL")
-    limit_text = os.environ.get("SHEAF_EMBEDDING_MAX_TOKENS")
-    limit = int(limit_text) if limit_text else None
+def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
+    """An embedder from its settings (a bare spec string means no remote options)."""
+    if isinstance(settings, str):
+        settings = EmbedderSettings(settings)
+    kind, argument = settings.kind, settings.argument
     if kind == "none":
         return None
     if kind == "hashing":
@@ -136,42 +132,71 @@ def build_embedder(spec: str) -> Embedder | None:
         return OnnxEmbedder.from_directory(Path(argument)) if argument else \
             OnnxEmbedder.installed()
     if kind == "openai" and argument:
-        return OpenAiEmbedder(url or "https://api.openai.com/v1", argument, dimension=dimension,
-                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY")
-                              or os.environ.get("OPENAI_API_KEY"), input_limit=limit)
+        return OpenAiEmbedder(settings.url or "https://api.openai.com/v1", argument,
+                              dimension=settings.dimension, api_key=settings.api_key,
+                              input_limit=settings.max_tokens)
     if kind == "ollama" and argument:
-        return OllamaEmbedder(url or "http://127.0.0.1:11434", argument, dimension=dimension,
-                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY"),
-                              input_limit=limit)
-    raise SheafError(ErrorKind.INVALID_QUERY,
-                     f"unknown embedder {spec!r}: use hashing, hashing:DIM, local, onnx:DIR, "
-                     "openai:MODEL, ollama:MODEL or none")
+        return OllamaEmbedder(settings.url or "http://127.0.0.1:11434", argument,
+                              dimension=settings.dimension, api_key=settings.api_key,
+                              input_limit=settings.max_tokens)
+    raise SheafError(ErrorKind.CONFIGURATION,
+                     f"unknown embedder {settings.spec!r}: use hashing, hashing:DIM, local, "
+                     "onnx:DIR, openai:MODEL, ollama:MODEL or none")
 
 
-def build_knowledge(settings: HttpSettings, store_path: Path,
+def build_knowledge(settings: HttpSettings, store_path: Path | None,
                     listener: Callable[[StageEvent], None] | None = None,
                     embedder: Embedder | None = None,
                     pool: WorkerPool | None = None,
                     language_model: LanguageModel | None = None,
                     budget: TokenBudget | None = None,
-                    chunk_sizes: ChunkSizes = DEFAULT_SIZES) -> KnowledgeServices:
-    """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`;
-    enrichment is on when a `language_model` is given."""
+                    chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                    adapters: InjectedAdapters | None = None) -> KnowledgeServices:
+    """Everything on one DuckDB file (or on the `adapters` given, for tests and
+    embedding); CPU-heavy work shares one bounded `pool`; enrichment is on when a
+    `language_model` is given."""
     pool = pool or WorkerPool()
+    given = adapters or InjectedAdapters()
     extraction = build_extraction(pool)
-    client, resolver = build_resolver(settings, pool, extraction)
-    store = DuckDbKnowledgeStore(store_path)
-    blobs = FilesystemBlobStore(blob_folder(store_path))
-    artifacts = FilesystemArtifactStore(blob_folder(store_path))
-    catalogue = DocumentCatalogue(store, blobs, artifacts)
-    enrichment = (Enrichment(store, catalogue, language_model, embedder, budget=budget)
+    client: HttpClient
+    if given.http_client is not None:
+        client = given.http_client
+        resolver = ContentResolver(client, extraction.html, extraction.pdf,
+                                   extraction=extraction)
+    else:
+        client, resolver = build_resolver(settings, pool, extraction)
+    if given.store is not None:
+        store = given.store
+    else:
+        if store_path is None:
+            raise SheafError(ErrorKind.INVALID_QUERY, "no store path and no store given")
+        store = DuckDbKnowledgeStore(store_path)
+    storage = store.storage()
+    folder = blob_folder(store_path) if store_path is not None else None
+    blobs = given.blobs or (FilesystemBlobStore(folder) if folder else MemoryBlobStore())
+    artifacts = given.artifacts or (FilesystemArtifactStore(folder) if folder
+                                    else MemoryArtifactStore())
+    catalogue = DocumentCatalogue(storage, blobs, artifacts)
+    enrichment = (Enrichment(storage, catalogue, language_model, embedder, budget=budget)
                   if language_model is not None else None)
-    ingestion = Ingestion(resolver, extraction, FilesystemFileReader(), store,
-                          blobs, artifacts,
-                          recorder=StageRecorder(listener), embedder=embedder, pool=pool,
-                          enrichment=enrichment, chunk_sizes=chunk_sizes)
+    ingestion = Ingestion(
+        IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(), storage,
+                       blobs, artifacts),
+        recorder=StageRecorder(listener), embedder=embedder, pool=pool,
+        enrichment=enrichment, chunk_sizes=chunk_sizes)
     structure = DocumentStructure(catalogue, pool)
     quotes = Quotes(structure, pool)
-    return KnowledgeServices(client, store, ingestion, catalogue, structure, quotes,
-                             Reindexing(store, structure, embedder, enrichment),
-                             Search(store, embedder, structure), embedder, enrichment)
+    return KnowledgeServices(client, store, storage, ingestion, catalogue, structure, quotes,
+                             Reindexing(storage, structure, embedder, enrichment),
+                             Search(storage, embedder, structure), embedder, enrichment)
+
+
+@attrs.frozen
+class InjectedAdapters:
+    """Adapters to use instead of the defaults (DuckDB file, filesystem, aiohttp)."""
+
+    store: DuckDbKnowledgeStore | MemoryKnowledgeStore | None = None
+    blobs: BlobStore | None = None
+    artifacts: ArtifactStore | None = None
+    http_client: HttpClient | None = None
+    files: FileReader | None = None

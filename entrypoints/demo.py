@@ -12,9 +12,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from sheaf.adapters.http_settings import HttpSettings
 from sheaf.domain.resolved_content import ResolvedContent
 from sheaf.entrypoints.composition import build_resolver
-from sheaf.entrypoints.configuration import http_settings
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 LOGIN_PAGE = b"<!DOCTYPE html><html><body><h1>Sign in</h1><p>Subscribe to read.</p></body></html>"
@@ -40,7 +40,7 @@ async def run_demo() -> int:
     article, paper = _sample("article.html"), _sample("paper.pdf")
     paywalled = {"value": True}
 
-    async def serve(request: web.Request) -> web.StreamResponse:
+    async def serve(request: web.BaseRequest) -> web.StreamResponse:
         path = request.path
         if path == "/articles/urban-fox":
             return web.Response(body=article, content_type="text/html")
@@ -52,15 +52,14 @@ async def run_demo() -> int:
             return web.Response(body=paper, content_type="application/pdf")
         return web.Response(status=404)
 
-    app = web.Application()
-    app.router.add_get("/{tail:.*}", serve)
-    runner = web.AppRunner(app, access_log=None)
+    # A bare server, not an application: the publisher has one handler and no routes.
+    runner = web.ServerRunner(web.Server(serve, access_log=None))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]
     base = f"http://127.0.0.1:{port}/articles"
-    client, resolver = build_resolver(http_settings(allow_private=True))
+    client, resolver = build_resolver(HttpSettings(allow_private_network=True))
     try:
         async with client:
             _show("1. Full-text article page (its PDF link is paywalled)",

@@ -10,8 +10,9 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
-from tests.entrypoints.test_cli import SAMPLES, SHEAF
+from tests.entrypoints.cli_runner import SAMPLES, SHEAF, run
 
 DOCUMENTS = 120
 
@@ -41,6 +42,7 @@ def _consistent(store: Path) -> int:
     return int(documents[0])
 
 
+@pytest.mark.slow  # kills real ingests: `make test-slow` and .ci/run
 def test_killed_ingest_is_consistent_and_resumes(tmp_path: Path) -> None:
     folder = tmp_path / "pages"
     folder.mkdir()
@@ -63,9 +65,8 @@ def test_killed_ingest_is_consistent_and_resumes(tmp_path: Path) -> None:
     stored = _consistent(store)
     assert 10 <= stored < DOCUMENTS
 
-    rerun = subprocess.run([*command, "--resume"], capture_output=True, text=True,
-                           check=False, timeout=300)
-    assert rerun.returncode == 0, rerun.stderr
+    rerun = run(*command[1:], "--resume")
+    assert rerun.exit_code == 0, rerun.output
     statuses = [json.loads(line)["status"] for line in rerun.stdout.splitlines()]
     assert statuses.count("unchanged") == stored
     assert statuses.count("new") == DOCUMENTS - stored

@@ -48,7 +48,7 @@ async def test_the_main_job_through_the_facade(kb: Knowledge, local_server: Loca
 
     hits = await kb.search("seagrass density", 3)
     assert hits[0].title == "Tidal Rhythms" and hits[0].url == local_server.url("/tides")
-    assert "Shoot density doubled" in hits[0].chunk.text
+    assert "Shoot density doubled" in hits[0].text and hits[0].text == hits[0].chunk.text
     assert await kb.search("seagrass", metadata={"team": "red"}) == []
     (quote,) = await kb.quote(hits[0].document_id, "shoot density doubled in spring")
     assert quote.text == "Shoot density doubled in spring"
@@ -115,7 +115,7 @@ async def test_tools_in_both_formats(kb: Knowledge) -> None:
     openai = Knowledge.tools()
     anthropic = Knowledge.tools("anthropic")
     names = ["ingest_url", "search_knowledge", "get_exact_quote", "list_documents",
-             "get_sections"]
+             "get_document", "get_sections"]
     assert [t["function"]["name"] for t in openai] == names
     assert [t["name"] for t in anthropic] == names
     for tool in anthropic:
@@ -130,15 +130,17 @@ async def test_the_tool_dispatcher_validates_and_cites(kb: Knowledge,
     document_id = ingested["document_id"]
     found = await kb.call_tool("search_knowledge", '{"query": "shoot density", "k": 2}')
     top = found["results"][0]
-    assert top["citation"]["title"] == "Tidal Rhythms"
-    assert top["citation"]["url"] == local_server.url("/tides")
-    assert top["citation"]["section"] == "results" and top["citation"]["end"] > 0
+    assert top["title"] == "Tidal Rhythms" and top["rank"] == 1
+    assert top["url"] == local_server.url("/tides")
+    assert top["section"] == "results" and top["end"] > 0
     quoted = await kb.call_tool("get_exact_quote", {"document_id": document_id,
                                                     "text": "Seagrass grew with the tides."})
     assert quoted["quotes"][0]["text"] == "Seagrass grew with the tides."
-    assert quoted["quotes"][0]["citation"]["start"] >= 0
+    assert quoted["quotes"][0]["start"] >= 0
     listed = await kb.call_tool("list_documents", {})
-    assert listed["documents"][0]["document_id"] == document_id
+    assert listed["documents"][0]["id"] == document_id
+    shown = await kb.call_tool("get_document", {"document_id": document_id})
+    assert shown["id"] == document_id and shown["history"][0]["sha256"]
     sections = await kb.call_tool("get_sections", {"document_id": document_id})
     assert {"methods", "results"} <= {s["label"] for s in sections["sections"]}
     bad = [
@@ -189,9 +191,39 @@ async def test_local_files_are_cited_by_location_everywhere(kb: Knowledge,
     block = await kb.context_block("urban foxes bins", max_tokens=200)
     assert f"({path.as_uri()}; {note.document_id}, characters" in block
     found = await kb.call_tool("search_knowledge", {"query": "urban foxes", "k": 1})
-    assert found["results"][0]["citation"]["location"]["file_uri"] == path.as_uri()
+    assert found["results"][0]["location"]["file_uri"] == path.as_uri()
     quoted = await kb.call_tool("get_exact_quote", {"document_id": note.document_id,
                                                     "text": "urban foxes eat from bins"})
-    assert quoted["quotes"][0]["citation"]["location"]["path"] == str(path)
+    assert quoted["quotes"][0]["location"]["path"] == str(path)
     listed = await kb.call_tool("list_documents", {})
     assert listed["documents"][0]["location"]["file_name"] == "notes.md"
+
+
+async def test_errors_inside_open_come_out_as_their_family(tmp_path: Path) -> None:
+    import sheaf
+
+    with pytest.raises(sheaf.NotFound) as caught:
+        async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing") as kb:
+            await kb.quote("doc_none", "anything")
+    assert caught.value.kind is sheaf.ErrorKind.DOCUMENT_NOT_FOUND
+    assert not isinstance(caught.value, BaseExceptionGroup)
+    with pytest.raises(sheaf.InvalidInput):
+        async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing") as kb:
+            await kb.search("   ")
+    with pytest.raises(KeyError):  # not only sheaf's own errors
+        async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing"):
+            raise KeyError("mine")
+
+
+def test_the_package_root_exports_the_public_types() -> None:
+    import sheaf
+    from sheaf.application.search import SearchHit
+    from sheaf.domain import errors
+
+    assert sheaf.SearchHit is SearchHit and sheaf.SheafError is errors.SheafError
+    assert sheaf.NotFound is errors.NotFound and sheaf.Knowledge is Knowledge
+    for name in sheaf.__all__:
+        assert getattr(sheaf, name).__name__ == name
+    assert sorted(sheaf.__all__) == sorted(dir(sheaf))
+    with pytest.raises(AttributeError):
+        sheaf.NoSuchThing  # noqa: B018
