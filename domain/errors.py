@@ -38,6 +38,8 @@ class ErrorKind(enum.Enum):
     leaving the archive, XML entity declarations."""
     # local input
     INPUT_NOT_FOUND = "input_not_found"
+    PATH_NOT_ALLOWED = "path_not_allowed"
+    """A local path outside the folders a server was started to read."""
     # knowledge store
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
@@ -79,6 +81,7 @@ _FETCH_KINDS = frozenset(
         ErrorKind.REDIRECT_LOOP,
         ErrorKind.INVALID_URL,
         ErrorKind.INPUT_NOT_FOUND,
+        ErrorKind.PATH_NOT_ALLOWED,
     }
 )
 

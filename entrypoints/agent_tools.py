@@ -36,6 +36,17 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "section": {"type": "string",
                             "description": "only this section label, e.g. methods"},
                 "mode": {"type": "string", "enum": ["auto", "hybrid", "bm25", "vector"]},
+                "source": {"type": "string",
+                           "description": "only documents from this URL or path"},
+                "metadata": {"type": "object", "additionalProperties": {"type": "string"},
+                             "description": "only documents with these labels"},
+                "group_by_document": {"type": "boolean",
+                                      "description": "at most one passage per document"},
+                "expand": {"type": "string", "enum": ["window", "paragraph", "section"],
+                           "description": "widen each passage to its neighbouring "
+                                          "snippets, paragraph or section"},
+                "window": {"type": "integer", "minimum": 1, "maximum": 5,
+                           "description": "neighbours each side with expand=window"},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -44,14 +55,25 @@ TOOLS: dict[str, dict[str, Any]] = {
     "get_exact_quote": {
         "description": "Check a passage against a document and return its exact words with "
                        "their offsets, or an error if the document does not say it. Give "
-                       "either text, or a section label with optional first_sentences.",
+                       "one of: text; a section label (with optional first_sentences or "
+                       "last_sentences); a sentence or paragraph number; a line range.",
         "parameters": {
             "type": "object",
             "properties": {
                 "document_id": {"type": "string"},
                 "text": {"type": "string", "description": "the passage to find"},
+                "find_all": {"type": "boolean",
+                             "description": "every occurrence of text, not the first"},
                 "section": {"type": "string", "description": "a section label or heading"},
                 "first_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
+                "last_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
+                "sentence": {"type": "integer", "minimum": 1,
+                             "description": "the Nth sentence of the document"},
+                "paragraph": {"type": "integer", "minimum": 1,
+                              "description": "the Nth paragraph of the document"},
+                "lines": {"type": "array", "items": {"type": "integer", "minimum": 1},
+                          "minItems": 2, "maxItems": 2,
+                          "description": "first and last line of the Markdown, inclusive"},
             },
             "required": ["document_id"],
             "additionalProperties": False,
@@ -106,7 +128,8 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
 
 
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,),
-                                       "object": (dict,), "boolean": (bool,)}
+                                       "object": (dict,), "boolean": (bool,),
+                                       "array": (list,)}
 
 
 def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
@@ -125,6 +148,15 @@ def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
             return f"{where} must be at most {schema['maximum']}"
     if isinstance(value, str) and kind == "string" and not value.strip():
         return f"{where} is empty"
+    if isinstance(value, list) and kind == "array":
+        if len(value) < schema.get("minItems", 0):
+            return f"{where} needs at least {schema['minItems']} items"
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            return f"{where} takes at most {schema['maxItems']} items"
+        for index, item in enumerate(value):
+            found = _problem(item, schema.get("items", {}), f"{where}[{index}]")
+            if found:
+                return found
     if isinstance(value, dict) and kind == "object":
         for required in schema.get("required", []):
             if required not in value:

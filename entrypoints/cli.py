@@ -22,6 +22,7 @@ from sheaf.entrypoints.composition import build_extraction, build_resolver
 from sheaf.entrypoints.configuration import ENVIRONMENT, configure_logging, http_settings
 from sheaf.entrypoints.demo import run_demo
 from sheaf.entrypoints.local_input import output_name
+from sheaf.entrypoints.mcp import command as mcp_command
 from sheaf.entrypoints.rendering import FORMATS, SUFFIXES, render
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
@@ -101,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     knowledge_commands.register(sub, _network_flags)
     evaluation_commands.register(sub)
     serve_command.register(sub)
+    mcp_command.register(sub)
     return parser
 
 

@@ -267,18 +267,36 @@ class Knowledge:
             hits = await self.search(str(arguments["query"]), int(arguments.get("k", 5)),
                                      mode=str(arguments.get("mode", "auto")),
                                      document=arguments.get("document_id"),
-                                     section=arguments.get("section"))
+                                     section=arguments.get("section"),
+                                     source=arguments.get("source"),
+                                     metadata=arguments.get("metadata"),
+                                     group_by_document=bool(
+                                         arguments.get("group_by_document", False)),
+                                     expand=arguments.get("expand"),
+                                     window=int(arguments.get("window", 1)))
             return {"results": [_cited_hit(h) for h in hits]}
         if name == "get_exact_quote":
             document = str(arguments["document_id"])
+            given = [key for key in ("text", "section", "sentence", "paragraph", "lines")
+                     if key in arguments]
+            if len(given) != 1:
+                named = ", ".join(given) or "none"
+                raise SheafError(ErrorKind.INVALID_QUERY,
+                                 "get_exact_quote needs text or section, or a sentence, "
+                                 f"paragraph or lines: exactly one (got {named})")
             if "text" in arguments:
-                found = await self.quote(document, str(arguments["text"]))
+                found = await self.quote(document, str(arguments["text"]),
+                                         find_all=bool(arguments.get("find_all", False)))
             elif "section" in arguments:
                 found = await self.quote(document, section=str(arguments["section"]),
-                                         first=arguments.get("first_sentences"))
+                                         first=arguments.get("first_sentences"),
+                                         last=arguments.get("last_sentences"))
+            elif "lines" in arguments:
+                first_line, last_line = arguments["lines"]
+                found = await self.quote(document, lines=(int(first_line), int(last_line)))
             else:
-                raise SheafError(ErrorKind.INVALID_QUERY,
-                                 "get_exact_quote needs text or section")
+                found = await self.quote(document, sentence=arguments.get("sentence"),
+                                         paragraph=arguments.get("paragraph"))
             return {"quotes": [_cited_quote(q) for q in found]}
         if name == "list_documents":
             listed = (await self.documents())[:int(arguments.get("limit", 100))]
