@@ -4,7 +4,8 @@ section by section or by character range, each read within the output budget.
     sheaf://documents/{id}                    the Markdown (the first piece that fits)
     sheaf://documents/{id}/range/{start}-{end}  characters start to end
     sheaf://documents/{id}/sections           the section list (JSON)
-    sheaf://documents/{id}/sections/{label}   one section's Markdown
+    sheaf://documents/{id}/sections/{n}       one section's Markdown, by its number in
+                                              the section list (or a label or heading)
 
 A piece that stops short of what was asked for ends on a whole sentence and names the
 URI that reads on in its `_meta.next`.
@@ -33,7 +34,7 @@ TEMPLATES = (
     ("document sections", f"{SCHEME}{{document_id}}/sections", "application/json",
      "A document's sections: labels, headings, levels and character spans"),
     ("document section", f"{SCHEME}{{document_id}}/sections/{{section}}", "text/markdown",
-     "One section's Markdown, by label or heading"),
+     "One section's Markdown, by its index in the section list, its label or heading"),
 )
 _URI = re.compile(r"^sheaf://documents/(?P<id>[^/?#]+)"
                   r"(?:/range/(?P<start>\d+)-(?P<end>\d+)|/(?P<sections>sections)"
@@ -86,15 +87,14 @@ async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> Resource
         sections = await knowledge.sections(reference)
         listed = [{"label": s.label, "heading": s.heading, "level": s.level,
                    "path": list(s.path), "start": s.start, "end": s.end,
-                   "uri": f"{document_uri(reference)}/sections/{quote(s.label, safe='')}"}
+                   "uri": f"{document_uri(reference)}/sections/{s.index}"}
                   for s in sections]
         return ResourcePiece(uri, "application/json", json.dumps(
             {"document_id": reference, "sections": listed}, ensure_ascii=False))
     stored = await knowledge.document(reference)
     markdown = stored.markdown
     if matched["section"] is not None:
-        (whole,) = await knowledge.quote(reference, section=unquote(matched["section"]))
-        start, end = whole.start, whole.end
+        start, end = await _section_span(knowledge, reference, unquote(matched["section"]))
     elif matched["start"] is not None:
         start, end = int(matched["start"]), int(matched["end"])
         if not start <= end <= len(markdown):
@@ -107,3 +107,19 @@ async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> Resource
     cut = sentence_cut(markdown, start, end, max(1, budget.characters - 300))
     following = range_uri(stored.id, cut, end) if cut < end else None
     return ResourcePiece(uri, "text/markdown", markdown[start:cut], following, start, cut)
+
+
+async def _section_span(knowledge: Knowledge, reference: str, name: str) -> tuple[int, int]:
+    """A section by its index (labels repeat: a report may have many `other` sections), or
+    else by label or heading as quotes find them."""
+    if name.isdigit():
+        sections = await knowledge.sections(reference)
+        chosen = next((s for s in sections if s.index == int(name)), None)
+        if chosen is None:
+            raise SheafError(ErrorKind.OUT_OF_RANGE,
+                             f"document {reference} has no section {name}; its sections are "
+                             f"numbered {sections[0].index if sections else 0}-"
+                             f"{sections[-1].index if sections else 0}")
+        return chosen.start, chosen.end
+    (whole,) = await knowledge.quote(reference, section=name)
+    return whole.start, whole.end
