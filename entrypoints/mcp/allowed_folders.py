@@ -53,7 +53,8 @@ class AllowedFolders:
 
     def files_under(self, folder: Path) -> list[Path]:
         """Every regular file below an allowed `folder`, in name order, each resolved and
-        kept only if it is still inside the allowed folders (links may point away)."""
+        kept only if it is still inside the allowed folders (links may point away), once
+        (links may point to one another)."""
         found: list[Path] = []
         for directory, subfolders, names in os.walk(folder):
             subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
@@ -64,4 +65,4 @@ class AllowedFolders:
                 inside = any(real.is_relative_to(root) for root in self.roots)
                 if inside and real.is_file():
                     found.append(real)
-        return found
+        return list(dict.fromkeys(found))
