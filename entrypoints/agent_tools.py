@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.search_request import Expansion
 
 TOOLS: dict[str, dict[str, Any]] = {
     "ingest_url": {
@@ -37,16 +38,18 @@ TOOLS: dict[str, dict[str, Any]] = {
                             "description": "only this section label, e.g. methods"},
                 "mode": {"type": "string", "enum": ["auto", "hybrid", "bm25", "vector"]},
                 "source": {"type": "string",
-                           "description": "only documents from this URL or path"},
+                           "description": "only text extracted from this kind of content: "
+                                          "html, pdf, raw, docx, ..."},
                 "metadata": {"type": "object", "additionalProperties": {"type": "string"},
                              "description": "only documents with these labels"},
                 "group_by_document": {"type": "boolean",
                                       "description": "at most one passage per document"},
-                "expand": {"type": "string", "enum": ["window", "paragraph", "section"],
-                           "description": "widen each passage to its neighbouring "
-                                          "snippets, paragraph or section"},
+                "expand": {"type": "string", "enum": [e.value for e in Expansion],
+                           "description": "widen each passage: its neighbouring snippets, "
+                                          "its whole section, or neighbouring sections"},
                 "window": {"type": "integer", "minimum": 1, "maximum": 5,
-                           "description": "neighbours each side with expand=window"},
+                           "description": "neighbours each side for snippet-window and "
+                                          "section-neighbourhood"},
             },
             "required": ["query"],
             "additionalProperties": False,

@@ -327,7 +327,8 @@ def _cited_hit(hit: SearchHit) -> dict[str, Any]:
                          "location": hit.location.as_dict() if hit.location else {},
                          "section": chunk.section_label,
                          "heading_path": list(chunk.heading_path), "pages": list(chunk.pages),
-                         "start": chunk.start, "end": chunk.end}}
+                         "start": chunk.start, "end": chunk.end},
+            **({"context": attrs.asdict(hit.context)} if hit.context else {})}
 
 
 def _cited_quote(quote: Quote) -> dict[str, Any]:

@@ -64,6 +64,13 @@ async def test_the_whole_job_over_mcp(kb: Knowledge, library: Path) -> None:
         assert top["citation"]["location"]["path"] == str(library / "tides.md")
         assert "Tidal Rhythms" in found.content[0].text  # the text rendering cites too
 
+        widened = await client.call_tool("search_knowledge", {
+            "query": "shoot density spring", "group_by_document": True,
+            "expand": "parent-section", "source": "raw"})
+        (grouped,) = widened.structured_content["results"]
+        assert grouped["context"]["kind"] == "parent-section"
+        assert grouped["context"]["text"].startswith("## Results")  # the whole section
+
         quoted = await client.call_tool("get_exact_quote", {
             "document_id": document_id, "text": "shoot density doubled in spring"})
         quote = quoted.structured_content["quotes"][0]
