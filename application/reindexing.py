@@ -3,6 +3,8 @@ fetching."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment
 from sheaf.application.ports.embedder import Embedder
@@ -28,11 +30,12 @@ class Reindexing:
         self._enrichment = enrichment
 
     async def reindex(self, space: str, *, chunks: bool = True, embeddings: bool = False,
-                      enrich: frozenset[EnrichmentKind] = frozenset()) -> int:
+                      enrich: frozenset[EnrichmentKind] = frozenset(),
+                      progress: Callable[[int, int], None] | None = None) -> int:
         """Return how many documents were reindexed. `embeddings` re-embeds every snippet
         with the configured embedder, which becomes the space's model. `enrich` redoes
         those enrichments: cached answers (same prompt version, model and text) cost
-        nothing."""
+        nothing. `progress` hears (done, total) after each document."""
         embedder = self._embedder
         if embeddings:
             if embedder is None:
@@ -44,7 +47,8 @@ class Reindexing:
                                                       "enrich with (SHEAF_LLM_BASE_URL)")
         counting = await embedder.token_counting() if embedder else ESTIMATED_TOKENS
         count = 0
-        for document in await self._store.documents(space):
+        documents = await self._store.documents(space)
+        for document in documents:
             version_id = document.current.id
             if chunks:
                 stored = {c.id: c for c in await self._store.chunks(space, version_id)}
@@ -65,4 +69,6 @@ class Reindexing:
             if enrich and self._enrichment is not None:
                 await self._enrichment.enrich(space, document.id, enrich)
             count += 1
+            if progress is not None:
+                progress(count, len(documents))
         return count

@@ -20,51 +20,36 @@ from pathlib import Path
 
 import anyio
 
-from sheaf.application.ingestion import IngestOptions
-from sheaf.application.retrieval_evaluation import evaluate_search
-from sheaf.domain.enrichment import EnrichmentKind
 from sheaf.domain.search_request import SearchMode
-from sheaf.entrypoints.composition import (
-    build_embedder,
-    build_knowledge,
-    build_language_model,
-    token_budget,
-)
-from sheaf.entrypoints.configuration import http_settings
+from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
+from sheaf.entrypoints.settings import Settings
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
 
 
 async def run(collection: RetrievalCollection, spec: str, work: Path) -> None:
-    services = build_knowledge(http_settings(), work / "cisi.duckdb",
-                               embedder=build_embedder(spec),
-                               language_model=build_language_model(), budget=token_budget())
-    try:
+    settings = Settings.from_environment(os.environ, store=work / "cisi.duckdb",
+                                         embedder=spec)
+    assert settings.language_model is not None, "set SHEAF_LLM_BASE_URL and SHEAF_LLM_MODEL"
+    async with Knowledge.open(settings=settings) as kb:
         # Ingested plain first: the space's own enrichment setting does not apply here.
-        to_cisi = await ingest_collection(services, collection.corpus, work / "docs",
-                                          "default", options=IngestOptions(enrich=frozenset()))
+        to_cisi = await ingest_collection(kb, collection.corpus, work / "docs", enrich="")
         queries, qrels = collection.queries, collection.qrels
         modes = (SearchMode.BM25, SearchMode.HYBRID)
-        before = [await evaluate_search(services.search, "default", queries, qrels, to_cisi,
-                                        m) for m in modes]
+        before = [await kb.evaluate_retrieval(queries, qrels, to_cisi, m) for m in modes]
         started = time.perf_counter()
-        await services.reindexing.reindex("default", chunks=False,
-                                          enrich=frozenset({EnrichmentKind.CONTEXT}))
+        await kb.reindex(chunks=False, enrich="context")
         seconds = time.perf_counter() - started
-        after = [await evaluate_search(services.search, "default", queries, qrels, to_cisi,
-                                       m) for m in modes]
-        assert services.enrichment is not None
+        after = [await kb.evaluate_retrieval(queries, qrels, to_cisi, m) for m in modes]
         print(f"CISI: {len(to_cisi)} documents, {len(queries)} judged queries; "
-              f"model {services.enrichment.model.name}, embedder {spec}; contexts took "
-              f"{seconds:.0f} s and {services.enrichment.budget.spent} tokens")
+              f"model {settings.language_model.model}, embedder {spec}; contexts took "
+              f"{seconds:.0f} s")
         print(f"{'mode':<8} {'prefixes':<9} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
         for label, reports in (("without", before), ("with", after)):
             for report in reports:
                 print(f"{report.label:<8} {label:<9} {report.ndcg_at_10:8.3f} "
                       f"{report.mrr_at_10:8.3f} {report.recall_at_100:8.3f}")
-    finally:
-        await services.aclose()
 
 
 def main() -> int:

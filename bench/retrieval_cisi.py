@@ -21,11 +21,9 @@ from pathlib import Path
 
 import anyio
 
-from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.domain.retrieval_metrics import RetrievalReport, evaluate
 from sheaf.domain.search_request import SearchMode
-from sheaf.entrypoints.composition import build_embedder, build_knowledge
-from sheaf.entrypoints.configuration import http_settings
+from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
@@ -33,24 +31,19 @@ DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "r
 
 async def sheaf_reports(collection: RetrievalCollection, spec: str, work: Path
                         ) -> list[tuple[RetrievalReport, float]]:
-    embedder = build_embedder(spec)
-    services = build_knowledge(http_settings(), work / "cisi.duckdb", embedder=embedder)
-    try:
+    async with Knowledge.open(work / "cisi.duckdb", embedder=spec) as kb:
         started = time.perf_counter()
-        to_cisi = await ingest_collection(services, collection.corpus, work / "docs",
-                                          "default")
+        to_cisi = await ingest_collection(kb, collection.corpus, work / "docs")
         print(f"  ingested {len(to_cisi)} documents with {spec} in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
         reports = []
         for mode in (SearchMode.BM25, SearchMode.VECTOR, SearchMode.HYBRID):
-            await services.search.search("default", "warm up", 1, mode=mode)
+            await kb.search("warm up", 1, mode=mode)
             started = time.perf_counter()
-            report = await evaluate_search(services.search, "default", collection.queries,
-                                           collection.qrels, to_cisi, mode)
+            report = await kb.evaluate_retrieval(collection.queries, collection.qrels,
+                                                 to_cisi, mode)
             reports.append((report, (time.perf_counter() - started) / len(collection.queries)))
         return reports
-    finally:
-        await services.aclose()
 
 
 def bm25s_report(collection: RetrievalCollection) -> tuple[RetrievalReport, float]:

@@ -54,6 +54,8 @@ class ErrorKind(enum.Enum):
     # quotes
     QUOTE_NOT_FOUND = "quote_not_found"
     OUT_OF_RANGE = "out_of_range"
+    # settings: a flag or an environment variable with a value sheaf cannot use
+    CONFIGURATION = "configuration"
     # a defect in sheaf itself, reported for one source rather than ending a batch
     INTERNAL = "internal"
 
@@ -87,7 +89,14 @@ _FETCH_KINDS = frozenset(
 
 
 class SheafError(Exception):
-    """A failure sheaf understands: its kind, a human message, and where it happened."""
+    """A failure sheaf understands: its kind, a human message, and where it happened.
+
+    `SheafError(kind, message)` gives an instance of the kind's family (`NotFound`,
+    `FetchError`, ...), so `except sheaf.NotFound` works whichever layer raised it."""
+
+    def __new__(cls, kind: ErrorKind, *args: object, **kwargs: object) -> SheafError:
+        family = _FAMILIES.get(kind, SheafError) if cls is SheafError else cls
+        return super().__new__(family)
 
     def __init__(
         self,
@@ -113,6 +122,10 @@ class SheafError(Exception):
             parts.append(f"[{self.url}]")
         return " ".join(parts)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # The default pickles `args` (the message alone), which cannot rebuild the kind.
+        return (SheafError, (self.kind, self.message), self.__dict__)
+
     def with_url(self, url: str) -> SheafError:
         """The same error, naming `url` when it did not name one yet."""
         if self.url is None:
@@ -120,8 +133,93 @@ class SheafError(Exception):
         return self
 
 
+class FetchError(SheafError):
+    """The bytes could not be obtained: HTTP statuses, timeouts, DNS, TLS, redirects."""
+
+
+class BlockedAddress(FetchError):
+    """A URL that resolves to a loopback, private or otherwise forbidden address."""
+
+
+class TooLarge(SheafError):
+    """A body, file or decoded stream over its size limit."""
+
+
+class InvalidInput(SheafError):
+    """A request sheaf cannot act on: a bad URL, query, argument or position."""
+
+
+class NotFound(SheafError):
+    """No such document, input file or passage."""
+
+
+class UnsupportedContent(SheafError):
+    """Bytes that arrived but cannot be read as text: unknown, empty, corrupt, encrypted,
+    scanned without OCR, too complex or unsafe."""
+
+
+class StoreError(SheafError):
+    """The store refuses: another schema version or embedding model, or a space closed to
+    ingestion."""
+
+
+class ModelError(SheafError):
+    """An embedding or language model failed, or the token budget is spent."""
+
+
+class ConfigurationError(InvalidInput):
+    """A flag or environment variable whose value cannot be used; `variable` names it."""
+
+    def __init__(self, kind: ErrorKind, message: str, *, variable: str | None = None,
+                 **details: object) -> None:
+        super().__init__(kind, message, **details)  # type: ignore[arg-type]
+        self.variable = variable
+
+
+class InternalError(SheafError):
+    """A defect in sheaf itself."""
+
+
 def first_failure(group: BaseExceptionGroup[BaseException]) -> BaseException:
     """The first error inside a task group's exception group (nested groups opened), so
     callers of concurrent work see one typed error, not a group."""
     first = group.exceptions[0]
     return first_failure(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def configuration_error(variable: str, message: str) -> ConfigurationError:
+    """The typed error for a bad setting, naming the flag or environment variable."""
+    return ConfigurationError(ErrorKind.CONFIGURATION, f"{variable}: {message}",
+                              variable=variable)
+
+
+_FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
+    FetchError: frozenset({
+        ErrorKind.NOT_FOUND, ErrorKind.GONE, ErrorKind.FORBIDDEN_OR_PAYWALLED,
+        ErrorKind.RATE_LIMITED, ErrorKind.SERVER_ERROR, ErrorKind.HTTP_ERROR,
+        ErrorKind.TIMEOUT, ErrorKind.DNS, ErrorKind.TLS, ErrorKind.CONNECTION,
+        ErrorKind.TOO_MANY_REDIRECTS, ErrorKind.REDIRECT_LOOP}),
+    BlockedAddress: frozenset({ErrorKind.BLOCKED_ADDRESS}),
+    TooLarge: frozenset({ErrorKind.TOO_LARGE}),
+    InvalidInput: frozenset({ErrorKind.INVALID_URL, ErrorKind.INVALID_QUERY,
+                             ErrorKind.OUT_OF_RANGE}),
+    NotFound: frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
+                         ErrorKind.INPUT_NOT_FOUND}),
+    UnsupportedContent: frozenset({
+        ErrorKind.UNSUPPORTED_CONTENT, ErrorKind.EMPTY, ErrorKind.NOT_A_PDF,
+        ErrorKind.CORRUPT, ErrorKind.ENCRYPTED, ErrorKind.WRONG_PASSWORD,
+        ErrorKind.NO_TEXT_LAYER, ErrorKind.TOO_COMPLEX, ErrorKind.UNSAFE_CONTENT}),
+    StoreError: frozenset({ErrorKind.STORE_VERSION, ErrorKind.EMBEDDING_MISMATCH,
+                           ErrorKind.INGESTION_DISABLED}),
+    ModelError: frozenset({ErrorKind.EMBEDDING_FAILED, ErrorKind.LLM_FAILED,
+                           ErrorKind.TOKEN_BUDGET_SPENT}),
+    ConfigurationError: frozenset({ErrorKind.CONFIGURATION}),
+    InternalError: frozenset({ErrorKind.INTERNAL}),
+}
+_FAMILIES: dict[ErrorKind, type[SheafError]] = {
+    kind: family for family, kinds in _FAMILY_KINDS.items() for kind in kinds}
+
+
+def family_of(kind: ErrorKind) -> type[SheafError]:
+    """The subclass of `SheafError` that errors of `kind` are instances of."""
+    return _FAMILIES[kind]

@@ -1,12 +1,21 @@
-"""Tools for LLM agents: JSON Schema definitions in the OpenAI and Anthropic formats, and
-the argument checking the dispatcher does before anything runs."""
+"""Tools for LLM agents: JSON Schema definitions in the OpenAI and Anthropic formats, the
+argument checking done before anything runs, and the dispatch to `sheaf.Knowledge`.
+
+The definitions are plain JSON Schema in one table so that any tool protocol (function
+calling, MCP) serves the same tools; answers are `serialisation`'s records.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search_request import Expansion
+from sheaf.entrypoints import serialisation
+
+if TYPE_CHECKING:
+    from sheaf.entrypoints.knowledge import Knowledge
 
 TOOLS: dict[str, dict[str, Any]] = {
     "ingest_url": {
@@ -89,6 +98,17 @@ TOOLS: dict[str, dict[str, Any]] = {
             "properties": {
                 "limit": {"type": "integer", "minimum": 1, "maximum": 500},
             },
+            "additionalProperties": False,
+        },
+    },
+    "get_document": {
+        "description": "One document's record: title, URL, metadata, versions and the "
+                       "extraction's diagnostics.",
+        "parameters": {
+            "type": "object",
+            "properties": {"document_id": {"type": "string",
+                                           "description": "id, URL or source id"}},
+            "required": ["document_id"],
             "additionalProperties": False,
         },
     },
@@ -178,3 +198,75 @@ def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
             if found:
                 return found
     return None
+
+
+async def run_tool(kb: Knowledge, name: str, arguments: dict[str, Any] | str
+                   ) -> dict[str, Any]:
+    """Check and run one tool call on `kb`: the answer, or `{"error": {"kind",
+    "message"}}` so that the model can correct itself."""
+    try:
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except json.JSONDecodeError as exc:
+                raise SheafError(ErrorKind.INVALID_QUERY,
+                                 f"arguments are not JSON: {exc}") from None
+        return await _dispatch(kb, name, check_arguments(name, arguments))
+    except SheafError as exc:
+        return {"error": serialisation.error(exc)}
+
+
+async def _dispatch(kb: Knowledge, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    if name == "ingest_url":
+        url = str(arguments["url"])
+        if not url.lower().startswith(("http://", "https://")):
+            raise SheafError(ErrorKind.INVALID_URL, f"not an http(s) URL: {url}")
+        result = await kb.ingest(url, metadata=arguments.get("metadata"))
+        if result.error_kind:
+            raise SheafError(ErrorKind(result.error_kind), result.message or "failed")
+        return serialisation.ingest_result(result)
+    if name == "search_knowledge":
+        found = await kb.search(str(arguments["query"]), int(arguments.get("k", 5)),
+                                mode=str(arguments.get("mode", "auto")),
+                                document=arguments.get("document_id"),
+                                section=arguments.get("section"),
+                                source=arguments.get("source"),
+                                metadata=arguments.get("metadata"),
+                                group_by_document=bool(
+                                    arguments.get("group_by_document", False)),
+                                expand=arguments.get("expand"),
+                                window=int(arguments.get("window", 1)))
+        return {"query": arguments["query"], "results": serialisation.hits(found)}
+    if name == "get_exact_quote":
+        return {"quotes": [serialisation.quote(q) for q in await _quotes(kb, arguments)]}
+    if name == "list_documents":
+        listed = (await kb.documents())[:int(arguments.get("limit", 100))]
+        return {"documents": [serialisation.document_summary(d) for d in listed]}
+    if name == "get_document":
+        return serialisation.document_detail(await kb.record(str(arguments["document_id"])))
+    document_id = str(arguments["document_id"])
+    return {"document_id": document_id, "sections": [
+        serialisation.section(s) for s in await kb.sections(document_id)]}
+
+
+async def _quotes(kb: Knowledge, arguments: dict[str, Any]) -> list[Any]:
+    document = str(arguments["document_id"])
+    given = [key for key in ("text", "section", "sentence", "paragraph", "lines")
+             if key in arguments]
+    if len(given) != 1:
+        named = ", ".join(given) or "none"
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         "get_exact_quote needs text or section, or a sentence, paragraph "
+                         f"or lines: exactly one (got {named})")
+    if "text" in arguments:
+        return await kb.quote(document, str(arguments["text"]),
+                              find_all=bool(arguments.get("find_all", False)))
+    if "section" in arguments:
+        return await kb.quote(document, section=str(arguments["section"]),
+                              first=arguments.get("first_sentences"),
+                              last=arguments.get("last_sentences"))
+    if "lines" in arguments:
+        first_line, last_line = arguments["lines"]
+        return await kb.quote(document, lines=(int(first_line), int(last_line)))
+    return await kb.quote(document, sentence=arguments.get("sentence"),
+                          paragraph=arguments.get("paragraph"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +41,7 @@ from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.routing import Route
+from sheaf.entrypoints.settings import EmbedderSettings, LanguageModelSettings
 
 
 def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
@@ -97,35 +97,19 @@ class KnowledgeServices:
         await self.store.aclose()
 
 
-def build_language_model() -> LanguageModel | None:
-    """The enrichment model from SHEAF_LLM_*; None when no base URL is set."""
-    base_url = os.environ.get("SHEAF_LLM_BASE_URL")
-    if not base_url:
+def build_language_model(settings: LanguageModelSettings | None) -> LanguageModel | None:
+    """The enrichment model; None (enrichment off) without settings."""
+    if settings is None:
         return None
-    model = os.environ.get("SHEAF_LLM_MODEL")
-    if not model:
-        raise SheafError(ErrorKind.INVALID_QUERY,
-                         "SHEAF_LLM_BASE_URL is set but SHEAF_LLM_MODEL is not")
-    return OpenAiChatModel(base_url, model,
-                           api_key=os.environ.get("SHEAF_LLM_API_KEY")
-                           or os.environ.get("OPENAI_API_KEY"),
-                           concurrency=int(os.environ.get("SHEAF_LLM_CONCURRENCY") or 4))
+    return OpenAiChatModel(settings.base_url, settings.model, api_key=settings.api_key,
+                           concurrency=settings.concurrency)
 
 
-def token_budget(flag: int | None = None) -> TokenBudget:
-    """--token-budget, then SHEAF_LLM_TOKEN_BUDGET, else no limit."""
-    text = os.environ.get("SHEAF_LLM_TOKEN_BUDGET")
-    return TokenBudget(flag if flag is not None else int(text) if text else None)
-
-
-def build_embedder(spec: str) -> Embedder | None:
-    """An embedder from its spec (see `configuration.ENVIRONMENT["SHEAF_EMBEDDER"]`)."""
-    kind, _, argument = spec.partition(":")
-    dimension_text = os.environ.get("SHEAF_EMBEDDING_DIMENSION")
-    dimension = int(dimension_text) if dimension_text else None
-    url = os.environ.get("SHEAF_EMBEDDINGS_URL")
-    limit_text = os.environ.get("SHEAF_EMBEDDING_MAX_TOKENS")
-    limit = int(limit_text) if limit_text else None
+def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
+    """An embedder from its settings (a bare spec string means no remote options)."""
+    if isinstance(settings, str):
+        settings = EmbedderSettings(settings)
+    kind, argument = settings.kind, settings.argument
     if kind == "none":
         return None
     if kind == "hashing":
@@ -136,16 +120,16 @@ def build_embedder(spec: str) -> Embedder | None:
         return OnnxEmbedder.from_directory(Path(argument)) if argument else \
             OnnxEmbedder.installed()
     if kind == "openai" and argument:
-        return OpenAiEmbedder(url or "https://api.openai.com/v1", argument, dimension=dimension,
-                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY")
-                              or os.environ.get("OPENAI_API_KEY"), input_limit=limit)
+        return OpenAiEmbedder(settings.url or "https://api.openai.com/v1", argument,
+                              dimension=settings.dimension, api_key=settings.api_key,
+                              input_limit=settings.max_tokens)
     if kind == "ollama" and argument:
-        return OllamaEmbedder(url or "http://127.0.0.1:11434", argument, dimension=dimension,
-                              api_key=os.environ.get("SHEAF_EMBEDDINGS_KEY"),
-                              input_limit=limit)
-    raise SheafError(ErrorKind.INVALID_QUERY,
-                     f"unknown embedder {spec!r}: use hashing, hashing:DIM, local, onnx:DIR, "
-                     "openai:MODEL, ollama:MODEL or none")
+        return OllamaEmbedder(settings.url or "http://127.0.0.1:11434", argument,
+                              dimension=settings.dimension, api_key=settings.api_key,
+                              input_limit=settings.max_tokens)
+    raise SheafError(ErrorKind.CONFIGURATION,
+                     f"unknown embedder {settings.spec!r}: use hashing, hashing:DIM, local, "
+                     "onnx:DIR, openai:MODEL, ollama:MODEL or none")
 
 
 def build_knowledge(settings: HttpSettings, store_path: Path,

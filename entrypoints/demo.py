@@ -12,9 +12,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from sheaf.adapters.http_settings import HttpSettings
 from sheaf.domain.resolved_content import ResolvedContent
 from sheaf.entrypoints.composition import build_resolver
-from sheaf.entrypoints.configuration import http_settings
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 LOGIN_PAGE = b"<!DOCTYPE html><html><body><h1>Sign in</h1><p>Subscribe to read.</p></body></html>"
@@ -60,7 +60,7 @@ async def run_demo() -> int:
     await site.start()
     port = runner.addresses[0][1]
     base = f"http://127.0.0.1:{port}/articles"
-    client, resolver = build_resolver(http_settings(allow_private=True))
+    client, resolver = build_resolver(HttpSettings(allow_private_network=True))
     try:
         async with client:
             _show("1. Full-text article page (its PDF link is paywalled)",

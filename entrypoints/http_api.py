@@ -16,7 +16,7 @@ import logging
 import re
 import tempfile
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +25,18 @@ from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
 
 from sheaf.adapters.package_version import sheaf_version
-from sheaf.application.ingestion import IngestOptions
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestResult, IngestStatus
 from sheaf.domain.json_nesting import parse_strict_json
-from sheaf.domain.knowledge_records import DocumentRecord
-from sheaf.domain.search_request import (
-    Expansion,
-    SearchFilters,
-    SearchMode,
-    parse_metadata_filter,
-)
-from sheaf.entrypoints.composition import KnowledgeServices
+from sheaf.domain.search_request import Expansion, SearchMode, parse_metadata_filter
+from sheaf.entrypoints import serialisation
+from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.openapi import openapi_document
 from sheaf.entrypoints.problem_details import problem, status_of
 
 logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-SERVICES = web.AppKey("services", KnowledgeServices)
+KNOWLEDGE = web.AppKey("knowledge", Knowledge)
 SETTINGS = web.AppKey("settings", "ApiSettings")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -66,12 +60,12 @@ class _Refusal(Exception):
         self.status, self.kind, self.detail, self.headers = status, kind, detail, headers
 
 
-def build_app(services: KnowledgeServices, settings: ApiSettings,
-              close_services: bool = True) -> web.Application:
-    """The application; with `close_services`, the store closes when the app stops."""
+def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
+    """The application over `knowledge` (whoever opened it closes it); `?space=` picks
+    another space of the same store."""
     app = web.Application(middlewares=[_errors, _authentication],
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
-    app[SERVICES] = services
+    app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
     app.router.add_get("/v1/health", health)
     app.router.add_get("/openapi.json", openapi)
@@ -84,12 +78,6 @@ def build_app(services: KnowledgeServices, settings: ApiSettings,
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
-    if close_services:
-        async def close(_: web.Application) -> AsyncIterator[None]:
-            yield
-            await services.aclose()
-
-        app.cleanup_ctx.append(close)
     return app
 
 
@@ -128,8 +116,10 @@ async def _authentication(request: web.Request, handler: Handler) -> web.StreamR
 
 
 # -- helpers -----------------------------------------------------------------------------
-def _space(request: web.Request) -> str:
-    return request.query.get("space") or request.app[SETTINGS].space
+def _knowledge(request: web.Request) -> Knowledge:
+    """The knowledge base on the request's space."""
+    space = request.query.get("space") or request.app[SETTINGS].space
+    return request.app[KNOWLEDGE].with_space(space)
 
 
 def _json(payload: Any, status: int = 200) -> web.Response:
@@ -176,29 +166,9 @@ def _int(request: web.Request, name: str, default: int) -> int:
         raise _bad(f"{name} must be an integer, not {value[:40]!r}") from None
 
 
-async def _document(request: web.Request) -> DocumentRecord:
-    return await request.app[SERVICES].catalogue.get(_space(request), request.match_info["id"])
-
-
-def document_json(document: DocumentRecord) -> dict[str, Any]:
-    current = document.current
-    return {"id": document.id, "title": document.title, "space": document.space,
-            "url": document.url, "location": document.location.as_dict(),
-            "content": current.content_source,
-            "content_type": current.content_type, "version": current.id,
-            "versions": len(document.versions), "characters": current.characters,
-            "metadata": current.metadata, "caller_metadata": current.caller_metadata,
-            "source_id": document.caller_source_id,
-            "near_duplicate_of": current.near_duplicate_of,
-            "generated_summary": current.enrichment,
-            "sources": [{"kind": s.kind.value, "original": s.original,
-                         "final_url": s.final_url} for s in document.sources],
-            "updated_at": document.updated_at.isoformat() if document.updated_at else None}
-
-
 # -- handlers ----------------------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
-    status = await request.app[SERVICES].catalogue.status()
+    status = await request.app[KNOWLEDGE].status()
     return _json({"status": "ok", "version": sheaf_version(), "store": status.location,
                   "schema_version": status.schema_version})
 
@@ -221,7 +191,7 @@ async def ingest(request: web.Request) -> web.Response:
             upload = Path(source)
         else:
             source, options = await _url_request(request)
-        result = await request.app[SERVICES].ingestion.ingest(source, options)
+        result = await _knowledge(request).ingest(source, **options)
     finally:
         settings.pending -= 1
         if upload is not None:  # the store keeps its own copy of the bytes
@@ -240,10 +210,11 @@ def _ingested(result: IngestResult) -> web.Response:
     if result.status is IngestStatus.FAILED:
         kind = ErrorKind(result.error_kind) if result.error_kind else ErrorKind.HTTP_ERROR
         raise SheafError(kind, result.message or "ingest failed")
-    return _json(result.as_dict(), 201 if result.status is IngestStatus.NEW else 200)
+    return _json(serialisation.ingest_result(result),
+                 201 if result.status is IngestStatus.NEW else 200)
 
 
-def _options(request: web.Request, payload: dict[str, Any]) -> IngestOptions:
+def _options(payload: dict[str, Any]) -> dict[str, Any]:
     metadata = payload.get("metadata") or {}
     if not isinstance(metadata, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
@@ -251,21 +222,21 @@ def _options(request: web.Request, payload: dict[str, Any]) -> IngestOptions:
     source_id = payload.get("source_id")
     if source_id is not None and not isinstance(source_id, str):
         raise _bad("source_id must be a string")
-    return IngestOptions(space=_space(request), metadata=metadata, source_id=source_id,
-                         force=bool(payload.get("force", False)))
+    return {"metadata": metadata, "source_id": source_id,
+            "force": bool(payload.get("force", False))}
 
 
-async def _url_request(request: web.Request) -> tuple[str, IngestOptions]:
+async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
     payload = await _json_body(request, "{\"url\": ...} or a multipart upload")
     if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
         raise _bad("the JSON body needs a \"url\" string")
     url = payload["url"]
     if not url.lower().startswith(("http://", "https://")):
         raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
-    return url, _options(request, payload)
+    return url, _options(payload)
 
 
-async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
+async def _receive_upload(request: web.Request) -> tuple[str, dict[str, Any]]:
     """The `file` part streamed to disk, counted against the cap as it arrives; stored
     by content hash and name, so the same upload twice is `unchanged`."""
     settings = request.app[SETTINGS]
@@ -296,7 +267,7 @@ async def _receive_upload(request: web.Request) -> tuple[str, IngestOptions]:
                 payload["source_id"] = await part.text()
         if stored is None:
             raise _bad("the multipart body needs a \"file\" part")
-        return str(stored), attrs.evolve(_options(request, payload), upload_name=upload_name)
+        return str(stored), _options(payload) | {"upload_name": upload_name}
     except BaseException:
         if stored is not None:
             _discard_upload(stored, settings.uploads)
@@ -335,42 +306,41 @@ async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
 
 
 async def list_documents(request: web.Request) -> web.Response:
-    documents = await request.app[SERVICES].catalogue.list(_space(request))
-    return _json({"documents": [document_json(d) for d in documents]})
+    documents = await _knowledge(request).documents()
+    return _json({"documents": [serialisation.document_summary(d) for d in documents]})
 
 
 async def get_document(request: web.Request) -> web.Response:
-    return _json(document_json(await _document(request)))
+    record = await _knowledge(request).record(request.match_info["id"])
+    return _json(serialisation.document_detail(record))
 
 
 async def get_markdown(request: web.Request) -> web.Response:
-    document = await _document(request)
-    text = await request.app[SERVICES].catalogue.markdown(document)
-    return web.Response(text=text, content_type="text/markdown", charset="utf-8")
+    document = await _knowledge(request).document(request.match_info["id"])
+    return web.Response(text=document.markdown, content_type="text/markdown",
+                        charset="utf-8")
 
 
 async def get_sections(request: web.Request) -> web.Response:
-    loaded = await request.app[SERVICES].structure.load(_space(request),
-                                                        request.match_info["id"])
-    return _json({"document_id": loaded.document.id, "sections": [
-        {"label": s.label, "heading": s.heading, "level": s.level, "path": list(s.path),
-         "start": s.start, "end": s.end, "parent": s.parent, "inferred": s.inferred}
-        for s in loaded.sections]})
+    kb = _knowledge(request)
+    record = await kb.record(request.match_info["id"])
+    return _json({"document_id": record.id, "sections": [
+        serialisation.section(s) for s in await kb.sections(record.id)]})
 
 
 async def get_chunks(request: web.Request) -> web.Response:
-    document = await _document(request)
     level = request.query.get("level")
     if level not in (None, "section", "snippet"):
         raise _bad("level is section or snippet")
-    chunks = await request.app[SERVICES].store.chunks(_space(request), document.current.id)
-    return _json({"document_id": document.id, "chunks": [
-        attrs.asdict(c) for c in chunks if level is None or c.level == level]})
+    kb = _knowledge(request)
+    record = await kb.record(request.match_info["id"])
+    return _json({"document_id": record.id, "chunks": [
+        serialisation.chunk(c) for c in await kb.chunks(record.id)
+        if level is None or c.level == level]})
 
 
 async def delete_document(request: web.Request) -> web.Response:
-    removed = await request.app[SERVICES].catalogue.remove(_space(request),
-                                                           request.match_info["id"])
+    removed = await _knowledge(request).remove(request.match_info["id"])
     return _json({"removed": removed.id, "title": removed.title})
 
 
@@ -384,46 +354,38 @@ async def search(request: web.Request) -> web.Response:
         expand = Expansion(expand_value) if expand_value else None
     except ValueError as exc:
         raise _bad(str(exc)) from None
-    services = request.app[SERVICES]
-    space = _space(request)
-    documents = await services.catalogue.document_ids(space, request.query.getall("doc", []))
-    filters = SearchFilters(documents,
-                            frozenset(request.query.getall("section", [])),
-                            frozenset(request.query.getall("source", [])),
-                            parse_metadata_filter(request.query.getall("meta", [])))
-    hits = await services.search.search(
-        space, query, _int(request, "k", 10), mode=mode, filters=filters,
+    found = await _knowledge(request).search(
+        query, _int(request, "k", 10), mode=mode,
+        document=request.query.getall("doc", []),
+        section=request.query.getall("section", []),
+        source=request.query.getall("source", []),
+        metadata=parse_metadata_filter(request.query.getall("meta", [])),
         group_by_document=request.query.get("group", "").lower() in ("1", "true", "yes"),
         expand=expand, window=_int(request, "window", 1))
-    return _json({"query": query, "results": [
-        {"rank": rank, **hit.as_dict()} for rank, hit in enumerate(hits, start=1)]})
+    return _json({"query": query, "results": serialisation.hits(found)})
 
 
 async def quote(request: web.Request) -> web.Response:
     payload = await _json_body(request, "{\"document_id\": ..., \"text\": ...}")
     if not isinstance(payload, dict) or not isinstance(payload.get("document_id"), str):
         raise _bad("the JSON body needs a \"document_id\" string")
-    quotes = request.app[SERVICES].quotes
-    space, document = _space(request), payload["document_id"]
+    kb, document = _knowledge(request), payload["document_id"]
+    lines = payload.get("lines")
     if isinstance(payload.get("text"), str):
-        found = await quotes.by_text(space, document, payload["text"],
-                                     find_all=bool(payload.get("all")))
+        found = await kb.quote(document, payload["text"], find_all=bool(payload.get("all")))
     elif isinstance(payload.get("section"), str):
-        found = [await quotes.section(space, document, payload["section"],
-                                      _count(payload, "first"), _count(payload, "last"))]
+        found = await kb.quote(document, section=payload["section"],
+                               first=_count(payload, "first"), last=_count(payload, "last"))
+    elif payload.get("sentence") is not None:
+        found = await kb.quote(document, sentence=_count(payload, "sentence"))
+    elif payload.get("paragraph") is not None:
+        found = await kb.quote(document, paragraph=_count(payload, "paragraph"))
+    elif lines is not None:
+        if not isinstance(lines, list) or len(lines) != 2:
+            raise _bad("lines must be a pair [first, last]")
+        first = _count({"lines[0]": lines[0]}, "lines[0]") or 1
+        last = _count({"lines[1]": lines[1]}, "lines[1]") or 1
+        found = await kb.quote(document, lines=(first, last))
     else:
-        unit = next((u for u in ("sentence", "paragraph") if payload.get(u) is not None),
-                    None)
-        lines = payload.get("lines")
-        if unit is not None:
-            found = [await quotes.by_position(space, document, unit,
-                                              _count(payload, unit) or 1)]
-        elif lines is not None:
-            if not isinstance(lines, list) or len(lines) != 2:
-                raise _bad("lines must be a pair [first, last]")
-            first = _count({"lines[0]": lines[0]}, "lines[0]") or 1
-            last = _count({"lines[1]": lines[1]}, "lines[1]") or 1
-            found = [await quotes.by_position(space, document, "line", first, last)]
-        else:
-            raise _bad("give text, sentence, paragraph, lines [a, b] or section")
-    return _json({"quotes": [q.as_dict() for q in found]})
+        raise _bad("give text, sentence, paragraph, lines [a, b] or section")
+    return _json({"quotes": [serialisation.quote(q) for q in found]})

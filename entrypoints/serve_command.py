@@ -2,65 +2,67 @@
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from pathlib import Path
 
-from aiohttp import web
+import anyio
+import click
 
-from sheaf.domain.ingestion import DEFAULT_SPACE
-from sheaf.entrypoints.composition import (
-    blob_folder,
-    build_embedder,
-    build_knowledge,
-    build_language_model,
-    token_budget,
-)
-from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
-from sheaf.entrypoints.http_api import ApiSettings, build_app
+from sheaf.entrypoints.cli_options import settings_for, store_option
+from sheaf.entrypoints.settings import ALL_GROUPS, Settings
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = sub.add_parser("serve", help="serve the HTTP API (see /openapi.json)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (or set "
-                                       "SHEAF_API_TOKEN); needed off loopback")
-    serve.add_argument("--store", help="the DuckDB file")
-    serve.add_argument("--space", default=DEFAULT_SPACE, help="the default space")
-    serve.add_argument("--embedder", help="as for search (default SHEAF_EMBEDDER)")
-    serve.add_argument("--max-pending", type=int, default=8,
-                       help="ingests at once before 429 (default 8)")
-    serve.add_argument("--allow-private", action="store_true",
-                       help="let ingests fetch loopback and private addresses")
-    serve.set_defaults(run=_cmd_serve)
+def register(group: click.Group) -> None:
+    group.add_command(serve)
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
-    token = args.token or os.environ.get("SHEAF_API_TOKEN")
-    if not token and args.host not in ("127.0.0.1", "localhost", "::1"):
-        print("sheaf: error: serving beyond loopback needs --token (or SHEAF_API_TOKEN)",
-              file=sys.stderr)
-        return 2
-    path = store_path(args.store)
-    settings = http_settings(allow_private=args.allow_private)
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option("--token", envvar="SHEAF_API_TOKEN", show_envvar=True,
+              help="require 'Authorization: Bearer TOKEN'; needed off loopback")
+@store_option
+@click.option("--space", default="default", show_default=True, help="the default space")
+@click.option("--embedder", help="as for search (or SHEAF_EMBEDDER; default hashing)")
+@click.option("--max-pending", type=click.IntRange(min=1), default=8, show_default=True,
+              help="ingests at once before 429")
+@click.option("--allow-private", is_flag=True,
+              help="let ingests fetch loopback and private addresses")
+def serve(host: str, port: int, token: str | None, store: Path | None, space: str,
+          embedder: str | None, max_pending: int, allow_private: bool) -> None:
+    """Serve the HTTP API (see /openapi.json)."""
+    if not token and host not in LOOPBACK:
+        raise click.UsageError("serving beyond loopback needs --token (or SHEAF_API_TOKEN)")
+    settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
+                            allow_private=allow_private or None, api_token=token)
+    anyio.run(_serve, settings, host, port, max_pending)
 
-    async def make_app() -> web.Application:
-        services = build_knowledge(settings, path,
-                                   embedder=build_embedder(embedder_spec(args.embedder)),
-                                   language_model=build_language_model(),
-                                   budget=token_budget())
-        return build_app(services, ApiSettings(
-            space=args.space, token=token, max_upload_bytes=settings.max_bytes,
-            max_pending=args.max_pending, uploads=Path(f"{blob_folder(path)}") / "uploads"))
 
-    def announce(_: str) -> None:
-        # Called once the store is open and the port bound, not before: a store locked
-        # by another process or a busy port fails without having claimed to serve.
-        print(f"sheaf: serving {path} on http://{args.host}:{args.port} "
-              f"({'token required' if token else 'no token'})", file=sys.stderr, flush=True)
+async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> None:
+    from aiohttp import web
 
-    web.run_app(make_app(), host=args.host, port=args.port, print=announce,
-                access_log=None)
-    return 0
+    from sheaf.entrypoints.composition import blob_folder
+    from sheaf.entrypoints.http_api import ApiSettings, build_app
+    from sheaf.entrypoints.knowledge import Knowledge
+
+    async with Knowledge.open(settings=settings) as kb:
+        # The store is opened before the port is bound and anything is announced: a
+        # store locked by another process fails without having claimed to serve.
+        await kb.status()
+        app = build_app(kb, ApiSettings(
+            space=settings.space, token=settings.api_token,
+            max_upload_bytes=settings.fetch.max_bytes, max_pending=max_pending,
+            uploads=blob_folder(settings.store) / "uploads"))
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, host, port)
+            await site.start()
+            click.echo(f"sheaf: serving {settings.store} on http://{host}:{port} "
+                       f"({'token required' if settings.api_token else 'no token'})",
+                       err=True)
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await runner.cleanup()

@@ -37,7 +37,7 @@ def script(article_url: str) -> list[Step]:
         lambda answers: ("search_knowledge", {"query": "foxes active at night people",
                                               "k": 3}),
         lambda answers: ("get_exact_quote", {
-            "document_id": answers[1]["results"][0]["citation"]["document_id"],
+            "document_id": answers[1]["results"][0]["document_id"],
             # the model quotes the first sentence of the best passage, in its own
             # spacing and case: sheaf re-anchors it to the document's exact words
             "text": first_sentence(answers[1]["results"][0]["text"]).lower()}),
@@ -84,11 +84,10 @@ async def main() -> int:
                         return 1
                     print(f"<- {json.dumps(answer, ensure_ascii=False)[:300]}...\n")
                     answers.append(answer)
-                quote = answers[-1]["quotes"][0]
-                cite = quote["citation"]
+                quote = cite = answers[-1]["quotes"][0]
                 print("answer, with its citation:")
                 print(f'  The article says: "{quote["text"]}"')
-                print(f"  -- {cite['title']}, {' > '.join(cite['heading_path']) or '-'}, "
+                print(f"  -- {cite['title']}, {' > '.join(cite['section_path']) or '-'}, "
                       f"{cite['url']}, characters {cite['start']}-{cite['end']} "
                       f"({quote['match']} match)")
                 print("\ncontext block for a prompt (300 tokens):")

@@ -16,7 +16,7 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
     elif "quotes" in answer:
         lines += _passages(answer["quotes"], answer.get("shown_from", 0))
     elif "documents" in answer:
-        lines += [f"- {d['document_id']}: {d.get('title') or '(untitled)'} "
+        lines += [f"- {d['id']}: {d.get('title') or '(untitled)'} "
                   f"({_where(d)}, {d.get('characters')} characters)"
                   for d in answer["documents"]]
     elif "sections" in answer:
@@ -47,16 +47,18 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
 
 
 def _passages(items: list[dict[str, Any]], first: int) -> list[str]:
+    """Hits and quotes (the serialiser's records), each under its citation line."""
     lines = []
     for number, item in enumerate(items, start=first + 1):
-        cited = item["citation"]
-        pages = list(cited.get("pages") or [])
+        pages = list(item.get("pages") or [])
         pages_text = "" if not pages else f", page {pages[0]}" if len(pages) == 1 \
             else f", pages {pages[0]}-{pages[-1]}"
-        lines.append(f"[{number}] {cited.get('title') or cited['document_id']}"
-                     f"{_section(cited.get('heading_path'))}{pages_text}, characters "
-                     f"{cited['start']}-{cited['end']} of {cited['document_id']}")
-        lines.append(item["text"])
+        lines.append(f"[{number}] {item.get('title') or item['document_id']}"
+                     f"{_section(item.get('heading_path') or item.get('section_path'))}"
+                     f"{pages_text}, {_where(item)}, characters {item['start']}-{item['end']} "
+                     f"of {item['document_id']}")
+        context = item.get("context")
+        lines.append(context["text"] if isinstance(context, dict) else item["text"])
         if item.get("continues"):
             following = item["continues"]
             lines.append(f"(cut for size; read_document start={following['start']} "

@@ -2,71 +2,59 @@
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
+from pathlib import Path
 
 import anyio
+import click
 
-from sheaf.domain.ingestion import DEFAULT_SPACE
-from sheaf.entrypoints.configuration import embedder_spec, http_settings, store_path
-from sheaf.entrypoints.mcp.output_budget import DEFAULT_TOKEN_BUDGET
+from sheaf.entrypoints.cli_options import settings_for, store_options
+from sheaf.entrypoints.mcp.output_budget import DEFAULT_TOKEN_BUDGET, MINIMUM_TOKEN_BUDGET
+from sheaf.entrypoints.settings import ALL_GROUPS
 
-USAGE_ERROR = 2
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    mcp = sub.add_parser("mcp", help="serve the knowledge base to agents over MCP (stdio by "
-                                     "default, --http for streamable HTTP)")
-    mcp.add_argument("--store", help="the DuckDB file")
-    mcp.add_argument("--space", default=DEFAULT_SPACE)
-    mcp.add_argument("--embedder", help="as for search (default SHEAF_EMBEDDER)")
-    mcp.add_argument("--allow-folder", action="append", default=[], metavar="FOLDER",
-                     help="a folder whose files ingest_file may read (repeatable; none: "
-                          "no local files)")
-    mcp.add_argument("--allow-remove", action="store_true",
-                     help="offer the remove_document tool")
-    mcp.add_argument("--allow-private", action="store_true",
-                     help="let ingest_url fetch loopback and private addresses")
-    mcp.add_argument("--token-budget", type=int,
-                     default=int(os.environ.get("SHEAF_MCP_TOKEN_BUDGET")
-                                 or DEFAULT_TOKEN_BUDGET),
-                     help="most tokens in one tool result (default SHEAF_MCP_TOKEN_BUDGET "
-                          f"or {DEFAULT_TOKEN_BUDGET})")
-    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
-    mcp.add_argument("--host", default="127.0.0.1")
-    mcp.add_argument("--port", type=int, default=8765)
-    mcp.add_argument("--token", help="with --http: require 'Authorization: Bearer TOKEN' "
-                                     "(or set SHEAF_API_TOKEN); needed off loopback")
-    mcp.set_defaults(run=_cmd_mcp)
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def _cmd_mcp(args: argparse.Namespace) -> int:
+def register(group: click.Group) -> None:
+    group.add_command(mcp)
+
+
+@click.command()
+@click.option("--http", "over_http", is_flag=True,
+              help="serve streamable HTTP at http://HOST:PORT/mcp (default: stdio)")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option("--token", envvar="SHEAF_API_TOKEN", show_envvar=True,
+              help="with --http: require 'Authorization: Bearer TOKEN'; needed off loopback")
+@click.option("--allow-folder", "folders", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="a folder ingest_file may read (repeatable; none: no local files)")
+@click.option("--allow-remove", is_flag=True, help="offer the remove_document tool")
+@click.option("--allow-private", is_flag=True,
+              help="let ingest_url fetch loopback and private addresses "
+                   "(or SHEAF_ALLOW_PRIVATE_NETWORK=1)")
+@click.option("--max-result-tokens", type=click.IntRange(min=MINIMUM_TOKEN_BUDGET),
+              envvar="SHEAF_MCP_MAX_RESULT_TOKENS", show_envvar=True,
+              default=DEFAULT_TOKEN_BUDGET, show_default=True,
+              help="most tokens (about 4 characters each) in one tool result")
+@store_options
+def mcp(over_http: bool, host: str, port: int, token: str | None, folders: tuple[Path, ...],
+        allow_remove: bool, allow_private: bool, max_result_tokens: int,
+        store: Path | None, space: str, embedder: str | None) -> None:
+    """Serve the knowledge base to agents over MCP (the sheaf[mcp] extra)."""
+    if over_http and not token and host not in LOOPBACK:
+        raise click.UsageError("serving MCP beyond loopback needs --token (or "
+                               "SHEAF_API_TOKEN)")
     try:
         from sheaf.entrypoints.mcp.server import ServerSettings
-        from sheaf.entrypoints.mcp.transports import (
-            LOOPBACK_HOSTS,
-            StoreChoice,
-            serve_http,
-            serve_stdio,
-        )
+        from sheaf.entrypoints.mcp.transports import serve_http, serve_stdio
     except ImportError as missing:
-        print(f"sheaf: error: the MCP server needs the mcp extra: pip install 'sheaf[mcp]' "
-              f"({missing})", file=sys.stderr)
-        return USAGE_ERROR
-    token = args.token or os.environ.get("SHEAF_API_TOKEN")
-    if args.http and not token and args.host not in LOOPBACK_HOSTS:
-        print("sheaf: error: serving MCP beyond loopback needs --token (or "
-              "SHEAF_API_TOKEN)", file=sys.stderr)
-        return USAGE_ERROR
-    settings = ServerSettings.of(folders=tuple(args.allow_folder),
-                                 allow_remove=args.allow_remove,
-                                 token_budget=args.token_budget)
-    choice = StoreChoice(store_path(args.store), args.space, embedder_spec(args.embedder),
-                         http_settings(allow_private=args.allow_private).allow_private_network)
-    if args.http:
-        anyio.run(lambda: serve_http(choice, settings, host=args.host, port=args.port,
-                                     token=token))
+        raise click.UsageError(f"the MCP server needs the mcp extra: pip install "
+                               f"'sheaf[mcp]' ({missing})") from None
+    settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
+                            allow_private=allow_private or None, api_token=token)
+    server = ServerSettings.of(folders=folders, allow_remove=allow_remove,
+                               token_budget=max_result_tokens)
+    if over_http:
+        anyio.run(lambda: serve_http(settings, server, host=host, port=port))
     else:
-        anyio.run(serve_stdio, choice, settings)
-    return 0
+        anyio.run(serve_stdio, settings, server)

@@ -206,16 +206,26 @@ class _DocumentRange:
 
 
 def _shortened(item: Any, room: int) -> Any:
-    """A passage cut after its last whole sentence within `room` characters (its text is
-    sent twice: in the JSON and in the rendering), saying where it goes on."""
-    if not isinstance(item, dict) or "text" not in item or "citation" not in item:
+    """A passage cut after its last whole sentence within `room` characters, saying where
+    it goes on. The text a rendering shows is sent twice (in the JSON and the text), so
+    it gets half the room; with an expanded context that is the context's text, and the
+    hit's own text (inside it) keeps a quarter."""
+    if not isinstance(item, dict) or not {"text", "start", "end", "document_id"} <= set(item):
         return item
     text: str = item["text"]
-    cut = sentence_cut(text, 0, len(text), max(0, room // 2)) if room else 0
-    cited = item["citation"]
+    context = item.get("context")
+    if isinstance(context, dict) and isinstance(context.get("text"), str):
+        own = text[:sentence_cut(text, 0, len(text), room // 4)] if room >= 4 else ""
+        wide: str = context["text"]
+        left = (room - len(own)) // 2
+        cut = sentence_cut(wide, 0, len(wide), left) if left > 0 else 0
+        return {**item, "text": own, "context": {**context, "text": wide[:cut]},
+                "continues": {"document_id": item["document_id"],
+                              "start": context["start"] + cut, "end": context["end"]}}
+    cut = sentence_cut(text, 0, len(text), room // 2) if room >= 2 else 0
     return {**item, "text": text[:cut],
-            "continues": {"document_id": cited["document_id"],
-                          "start": cited["start"] + cut, "end": cited["end"]}}
+            "continues": {"document_id": item["document_id"], "start": item["start"] + cut,
+                          "end": item["end"]}}
 
 
 async def _with_heartbeat(work: Awaitable[T], progress: Progress, what: str) -> T:

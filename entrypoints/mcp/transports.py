@@ -7,16 +7,13 @@ import hmac
 import json
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
-from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
 
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.server import ServerSettings, build_server
-
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+from sheaf.entrypoints.settings import Settings
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -24,33 +21,25 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-@attrs.frozen
-class StoreChoice:
-    """Which store and space the server opens, and how it may fetch."""
-
-    store: Path
-    space: str
-    embedder: str
-    allow_private_network: bool = False
-
-
-async def serve_stdio(choice: StoreChoice, settings: ServerSettings) -> None:
+async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
     """Serve one client on stdin and stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    async with _knowledge(choice) as knowledge:
-        server = build_server(knowledge, settings)
+    async with Knowledge.open(settings=settings) as knowledge:
+        server = build_server(knowledge, served)
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
 
-async def serve_http(choice: StoreChoice, settings: ServerSettings, *, host: str, port: int,
-                     token: str | None) -> None:
-    """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted."""
+async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
+                     port: int) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted, behind
+    `settings.api_token` when there is one."""
     import uvicorn
 
-    async with _knowledge(choice) as knowledge:
-        server = build_server(knowledge, settings)
+    token = settings.api_token
+    async with Knowledge.open(settings=settings) as knowledge:
+        server = build_server(knowledge, served)
         app: Asgi = server.streamable_http_app(host=host)
         if token:
             app = bearer_guard(app, token)
@@ -61,7 +50,7 @@ async def serve_http(choice: StoreChoice, settings: ServerSettings, *, host: str
             while not web.started:
                 await anyio.sleep(0.05)
             # Only once the store is open and the port bound.
-            print(f"sheaf: MCP on http://{host}:{port}/mcp over {choice.store} "
+            print(f"sheaf: MCP on http://{host}:{port}/mcp over {settings.store} "
                   f"({'token required' if token else 'no token'})", file=sys.stderr,
                   flush=True)
 
@@ -90,8 +79,3 @@ def bearer_guard(app: Asgi, token: str) -> Asgi:
         await app(scope, receive, send)
 
     return guarded
-
-
-def _knowledge(choice: StoreChoice) -> Any:
-    return Knowledge.open(choice.store, choice.space, embedder=choice.embedder,
-                          allow_private_network=choice.allow_private_network)

@@ -1,22 +1,96 @@
 """sheaf: URLs, PDFs and pages turned into structured, searchable, quotable knowledge.
 
-The public API is `sheaf.Knowledge` (see its docstring). It is imported on first use,
-so `import sheaf.domain` stays free of the adapters' dependencies (ADR-0002).
+The public API is `sheaf.Knowledge` (see its docstring), the result types it returns and
+the error hierarchy: every failure is a `SheafError` with a `.kind`, and an instance of
+its family (`except sheaf.NotFound`). Names are imported on first use, so `import sheaf`
+and `import sheaf.domain` stay free of the adapters' dependencies (ADR-0002).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sheaf.entrypoints.knowledge import IngestProgress, Knowledge
+    from sheaf.application.quotes import Quote
+    from sheaf.application.search import SearchHit
+    from sheaf.domain.chunking import Chunk
+    from sheaf.domain.document_location import DocumentLocation
+    from sheaf.domain.errors import (
+        BlockedAddress,
+        ConfigurationError,
+        ErrorKind,
+        FetchError,
+        InternalError,
+        InvalidInput,
+        ModelError,
+        NotFound,
+        SheafError,
+        StoreError,
+        TooLarge,
+        UnsupportedContent,
+    )
+    from sheaf.domain.ingestion import IngestResult, IngestStatus, SpacePolicy
+    from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
+    from sheaf.domain.sections import Section
+    from sheaf.entrypoints.knowledge import IngestProgress, Knowledge, StoredDocument
+    from sheaf.entrypoints.settings import Settings
 
-__all__ = ["IngestProgress", "Knowledge"]
+_WHERE = {
+    "Knowledge": "sheaf.entrypoints.knowledge",
+    "IngestProgress": "sheaf.entrypoints.knowledge",
+    "StoredDocument": "sheaf.entrypoints.knowledge",
+    "Settings": "sheaf.entrypoints.settings",
+    "IngestResult": "sheaf.domain.ingestion",
+    "IngestStatus": "sheaf.domain.ingestion",
+    "SpacePolicy": "sheaf.domain.ingestion",
+    "SearchHit": "sheaf.application.search",
+    "Quote": "sheaf.application.quotes",
+    "Section": "sheaf.domain.sections",
+    "Chunk": "sheaf.domain.chunking",
+    "DocumentRecord": "sheaf.domain.knowledge_records",
+    "StoreStatus": "sheaf.domain.knowledge_records",
+    "DocumentLocation": "sheaf.domain.document_location",
+    **{name: "sheaf.domain.errors" for name in (
+        "SheafError", "ErrorKind", "FetchError", "BlockedAddress", "TooLarge",
+        "InvalidInput", "NotFound", "UnsupportedContent", "StoreError", "ModelError",
+        "ConfigurationError", "InternalError")},
+}
+__all__ = [
+    "BlockedAddress",
+    "Chunk",
+    "ConfigurationError",
+    "DocumentLocation",
+    "DocumentRecord",
+    "ErrorKind",
+    "FetchError",
+    "IngestProgress",
+    "IngestResult",
+    "IngestStatus",
+    "InternalError",
+    "InvalidInput",
+    "Knowledge",
+    "ModelError",
+    "NotFound",
+    "Quote",
+    "SearchHit",
+    "Section",
+    "Settings",
+    "SheafError",
+    "SpacePolicy",
+    "StoreError",
+    "StoreStatus",
+    "StoredDocument",
+    "TooLarge",
+    "UnsupportedContent",
+]
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from sheaf.entrypoints import knowledge
-
-        return getattr(knowledge, name)
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name]), name)
     raise AttributeError(f"module 'sheaf' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -16,7 +16,7 @@ import sheaf.application.ingestion as ingestion_module
 from sheaf import Knowledge
 from sheaf.domain.ingestion import IngestStatus
 from sheaf.entrypoints.cli import main
-from tests.entrypoints.test_cli import SHEAF
+from tests.entrypoints.cli_runner import SHEAF
 
 pytestmark = pytest.mark.anyio
 

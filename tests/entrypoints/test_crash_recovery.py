@@ -1,5 +1,6 @@
 """A store whose writer was killed (`kill -9`) mid-ingest opens and answers correctly,
-whichever command opens it first: here `status`, then `list`, then `search`."""
+whichever command opens it first: here `status`, then `list`, then `search`. The ingest
+that is killed is the installed command in a subprocess; the rest run in-process."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.entrypoints.test_cli import SHEAF
+from tests.entrypoints.cli_runner import SHEAF, run
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda",
          "sigma", "omega", "river", "stone", "cloud", "marble", "harbour", "lantern"]
@@ -26,11 +27,6 @@ def _write_sources(folder: Path, count: int) -> None:
         paragraphs = ("\n\n".join(" ".join(rng.choice(WORDS) for _ in range(50))
                                   for _ in range(15)))
         (folder / f"note{index:03}.txt").write_text(f"Note {index}\n\n{paragraphs}\n")
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SHEAF, *args], capture_output=True, text=True, check=False,
-                          timeout=180)
 
 
 def _kill_ingest_when_log_reaches(store: Path, sources: Path, wal_bytes: int) -> None:
@@ -58,22 +54,22 @@ def test_a_killed_ingest_leaves_a_store_that_answers(tmp_path: Path, wal_bytes: 
     store = tmp_path / "kb.duckdb"
     _kill_ingest_when_log_reaches(store, sources, wal_bytes)
 
-    status = _run("status", "--store", str(store), "--json")
-    assert status.returncode == 0, status.stderr
+    status = run("status", "--store", store, "--json")
+    assert status.exit_code == 0, status.output
     counted = sum(space["documents"] for space in json.loads(status.stdout)["spaces"])
 
-    listed = _run("list", "--store", str(store))
-    assert listed.returncode == 0, listed.stderr
+    listed = run("list", "--store", store)
+    assert listed.exit_code == 0, listed.output
     assert len(listed.stdout.splitlines()) == counted
 
-    searched = _run("search", "gamma harbour", "--store", str(store), "--json")
-    assert searched.returncode == 0, searched.stderr
+    searched = run("search", "gamma harbour", "--store", store, "--json")
+    assert searched.exit_code == 0, searched.output
     if counted:
         hits = [json.loads(line) for line in searched.stdout.splitlines()]
         assert hits and all(hit["text"] for hit in hits)
 
     # The sources the killed run stored are known; a second run stores the rest.
-    again = _run("ingest", str(sources), "--store", str(store))
-    assert again.returncode == 0, again.stderr
-    final = _run("list", "--store", str(store))
+    again = run("ingest", sources, "--store", store)
+    assert again.exit_code == 0, again.output
+    final = run("list", "--store", store)
     assert len(final.stdout.splitlines()) == 200

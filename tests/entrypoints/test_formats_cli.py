@@ -4,15 +4,12 @@ then `sheaf sections` and `sheaf quote --text` on each."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
-import anyio
 import pytest
 
 from sheaf.adapters.tesseract_ocr import TesseractOcr
-from tests.entrypoints.test_cli import SHEAF
+from tests.entrypoints.cli_runner import Completed, run, sheaf_on
 from tests.office_fixtures import (
     DOCX_SENTENCE,
     EPUB_SENTENCE,
@@ -50,10 +47,8 @@ UNSUPPORTED = {"program.bin": (b"\x7fELF\x02\x01\x01" + bytes(64), "an ELF execu
                "login.pdf": (b"<!doctype html><title>Sign in</title>", "not_a_pdf (HTML)")}
 
 
-async def sheaf(store: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "SHEAF_EMBEDDER": "none"}
-    return await anyio.run_process([SHEAF, *args, "--store", str(store)], check=False,
-                                   env=env)
+async def sheaf(store: Path, *args: str | Path) -> Completed:
+    return await sheaf_on(store, *args, env={"SHEAF_EMBEDDER": "none"})
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +59,7 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]
     for name, (body, _) in UNSUPPORTED.items():
         (folder / name).write_bytes(body)
     store = tmp_path_factory.mktemp("store") / "kb.duckdb"
-    done = subprocess.run([SHEAF, "ingest", str(folder), "--json", "--store", str(store)],
-                          capture_output=True, text=True, check=False,
-                          env={**os.environ, "SHEAF_EMBEDDER": "none"})
+    done = run("ingest", folder, "--json", "--store", store, env={"SHEAF_EMBEDDER": "none"})
     return folder, store, done.stdout + "\n" + done.stderr
 
 

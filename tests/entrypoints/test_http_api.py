@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import aiohttp
@@ -13,10 +14,9 @@ import pytest
 from aiohttp import web
 from openapi_spec_validator import validate
 
+from sheaf import Knowledge, Settings
 from sheaf.adapters.http_settings import HttpSettings
-from sheaf.domain.ingestion import SpacePolicy
-from sheaf.entrypoints.composition import build_embedder, build_knowledge
-from sheaf.entrypoints.http_api import SERVICES, SETTINGS, ApiSettings, build_app
+from sheaf.entrypoints.http_api import KNOWLEDGE, SETTINGS, ApiSettings, build_app
 from sheaf.entrypoints.openapi import openapi_document
 from tests.local_server import LocalServer
 from tests.pdf_writer import write_pdf
@@ -55,15 +55,16 @@ Start = Callable[..., Awaitable[Api]]
 async def start_api(tmp_path: Path) -> AsyncIterator[Start]:
     runners: list[web.AppRunner] = []
     sessions: list[aiohttp.ClientSession] = []
+    opened = AsyncExitStack()
 
     async def start(*, allow_private: bool = True, timeout: float = 10,
                     max_upload: int = 1_000_000, max_pending: int = 8,
                     token: str | None = TOKEN) -> Api:
         store = tmp_path / f"api{len(runners)}.duckdb"
-        services = build_knowledge(HttpSettings(allow_private_network=allow_private,
-                                                total_timeout=timeout, retries=0), store,
-                                   embedder=build_embedder("hashing"))
-        app = build_app(services, ApiSettings(token=token, max_upload_bytes=max_upload,
+        settings = Settings(store, fetch=HttpSettings(allow_private_network=allow_private,
+                                                      total_timeout=timeout, retries=0))
+        kb = await opened.enter_async_context(Knowledge.open(settings=settings))
+        app = build_app(kb, ApiSettings(token=token, max_upload_bytes=max_upload,
                                               max_pending=max_pending,
                                               uploads=tmp_path / "uploads"))
         runner = web.AppRunner(app)
@@ -81,6 +82,7 @@ async def start_api(tmp_path: Path) -> AsyncIterator[Start]:
         await session.close()
     for runner in runners:
         await runner.cleanup()
+    await opened.aclose()
 
 
 async def test_documents_search_quote_and_removal(start_api: Start,
@@ -188,8 +190,7 @@ async def test_every_error_status(start_api: Start, local_server: LocalServer,
                              json={"url": local_server.url("/failing")}) == "server_error"
     assert await status_kind(504, "POST", "/v1/documents",
                              json={"url": local_server.url("/slow")}) == "timeout"
-    services = api.app[SERVICES]
-    await services.store.set_policy("closed", SpacePolicy(ingestion_enabled=False))
+    await api.app[KNOWLEDGE].with_space("closed").set_policy(ingestion_enabled=False)
     assert await status_kind(403, "POST", "/v1/documents?space=closed",
                              json={"url": local_server.url("/binary")}) == \
         "ingestion_disabled"

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
-import anyio
 import pytest
 
-from tests.entrypoints.test_cli import SAMPLES, SHEAF
+from tests.entrypoints.cli_runner import SAMPLES, Completed, sheaf_on
 from tests.local_server import LocalServer
 from tests.pdf_writer import write_pdf
 
@@ -22,10 +19,8 @@ ABSTRACT_PAGE = (b"<html><head><meta name='citation_title' content='Tidal Rhythm
                  + b"Seagrass grows with the tides. " * 12 + b"</p></article></body></html>")
 
 
-async def sheaf(store: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "LOG_LEVEL": "info"}
-    return await anyio.run_process([SHEAF, *args, "--store", str(store)], check=False,
-                                   env=env)
+async def sheaf(store: Path, *args: str | Path) -> Completed:
+    return await sheaf_on(store, *args, env={"LOG_LEVEL": "info"})
 
 
 async def test_publisher_page_whose_pdf_link_is_a_login_page(local_server: LocalServer,
@@ -42,7 +37,7 @@ async def test_publisher_page_whose_pdf_link_is_a_login_page(local_server: Local
     result = json.loads(first.stdout)
     assert result["status"] == "new"
     shown = json.loads((await sheaf(store, "show", url, "--json")).stdout)
-    assert shown["source"] == "html"
+    assert shown["content"] == "html"
     markdown = (await sheaf(store, "show", url, "--markdown")).stdout.decode()
     assert "## 2. Methods" in markdown and "1. Baker PJ, Harris S." in markdown
     diagnostics = (await sheaf(store, "show", url, "--diagnostics")).stdout.decode()
@@ -65,7 +60,7 @@ async def test_abstract_page_with_a_real_pdf_stores_the_pdf(local_server: LocalS
     done = await sheaf(store, "ingest", url, "--allow-private")
     assert done.returncode == 0, done.stderr
     shown = json.loads((await sheaf(store, "show", url, "--json")).stdout)
-    assert shown["source"] == "pdf" and shown["metadata"]["doi"] == "10.5555/tide"
+    assert shown["content"] == "pdf" and shown["metadata"]["doi"] == "10.5555/tide"
     markdown = (await sheaf(store, "show", shown["id"], "--markdown")).stdout.decode()
     assert "growth follows the spring-neap cycle" in markdown
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from tests.entrypoints.test_cli import SAMPLES, SHEAF
+from tests.entrypoints.cli_runner import SAMPLES, SHEAF, run
 
 DOCUMENTS = 120
 
@@ -63,9 +63,8 @@ def test_killed_ingest_is_consistent_and_resumes(tmp_path: Path) -> None:
     stored = _consistent(store)
     assert 10 <= stored < DOCUMENTS
 
-    rerun = subprocess.run([*command, "--resume"], capture_output=True, text=True,
-                           check=False, timeout=300)
-    assert rerun.returncode == 0, rerun.stderr
+    rerun = run(*command[1:], "--resume")
+    assert rerun.exit_code == 0, rerun.output
     statuses = [json.loads(line)["status"] for line in rerun.stdout.splitlines()]
     assert statuses.count("unchanged") == stored
     assert statuses.count("new") == DOCUMENTS - stored

@@ -115,7 +115,7 @@ async def test_tools_in_both_formats(kb: Knowledge) -> None:
     openai = Knowledge.tools()
     anthropic = Knowledge.tools("anthropic")
     names = ["ingest_url", "search_knowledge", "get_exact_quote", "list_documents",
-             "get_sections"]
+             "get_document", "get_sections"]
     assert [t["function"]["name"] for t in openai] == names
     assert [t["name"] for t in anthropic] == names
     for tool in anthropic:
@@ -130,15 +130,17 @@ async def test_the_tool_dispatcher_validates_and_cites(kb: Knowledge,
     document_id = ingested["document_id"]
     found = await kb.call_tool("search_knowledge", '{"query": "shoot density", "k": 2}')
     top = found["results"][0]
-    assert top["citation"]["title"] == "Tidal Rhythms"
-    assert top["citation"]["url"] == local_server.url("/tides")
-    assert top["citation"]["section"] == "results" and top["citation"]["end"] > 0
+    assert top["title"] == "Tidal Rhythms" and top["rank"] == 1
+    assert top["url"] == local_server.url("/tides")
+    assert top["section"] == "results" and top["end"] > 0
     quoted = await kb.call_tool("get_exact_quote", {"document_id": document_id,
                                                     "text": "Seagrass grew with the tides."})
     assert quoted["quotes"][0]["text"] == "Seagrass grew with the tides."
-    assert quoted["quotes"][0]["citation"]["start"] >= 0
+    assert quoted["quotes"][0]["start"] >= 0
     listed = await kb.call_tool("list_documents", {})
-    assert listed["documents"][0]["document_id"] == document_id
+    assert listed["documents"][0]["id"] == document_id
+    shown = await kb.call_tool("get_document", {"document_id": document_id})
+    assert shown["id"] == document_id and shown["history"][0]["sha256"]
     sections = await kb.call_tool("get_sections", {"document_id": document_id})
     assert {"methods", "results"} <= {s["label"] for s in sections["sections"]}
     bad = [
@@ -189,9 +191,9 @@ async def test_local_files_are_cited_by_location_everywhere(kb: Knowledge,
     block = await kb.context_block("urban foxes bins", max_tokens=200)
     assert f"({path.as_uri()}; {note.document_id}, characters" in block
     found = await kb.call_tool("search_knowledge", {"query": "urban foxes", "k": 1})
-    assert found["results"][0]["citation"]["location"]["file_uri"] == path.as_uri()
+    assert found["results"][0]["location"]["file_uri"] == path.as_uri()
     quoted = await kb.call_tool("get_exact_quote", {"document_id": note.document_id,
                                                     "text": "urban foxes eat from bins"})
-    assert quoted["quotes"][0]["citation"]["location"]["path"] == str(path)
+    assert quoted["quotes"][0]["location"]["path"] == str(path)
     listed = await kb.call_tool("list_documents", {})
     assert listed["documents"][0]["location"]["file_name"] == "notes.md"

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
-import anyio
 import pytest
 
-from tests.entrypoints.test_cli import SHEAF
+from tests.entrypoints.cli_runner import Completed, run_async, sheaf_on
 
 pytestmark = pytest.mark.anyio
 
@@ -19,10 +16,7 @@ TIDES = ("# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide every 
 FOXES = "# Foxes\n\n## Results\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\n"
 
 
-async def sheaf(store: Path, *args: str, env: dict[str, str] | None = None
-                ) -> subprocess.CompletedProcess[bytes]:
-    return await anyio.run_process([SHEAF, *args, "--store", str(store)], check=False,
-                                   env={**os.environ, **(env or {})})
+sheaf = sheaf_on
 
 
 async def ingested(tmp_path: Path) -> Path:
@@ -31,12 +25,12 @@ async def ingested(tmp_path: Path) -> Path:
     (folder / "tides.md").write_text(TIDES)
     (folder / "foxes.md").write_text(FOXES)
     store = tmp_path / "kb.duckdb"
-    done = await sheaf(store, "ingest", str(folder), "--json", "--meta", "team=blue")
+    done = await sheaf(store, "ingest", str(folder), "--json", "--metadata", "team=blue")
     assert done.returncode == 0, done.stderr
     return store
 
 
-def lines(done: subprocess.CompletedProcess[bytes]) -> list[dict[str, object]]:
+def lines(done: Completed) -> list[dict[str, object]]:
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.decode().splitlines()]
 
@@ -94,22 +88,21 @@ async def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
     (collection / "queries.jsonl").write_text(
         '{"id": "1", "text": "seagrass tides"}\n{"id": "2", "text": "foxes at night"}\n')
     (collection / "qrels.tsv").write_text("query-id\tdoc-id\tgrade\n1\td1\t1\n2\td2\t1\n")
-    reports = lines(await anyio.run_process([SHEAF, "eval", "retrieval", str(collection),
-                                             "--json"], check=False))
+    reports = lines(Completed(await run_async("eval", "retrieval", collection,
+                                                  "--json")))
     assert [r["label"] for r in reports] == ["hybrid", "bm25", "vector"]
     bm25 = reports[1]
     assert bm25["ndcg@10"] == 1.0 and bm25["queries"] == 2
     assert len(bm25["per_query"]) == 2  # type: ignore[arg-type]
-    tuned = lines(await anyio.run_process([SHEAF, "eval", "retrieval", str(collection),
-                                           "--mode", "bm25", "--chunking", "100",
-                                           "--chunking", "600/900", "--json"], check=False))
+    tuned = lines(Completed(await run_async("eval", "retrieval", collection,
+                                                "--mode", "bm25", "--chunking", "100",
+                                                "--chunking", "600/900", "--json")))
     assert [(r["chunking"], r["label"]) for r in tuned] == [("100/150", "bm25"),
                                                              ("600/900", "bm25")]
-    bad = await anyio.run_process([SHEAF, "eval", "retrieval", str(collection),
-                                   "--chunking", "300/100"], check=False)
+    bad = Completed(await run_async("eval", "retrieval", collection,
+                                        "--chunking", "300/100"))
     assert bad.returncode != 0 and b"--chunking takes TARGET" in bad.stderr
-    broken = await anyio.run_process([SHEAF, "eval", "retrieval", str(tmp_path / "none")],
-                                     check=False)
+    broken = Completed(await run_async("eval", "retrieval", tmp_path / "none"))
     assert broken.returncode != 0 and b"not a retrieval collection" in broken.stderr
 
 

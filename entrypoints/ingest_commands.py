@@ -1,0 +1,174 @@
+"""`sheaf ingest` and `sheaf reconcile`: sources into the store, and a list of sources
+compared with it."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.ingestion import IngestStatus
+from sheaf.entrypoints import serialisation
+from sheaf.entrypoints.cli_options import (
+    KEY_VALUE,
+    PREFERENCES,
+    json_option,
+    network_options,
+    settings_for,
+    store_options,
+)
+from sheaf.entrypoints.cli_session import echo_json, interactive, progress, with_knowledge
+from sheaf.entrypoints.settings import ALL_GROUPS, Group
+
+if TYPE_CHECKING:
+    from sheaf.domain.ingestion import IngestResult
+    from sheaf.entrypoints.knowledge import Knowledge
+
+# What a dry run's outcome means for a source that should already be in the store.
+RECONCILED = {IngestStatus.NEW: "missing", IngestStatus.CHANGED: "stale",
+              IngestStatus.UNCHANGED: "present", IngestStatus.DUPLICATE: "present",
+              IngestStatus.FAILED: "unreachable"}
+BATCH_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(ingest)
+    group.add_command(reconcile)
+
+
+def _sources(given: tuple[str, ...], batch: Path | None) -> list[str]:
+    found = list(given)
+    if batch is not None:
+        try:
+            lines = batch.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"cannot read {batch}: {exc}"
+                             ) from None
+        found += [line.split("#", 1)[0].strip() for line in lines]
+    return [s for s in found if s]
+
+
+def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
+    return {"allow_private": network.pop("allow_private") or None,
+            "max_bytes": network.pop("max_bytes"), "timeout": network.pop("timeout")}
+
+
+@click.command()
+@click.argument("sources", nargs=-1, metavar="SOURCE...")
+@click.option("--batch", type=BATCH_FILE, help="a file listing one source per line")
+@click.option("--recursive", is_flag=True, help="walk directories deeply")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--force", is_flag=True, help="re-extract unchanged sources")
+@click.option("--resume", is_flag=True, help="reuse the staged artifacts of an interrupted "
+                                             "ingest instead of extracting again")
+@click.option("--dry-run", is_flag=True, help="report what each source would be; store "
+                                              "nothing")
+@click.option("--password", help="password of encrypted PDFs")
+@click.option("--enrich", metavar="KINDS", help="LLM enrichment of new and changed "
+              "documents: summary, context or summary,context (default: the space's)")
+@click.option("--token-budget", type=click.IntRange(min=1),
+              help="tokens this run may spend on enrichment (or SHEAF_LLM_TOKEN_BUDGET)")
+@click.option("--prefer", type=click.Choice(PREFERENCES), default="auto", show_default=True)
+@click.option("--metadata", type=KEY_VALUE, multiple=True, help="a label stored with "
+              "each document (repeatable)")
+@click.option("--source-id", help="your own id for the (single) source")
+@click.option("--version-id", help="your own id for this version")
+@json_option
+@store_options
+@network_options
+def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concurrency: int,
+           metadata: tuple[tuple[str, str], ...], as_json: bool, store: Path | None,
+           space: str, embedder: str | None, token_budget: int | None,
+           **options: Any) -> None:
+    """Fetch or read sources (URLs, files, directories) into the knowledge store."""
+    settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
+                            token_budget=token_budget, **_fetch_flags(options))
+    found = _sources(sources, batch)
+    if not found:
+        raise click.UsageError("nothing to ingest (give sources or --batch)")
+    live = interactive(as_json)
+
+    async def work(kb: Knowledge) -> int:
+        listing = await kb.listing(found, recursive=recursive)
+        for skipped in listing.skipped:  # every file of a directory is accounted for
+            if as_json:
+                echo_json(skipped.as_dict())
+            else:
+                click.echo(f"skipped   {skipped.path}  ({skipped.reason})", err=True)
+        results: list[IngestResult] = []
+        total = len(listing.files)
+        with progress("ingesting", total, live) as advance:
+            async for event in kb.ingest_many(listing.files, concurrency=concurrency,
+                                              metadata=dict(metadata), **options):
+                results.append(event.result)
+                advance(1)
+                _report(event.result, event.done, total, as_json, live)
+        counts = Counter(r.status.value for r in results)
+        summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
+        click.echo(f"summary: {summary}, {len(listing.skipped)} skipped", err=True)
+        for skipped in listing.skipped:
+            click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
+        for failed in (r for r in results if r.status is IngestStatus.FAILED):
+            click.echo(f"  failed {failed.source}: {failed.error_kind}: {failed.message}",
+                       err=True)
+        return 1 if counts.get("failed") else 0
+
+    with_knowledge(settings, work)
+
+
+def _report(result: IngestResult, done: int, total: int, as_json: bool, live: bool) -> None:
+    if as_json:
+        echo_json(serialisation.ingest_result(result))
+        return
+    notes = []
+    if result.error_kind:
+        notes.append(result.message or result.error_kind)
+    if result.near_duplicate_of:
+        notes.append(f"near duplicate of {result.near_duplicate_of}")
+    if result.enrichment and result.enrichment != "enriched":
+        notes.append(f"enrichment {result.enrichment}: see sheaf show --diagnostics")
+    # Under a progress bar only what needs reading is printed; in a log, every source.
+    if notes or not live:
+        line = f"[{done}/{total}] {result.status.value:<9} {result.source}"
+        click.echo(line + "".join(f"  ({note})" for note in notes), err=True)
+
+
+@click.command()
+@click.option("--batch", type=BATCH_FILE, required=True,
+              help="a file listing one source per line")
+@click.option("--sample", type=click.IntRange(min=1), help="check only N sources, chosen "
+                                                          "at random")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@json_option
+@store_options
+@network_options
+def reconcile(batch: Path, sample: int | None, concurrency: int, as_json: bool,
+              store: Path | None, space: str, embedder: str | None, **network: Any) -> None:
+    """Compare a list of sources with the store: present, stale, missing or unreachable."""
+    settings = settings_for({Group.STORE, Group.EMBEDDER, Group.FETCH}, store=store,
+                            space=space, embedder=embedder, **_fetch_flags(network))
+    sources = _sources((), batch)
+    if sample is not None and sample < len(sources):
+        sources = random.sample(sources, sample)
+
+    async def work(kb: Knowledge) -> int:
+        verdicts: Counter[str] = Counter()
+        async for event in kb.ingest_many(sources, concurrency=concurrency, dry_run=True):
+            verdict = RECONCILED[event.result.status]
+            verdicts[verdict] += 1
+            if as_json:
+                echo_json({"source": event.result.source, "state": verdict,
+                           **({"error": event.result.message} if event.result.message
+                              else {})})
+            else:
+                click.echo(f"{verdict:<11} {event.result.source}")
+        click.echo("summary: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in
+                                           ("present", "stale", "missing", "unreachable")),
+                   err=True)
+        return 0 if verdicts.get("present", 0) == sum(verdicts.values()) else 1
+
+    with_knowledge(settings, work)
