@@ -24,7 +24,9 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
         lines += [f"{'  ' * max(0, s['level'] - 1)}- {s['label']}: "
                   f"{s.get('heading') or '(no heading)'} [{s['start']}-{s['end']}]"
                   for s in answer["sections"]]
-    elif "results" in answer:  # ingest_file
+    elif "results" in answer:  # ingest_file on a folder
+        counts = ", ".join(f"{n} {status}" for status, n in answer["counts"].items())
+        lines.append(f"{answer['folder']}: {counts or 'no files'}")
         lines += [_ingested(r) for r in answer["results"]]
     elif "removed" in answer:
         removed = answer["removed"]
@@ -40,6 +42,9 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
                          f"start={following['start']} end={following['end']})")
     else:  # ingest_url
         lines.append(_ingested(answer))
+    for key, count in (answer.get("omitted") or {}).items():
+        if count:
+            lines.append(f"({count} more {key} left out for size)")
     if answer.get("next_cursor"):
         lines.append(f"({answer['total'] - answer['shown_to']} more: call again with the "
                      f"same arguments and cursor={answer['next_cursor']})")

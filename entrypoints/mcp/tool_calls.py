@@ -78,7 +78,7 @@ class ToolCalls:
                                  answer["error"]["message"])
             if name in PAGED_LISTS and PAGED_LISTS[name] in answer:
                 return self._page(name, given, answer, skip)
-            return ToolAnswer(answer, answer_text(name, answer))
+            return self._within(name, answer)
         except SheafError as exc:
             # A failed ingest's message may already start with its kind.
             message = exc.message.removeprefix(f"{exc.kind.value}: ")
@@ -131,7 +131,10 @@ class ToolCalls:
             result = await self._knowledge.ingest(str(path), metadata=metadata)
             results.append(result.as_dict())
             await progress(done, len(files), f"{result.status.value}: {path.name}")
-        return {"results": results}
+        counts: dict[str, int] = {}
+        for entry in results:
+            counts[str(entry["status"])] = counts.get(str(entry["status"]), 0) + 1
+        return {"folder": str(real), "counts": counts, "results": results}
 
     async def _read(self, arguments: dict[str, Any]) -> _DocumentRange:
         reference = str(arguments["document_id"])
@@ -178,6 +181,28 @@ class ToolCalls:
         page = fit_items(items, skip, lambda n: encode_cursor(name, arguments, n), measure,
                          self._budget.characters, _shortened)
         built = build(page.items, page.next_cursor)
+        return ToolAnswer(built, answer_text(name, built))
+
+    def _within(self, name: str, answer: dict[str, Any]) -> ToolAnswer:
+        """`answer`, or when it is over the budget its longest list cut to what fits,
+        with `omitted` counting what was left out."""
+        text = answer_text(name, answer)
+        lists = [key for key, value in answer.items() if isinstance(value, list) and value]
+        if size_of(answer, text) <= self._budget.characters or not lists:
+            return ToolAnswer(answer, text)
+        key = max(lists, key=lambda k: size_of(answer[k], ""))
+        items: list[Any] = answer[key]
+
+        def build(shown: Sequence[Any]) -> dict[str, Any]:
+            return {**answer, key: list(shown), "omitted": {key: len(items) - len(shown)}}
+
+        def measure(shown: Sequence[Any], _: str | None) -> int:
+            built = build(shown)
+            return size_of(built, answer_text(name, built))
+
+        page = fit_items(items, 0, lambda _: "", measure, self._budget.characters,
+                         _shortened)
+        built = build(page.items)
         return ToolAnswer(built, answer_text(name, built))
 
     def _range(self, name: str, wanted: _DocumentRange) -> ToolAnswer:

@@ -16,10 +16,11 @@ import attrs
 
 from sheaf.entrypoints.knowledge import Knowledge
 
-# Tool name -> the list in its answer that the output budget pages through.
+# Tool name -> the list in its answer that the output budget pages through. A page is
+# the same call run again, so only reads are paged; other answers too large for the
+# budget keep the items that fit and say how many they left out.
 PAGED_LISTS = {"search_knowledge": "results", "get_exact_quote": "quotes",
-               "list_documents": "documents", "get_sections": "sections",
-               "ingest_file": "results"}
+               "list_documents": "documents", "get_sections": "sections"}
 
 CURSOR = {"type": "string",
           "description": "next_cursor from the previous answer to this same call: the rest "

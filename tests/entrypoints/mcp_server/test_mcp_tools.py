@@ -259,3 +259,19 @@ async def test_cancelling_an_ingest_stops_the_fetch(tmp_path: Path, library: Pat
         assert started.is_set() and heard and "ingesting" in str(heard[0])
         after = await client.call_tool("list_documents", {})
         assert after.structured_content["documents"] == []
+
+
+async def test_a_big_folder_ingest_counts_everything_and_lists_what_fits(
+        kb: Knowledge, tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for number in range(40):
+        (folder / f"note-{number:02}.md").write_text(f"# Note {number}\n\nFact {number}.\n")
+    async with connect(kb, folder) as client:
+        result = await client.call_tool("ingest_file", {"path": "."})
+    answer = result.structured_content
+    assert answer["counts"] == {"new": 40}
+    assert 0 < len(answer["results"]) < 40
+    assert answer["omitted"] == {"results": 40 - len(answer["results"])}
+    assert answer_size(result) <= BUDGET * CHARACTERS_PER_TOKEN
+    assert len(await kb.documents()) == 40
