@@ -72,8 +72,8 @@ SERVER_TOOLS: dict[str, dict[str, Any]] = {
     },
 }
 
-_READ_ONLY = frozenset({"search_knowledge", "get_exact_quote", "list_documents",
-                        "get_sections", "read_document"})
+# Every other tool only reads.
+_WRITING = frozenset({"ingest_url", "ingest_file", "remove_document"})
 
 
 @attrs.frozen
@@ -88,7 +88,7 @@ class ToolSpec:
 
     @property
     def read_only(self) -> bool:
-        return self.name in _READ_ONLY
+        return self.name not in _WRITING
 
 
 def server_tools(*, local_files: bool, removal: bool) -> dict[str, ToolSpec]:
