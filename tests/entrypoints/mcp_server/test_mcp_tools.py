@@ -249,8 +249,16 @@ async def test_cancelling_an_ingest_stops_the_fetch(tmp_path: Path, library: Pat
         heard.append(message)
 
     local_server.route("/slow", stalls)
+    local_server.add("/fast", "<html><head><title>Quick page</title></head><body><article>"
+                     "<h1>Quick page</h1><p>It arrives at once and is stored.</p></article>"
+                     "</body></html>", content_type="text/html")
     async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing",
                               allow_private_network=True) as kb, connect(kb, library) as client:
+        # Started to allow private addresses (as a person can, a model cannot).
+        fast = await client.call_tool("ingest_url", {"url": local_server.url("/fast")})
+        assert fast.structured_content["status"] == "new"
+        assert fast.structured_content["title"] == "Quick page"
+        await kb.remove(fast.structured_content["document_id"])
         with anyio.move_on_after(2.5):
             await client.call_tool("ingest_url", {"url": local_server.url("/slow")},
                                    progress_callback=progress)
