@@ -22,6 +22,7 @@ import attrs
 
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.entrypoints.knowledge import Knowledge
+from sheaf.entrypoints.mcp.document_sections import section_span
 from sheaf.entrypoints.mcp.output_budget import OutputBudget, sentence_cut
 
 SCHEME = "sheaf://documents/"
@@ -94,7 +95,7 @@ async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> Resource
     stored = await knowledge.document(reference)
     markdown = stored.markdown
     if matched["section"] is not None:
-        start, end = await _section_span(knowledge, reference, unquote(matched["section"]))
+        start, end = await section_span(knowledge, reference, unquote(matched["section"]))
     elif matched["start"] is not None:
         start, end = int(matched["start"]), int(matched["end"])
         if not start <= end <= len(markdown):
@@ -108,18 +109,3 @@ async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> Resource
     following = range_uri(stored.id, cut, end) if cut < end else None
     return ResourcePiece(uri, "text/markdown", markdown[start:cut], following, start, cut)
 
-
-async def _section_span(knowledge: Knowledge, reference: str, name: str) -> tuple[int, int]:
-    """A section by its index (labels repeat: a report may have many `other` sections), or
-    else by label or heading as quotes find them."""
-    if name.isdigit():
-        sections = await knowledge.sections(reference)
-        chosen = next((s for s in sections if s.index == int(name)), None)
-        if chosen is None:
-            raise SheafError(ErrorKind.OUT_OF_RANGE,
-                             f"document {reference} has no section {name}; its sections are "
-                             f"numbered {sections[0].index if sections else 0}-"
-                             f"{sections[-1].index if sections else 0}")
-        return chosen.start, chosen.end
-    (whole,) = await knowledge.quote(reference, section=name)
-    return whole.start, whole.end

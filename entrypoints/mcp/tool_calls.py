@@ -19,6 +19,7 @@ from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.allowed_folders import AllowedFolders
 from sheaf.entrypoints.mcp.answer_text import answer_text
+from sheaf.entrypoints.mcp.document_sections import section_span
 from sheaf.entrypoints.mcp.output_budget import (
     OutputBudget,
     decode_cursor,
@@ -72,7 +73,7 @@ class ToolCalls:
             skip = decode_cursor(name, given, cursor) if cursor is not None else 0
             answer = await self._run(name, given, progress)
             if isinstance(answer, _DocumentRange):
-                return self._range(name, answer)
+                return await self._range(name, answer)
             if "error" in answer:
                 raise SheafError(ErrorKind(answer["error"]["kind"]),
                                  answer["error"]["message"])
@@ -144,8 +145,8 @@ class ToolCalls:
             if "start" in arguments or "end" in arguments:
                 raise SheafError(ErrorKind.INVALID_QUERY,
                                  "read_document takes a section or a range, not both")
-            (whole,) = await self._knowledge.quote(reference, section=str(arguments["section"]))
-            start, end = whole.start, whole.end
+            start, end = await section_span(self._knowledge, reference,
+                                            str(arguments["section"]))
         else:
             start = int(arguments.get("start", 0))
             end = int(arguments.get("end", len(markdown)))
@@ -205,20 +206,49 @@ class ToolCalls:
         built = build(page.items)
         return ToolAnswer(built, answer_text(name, built))
 
-    def _range(self, name: str, wanted: _DocumentRange) -> ToolAnswer:
-        markdown, until, answer = wanted.markdown, wanted.end, wanted.answer
+    async def _range(self, name: str, wanted: _DocumentRange) -> ToolAnswer:
+        markdown, until = wanted.markdown, wanted.end
+        answer = {**wanted.answer, "pages": []}
         start: int = answer["start"]
-        overhead = size_of(answer, answer_text(name, answer)) + 200  # room for `next`
+        # Room for `next` and the pages, filled in once the cut is known.
+        overhead = size_of(answer, answer_text(name, answer)) + 300
         room = max(1, (self._budget.characters - overhead) // 2)  # JSON and text each
         while True:
             cut = sentence_cut(markdown, start, until, room)
             following = {"document_id": answer["document_id"], "start": cut,
                          "end": until} if cut < until else None
-            built = {**answer, "end": cut, "text": markdown[start:cut], "next": following}
+            built = {**answer, "end": cut, "text": markdown[start:cut], "next": following,
+                     "pages": await self._pages(answer["document_id"], markdown, start, cut)}
             text = answer_text(name, built)
             if size_of(built, text) <= self._budget.characters or room <= 1:
                 return ToolAnswer(built, text)
             room = max(1, room * 4 // 5)  # JSON escapes made it longer than counted
+
+    async def _pages(self, document_id: str, markdown: str, start: int, end: int
+                     ) -> list[int]:
+        """The pages of the lines a span lies on, as a quote of those lines finds them."""
+        numbers = _line_numbers(markdown, start, end)
+        if numbers is None:
+            return []
+        (lines,) = await self._knowledge.quote(document_id, lines=numbers)
+        return list(lines.pages)
+
+
+def _line_numbers(markdown: str, start: int, end: int) -> tuple[int, int] | None:
+    """The first and last line (counted from 1, blank lines not counted, as quotes count
+    them) that `markdown[start:end]` touches; None when it touches only blank lines."""
+    number, first, last, cursor = 0, None, None, 0
+    for line in markdown.split("\n"):
+        if cursor >= end:
+            break
+        line_end = cursor + len(line)
+        if line.strip():
+            number += 1
+            if line_end > start:
+                first = number if first is None else first
+                last = number
+        cursor = line_end + 1
+    return (first, last) if first is not None and last is not None else None
 
 
 @attrs.frozen

@@ -51,7 +51,9 @@ SERVER_TOOLS: dict[str, dict[str, Any]] = {
             "type": "object",
             "properties": {
                 "document_id": {"type": "string"},
-                "section": {"type": "string", "description": "a section label or heading"},
+                "section": {"type": "string",
+                            "description": "a section's index (from get_sections), label "
+                                           "or heading"},
                 "start": {"type": "integer", "minimum": 0,
                           "description": "first character (default 0)"},
                 "end": {"type": "integer", "minimum": 0,

@@ -23,6 +23,7 @@ from sheaf.entrypoints.mcp.output_budget import CHARACTERS_PER_TOKEN, size_of
 from sheaf.entrypoints.mcp.server import ServerSettings, build_server
 from tests.entrypoints.mcp_server.fixtures import write_library
 from tests.local_server import LocalServer
+from tests.pdf_writer import write_pdf_file
 
 pytestmark = pytest.mark.anyio
 BUDGET = 600  # tokens: small, so the long report needs several answers
@@ -283,3 +284,32 @@ async def test_a_big_folder_ingest_counts_everything_and_lists_what_fits(
     assert answer["omitted"] == {"results": 40 - len(answer["results"])}
     assert answer_size(result) <= BUDGET * CHARACTERS_PER_TOKEN
     assert len(await kb.documents()) == 40
+
+
+async def test_a_pdf_is_cited_with_its_pages(kb: Knowledge, library: Path) -> None:
+    words = ["urchin", "grazing", "holdfast", "canopy", "swell", "otter", "abalone", "frond",
+             "drift", "tide", "storm", "current", "shelf", "reef", "larvae", "spore",
+             "blade", "bulb", "stipe", "turf"]
+    blocks = [("h1", "Kelp forests")]
+    for part in range(1, 4):
+        blocks.append(("h2", f"Station {part}"))
+        blocks += [("p", f"Diver {part}-{n} saw " + " ".join(
+            words[(n * 7 + part * 3 + k * k) % len(words)] for k in range(9)) + ".")
+            for n in range(1, 40)]
+    write_pdf_file(library / "kelp.pdf", blocks, title="Kelp forests")
+    async with connect(kb, library) as client:
+        ingested = await client.call_tool("ingest_file", {"path": "kelp.pdf"})
+        document_id = ingested.structured_content["document_id"]
+        markdown = (await kb.document(document_id)).markdown
+        sentence = next(line for line in markdown.splitlines() if "Diver 3-30 " in line)
+        found = await client.call_tool("search_knowledge", {
+            "query": sentence, "document_id": document_id})
+        assert found.structured_content["results"][0]["pages"]
+        quoted = await client.call_tool("get_exact_quote", {
+            "document_id": document_id, "text": sentence})
+        quote = quoted.structured_content["quotes"][0]
+        assert quote["pages"] and "page" in quoted.content[0].text
+        read = await client.call_tool("read_document", {
+            "document_id": document_id, "start": quote["start"], "end": quote["end"]})
+        assert read.structured_content["pages"] == quote["pages"]
+        assert read.structured_content["text"] == quote["text"]

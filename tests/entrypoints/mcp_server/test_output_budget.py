@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sheaf.domain.errors import SheafError
 from sheaf.domain.sentences import sentence_spans
+from sheaf.domain.text_profile import profile_text
 from sheaf.entrypoints.mcp.output_budget import (
     OutputBudget,
     decode_cursor,
@@ -18,6 +19,7 @@ from sheaf.entrypoints.mcp.output_budget import (
     fit_items,
     sentence_cut,
 )
+from sheaf.entrypoints.mcp.tool_calls import _line_numbers
 
 WORDS = st.sampled_from(["tide", "Seagrass", "grew", "3.5", "et al.", "e.g.", "Fig. 2",
                          "pegs", "DOI 10.1000/x.y", "winter", "—", "storms", "é"])
@@ -89,3 +91,16 @@ def test_a_cursor_continues_only_its_own_call() -> None:
 def test_a_budget_too_small_to_say_anything_is_refused() -> None:
     with pytest.raises(SheafError, match="too small"):
         OutputBudget(10)
+
+
+@given(st.lists(st.sampled_from(["", "  ", "Tide.", "# Head", "- item", "a b c"]),
+                min_size=1, max_size=20), st.data())
+def test_line_numbers_count_lines_as_quotes_do(lines: list[str], data: st.DataObject) -> None:
+    text = "\n".join(lines)
+    spans = profile_text(text, []).lines
+    if not spans:
+        assert _line_numbers(text, 0, len(text)) is None
+        return
+    first = data.draw(st.integers(min_value=0, max_value=len(spans) - 1))
+    last = data.draw(st.integers(min_value=first, max_value=len(spans) - 1))
+    assert _line_numbers(text, spans[first][0], spans[last][1]) == (first + 1, last + 1)
