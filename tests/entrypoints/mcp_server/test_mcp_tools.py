@@ -12,8 +12,6 @@ from typing import Any
 import anyio
 import pytest
 from aiohttp import web
-
-pytest.importorskip("mcp")
 from mcp import Client
 from mcp.shared.exceptions import MCPError as McpError
 

@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
-
-pytest.importorskip("mcp")
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
