@@ -42,8 +42,15 @@ async def the_job(client: Client, library: Path) -> None:
     and typed errors."""
     names = {tool.name for tool in (await client.list_tools()).tools}
     assert {"ingest_file", "search_knowledge", "get_exact_quote", "read_document"} <= names
-    folder = await client.call_tool("ingest_file", {"path": str(library)})
+    heard: list[tuple[float, float | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total))
+
+    folder = await client.call_tool("ingest_file", {"path": str(library)},
+                                    progress_callback=progress)
     assert folder.structured_content["counts"] == {"new": 2}
+    assert heard == [(0, 2), (1, 2), (2, 2)]  # notifications cross the transport
     resources = (await client.list_resources()).resources
     assert len(resources) == 2
     by_title: dict[str, str] = {}
