@@ -45,6 +45,11 @@ class SearchHit:
     vector_score: float | None = None
     context: ExpandedContext | None = None
 
+    @property
+    def text(self) -> str:
+        """The snippet's words, exactly as in the document (`chunk.text`)."""
+        return self.chunk.text
+
     def as_dict(self) -> dict[str, object]:
         chunk = self.chunk
         found: dict[str, object] = {

@@ -40,7 +40,7 @@ async def run_demo() -> int:
     article, paper = _sample("article.html"), _sample("paper.pdf")
     paywalled = {"value": True}
 
-    async def serve(request: web.Request) -> web.StreamResponse:
+    async def serve(request: web.BaseRequest) -> web.StreamResponse:
         path = request.path
         if path == "/articles/urban-fox":
             return web.Response(body=article, content_type="text/html")
@@ -52,9 +52,8 @@ async def run_demo() -> int:
             return web.Response(body=paper, content_type="application/pdf")
         return web.Response(status=404)
 
-    app = web.Application()
-    app.router.add_get("/{tail:.*}", serve)
-    runner = web.AppRunner(app, access_log=None)
+    # A bare server, not an application: the publisher has one handler and no routes.
+    runner = web.ServerRunner(web.Server(serve, access_log=None))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

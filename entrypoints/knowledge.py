@@ -69,14 +69,10 @@ class StoredDocument:
 
     record: DocumentRecord
     markdown: str
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @property
-    def title(self) -> str | None:
-        return self.record.title
+    id: str = attrs.field(init=False, default=attrs.Factory(
+        lambda self: self.record.id, takes_self=True))
+    title: str | None = attrs.field(init=False, default=attrs.Factory(
+        lambda self: self.record.title, takes_self=True))
 
 
 class Knowledge:

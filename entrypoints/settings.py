@@ -35,44 +35,32 @@ ALL_GROUPS = frozenset(Group)
 READING = frozenset({Group.STORE, Group.EMBEDDER})
 """Commands over stored documents: no fetching, no language model."""
 
-# variable: (group, what it means); the README's configuration table says the same.
+# Every variable sheaf reads: its name, the group that reads it ("-": every command) and
+# what it means. The README's configuration table says the same.
+_VARIABLES = f"""
+LOG_LEVEL                   -               log level: debug shows every routing decision (default warning)
+SHEAF_MAX_BYTES             fetch           largest body fetched, in bytes (default {DEFAULT_MAX_BYTES})
+SHEAF_TIMEOUT               fetch           total seconds for one fetch, redirects included (default 60)
+SHEAF_ALLOW_PRIVATE_NETWORK fetch           1 to allow loopback and private addresses (default 0)
+SHEAF_STORE                 store           the DuckDB file (default $XDG_DATA_HOME/sheaf/sheaf.duckdb)
+XDG_DATA_HOME               store           where the default store lives (default ~/.local/share)
+SHEAF_EMBEDDER              embedder        hashing (default), hashing:DIM, local, onnx:DIR, openai:MODEL, ollama:MODEL or none
+SHEAF_EMBEDDINGS_URL        embedder        the embeddings server (default https://api.openai.com/v1 for openai, http://127.0.0.1:11434 for ollama)
+SHEAF_EMBEDDINGS_KEY        embedder        its API key (openai: falls back to OPENAI_API_KEY)
+SHEAF_EMBEDDING_DIMENSION   embedder        the model's dimension (asked of the server when unset)
+SHEAF_EMBEDDING_MAX_TOKENS  embedder        the remote model's input limit, in tokens of about 4 characters
+SHEAF_LLM_BASE_URL          language_model  an OpenAI-compatible chat API for enrichment (none: enrichment is off)
+SHEAF_LLM_MODEL             language_model  the chat model's name
+SHEAF_LLM_API_KEY           language_model  its API key (falls back to OPENAI_API_KEY)
+SHEAF_LLM_CONCURRENCY       language_model  requests in flight at once (default 4)
+SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichment (default: no limit)
+SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
+SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
+"""  # noqa: E501
 ENVIRONMENT: dict[str, tuple[Group | None, str]] = {
-    "LOG_LEVEL": (None, "log level: debug shows every routing decision (default warning)"),
-    "SHEAF_MAX_BYTES": (Group.FETCH, "largest body fetched, in bytes (default "
-                                     f"{DEFAULT_MAX_BYTES})"),
-    "SHEAF_TIMEOUT": (Group.FETCH, "total seconds for one fetch, redirects included "
-                                   "(default 60)"),
-    "SHEAF_ALLOW_PRIVATE_NETWORK": (Group.FETCH, "1 to allow loopback and private "
-                                                 "addresses (default 0)"),
-    "SHEAF_STORE": (Group.STORE, "the DuckDB file (default "
-                                 "$XDG_DATA_HOME/sheaf/sheaf.duckdb)"),
-    "XDG_DATA_HOME": (Group.STORE, "where the default store lives (default "
-                                   "~/.local/share)"),
-    "SHEAF_EMBEDDER": (Group.EMBEDDER, "hashing (default), hashing:DIM, local, onnx:DIR, "
-                                       "openai:MODEL, ollama:MODEL or none"),
-    "SHEAF_EMBEDDINGS_URL": (Group.EMBEDDER, "the embeddings server (default "
-                                             "https://api.openai.com/v1 for openai, "
-                                             "http://127.0.0.1:11434 for ollama)"),
-    "SHEAF_EMBEDDINGS_KEY": (Group.EMBEDDER, "its API key (openai: falls back to "
-                                             "OPENAI_API_KEY)"),
-    "SHEAF_EMBEDDING_DIMENSION": (Group.EMBEDDER, "the model's dimension (asked of the "
-                                                  "server when unset)"),
-    "SHEAF_EMBEDDING_MAX_TOKENS": (Group.EMBEDDER, "the remote model's input limit, in "
-                                                   "tokens of about 4 characters"),
-    "SHEAF_LLM_BASE_URL": (Group.LANGUAGE_MODEL, "an OpenAI-compatible chat API for "
-                                                 "enrichment (none: enrichment is off)"),
-    "SHEAF_LLM_MODEL": (Group.LANGUAGE_MODEL, "the chat model's name"),
-    "SHEAF_LLM_API_KEY": (Group.LANGUAGE_MODEL, "its API key (falls back to "
-                                                "OPENAI_API_KEY)"),
-    "SHEAF_LLM_CONCURRENCY": (Group.LANGUAGE_MODEL, "requests in flight at once "
-                                                    "(default 4)"),
-    "SHEAF_LLM_TOKEN_BUDGET": (Group.LANGUAGE_MODEL, "tokens one run may spend on "
-                                                     "enrichment (default: no limit)"),
-    "SHEAF_API_TOKEN": (Group.API, "the bearer token `sheaf serve` and `sheaf mcp --http` "
-                                   "require"),
-    "SHEAF_MCP_MAX_RESULT_TOKENS": (None, "most tokens in one MCP tool result (default "
-                                          "8000)"),
-}
+    name: (None if group == "-" else Group(group), meaning)
+    for name, group, meaning in (line.split(maxsplit=2)
+                                 for line in _VARIABLES.strip().splitlines())}
 # Read by more than one group.
 _SHARED = {"OPENAI_API_KEY": frozenset({Group.EMBEDDER, Group.LANGUAGE_MODEL}),
            "HOME": frozenset({Group.STORE})}
@@ -176,7 +164,9 @@ class _Environment:
             value = int(text.strip())
         except ValueError:
             raise configuration_error(name, f"wants a whole number, not {text!r}") from None
-        return _positive(value, name)
+        if value < 1:
+            raise configuration_error(name, f"must be at least 1, not {text!r}")
+        return value
 
     def seconds(self, name: str) -> float | None:
         text = self.get(name)
@@ -186,7 +176,9 @@ class _Environment:
             value = float(text.strip())
         except ValueError:
             raise configuration_error(name, f"wants seconds, not {text!r}") from None
-        return _seconds(value, name)
+        if not value > 0:
+            raise configuration_error(name, f"must be more than 0 seconds, not {text!r}")
+        return value
 
     def switch(self, name: str) -> bool:
         text = (self.get(name) or "0").strip().lower()

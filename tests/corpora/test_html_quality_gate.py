@@ -38,11 +38,13 @@ def figures() -> dict[str, float]:
 
 
 @_needs_corpora
+@pytest.mark.slow  # extracts the whole corpus: `make test-slow` and .ci/run
 def test_every_pinned_floor_holds(figures: dict[str, float]) -> None:
     assert floor_failures(figures, load_floors()) == []
 
 
 @_needs_corpora
+@pytest.mark.slow
 def test_the_gate_fails_when_a_floor_is_raised_past_the_figures(
         figures: dict[str, float]) -> None:
     raised = {name: ({"min": bound["min"] + 1.0} if "min" in bound

@@ -18,7 +18,9 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "pd
 ENTRIES = (json.loads((CORPUS / "manifest.json").read_text())["entries"]
            if (CORPUS / "manifest.json").exists() else [])
 BUDGET = 120.0
-pytestmark = pytest.mark.skipif(not ENTRIES, reason="pdf-dev corpus not present")
+# A sweep of the whole corpus: `make test-slow` (and .ci/run), not `make test`.
+pytestmark = [pytest.mark.skipif(not ENTRIES, reason="pdf-dev corpus not present"),
+              pytest.mark.slow]
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])

@@ -47,6 +47,7 @@ def _kill_ingest_when_log_reaches(store: Path, sources: Path, wal_bytes: int) ->
     assert process.returncode == -signal.SIGKILL, "the ingest ended before its kill point"
 
 
+@pytest.mark.slow  # kills real ingests: `make test-slow` and .ci/run
 @pytest.mark.parametrize("wal_bytes", [1, 200_000, 1_000_000])
 def test_a_killed_ingest_leaves_a_store_that_answers(tmp_path: Path, wal_bytes: int) -> None:
     sources = tmp_path / "sources"

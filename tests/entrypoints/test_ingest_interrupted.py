@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.entrypoints.cli_runner import SAMPLES, SHEAF, run
 
@@ -41,6 +42,7 @@ def _consistent(store: Path) -> int:
     return int(documents[0])
 
 
+@pytest.mark.slow  # kills real ingests: `make test-slow` and .ci/run
 def test_killed_ingest_is_consistent_and_resumes(tmp_path: Path) -> None:
     folder = tmp_path / "pages"
     folder.mkdir()

@@ -48,7 +48,7 @@ async def test_the_main_job_through_the_facade(kb: Knowledge, local_server: Loca
 
     hits = await kb.search("seagrass density", 3)
     assert hits[0].title == "Tidal Rhythms" and hits[0].url == local_server.url("/tides")
-    assert "Shoot density doubled" in hits[0].chunk.text
+    assert "Shoot density doubled" in hits[0].text and hits[0].text == hits[0].chunk.text
     assert await kb.search("seagrass", metadata={"team": "red"}) == []
     (quote,) = await kb.quote(hits[0].document_id, "shoot density doubled in spring")
     assert quote.text == "Shoot density doubled in spring"
@@ -197,3 +197,33 @@ async def test_local_files_are_cited_by_location_everywhere(kb: Knowledge,
     assert quoted["quotes"][0]["location"]["path"] == str(path)
     listed = await kb.call_tool("list_documents", {})
     assert listed["documents"][0]["location"]["file_name"] == "notes.md"
+
+
+async def test_errors_inside_open_come_out_as_their_family(tmp_path: Path) -> None:
+    import sheaf
+
+    with pytest.raises(sheaf.NotFound) as caught:
+        async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing") as kb:
+            await kb.quote("doc_none", "anything")
+    assert caught.value.kind is sheaf.ErrorKind.DOCUMENT_NOT_FOUND
+    assert not isinstance(caught.value, BaseExceptionGroup)
+    with pytest.raises(sheaf.InvalidInput):
+        async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing") as kb:
+            await kb.search("   ")
+    with pytest.raises(KeyError):  # not only sheaf's own errors
+        async with Knowledge.open(tmp_path / "kb.duckdb", embedder="hashing"):
+            raise KeyError("mine")
+
+
+def test_the_package_root_exports_the_public_types() -> None:
+    import sheaf
+    from sheaf.application.search import SearchHit
+    from sheaf.domain import errors
+
+    assert sheaf.SearchHit is SearchHit and sheaf.SheafError is errors.SheafError
+    assert sheaf.NotFound is errors.NotFound and sheaf.Knowledge is Knowledge
+    for name in sheaf.__all__:
+        assert getattr(sheaf, name).__name__ == name
+    assert sorted(sheaf.__all__) == sorted(dir(sheaf))
+    with pytest.raises(AttributeError):
+        sheaf.NoSuchThing  # noqa: B018
