@@ -20,9 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from sheaf.entrypoints.mcp.output_budget import CHARACTERS_PER_TOKEN, size_of
 from tests.entrypoints.mcp_server.fixtures import write_library
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = pytest.mark.anyio
 SHEAF = str(Path(sys.executable).with_name("sheaf"))
-BUDGET = 400
+BUDGET = 1000
 TOKEN = "s3cret-for-tests"
 
 
@@ -83,7 +83,7 @@ async def the_job(client: Client, library: Path) -> None:
         if following is None:
             break
         arguments = following
-    assert pieces > 10
+    assert pieces > 5
 
     for name, call, kind in (
             ("get_sections", {"document_id": "doc_missing"}, "document_not_found"),
