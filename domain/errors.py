@@ -138,7 +138,8 @@ class FetchError(SheafError):
 
 
 class BlockedAddress(FetchError):
-    """A URL that resolves to a loopback, private or otherwise forbidden address."""
+    """A URL that resolves to a loopback, private or otherwise forbidden address, or a
+    local path outside the folders a server may read."""
 
 
 class TooLarge(SheafError):
@@ -199,7 +200,7 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
         ErrorKind.RATE_LIMITED, ErrorKind.SERVER_ERROR, ErrorKind.HTTP_ERROR,
         ErrorKind.TIMEOUT, ErrorKind.DNS, ErrorKind.TLS, ErrorKind.CONNECTION,
         ErrorKind.TOO_MANY_REDIRECTS, ErrorKind.REDIRECT_LOOP}),
-    BlockedAddress: frozenset({ErrorKind.BLOCKED_ADDRESS}),
+    BlockedAddress: frozenset({ErrorKind.BLOCKED_ADDRESS, ErrorKind.PATH_NOT_ALLOWED}),
     TooLarge: frozenset({ErrorKind.TOO_LARGE}),
     InvalidInput: frozenset({ErrorKind.INVALID_URL, ErrorKind.INVALID_QUERY,
                              ErrorKind.OUT_OF_RANGE}),
