@@ -49,8 +49,10 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
         async def announce() -> None:
             while not web.started:
                 await anyio.sleep(0.05)
-            # Only once the store is open and the port bound.
-            print(f"sheaf: MCP on http://{host}:{port}/mcp over {settings.store} "
+            # Only once the store is open and the port bound (the port chosen, for 0).
+            bound = next((sock.getsockname()[1] for server in web.servers
+                          for sock in server.sockets), port)
+            print(f"sheaf: MCP on http://{host}:{bound}/mcp over {settings.store} "
                   f"({'token required' if token else 'no token'})", file=sys.stderr,
                   flush=True)
 

@@ -4,7 +4,7 @@ on 127.0.0.1 behind a bearer token, each driven by the SDK's own client."""
 from __future__ import annotations
 
 import os
-import socket
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -105,24 +105,18 @@ async def test_over_stdio_in_a_subprocess(tmp_path: Path) -> None:
             await the_job(client, library)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     library = write_library(tmp_path)
-    port = free_port()
     process = subprocess.Popen(
-        [SHEAF, *server_arguments(tmp_path, library), "--http", "--port", str(port),
+        [SHEAF, *server_arguments(tmp_path, library), "--http", "--port", "0",
          "--token", TOKEN], env=environment(), stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
         announced = process.stderr.readline()
-        assert "sheaf: MCP on http://127.0.0.1" in announced, announced
-        yield f"http://127.0.0.1:{port}/mcp", library
+        found = re.search(r"sheaf: MCP on (http://127\.0\.0\.1:(\d+)/mcp) ", announced)
+        assert found and found[2] != "0", announced
+        yield found[1], library
     finally:
         process.terminate()
         process.wait(timeout=20)
