@@ -23,6 +23,7 @@ from sheaf.adapters.redirect_following import (
     follow_redirects,
     header_value,
 )
+from sheaf.adapters.retry_policy import RetryPolicy
 from sheaf.application.ports.http_client import HttpResponse
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.network_policy import (
@@ -141,26 +142,27 @@ class AiohttpHttpClient:
     async def _request_with_retries(self, url: str, accept: str
                                     ) -> tuple[int, Headers, bytes]:
         settings = self.settings
+        policy = RetryPolicy(settings.retries, settings.backoff,
+                             max_wait=max(settings.max_retry_after, settings.backoff))
         attempt = 0
         while True:
             try:
                 status, headers, body = await self._request(url, accept)
             except SheafError as exc:
-                if exc.kind is not ErrorKind.CONNECTION or attempt >= settings.retries:
+                if exc.kind is not ErrorKind.CONNECTION or not policy.allows(attempt):
                     raise
-                delay = settings.backoff * 2 ** attempt
+                delay = policy.delay(attempt)
                 logger.debug("retrying %s after %s in %.2f s", url, exc.message, delay)
             else:
-                if status not in RETRY_STATUSES or attempt >= settings.retries:
+                if status not in RETRY_STATUSES or not policy.allows(attempt):
                     return status, headers, body
-                delay = settings.backoff * 2 ** attempt
+                asked = None
                 if status == 429:
                     asked = retry_after_seconds(header_value(headers, "retry-after"),
                                                 datetime.now(UTC))
-                    if asked is not None:
-                        if asked > settings.max_retry_after:
-                            return status, headers, body
-                        delay = asked
+                    if asked is not None and asked > settings.max_retry_after:
+                        return status, headers, body
+                delay = policy.delay(attempt, asked)
                 logger.debug("retrying %s after HTTP %d in %.2f s", url, status, delay)
             attempt += 1
             await anyio.sleep(delay)

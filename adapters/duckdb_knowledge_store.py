@@ -8,7 +8,7 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,28 +17,36 @@ import anyio
 import duckdb
 
 from sheaf.adapters.vector_matrix import VectorMatrix
+from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     BlockRow,
+    DocumentCitation,
     DocumentRecord,
     SourceRecord,
     SpaceCount,
     StoreStatus,
     VersionRecord,
+    cited_location,
+    cited_url,
 )
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
+from sheaf.domain.value_codec import from_plain, to_plain
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 HNSW_OVERFETCH = 4
 READ_CURSORS = 4
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 """Reads that run at once beside the writer; more wait for a free cursor."""
+CLEAN_CLOSE_SUFFIX = ".closed"
+"""Beside the file after a clean close: the next open skips the index check."""
 T = TypeVar("T")
 logger = logging.getLogger("sheaf.store")
 
@@ -108,6 +116,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE enrichment_cache (
             key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)""",
     ),
+    (
+        # Sections and profile are computed once per version and kept: versions stored
+        # before this get theirs on first read (their Markdown lives in the blob folder).
+        """CREATE TABLE version_structure (
+            version_id VARCHAR PRIMARY KEY, structure VARCHAR NOT NULL)""",
+    ),
 )
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
@@ -134,16 +148,22 @@ class DuckDbKnowledgeStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
-        unclean = False
+        unclean = sample = False
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             # A write-ahead log left beside the file means the last writer did not close.
             unclean = Path(self.path + ".wal").exists()
+            # A clean close leaves a marker; opening takes it away, so a writer that dies
+            # leaves none and the next open samples the indexes (so does a store written
+            # before the marker existed).
+            marker = Path(self.path + CLEAN_CLOSE_SUFFIX)
+            sample = unclean or not marker.exists()
+            marker.unlink(missing_ok=True)
         self._lock = threading.Lock()
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._connect()
         self._migrate()
-        self._repair_indexes(unclean)
+        self._repair_indexes(unclean, sample)
         # The full-text index is not updated by writes: rebuilt before the first search
         # that follows a write.
         self._text_index_stale = True
@@ -229,21 +249,21 @@ class DuckDbKnowledgeStore:
                 connection.execute("ROLLBACK")
                 raise
 
-    def _repair_indexes(self, unclean: bool) -> None:
+    def _repair_indexes(self, unclean: bool, sample: bool) -> None:
         """Make the store answer correctly whatever happened to the last writer.
 
         After an unclean shutdown the log is checkpointed at once and every secondary
-        index rebuilt from its table. On every open the newest rows are also looked up
-        through each index and the index rebuilt when a lookup misses a row, which
-        repairs stores damaged before this check existed."""
+        index rebuilt from its table. Unless the last writer closed cleanly (`sample`),
+        the newest rows are also looked up through each index and the index rebuilt when
+        a lookup misses a row, which repairs stores damaged before this check existed."""
         connection = self._connection
         if unclean:
             connection.execute("CHECKPOINT")
         existing = {str(r[0]) for r in connection.execute(
             "SELECT index_name FROM duckdb_indexes()").fetchall()}
         broken = [name for name, (table, column) in SECONDARY_INDEXES.items()
-                  if name in existing and (unclean or _index_misses_rows(connection, table,
-                                                                         column))]
+                  if name in existing and (unclean or (sample and _index_misses_rows(
+                      connection, table, column)))]
         if not broken:
             return
         logger.warning("rebuilding the indexes %s of %s", ", ".join(broken), self.path)
@@ -316,26 +336,6 @@ class DuckDbKnowledgeStore:
         return await self._run(atomic)
 
     # -- reads -----------------------------------------------------------------------
-    async def source(self, space: str, key: str) -> SourceRecord | None:
-        def read(c: duckdb.DuckDBPyConnection) -> SourceRecord | None:
-            row = c.execute("SELECT space, key, kind, document_id, fetched_sha, original, "
-                            "final_url FROM sources WHERE space = ? AND key = ?",
-                            [space, key]).fetchone()
-            return _source(row) if row else None
-
-        return await self._read(read)
-
-    async def document_with_content(self, space: str, sha256: str) -> str | None:
-        def read(c: duckdb.DuckDBPyConnection) -> str | None:
-            row = c.execute(
-                "SELECT v.document_id FROM versions v JOIN documents d "
-                "ON d.current_version = v.id WHERE v.space = ? AND "
-                "(v.fetched_sha = ? OR v.content_sha = ?) LIMIT 1",
-                [space, sha256, sha256]).fetchone()
-            return str(row[0]) if row else None
-
-        return await self._read(read)
-
     async def find(self, space: str, reference: str) -> DocumentRecord | None:
         def read(c: duckdb.DuckDBPyConnection) -> DocumentRecord | None:
             row = c.execute(
@@ -345,6 +345,30 @@ class DuckDbKnowledgeStore:
                 [space, reference, reference, space, reference, reference, reference],
             ).fetchone()
             return _document(c, str(row[0])) if row else None
+
+        return await self._read(read)
+
+    async def citations(self, space: str, document_ids: Sequence[str]
+                        ) -> dict[str, DocumentCitation]:
+        def read(c: duckdb.DuckDBPyConnection) -> dict[str, DocumentCitation]:
+            if not document_ids:
+                return {}
+            rows = c.execute(
+                "SELECT d.id, v.title, s.space, s.key, s.kind, s.document_id, s.fetched_sha, "
+                "s.original, s.final_url FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) "
+                "AS id) w JOIN documents d ON d.id = w.id JOIN versions v "
+                "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
+                "WHERE d.space = ? ORDER BY d.id, s.seen_at",
+                [json.dumps(list(dict.fromkeys(document_ids))), space]).fetchall()
+            titles: dict[str, str | None] = {}
+            sources: dict[str, list[SourceRecord]] = {}
+            for row in rows:
+                titles[row[0]] = row[1]
+                sources.setdefault(row[0], [])
+                if row[3] is not None:
+                    sources[row[0]].append(_source(row[2:]))
+            return {i: DocumentCitation(i, titles[i], cited_url(sources[i]),
+                                        cited_location(sources[i])) for i in titles}
 
         return await self._read(read)
 
@@ -410,7 +434,7 @@ class DuckDbKnowledgeStore:
 
         return await self._run(read)
 
-    async def snippets(self, space: str, chunk_ids: list[str]) -> list[Chunk]:
+    async def snippets(self, space: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         def read(c: duckdb.DuckDBPyConnection) -> list[Chunk]:
             if not chunk_ids:
                 return []
@@ -418,13 +442,13 @@ class DuckDbKnowledgeStore:
                 # A short IN list on the primary key is answered from its index (about
                 # 2 ms at 100k chunks); any other condition beside it means a full scan.
                 found = c.execute(f"SELECT {_CHUNK_COLUMNS}, c.space FROM chunks c WHERE "
-                                  f"c.id IN ({', '.join('?' * len(chunk_ids))})", chunk_ids)
+                                  f"c.id IN ({', '.join('?' * len(chunk_ids))})", list(chunk_ids))
             else:
                 # Long lists cost a bound parameter each (400: 52 ms on CISI); as one JSON
                 # value joined to the table, 7 ms.
                 found = c.execute(f"SELECT {_CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
                                   """from_json(?, '["VARCHAR"]')) AS id) w """
-                                  "JOIN chunks c ON c.id = w.id", [json.dumps(chunk_ids)])
+                                  "JOIN chunks c ON c.id = w.id", [json.dumps(list(chunk_ids))])
             rows = {r[0]: r for r in found.fetchall()}
             return [_chunk_row(rows[i]) for i in chunk_ids if i in rows and rows[i][16] == space]
 
@@ -501,85 +525,6 @@ class DuckDbKnowledgeStore:
         return await self._read(read)
 
     # -- writes ----------------------------------------------------------------------
-    async def save_version(self, version: VersionRecord, source: SourceRef,
-                           final_url: str | None = None,
-                           caller_source_id: str | None = None,
-                           chunks: tuple[Chunk, ...] = (),
-                           vectors: ChunkVectors | None = None,
-                           fingerprint: tuple[float, ...] | None = None) -> None:
-        def write(c: duckdb.DuckDBPyConnection) -> None:
-            now = _naive(version.created_at)
-            _delete_vectors(c, "document_id", version.document_id)
-            c.execute("DELETE FROM chunks WHERE document_id = ?", [version.document_id])
-            _insert_chunks(c, version, chunks)
-            if vectors is not None:
-                _insert_vectors(c, version.space, version.id, version.document_id, vectors)
-            if fingerprint is not None:
-                c.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, "
-                          f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}])",
-                          [version.document_id, version.space, _vector_text(fingerprint)])
-            c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
-                      "superseded_at IS NULL", [now, version.document_id])
-            c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "
-                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      [version.id, version.document_id, version.space, version.number,
-                       version.fetched_sha, version.content_sha, version.markdown_sha,
-                       version.content_source, version.content_type, version.title, now,
-                       json.dumps(version.metadata), json.dumps(version.caller_metadata),
-                       version.caller_version_id, json.dumps(list(version.diagnostics)),
-                       version.characters, _blocks_json(version.blocks),
-                       version.near_duplicate_of, version.near_duplicate_similarity,
-                       json.dumps(version.enrichment) if version.enrichment else None])
-            c.execute("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
-                      "UPDATE SET current_version = excluded.current_version, "
-                      "updated_at = excluded.updated_at, caller_source_id = "
-                      "coalesce(excluded.caller_source_id, documents.caller_source_id)",
-                      [version.document_id, version.space, version.id, caller_source_id,
-                       now, now])
-            _upsert_source(c, version.space, version.document_id, source,
-                           version.fetched_sha, final_url, now)
-
-        await self._transaction(write)
-
-    async def add_source(self, space: str, document_id: str, source: SourceRef,
-                         fetched_sha: str, final_url: str | None = None) -> None:
-        now = _naive(datetime.now(UTC))
-        await self._transaction(lambda c: _upsert_source(c, space, document_id, source,
-                                                         fetched_sha, final_url, now))
-
-    async def replace_chunks(self, space: str, version_id: str,
-                             chunks: tuple[Chunk, ...]) -> None:
-        def write(c: duckdb.DuckDBPyConnection) -> None:
-            row = c.execute("SELECT id, document_id, space FROM versions WHERE id = ? AND "
-                            "space = ?", [version_id, space]).fetchone()
-            if row is None:
-                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
-            _delete_vectors(c, "version_id", version_id)
-            c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
-            _insert_chunk_rows(c, version_id, str(row[1]), space, chunks)
-
-        await self._transaction(write)
-
-    async def reset_vectors(self, space: str, model: EmbeddingModel) -> None:
-        def write(c: duckdb.DuckDBPyConnection) -> None:
-            _delete_vectors(c, "space", space)
-            c.execute("INSERT OR REPLACE INTO embedding_models VALUES (?, ?, ?)",
-                      [space, model.name, model.dimension])
-
-        await self._transaction(write)
-
-    async def replace_vectors(self, space: str, version_id: str,
-                              vectors: ChunkVectors) -> None:
-        def write(c: duckdb.DuckDBPyConnection) -> None:
-            row = c.execute("SELECT document_id FROM versions WHERE id = ? AND space = ?",
-                            [version_id, space]).fetchone()
-            if row is None:
-                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
-            _delete_vectors(c, "version_id", version_id)
-            _insert_vectors(c, space, version_id, str(row[0]), vectors)
-
-        await self._transaction(write)
-
     async def chunks(self, space: str, version_id: str) -> tuple[Chunk, ...]:
         def read(c: duckdb.DuckDBPyConnection) -> tuple[Chunk, ...]:
             rows = c.execute(
@@ -589,32 +534,27 @@ class DuckDbKnowledgeStore:
 
         return await self._read(read)
 
-    async def touch_source(self, space: str, key: str) -> None:
-        now = _naive(datetime.now(UTC))
-        await self._run(lambda c: c.execute(
-            "UPDATE sources SET seen_at = ? WHERE space = ? AND key = ?", [now, space, key]))
+    async def structure(self, space: str, version_id: str) -> StoredStructure | None:
+        def read(c: duckdb.DuckDBPyConnection) -> StoredStructure | None:
+            row = c.execute("SELECT s.structure FROM version_structure s JOIN versions v "
+                            "ON v.id = s.version_id WHERE s.version_id = ? AND v.space = ?",
+                            [version_id, space]).fetchone()
+            return from_plain(StoredStructure, json.loads(row[0])) if row else None
 
-    async def remove(self, space: str, document_id: str) -> set[str]:
-        def write(c: duckdb.DuckDBPyConnection) -> set[str]:
-            rows = c.execute("SELECT fetched_sha, content_sha, markdown_sha FROM versions "
-                             "WHERE document_id = ? AND space = ?",
-                             [document_id, space]).fetchall()
-            if not rows:
-                return set()
-            released = {sha for row in rows for sha in row}
-            _delete_vectors(c, "document_id", document_id)
-            c.execute("DELETE FROM fingerprints WHERE document_id = ?", [document_id])
-            c.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
-            c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
-            c.execute("DELETE FROM sources WHERE document_id = ?", [document_id])
-            c.execute("DELETE FROM documents WHERE id = ?", [document_id])
-            used = {r[0] for r in c.execute(
-                "SELECT fetched_sha FROM versions UNION SELECT content_sha FROM versions "
-                "UNION SELECT markdown_sha FROM versions").fetchall()}
-            return released - used
+        return await self._read(read)
 
-        released = await self._transaction(write)
+    async def unreferenced(self, hashes: Collection[str]) -> set[str]:
+        def read(c: duckdb.DuckDBPyConnection) -> set[str]:
+            wanted = json.dumps(sorted(set(hashes)))
+            used = {str(r[0]) for r in c.execute(
+                """SELECT h FROM (SELECT unnest(from_json(?, '["VARCHAR"]')) AS h) w """
+                "WHERE h IN (SELECT fetched_sha FROM versions UNION SELECT content_sha FROM "
+                "versions UNION SELECT markdown_sha FROM versions)", [wanted]).fetchall()}
+            return set(hashes) - used
 
+        return await self._read(read)
+
+    async def _purge_removed(self) -> None:
         def purge(c: duckdb.DuckDBPyConnection) -> None:
             # The full-text index holds the removed text's terms until it is rebuilt, and
             # the file keeps deleted rows' bytes until it is rewritten: do both now, so
@@ -624,7 +564,6 @@ class DuckDbKnowledgeStore:
             self._compact()
 
         await self._run(purge)
-        return released
 
     async def set_policy(self, space: str, policy: SpacePolicy) -> None:
         kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))
@@ -634,32 +573,6 @@ class DuckDbKnowledgeStore:
             "allowed_kinds = excluded.allowed_kinds, enrich = excluded.enrich",
             [space, policy.ingestion_enabled, policy.max_bytes, kinds,
              ",".join(sorted(policy.enrich))]))
-
-    async def save_enrichment(self, space: str, version_id: str,
-                              summary: dict[str, object] | None,
-                              chunks: tuple[Chunk, ...] | None,
-                              vectors: ChunkVectors | None,
-                              diagnostics: tuple[str, ...]) -> None:
-        def write(c: duckdb.DuckDBPyConnection) -> None:
-            row = c.execute("SELECT document_id, diagnostics FROM versions WHERE id = ? AND "
-                            "space = ?", [version_id, space]).fetchone()
-            if row is None:
-                raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
-            if summary is not None:
-                c.execute("UPDATE versions SET enrichment = ? WHERE id = ?",
-                          [json.dumps(summary), version_id])
-            if diagnostics:
-                c.execute("UPDATE versions SET diagnostics = ? WHERE id = ?",
-                          [json.dumps([*json.loads(row[1]), *diagnostics]), version_id])
-            if chunks is not None or vectors is not None:  # new chunks outdate the vectors
-                _delete_vectors(c, "version_id", version_id)
-            if chunks is not None:
-                c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
-                _insert_chunk_rows(c, version_id, str(row[0]), space, chunks)
-            if vectors is not None:
-                _insert_vectors(c, space, version_id, str(row[0]), vectors)
-
-        await self._transaction(write)
 
     async def cached_text(self, key: str) -> str | None:
         def read(c: duckdb.DuckDBPyConnection) -> str | None:
@@ -674,6 +587,12 @@ class DuckDbKnowledgeStore:
         await self._run(lambda c: c.execute(
             "INSERT OR REPLACE INTO enrichment_cache VALUES (?, ?, ?)", [key, value, now]))
 
+    def storage(self) -> Storage:
+        """This store's ports, as the use cases take them."""
+        from sheaf.adapters.duckdb_unit_of_work import duckdb_storage  # it builds on this
+
+        return duckdb_storage(self)
+
     async def aclose(self) -> None:
         def close(c: duckdb.DuckDBPyConnection) -> None:
             for cursor in self._cursors:
@@ -681,6 +600,8 @@ class DuckDbKnowledgeStore:
             c.close()
 
         await self._run(close)
+        if self.path != ":memory:":
+            Path(self.path + CLEAN_CLOSE_SUFFIX).touch()
 
 
 _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
@@ -821,11 +742,6 @@ def _chunk_row(r: Sequence[Any]) -> Chunk:
                  context=r[15])
 
 
-def _insert_chunks(c: duckdb.DuckDBPyConnection, version: VersionRecord,
-                   chunks: Sequence[Chunk]) -> None:
-    _insert_chunk_rows(c, version.id, version.document_id, version.space, chunks)
-
-
 def _insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_id: str,
                        space: str, chunks: Sequence[Chunk]) -> None:
     """All chunks in one statement: the rows travel as one JSON value that DuckDB unnests,
@@ -844,6 +760,21 @@ def _insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_i
     c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
               [json.dumps(rows), _CHUNK_SHAPE])
+
+
+def _require_version(c: duckdb.DuckDBPyConnection, space: str, version_id: str) -> str:
+    """The document of a version of `space`; `document_not_found` when there is none."""
+    row = c.execute("SELECT document_id FROM versions WHERE id = ? AND space = ?",
+                    [version_id, space]).fetchone()
+    if row is None:
+        raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no version {version_id}")
+    return str(row[0])
+
+
+def _save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
+                    structure: StoredStructure) -> None:
+    c.execute("INSERT OR REPLACE INTO version_structure VALUES (?, ?)",
+              [version_id, json.dumps(to_plain(structure), separators=(",", ":"))])
 
 
 def _blocks_json(blocks: Sequence[BlockRow]) -> str:

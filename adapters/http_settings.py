@@ -5,8 +5,10 @@ from __future__ import annotations
 import attrs
 
 from sheaf.adapters.package_version import sheaf_version
+from sheaf.domain.ingestion import DEFAULT_MAX_INGEST_BYTES
 
-DEFAULT_MAX_BYTES = 25 * 1024 * 1024
+DEFAULT_MAX_BYTES = DEFAULT_MAX_INGEST_BYTES
+"""The one default for fetched bodies and ingested files (a space may lower it)."""
 
 
 @attrs.frozen

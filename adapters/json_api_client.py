@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 import anyio
 
+from sheaf.adapters.retry_policy import RetryPolicy
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.retry_after import RETRY_STATUSES, retry_after_seconds
 
@@ -45,8 +46,9 @@ class JsonApiClient:
     async def post(self, path: str, body: dict[str, Any]) -> Any:
         """The decoded JSON answer to a 200."""
         url = f"{self.base_url}{path}"
+        policy = RetryPolicy(self.retries, self.backoff, max_wait=MAX_WAIT)
         for attempt in range(self.retries + 1):
-            last = attempt == self.retries
+            last = not policy.allows(attempt)
             wait: float | None = None
             try:
                 async with self._session_now().post(url, json=body,
@@ -72,8 +74,7 @@ class JsonApiClient:
             except ValueError as exc:  # a 200 whose body is not JSON
                 raise SheafError(self._failure, f"unreadable answer from the {self._what}: "
                                                 f"{exc}", url=url) from None
-            await anyio.sleep(min(wait if wait is not None else self.backoff * 2 ** attempt,
-                                  MAX_WAIT))
+            await anyio.sleep(policy.delay(attempt, wait))
         raise AssertionError("unreachable")
 
     async def aclose(self) -> None:

@@ -67,6 +67,14 @@ class OnnxEmbedder:
         # so commands that never embed (list, show, quote) do not pay it.
         self._runtime: _Runtime | None = None
         self._counter: Any = None
+        self._tokenizer_json: str | None = None
+
+    def _verified_tokenizer(self) -> str:
+        """The tokenizer file's text, read and checked once (call with the lock held):
+        the session's tokenizer and the counter are both made from it."""
+        if self._tokenizer_json is None:
+            self._tokenizer_json = _verified(*self._files[1]).decode("utf-8")
+        return self._tokenizer_json
 
     def _loaded(self) -> _Runtime:
         """The session and tokenizer, made once (call with the lock held)."""
@@ -74,15 +82,13 @@ class OnnxEmbedder:
             import onnxruntime
             from tokenizers import Tokenizer
 
-            for path, digest in self._files:
-                _verify(path, digest)
-            (model_path, _), (tokenizer_path, _) = self._files
+            model = _verified(*self._files[0])
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = 2
             options.log_severity_level = 3
-            session = onnxruntime.InferenceSession(str(model_path), options,
+            session = onnxruntime.InferenceSession(model, options,
                                                    providers=["CPUExecutionProvider"])
-            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            tokenizer = Tokenizer.from_str(self._verified_tokenizer())
             tokenizer.enable_truncation(max_length=self._max_tokens)
             tokenizer.enable_padding()  # to the longest text of the batch
             dimension = int(session.get_outputs()[0].shape[-1])
@@ -171,9 +177,7 @@ class OnnxEmbedder:
                 if self._counter is None:
                     from tokenizers import Tokenizer
 
-                    path, digest = self._files[1]
-                    _verify(path, digest)
-                    counter = Tokenizer.from_file(str(path))
+                    counter = Tokenizer.from_str(self._verified_tokenizer())
                     counter.no_truncation()
                     counter.no_padding()
                     self._counter = counter
@@ -195,13 +199,16 @@ class _Runtime:
     model: EmbeddingModel
 
 
-def _verify(path: Path, expected: str | None) -> None:
+def _verified(path: Path, expected: str | None) -> bytes:
+    """The file's bytes, read once and checked against the pinned SHA-256 (if any)."""
     if not path.is_file():
         raise SheafError(ErrorKind.EMBEDDING_FAILED, f"no model file at {path}")
+    data = path.read_bytes()
     if expected is None:
-        return
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        return data
+    digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
         raise SheafError(ErrorKind.EMBEDDING_FAILED,
                          f"{path} has SHA-256 {digest}, not the pinned {expected}: "
                          "reinstall it")
+    return data

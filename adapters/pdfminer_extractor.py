@@ -53,8 +53,6 @@ class PdfminerExtractor:
                              "no page has a text layer (a scan?); OCR is not supported")
         pages_with_text = {b.page for b in boxes}
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
-        if blank:
-            notes.append(f"pages_without_text: {', '.join(map(str, blank))}")
         boxes, tables = lift_tables(boxes, rules)
         boxes, formulas = lift_formulas(boxes)
         drafts = place_tables(place_by_position(
@@ -72,4 +70,4 @@ class PdfminerExtractor:
         metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,
                                     description=opened.subject, keywords=opened.keywords)
         return assemble_document(drafts, metadata=metadata, page_count=opened.page_count,
-                                 notes=notes)
+                                 notes=notes, pages_without_text=blank)

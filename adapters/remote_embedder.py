@@ -15,8 +15,9 @@ import anyio
 import attrs
 
 from sheaf.adapters.json_api_client import InputTooLong, JsonApiClient
+from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.domain.embeddings import EmbeddingModel, unit_vector
-from sheaf.domain.errors import ErrorKind, SheafError, first_failure
+from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
 
 MIN_TEXT_CHARACTERS = 16
@@ -38,7 +39,7 @@ class RemoteEmbedder:
                                      failure=ErrorKind.EMBEDDING_FAILED,
                                      what="embeddings server", retries=retries,
                                      timeout=timeout, backoff=backoff)
-        self._limit = anyio.Semaphore(concurrency)
+        self._limit = anyio.CapacityLimiter(concurrency)
         # A server's tokenizer is not known here: sizes are estimated, and the limit is the
         # one declared (SHEAF_EMBEDDING_MAX_TOKENS); halving still catches a misjudged one.
         self._counting = attrs.evolve(ESTIMATED_TOKENS, limit=input_limit)
@@ -67,15 +68,9 @@ class RemoteEmbedder:
         results: list[list[tuple[float, ...]]] = [[] for _ in batches]
 
         async def run(index: int) -> None:
-            async with self._limit:
-                results[index] = await self._embed_fitting(batches[index])
+            results[index] = await self._embed_fitting(batches[index])
 
-        try:
-            async with anyio.create_task_group() as group:
-                for index in range(len(batches)):
-                    group.start_soon(run, index)
-        except BaseExceptionGroup as failures:  # one typed error, not a group, to callers
-            raise first_failure(failures) from None
+        await for_each_bounded(range(len(batches)), run, self._limit)
         vectors = [v for batch in results for v in batch]
         expected = (await self.model()).dimension
         if any(len(v) != expected for v in vectors):

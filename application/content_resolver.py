@@ -14,7 +14,6 @@ from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.http_client import HttpClient, HttpResponse
 from sheaf.application.ports.pdf_extractor import PdfExtractor
 from sheaf.domain.accept_policy import HTML_FIRST, PDF_FIRST, accept_header_for, is_scholarly_host
-from sheaf.domain.content_sanity import unreadable_text_reason
 from sheaf.domain.diagnostics import DecisionLog
 from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -23,7 +22,7 @@ from sheaf.domain.metadata import merge_metadata
 from sheaf.domain.pdf_links import PdfCandidate, pdf_link_candidates
 from sheaf.domain.resolved_content import ContentSource, ResolvedContent
 from sheaf.domain.retry_after import retry_after_seconds
-from sheaf.domain.routing import Route, has_pdf_magic, route_content
+from sheaf.domain.routing import Route, has_pdf_magic
 from sheaf.domain.text_limits import MAX_TEXT_CHARACTERS, cut_at_block_boundary
 from sheaf.domain.url_normalisation import normalise_url
 
@@ -121,21 +120,20 @@ class ContentResolver:
     async def extract(self, page: FetchedPage, password: str | None = None) -> ResolvedContent:
         """Route fetched bytes and extract them (following a linked PDF when it is better)."""
         url, normalised, response, log = page.url, page.normalised, page.response, page.log
-        decision = route_content(response.content_type, response.body[:4096], response.url)
+        try:
+            decision = self._extraction.route(response.body,
+                                              declared_type=response.content_type,
+                                              location=response.url, strict=False)
+        except SheafError as exc:
+            if exc.status is None:
+                exc.status = response.status
+            raise
         log.add("route", decision.reason)
-        if decision.refusal is not None:
-            raise SheafError(decision.refusal, decision.reason, url=response.url,
-                             status=response.status)
         if decision.route is Route.HTML:
-            unreadable = unreadable_text_reason(response.body, decision.media_type.charset)
-            if unreadable is not None:
-                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable, url=response.url,
-                                 status=response.status)
             return await self._resolve_html(url, normalised, response, decision.media_type.charset,
                                             page.prefer, password, log)
-        extraction = await self._extraction.extract(
-            response.body, declared_type=response.content_type, location=response.url,
-            password=password)
+        extraction = await self._extraction.extract_routed(response.body, decision,
+                                                           response.url, password)
         return self._finish(url, normalised, response, extraction.document, extraction.source,
                             log, content_type=extraction.content_type
                             or decision.media_type.essence or "application/pdf")
@@ -249,7 +247,7 @@ class ContentResolver:
         document, note = cut_at_block_boundary(document, self._max_characters)
         if note:
             log.add("limit", note)
-        for extractor_note in document.notes:
+        for extractor_note in document.report:
             log.add("extract", extractor_note)
         log.add("result", f"{source.value}: {len(document.text)} characters")
         for decision in log.freeze().decisions:

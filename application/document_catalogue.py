@@ -6,8 +6,8 @@ from collections.abc import Iterable
 
 from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
-from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.staging import stage_prefix
+from sheaf.application.storage import Storage
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 
@@ -15,15 +15,15 @@ from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 class DocumentCatalogue:
     """The store's documents by any of their names, and their stored text."""
 
-    def __init__(self, store: KnowledgeStore, blobs: BlobStore,
+    def __init__(self, storage: Storage, blobs: BlobStore,
                  artifacts: ArtifactStore | None = None) -> None:
-        self._store = store
+        self.storage = storage
         self._blobs = blobs
         self._artifacts = artifacts
 
     async def get(self, space: str, reference: str) -> DocumentRecord:
         """A document by id, URL, path or caller source id; `document_not_found` if none."""
-        document = await self._store.find(space, reference)
+        document = await self.storage.catalogue.find(space, reference)
         if document is None:
             raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND,
                              f"no document {reference!r} in space {space!r}")
@@ -38,13 +38,18 @@ class DocumentCatalogue:
         return (await self._blobs.get(document.current.markdown_sha)).decode("utf-8")
 
     async def list(self, space: str) -> list[DocumentRecord]:
-        return await self._store.documents(space)
+        return await self.storage.catalogue.documents(space)
 
     async def remove(self, space: str, reference: str) -> DocumentRecord:
         """Remove a document, its versions and sources, the blobs nothing else uses, and
         the staged artifacts of each of its sources."""
         document = await self.get(space, reference)
-        for sha in await self._store.remove(space, document.id):
+        async with self.storage.unit_of_work() as work:
+            work.versions.remove(space, document.id)
+            await work.commit()
+        held = {sha for v in document.versions
+                for sha in (v.fetched_sha, v.content_sha, v.markdown_sha)}
+        for sha in sorted(await self.storage.catalogue.unreferenced(held)):
             await self._blobs.delete(sha)
         if self._artifacts is not None:
             for source in document.sources:
@@ -52,4 +57,4 @@ class DocumentCatalogue:
         return document
 
     async def status(self) -> StoreStatus:
-        return await self._store.status()
+        return await self.storage.catalogue.status()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import attrs
@@ -43,7 +42,6 @@ _FORMATS: dict[Route, tuple[ContentSource, str]] = {
     Route.XLSX: (ContentSource.SPREADSHEET, XLSX_TYPE),
     Route.EPUB: (ContentSource.EPUB, EPUB_TYPE),
 }
-_PAGES_WITHOUT_TEXT = re.compile(r"^pages_without_text: ([\d, ]+)$")
 
 
 @attrs.frozen
@@ -82,11 +80,12 @@ class DocumentExtraction:
         """The PDF extractor, for a resolver that reads fetched PDFs the same way."""
         return self._pdf
 
-    def route(self, body: bytes, *, declared_type: str | None, location: str
-              ) -> RoutingDecision:
+    def route(self, body: bytes, *, declared_type: str | None, location: str,
+              strict: bool = True) -> RoutingDecision:
         """The route `body` takes (container members inspected); a typed error when it would
-        be refused. What a dry run checks without extracting."""
-        decision = route_content(declared_type, body[:4096], location, strict=True)
+        be refused, or when markup or text bytes are not readable text. What a dry run
+        checks without extracting; `strict=False` for fetched web pages (ADR-0004)."""
+        decision = route_content(declared_type, body[:4096], location, strict=strict)
         if decision.route is Route.CONTAINER:
             try:
                 members = read_zip_listing(body)
@@ -96,12 +95,22 @@ class DocumentExtraction:
             decision = route_container(decision, [m.name for m in members])
         if decision.refusal is not None:
             raise SheafError(decision.refusal, decision.reason, url=location)
+        if decision.route not in (Route.PDF, Route.IMAGE) and decision.route not in _FORMATS:
+            # Markup and plain text only: binary containers are judged by their readers.
+            unreadable = unreadable_text_reason(body, decision.media_type.charset)
+            if unreadable is not None:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable, url=location)
         return decision
 
     async def extract(self, body: bytes, *, declared_type: str | None, location: str,
                       password: str | None = None) -> Extraction:
         """Extract `body`; `declared_type` is a hint the bytes must confirm."""
         decision = self.route(body, declared_type=declared_type, location=location)
+        return await self.extract_routed(body, decision, location, password)
+
+    async def extract_routed(self, body: bytes, decision: RoutingDecision, location: str,
+                             password: str | None = None) -> Extraction:
+        """Extract `body` along a route `route` already chose (so bytes are routed once)."""
         try:
             return await self._extract(body, decision, location, password)
         except SheafError as exc:
@@ -112,11 +121,6 @@ class DocumentExtraction:
         if decision.route is Route.PDF:
             document, source = await self._pdf_document(body, password)
             return Extraction(document, source, decision, "application/pdf")
-        if decision.route is not Route.IMAGE and decision.route not in _FORMATS:
-            # Markup and plain text only: binary containers are judged by their readers.
-            unreadable = unreadable_text_reason(body, decision.media_type.charset)
-            if unreadable is not None:
-                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable)
         if decision.route is Route.HTML:
             document = await self._html.extract(body, url=location,
                                                 charset=decision.media_type.charset)
@@ -169,7 +173,7 @@ class DocumentExtraction:
                 raise SheafError(ErrorKind.NO_TEXT_LAYER,
                                  f"{exc.message}; {ocr_exc.message}") from None
             return ocr_document(pages), ContentSource.OCR
-        blank = _pages_without_text(document)
+        blank = list(document.pages_without_text)
         if not blank or self._ocr is None:
             return document, ContentSource.PDF
         try:
@@ -178,14 +182,6 @@ class DocumentExtraction:
             note = f"ocr: pages {', '.join(map(str, blank))} not read: {exc.message}"
             return attrs.evolve(document, notes=(*document.notes, note)), ContentSource.PDF
         return _with_ocr_pages(document, pages), ContentSource.PDF
-
-
-def _pages_without_text(document: Document) -> list[int]:
-    for note in document.notes:
-        match = _PAGES_WITHOUT_TEXT.match(note)
-        if match:
-            return [int(p) for p in match.group(1).replace(" ", "").split(",") if p]
-    return []
 
 
 def _with_ocr_pages(document: Document, pages: tuple[OcrPage, ...]) -> Document:
@@ -198,7 +194,7 @@ def _with_ocr_pages(document: Document, pages: tuple[OcrPage, ...]) -> Document:
         page = min(draft.pages) if draft.pages else page
         keyed.append((page, len(keyed), draft))
     drafts = [draft for _, _, draft in sorted(keyed, key=lambda k: (k[0], k[1]))]
-    notes = [n for n in document.notes if not _PAGES_WITHOUT_TEXT.match(n)]
+    notes = document.notes
     return assemble_document(drafts, metadata=document.metadata, links=document.links,
                              page_count=document.page_count,
                              notes=[*notes, *confidence_notes(recognised)])

@@ -1,4 +1,5 @@
-"""A stored document's structure, derived on demand: profile, sections and chunks."""
+"""A stored document's structure: its text with the sections and profile stored with its
+version, and its chunks cut again from them."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import attrs
 
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import BlockSpan, Chunk, chunk_document, estimate_tokens
+from sheaf.domain.chunking import Chunk, estimate_tokens
+from sheaf.domain.document_analysis import StoredStructure, rechunk, stored_structure
 from sheaf.domain.knowledge_records import DocumentRecord
-from sheaf.domain.sections import Section, detect_sections, headings_from_blocks
-from sheaf.domain.text_profile import TextProfile, profile_text
+from sheaf.domain.sections import Section
+from sheaf.domain.text_profile import TextProfile
 
 
 @attrs.frozen
@@ -20,25 +22,31 @@ class StructuredDocument:
 
     document: DocumentRecord
     text: str
-    profile: TextProfile
-    sections: tuple[Section, ...]
+    structure: StoredStructure
+
+    @property
+    def profile(self) -> TextProfile:
+        return self.structure.profile
+
+    @property
+    def sections(self) -> tuple[Section, ...]:
+        return self.structure.sections
 
     def chunks(self, *, retrieval_prefix: bool = True,
                count: Callable[[str], int] = estimate_tokens,
                input_limit: int | None = None) -> tuple[Chunk, ...]:
-        """Section and snippet chunks. `retrieval_prefix` puts the title, heading path and
-        label before each chunk's retrieval text; `count` is the token counter (the
-        embedder's, `Embedder.token_counting`), `input_limit` the most its model reads."""
-        blocks = [BlockSpan(b.kind, b.start, b.end, b.pages)
-                  for b in self.document.current.blocks]
-        return chunk_document(self.text, blocks, self.sections,
-                              version_id=self.document.current.id, title=self.document.title,
-                              count=count, retrieval_prefix=retrieval_prefix,
-                              input_limit=input_limit)
+        """Section and snippet chunks, cut to the sizes the version was cut to.
+        `retrieval_prefix` puts the title, heading path and label before each chunk's
+        retrieval text; `count` is the token counter (the embedder's,
+        `Embedder.token_counting`), `input_limit` the most its model reads."""
+        current = self.document.current
+        return rechunk(self.text, current.blocks, self.structure, current.id,
+                       self.document.title, count, input_limit, retrieval_prefix)
 
 
 class DocumentStructure:
-    """Loads a stored document and derives its sections, profile and chunks."""
+    """Loads a stored document with its stored structure. A version stored before
+    structure was kept gets it computed once, on its first load, and saved."""
 
     def __init__(self, catalogue: DocumentCatalogue, pool: WorkerPool | None = None) -> None:
         self._catalogue = catalogue
@@ -47,15 +55,17 @@ class DocumentStructure:
     async def load(self, space: str, reference: str) -> StructuredDocument:
         document = await self._catalogue.get(space, reference)
         text = await self._catalogue.markdown(document)
-        return await self._pool.run(_structure, document, text)
+        storage = self._catalogue.storage
+        structure = await storage.catalogue.structure(space, document.current.id)
+        if structure is None:
+            structure = await self._pool.run(_migrated_structure, document, text)
+            async with storage.unit_of_work() as work:
+                work.versions.save_structure(space, document.current.id, structure)
+                await work.commit()
+        return StructuredDocument(document, text, structure)
 
 
-def _structure(document: DocumentRecord, text: str) -> StructuredDocument:
-    blocks = document.current.blocks
-    headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level)
-                                           for b in blocks])
+def _migrated_structure(document: DocumentRecord, text: str) -> StoredStructure:
     abstract = document.current.metadata.get("abstract")
-    sections = detect_sections(text, headings, title=document.title,
-                               abstract=str(abstract) if abstract else None)
-    profile = profile_text(text, [(b.kind, b.start, b.end) for b in blocks])
-    return StructuredDocument(document, text, profile, sections)
+    return stored_structure(text, document.current.blocks, document.title,
+                            str(abstract) if abstract else None)

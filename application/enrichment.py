@@ -3,14 +3,14 @@ prefixes for snippets' retrieval text (ADR-0011). The canonical text is never to
 
 from __future__ import annotations
 
-import anyio
 import attrs
 
+from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.snippet_embedding import embed_snippets
+from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.enrichment import (
     DocumentSummary,
@@ -21,7 +21,7 @@ from sheaf.domain.enrichment import (
     with_context,
 )
 from sheaf.domain.enrichment_prompts import PROMPT_VERSION, context_prompt, summary_prompt
-from sheaf.domain.errors import ErrorKind, SheafError, first_failure
+from sheaf.domain.errors import ErrorKind, SheafError
 
 SUMMARY_TOKENS = 300
 CONTEXT_TOKENS = 120
@@ -52,97 +52,117 @@ class EnrichmentOutcome:
     diagnostics: tuple[str, ...] = ()
 
 
-class Enrichment:
-    """Enriches a document's current version and stores the result in one write."""
+@attrs.frozen
+class EnrichedVersion:
+    """A version's enrichment before it is stored: the summary, and the chunks with each
+    generated context already in their retrieval text (so they are embedded once)."""
 
-    def __init__(self, store: KnowledgeStore, catalogue: DocumentCatalogue,
+    summary: DocumentSummary | None
+    chunks: tuple[Chunk, ...]
+    contexts: int
+    calls: int
+    cached: int
+    diagnostics: tuple[str, ...] = ()
+
+
+class Enrichment:
+    """Asks the language model for a version's summary and snippet contexts (cached by
+    prompt version, model and input), and re-enriches stored documents in one write."""
+
+    def __init__(self, storage: Storage, catalogue: DocumentCatalogue,
                  model: LanguageModel, embedder: Embedder | None = None, *,
                  budget: TokenBudget | None = None, concurrency: int = 4) -> None:
-        self._store = store
+        self._storage = storage
+        self._answers = storage.answers
         self._catalogue = catalogue
         self.model = model
         self._embedder = embedder
         self.budget = budget or TokenBudget()
         self._concurrency = concurrency
 
-    async def enrich(self, space: str, document_id: str,
-                     kinds: frozenset[EnrichmentKind]) -> EnrichmentOutcome:
-        """Raises on a model failure, leaving the document as it was; a spent budget
-        stops cleanly, keeping what was done and saying what was not."""
-        document = await self._catalogue.get(space, document_id)
-        text = await self._catalogue.markdown(document)
-        version = document.current
+    async def prepare(self, title: str | None, text: str, markdown_sha: str,
+                      chunks: tuple[Chunk, ...], kinds: frozenset[EnrichmentKind]
+                      ) -> EnrichedVersion:
+        """The enrichment of a version not stored yet. Raises on a model failure; a spent
+        budget stops cleanly, keeping what was done and saying what was not."""
         calls = cached = 0
         notes: list[str] = []
         summary: DocumentSummary | None = None
         if EnrichmentKind.SUMMARY in kinds:
             key = cache_key(PROMPT_VERSION, self.model.name, EnrichmentKind.SUMMARY,
-                            f"{version.markdown_sha}\n{document.title}")
-            answer = await self._store.cached_text(key)
+                            f"{markdown_sha}\n{title}")
+            answer = await self._answers.cached_text(key)
             if answer is None and self.budget.exhausted:
                 notes.append("enrich: summary skipped, token budget spent")
             else:
                 if answer is None:
-                    answer = await self._ask(summary_prompt(document.title, text),
-                                             SUMMARY_TOKENS)
-                    await self._store.cache_text(key, answer)
+                    answer = await self._ask(summary_prompt(title, text), SUMMARY_TOKENS)
+                    await self._answers.cache_text(key, answer)
                     calls += 1
                 else:
                     cached += 1
                 summary = parse_summary(answer, self.model.name, PROMPT_VERSION)
-        chunks = await self._store.chunks(space, version.id)
         contexts: dict[str, str] = {}
         if EnrichmentKind.CONTEXT in kinds:
             snippets = [c for c in chunks if c.level == "snippet"]
-            done, asked, from_cache = await self._contexts(document.title, text,
-                                                           version.markdown_sha, snippets)
+            done, asked, from_cache = await self._contexts(title, text, markdown_sha,
+                                                           snippets)
             contexts, calls, cached = done, calls + asked, cached + from_cache
             if len(contexts) < len(snippets):
                 notes.append(f"enrich: context for {len(contexts)} of {len(snippets)} "
                              "snippets; token budget spent")
         enriched = tuple(with_context(c, contexts.get(c.id, c.context)) for c in chunks) \
-            if contexts else None
+            if contexts else chunks
+        return EnrichedVersion(summary, enriched, len(contexts), calls, cached, tuple(notes))
+
+    async def enrich(self, space: str, document_id: str,
+                     kinds: frozenset[EnrichmentKind]) -> EnrichmentOutcome:
+        """Enrich a stored document's current version: summary, contexts, and the vectors
+        of the snippets whose retrieval text changed, in one write. Raises on a model
+        failure, leaving the document as it was."""
+        document = await self._catalogue.get(space, document_id)
+        text = await self._catalogue.markdown(document)
+        version = document.current
+        stored = await self._storage.catalogue.chunks(space, version.id)
+        done = await self.prepare(document.title, text, version.markdown_sha, stored, kinds)
         vectors = None
-        if enriched is not None and self._embedder is not None and \
-                await self._store.embedding_model(space) is not None:
-            vectors = await embed_snippets(self._embedder, self._store, space, version.id,
-                                           enriched)
-        await self._store.save_enrichment(
-            space, version.id, summary.as_dict() if summary else None, enriched, vectors,
-            tuple(notes))
-        return EnrichmentOutcome(document.id, summary, len(contexts), calls, cached,
-                                 tuple(notes))
+        if done.contexts and self._embedder is not None and \
+                await self._storage.index.embedding_model(space) is not None:
+            vectors = await embed_snippets(self._embedder, self._storage.index, space,
+                                           done.chunks)
+        async with self._storage.unit_of_work() as work:
+            work.versions.annotate(space, version.id,
+                                   done.summary.as_dict() if done.summary else None,
+                                   done.diagnostics)
+            if done.contexts:
+                work.chunks.replace(space, version.id, done.chunks, vectors)
+            await work.commit()
+        return EnrichmentOutcome(document.id, done.summary, done.contexts, done.calls,
+                                 done.cached, done.diagnostics)
 
     async def _contexts(self, title: str | None, text: str, markdown_sha: str,
                         snippets: list[Chunk]) -> tuple[dict[str, str], int, int]:
         found: dict[str, str] = {}
         counts = {"calls": 0, "cached": 0}
-        limiter = anyio.CapacityLimiter(self._concurrency)
 
         async def one(chunk: Chunk) -> None:
             key = cache_key(PROMPT_VERSION, self.model.name, EnrichmentKind.CONTEXT,
                             f"{markdown_sha}\n{chunk.text}")
-            answer = await self._store.cached_text(key)
+            answer = await self._answers.cached_text(key)
             if answer is not None:
                 counts["cached"] += 1
             else:
-                async with limiter:
-                    if self.budget.exhausted:
-                        return
-                    answer = clean_context(await self._ask(
-                        context_prompt(title, text, chunk.text, chunk.heading_path),
-                        CONTEXT_TOKENS))
-                await self._store.cache_text(key, answer)
+                if self.budget.exhausted:
+                    return
+                answer = clean_context(await self._ask(
+                    context_prompt(title, text, chunk.text, chunk.heading_path),
+                    CONTEXT_TOKENS))
+                await self._answers.cache_text(key, answer)
                 counts["calls"] += 1
             if answer:
                 found[chunk.id] = answer
 
-        try:
-            async with anyio.create_task_group() as group:
-                for chunk in snippets:
-                    group.start_soon(one, chunk)
-        except BaseExceptionGroup as failures:
-            raise first_failure(failures) from None
+        await for_each_bounded(snippets, one, self._concurrency)
         return found, counts["calls"], counts["cached"]
 
     async def _ask(self, messages: list[dict[str, str]], max_tokens: int) -> str:

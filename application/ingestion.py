@@ -17,15 +17,16 @@ from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.file_reader import FileReader
-from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.ports.unit_of_work import UnitOfWork
 from sheaf.application.snippet_embedding import embed_snippets
 from sheaf.application.stage_events import StageRecorder
 from sheaf.application.staging import stage_key
+from sheaf.application.storage import Storage
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
 from sheaf.domain.document import Document
-from sheaf.domain.document_analysis import document_chunks, document_sections
+from sheaf.domain.document_analysis import StoredStructure, VersionAnalysis, analyse_version
 from sheaf.domain.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import shingle_fingerprint
@@ -36,16 +37,15 @@ from sheaf.domain.ingestion import (
     SourceKind,
     SourceRef,
     SpacePolicy,
-    document_id_for,
     version_id_for,
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
-from sheaf.domain.sections import Section
 from sheaf.domain.staged_version import StagedVersion
-from sheaf.domain.text_profile import profile_text
 from sheaf.domain.token_counting import ESTIMATED_TOKENS
-from sheaf.domain.url_normalisation import normalise_url
+from sheaf.domain.url_normalisation import is_url, normalise_url
+from sheaf.domain.version_bundle import VersionBundle
+from sheaf.domain.version_decision import decide
 
 
 @attrs.frozen
@@ -85,34 +85,40 @@ NEAR_DUPLICATE_THRESHOLD = 0.95
 """Cosine of shingle fingerprints at or above which a new document is flagged."""
 
 
-def is_url(source: str) -> bool:
-    return source.strip().lower().startswith(("http://", "https://"))
+@attrs.frozen
+class IngestionPorts:
+    """What ingestion reads from and writes to."""
+
+    resolver: ContentResolver
+    extraction: DocumentExtraction
+    files: FileReader
+    storage: Storage
+    blobs: BlobStore
+    artifacts: ArtifactStore
 
 
 class Ingestion:
     """Stores what a source holds. Same source and bytes: `unchanged`, nothing re-extracted;
-    new bytes: `changed`, a new version replaces the old in one transaction; bytes already
-    stored under another source: `duplicate`, recorded as an alias."""
+    new bytes: `changed`, a new version replaces the old; bytes already stored under
+    another source: `duplicate`, recorded as an alias. A new version is analysed once,
+    enriched before it is embedded, and committed as one bundle."""
 
-    def __init__(self, resolver: ContentResolver, extraction: DocumentExtraction,
-                 files: FileReader, store: KnowledgeStore, blobs: BlobStore,
-                 artifacts: ArtifactStore, *,
-                 recorder: StageRecorder | None = None,
+    def __init__(self, ports: IngestionPorts, *,
                  embedder: Embedder | None = None,
-                 near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
-                 pool: WorkerPool | None = None,
                  enrichment: Enrichment | None = None,
                  chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                 recorder: StageRecorder | None = None,
+                 pool: WorkerPool | None = None,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
-        self._resolver = resolver
-        self._extraction = extraction
-        self._files = files
-        self._store = store
-        self._blobs = blobs
-        self._artifacts = artifacts
+        self._resolver = ports.resolver
+        self._extraction = ports.extraction
+        self._files = ports.files
+        self._storage = ports.storage
+        self._blobs = ports.blobs
+        self._artifacts = ports.artifacts
         self.recorder = recorder or StageRecorder()
         self.embedder = embedder
-        self.near_duplicate_threshold = near_duplicate_threshold
+        self.near_duplicate_threshold = NEAR_DUPLICATE_THRESHOLD
         self._pool = pool or WorkerPool()
         self.enrichment = enrichment
         self.chunk_sizes = chunk_sizes
@@ -158,7 +164,7 @@ class Ingestion:
 
     async def _ingest(self, source: str, options: IngestOptions) -> IngestResult:
         space = options.space
-        policy = await self._store.policy(space)
+        policy = await self._storage.policies.policy(space)
         policy.check_enabled(source)
         record = self.recorder
         page: FetchedPage | None = None
@@ -179,45 +185,44 @@ class Ingestion:
         # Concurrent ingests of the same bytes or the same source take turns, so the
         # second one sees the first one's document (duplicate or unchanged, not new twice).
         async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
-                self._locks.hold(f"key:{space}:{ref.key}"):
-            return await self._store_new_bytes(source, ref, page, body, type_hint,
+                self._locks.hold(f"key:{space}:{ref.key}"), self._storage.unit_of_work() as work:
+            return await self._store_new_bytes(work, source, ref, page, body, type_hint,
                                                fetched_sha, options, policy)
 
-    async def _store_new_bytes(self, source: str, ref: SourceRef, page: FetchedPage | None,
-                               body: bytes, type_hint: str | None, fetched_sha: str,
-                               options: IngestOptions, policy: SpacePolicy) -> IngestResult:
+    async def _store_new_bytes(self, work: UnitOfWork, source: str, ref: SourceRef,
+                               page: FetchedPage | None, body: bytes, type_hint: str | None,
+                               fetched_sha: str, options: IngestOptions,
+                               policy: SpacePolicy) -> IngestResult:
         space = options.space
         record = self.recorder
-        known = await self._store.source(space, ref.key)
-        if known and known.fetched_sha == fetched_sha and not options.force:
-            with record.stage(source, "dedup", known.document_id) as state:
-                state["outcome"] = "unchanged"
+        known = await work.sources.get(space, ref.key)
+        twin = await work.sources.holding(space, fetched_sha) if known is None else None
+        latest = (await work.versions.latest_number(space, known.document_id)
+                  if known is not None else 0)
+        decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
+        document_id = decision.document_id
+        if decision.outcome in (IngestStatus.UNCHANGED, IngestStatus.DUPLICATE):
+            with record.stage(source, "dedup", document_id) as state:
+                state["outcome"] = decision.outcome.value
                 if not options.dry_run:
-                    await self._store.touch_source(space, ref.key)
-            return IngestResult(source, IngestStatus.UNCHANGED, known.document_id)
-        if known is None:
-            twin = await self._store.document_with_content(space, fetched_sha)
-            if twin is not None:
-                with record.stage(source, "dedup", twin) as state:
-                    state["outcome"] = "duplicate"
-                    if not options.dry_run:
-                        await self._store.add_source(space, twin, ref, fetched_sha,
-                                                     _final_url(page))
-                return IngestResult(source, IngestStatus.DUPLICATE, twin)
-        status = IngestStatus.CHANGED if known else IngestStatus.NEW
+                    if decision.outcome is IngestStatus.UNCHANGED:
+                        work.sources.touch(space, ref.key)
+                    else:
+                        work.sources.add(space, document_id, ref, fetched_sha,
+                                         _final_url(page))
+                    await work.commit()
+            return IngestResult(source, decision.outcome, document_id)
+        status = decision.outcome
         if options.dry_run:
             if page is None:  # what a real run would refuse (empty, unsupported, spoofed)
                 self._extraction.route(body, declared_type=type_hint, location=source)
             return IngestResult(source, status, known.document_id if known else None)
 
-        document_id = known.document_id if known else document_id_for(space, ref.key)
-        number = 1
-        if known:
-            existing = await self._store.find(space, document_id)
-            number = (max(v.number for v in existing.versions) + 1) if existing else 1
+        number = decision.number or 1
         version_id = version_id_for(document_id, number)
         staging_key = stage_key(space, ref.key, fetched_sha)
         prepared = (await self._staged(staging_key, version_id) if options.resume else None)
+        text: str | None = None
         if prepared is not None:
             with record.stage(source, "extract", document_id) as state:
                 state["outcome"] = "resumed"
@@ -225,23 +230,33 @@ class Ingestion:
             with record.stage(source, "extract", document_id):
                 extracted = await self._extract(page, body, type_hint, source, options)
             policy.check_kind(extracted.source, source)  # before anything is written
+            text = extracted.document.text
             with record.stage(source, "chunk", document_id):
                 counting = (await self.embedder.token_counting() if self.embedder
                             else ESTIMATED_TOKENS)
-                chunks = await self._pool.run(document_chunks, extracted.document, version_id,
-                                              self.chunk_sizes, counting)
+                analysis = await self._pool.run(analyse_version, extracted.document,
+                                                version_id, self.chunk_sizes, counting)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
-                                             extracted, chunks)
+                                             extracted, analysis)
         policy.check_kind(ContentSource(prepared.content_source), source)
+        kinds = options.enrich if options.enrich is not None else frozenset(
+            EnrichmentKind(k) for k in policy.enrich)
+        chunks, summary, enriched = prepared.chunks, None, None
+        notes: tuple[str, ...] = ()
+        if kinds:
+            with record.stage(source, "enrich", document_id) as state:
+                if text is None:
+                    text = (await self._blobs.get(prepared.markdown_sha)).decode("utf-8")
+                chunks, summary, notes, enriched = await self._enrich(prepared, text, kinds)
+                state["outcome"] = enriched
         with record.stage(source, "embed", document_id):
-            vectors = await embed_snippets(self.embedder, self._store, space, version_id,
-                                           prepared.chunks)
+            vectors = await embed_snippets(self.embedder, self._storage.index, space, chunks)
         with record.stage(source, "near-duplicates", document_id) as state:
             fingerprint = await self._pool.run(shingle_fingerprint, " ".join(
-                c.text for c in prepared.chunks if c.level == "snippet"))
-            twin, similarity = await self._near_duplicate(space, document_id, fingerprint)
-            state["outcome"] = twin or "none"
+                c.text for c in chunks if c.level == "snippet"))
+            near, similarity = await self._near_duplicate(space, document_id, fingerprint)
+            state["outcome"] = near or "none"
         with record.stage(source, "store", document_id):
             version = VersionRecord(
                 id=version_id, document_id=document_id, space=space, number=number,
@@ -250,60 +265,58 @@ class Ingestion:
                 content_type=prepared.content_type, title=prepared.title,
                 created_at=self._clock(), metadata=prepared.metadata,
                 caller_metadata=dict(options.metadata), caller_version_id=options.version_id,
-                diagnostics=prepared.diagnostics, blocks=prepared.blocks,
-                characters=prepared.characters, near_duplicate_of=twin,
-                near_duplicate_similarity=similarity)
-            await self._store.save_version(version, ref, prepared.final_url,
-                                           caller_source_id=options.source_id,
-                                           chunks=prepared.chunks, vectors=vectors,
-                                           fingerprint=fingerprint)
-        kinds = options.enrich if options.enrich is not None else frozenset(
-            EnrichmentKind(k) for k in policy.enrich)
-        enriched = None
-        if kinds:
-            with record.stage(source, "enrich", document_id) as state:
-                enriched = state["outcome"] = await self._enrich(space, document_id,
-                                                                 version.id, kinds)
+                diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
+                characters=prepared.characters, near_duplicate_of=near,
+                near_duplicate_similarity=similarity, enrichment=summary)
+            structure = (StoredStructure(prepared.sections, prepared.profile,
+                                         self.chunk_sizes)
+                         if prepared.profile is not None else None)
+            work.versions.add(VersionBundle(
+                version, ref, structure, chunks, vectors, fingerprint, prepared.final_url,
+                options.source_id))
+            await work.commit()
         return IngestResult(source, status, document_id, version.id, title=prepared.title,
-                            near_duplicate_of=twin, enrichment=enriched)
+                            near_duplicate_of=near, enrichment=enriched)
 
-    async def _enrich(self, space: str, document_id: str, version_id: str,
-                      kinds: frozenset[EnrichmentKind]) -> str:
-        """Enrich a stored version; a failure leaves it stored, unenriched, with a
-        diagnostic saying why."""
+    async def _enrich(self, prepared: StagedVersion, text: str,
+                      kinds: frozenset[EnrichmentKind]
+                      ) -> tuple[tuple[Chunk, ...], dict[str, object] | None,
+                                 tuple[str, ...], str]:
+        """The chunks with their contexts, the summary, diagnostics and outcome. A failure
+        leaves the version to be stored unenriched, with a diagnostic saying why."""
         if self.enrichment is None:
             note = "enrich: skipped, no language model is configured (SHEAF_LLM_BASE_URL)"
-            await self._store.save_enrichment(space, version_id, None, None, None, (note,))
-            return "skipped"
+            return prepared.chunks, None, (note,), "skipped"
         try:
-            outcome = await self.enrichment.enrich(space, document_id, kinds)
+            done = await self.enrichment.prepare(prepared.title, text, prepared.markdown_sha,
+                                                 prepared.chunks, kinds)
         except SheafError as exc:
             note = (f"enrich: failed, stored without enrichment: {exc.kind.value}: "
                     f"{exc.message}")
-            await self._store.save_enrichment(space, version_id, None, None, None, (note,))
-            return "failed"
-        return "partial" if outcome.diagnostics else "enriched"
+            return prepared.chunks, None, (note,), "failed"
+        return (done.chunks, done.summary.as_dict() if done.summary else None,
+                done.diagnostics, "partial" if done.diagnostics else "enriched")
 
     async def _near_duplicate(self, space: str, document_id: str,
                               fingerprint: tuple[float, ...]
                               ) -> tuple[str | None, float | None]:
         if not any(fingerprint):
             return None, None
-        for other, similarity in await self._store.similar_documents(
+        for other, similarity in await self._storage.index.similar_documents(
                 space, fingerprint, self.near_duplicate_threshold):
             if other != document_id:
                 return other, similarity
         return None, None
 
     async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
-                     extracted: _Extracted, chunks: tuple[Chunk, ...]) -> StagedVersion:
+                     extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
         meta.json, whose presence marks the set complete (what `resume` looks for)."""
         markdown = extracted.document.text
         document = extracted.document
-        sections, profile = await self._pool.run(_sections_and_profile, document)
         await self._blobs.put(body)
-        content_sha = hashlib.sha256(extracted.content).hexdigest()
+        content_sha = (fetched_sha if extracted.content is body
+                       else hashlib.sha256(extracted.content).hexdigest())
         if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
             await self._blobs.put(extracted.content)
         markdown_sha = await self._blobs.put(markdown.encode())
@@ -312,8 +325,8 @@ class Ingestion:
             content_type=extracted.content_type, metadata=document.metadata.as_dict(),
             diagnostics=extracted.diagnostics, blocks=_block_rows(document),
             characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
-            markdown_sha=markdown_sha, chunks=chunks,
-            sections=sections, profile=profile)
+            markdown_sha=markdown_sha, chunks=analysis.chunks,
+            sections=analysis.sections, profile=analysis.profile)
         await self._artifacts.write(key, "document.md", markdown.encode())
         await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
         await self._artifacts.write(key, "meta.json", staged.meta_json())
@@ -325,7 +338,8 @@ class Ingestion:
         if meta is None or chunks is None:
             return None
         staged = StagedVersion.from_artifacts(meta, chunks)
-        if staged.version_id != version_id or not await self._blobs.has(staged.markdown_sha):
+        if staged is None or staged.profile is None or staged.version_id != version_id \
+                or not await self._blobs.has(staged.markdown_sha):
             return None  # staged for another version number, or its blobs are gone
         return staged
 
@@ -344,14 +358,7 @@ class Ingestion:
                           extraction.content_type or extraction.decision.media_type.essence
                           or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
-                                       *(f"extract: {n}" for n in extraction.document.notes)))
-
-
-def _sections_and_profile(document: Document
-                          ) -> tuple[tuple[Section, ...], dict[str, object]]:
-    text = document.text
-    profile = profile_text(text, [(b.kind.value, b.start, b.end) for b in document.blocks])
-    return document_sections(document), profile.as_dict(text)
+                                       *(f"extract: {n}" for n in extraction.document.report)))
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

@@ -8,23 +8,24 @@ from collections.abc import Callable
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment
 from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.knowledge_store import KnowledgeStore
 from sheaf.application.snippet_embedding import embed_snippets
+from sheaf.application.storage import Storage
 from sheaf.domain.enrichment import EnrichmentKind, with_context
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.token_counting import ESTIMATED_TOKENS
 
 
 class Reindexing:
-    """Recomputes every document's chunks from its stored Markdown and blocks, after a
-    change to the chunking rules; re-embeds snippets after a change of embedder; redoes
-    enrichment after a change of prompt or model. Each document's rows are replaced
-    atomically."""
+    """Recomputes every document's chunks from its stored Markdown, blocks and sections
+    (cut to the sizes the version was cut to), after a change to the chunking rules;
+    re-embeds snippets after a change of embedder; redoes enrichment after a change of
+    prompt or model. A document's chunks and vectors are replaced in one write, so a
+    search never sees its chunks without their vectors."""
 
-    def __init__(self, store: KnowledgeStore, structure: DocumentStructure,
+    def __init__(self, storage: Storage, structure: DocumentStructure,
                  embedder: Embedder | None = None,
                  enrichment: Enrichment | None = None) -> None:
-        self._store = store
+        self._storage = storage
         self._structure = structure
         self._embedder = embedder
         self._enrichment = enrichment
@@ -37,38 +38,50 @@ class Reindexing:
         those enrichments: cached answers (same prompt version, model and text) cost
         nothing. `progress` hears (done, total) after each document."""
         embedder = self._embedder
-        if embeddings:
-            if embedder is None:
-                raise SheafError(ErrorKind.INVALID_QUERY,
-                                 "no embedder is configured to re-embed with")
-            await self._store.reset_vectors(space, await embedder.model())
+        storage = self._storage
+        if embeddings and embedder is None:
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             "no embedder is configured to re-embed with")
         if enrich and self._enrichment is None:
             raise SheafError(ErrorKind.INVALID_QUERY, "no language model is configured to "
                                                       "enrich with (SHEAF_LLM_BASE_URL)")
         counting = await embedder.token_counting() if embedder else ESTIMATED_TOKENS
+        model = await embedder.model() if embedder else None
+        reset = embeddings  # the space's model changes with the first document's write
         count = 0
-        documents = await self._store.documents(space)
+        documents = await storage.catalogue.documents(space)
         for document in documents:
             version_id = document.current.id
+            stored = await storage.catalogue.chunks(space, version_id)
+            current = stored
             if chunks:
-                stored = {c.id: c for c in await self._store.chunks(space, version_id)}
+                by_id = {c.id: c for c in stored}
                 loaded = await self._structure.load(space, document.id)
                 # A generated context stays with a chunk whose text did not change.
-                rebuilt = tuple(
-                    with_context(c, old.context) if (old := stored.get(c.id)) is not None
+                current = tuple(
+                    with_context(c, old.context) if (old := by_id.get(c.id)) is not None
                     and old.text == c.text and old.context else c
                     for c in loaded.chunks(count=counting.count, input_limit=counting.limit))
-                await self._store.replace_chunks(space, version_id, rebuilt)
-            if embeddings or (chunks and embedder is not None
-                              and await self._store.embedding_model(space)
-                              in (None, await embedder.model())):
-                vectors = await embed_snippets(embedder, self._store, space, version_id,
-                                               await self._store.chunks(space, version_id))
-                if vectors is not None:
-                    await self._store.replace_vectors(space, version_id, vectors)
+            vectors = None
+            if embedder is not None and (embeddings or (
+                    chunks and await storage.index.embedding_model(space) in (None, model))):
+                # Stored chunks were cut for whichever embedder came before: checked. A
+                # new model replaces the space's with this write: not checked against it.
+                vectors = await embed_snippets(embedder, None if reset else storage.index,
+                                               space, current, check_limit=not chunks)
+            async with storage.unit_of_work() as work:
+                if reset and model is not None:
+                    work.chunks.reset_vectors(space, model)
+                    reset = False
+                if chunks:
+                    work.chunks.replace(space, version_id, current, vectors)
+                elif vectors is not None:
+                    work.chunks.replace_vectors(space, version_id, vectors)
+                await work.commit()
             if enrich and self._enrichment is not None:
                 await self._enrichment.enrich(space, document.id, enrich)
             count += 1
             if progress is not None:
                 progress(count, len(documents))
         return count
+

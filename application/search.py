@@ -7,11 +7,10 @@ import attrs
 
 from sheaf.application.document_structure import DocumentStructure, StructuredDocument
 from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_location import DocumentLocation
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.rank_fusion import RRF_K, reciprocal_rank_fusion
 from sheaf.domain.search_request import NO_FILTERS, Expansion, SearchFilters, SearchMode
 
@@ -47,7 +46,7 @@ class SearchHit:
 
     @property
     def text(self) -> str:
-        """The snippet's words, exactly as in the document (`chunk.text`)."""
+        """The snippet's own words, exactly as the document has them."""
         return self.chunk.text
 
     def as_dict(self) -> dict[str, object]:
@@ -80,9 +79,10 @@ class Search:
     reciprocal rank; `auto` (the default) is hybrid with a semantic embedder and BM25
     otherwise."""
 
-    def __init__(self, store: KnowledgeStore, embedder: Embedder | None = None,
+    def __init__(self, storage: Storage, embedder: Embedder | None = None,
                  structure: DocumentStructure | None = None) -> None:
-        self._store = store
+        self._index = storage.index
+        self._catalogue = storage.catalogue
         self.embedder = embedder
         self._structure = structure
 
@@ -115,7 +115,7 @@ class Search:
         scores = dict(ranked)
         hits = [SearchHit(chunk, scores[chunk.id], document_of_chunk(chunk.id),
                           bm25_score=bm25.get(chunk.id), vector_score=cosine.get(chunk.id))
-                for chunk in await self._store.snippets(space, [i for i, _ in ranked])]
+                for chunk in await self._index.snippets(space, [i for i, _ in ranked])]
         if expand is not None:
             hits = await self._expanded(space, hits, expand, window)
         return await self._with_documents(space, hits) if with_documents else hits
@@ -127,14 +127,14 @@ class Search:
         lexical: list[tuple[str, float]] = []
         semantic: list[tuple[str, float]] = []
         if mode is not SearchMode.VECTOR:
-            lexical = await self._store.search_text(space, query, depth, filters)
+            lexical = await self._index.search_text(space, query, depth, filters)
         if mode is not SearchMode.BM25 and self.embedder is not None:
-            stored = await self._store.embedding_model(space)
+            stored = await self._index.embedding_model(space)
             model = await self.embedder.model()
             model.require_same(stored, space)
             if stored is not None:
                 (vector,) = await self.embedder.embed([query])
-                semantic = await self._store.search_vectors(space, model, vector, depth,
+                semantic = await self._index.search_vectors(space, model, vector, depth,
                                                             filters)
         bm25, cosine = dict(lexical), dict(semantic)
         if mode is SearchMode.BM25:
@@ -164,7 +164,7 @@ class Search:
 
     async def _snippet_window(self, space: str, document: StructuredDocument, chunk: Chunk,
                               window: int) -> ExpandedContext:
-        snippets = [c for c in await self._store.chunks(space, version_of_chunk(chunk.id))
+        snippets = [c for c in await self._catalogue.chunks(space, version_of_chunk(chunk.id))
                     if c.level == "snippet"]
         at = next(i for i, c in enumerate(snippets) if c.id == chunk.id)
         first, last = snippets[max(0, at - window)], snippets[min(len(snippets) - 1,
@@ -173,15 +173,14 @@ class Search:
                                document.text[first.start:last.end], chunk.heading_path)
 
     async def _with_documents(self, space: str, hits: list[SearchHit]) -> list[SearchHit]:
-        documents: dict[str, DocumentRecord | None] = {}
-        for document_id in dict.fromkeys(h.document_id for h in hits):
-            documents[document_id] = await self._store.find(space, document_id)
+        cited = await self._catalogue.citations(space, [h.document_id for h in hits])
         enriched = []
         for hit in hits:
-            document = documents.get(hit.document_id)
-            enriched.append(attrs.evolve(hit, title=document.title if document else None,
-                                         url=document.url if document else None,
-                                         location=document.location if document else None))
+            citation = cited.get(hit.document_id)
+            enriched.append(attrs.evolve(
+                hit, title=citation.title if citation else None,
+                url=citation.url if citation else None,
+                location=citation.location if citation else None))
         return enriched
 
 

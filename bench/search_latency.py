@@ -31,6 +31,7 @@ from sheaf.domain.embeddings import ChunkVectors
 from sheaf.domain.ingestion import SourceKind, SourceRef
 from sheaf.domain.knowledge_records import VersionRecord
 from sheaf.domain.search_request import SearchMode
+from sheaf.domain.version_bundle import VersionBundle
 
 PER_DOCUMENT = 50
 WORDS = [f"w{i}" for i in range(20_000)]
@@ -67,10 +68,16 @@ async def fill(store: DuckDbKnowledgeStore, embedder: HashingEmbedder, documents
     for number in range(documents):
         record, source, chunks = document(number, rng)
         vectors = await embedder.embed([c.retrieval_text for c in chunks])
-        await store.save_version(record, source, chunks=chunks, vectors=ChunkVectors(
-            model, tuple(c.id for c in chunks), tuple(vectors)))
+        await save(store, VersionBundle(record, source, chunks=chunks, vectors=ChunkVectors(
+            model, tuple(c.id for c in chunks), tuple(vectors))))
         if number % 200 == 0:
             print(f"  {number * PER_DOCUMENT} snippets", file=sys.stderr, end="\r")
+
+
+async def save(store: DuckDbKnowledgeStore, bundle: VersionBundle) -> None:
+    async with store.storage().unit_of_work() as work:
+        work.versions.add(bundle)
+        await work.commit()
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -86,7 +93,7 @@ async def measure(size: int, queries: int, work: Path) -> None:
     started = time.perf_counter()
     await fill(store, embedder, size // PER_DOCUMENT, rng)
     print(f"{size} snippets loaded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    search = Search(store, embedder)
+    search = Search(store.storage(), embedder)
     texts = [" ".join(rng.choices(WORDS[50:5000], k=rng.randint(3, 8)))
              for _ in range(queries)]
     await search.search("default", "warm up", 10, mode=SearchMode.BM25)  # builds the index
@@ -122,8 +129,8 @@ async def measure(size: int, queries: int, work: Path) -> None:
         record, source, chunks = document(size // PER_DOCUMENT + extra, rng)
         vectors = await embedder.embed([c.retrieval_text for c in chunks])
         started = time.perf_counter()
-        await store.save_version(record, source, chunks=chunks, vectors=ChunkVectors(
-            model, tuple(c.id for c in chunks), tuple(vectors)))
+        await save(store, VersionBundle(record, source, chunks=chunks, vectors=ChunkVectors(
+            model, tuple(c.id for c in chunks), tuple(vectors))))
         saves.append(time.perf_counter() - started)
         started = time.perf_counter()
         await search.search("default", texts[0], 10, mode=SearchMode.HYBRID)

@@ -90,11 +90,21 @@ class Document:
     links: tuple[Link, ...] = ()
     page_count: int | None = None
     notes: tuple[str, ...] = ()
-    """What the extractor wants the caller to know (pages without text, cuts, ...)."""
+    """What the extractor wants the caller to know (cuts, recoveries, ...)."""
+    pages_without_text: tuple[int, ...] = ()
+    """Pages of a PDF that have no text layer (what OCR may read)."""
 
     @property
     def title(self) -> str | None:
         return self.metadata.title
+
+    @property
+    def report(self) -> tuple[str, ...]:
+        """The notes, with the pages without text, as diagnostics show them."""
+        if not self.pages_without_text:
+            return self.notes
+        pages = ", ".join(map(str, self.pages_without_text))
+        return (*self.notes, f"pages_without_text: {pages}")
 
     @property
     def word_count(self) -> int:

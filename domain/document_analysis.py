@@ -1,11 +1,59 @@
-"""Sections and chunks of a freshly extracted document (before it is stored)."""
+"""The one analysis of a version: its sections, text profile and chunks, computed once
+from the extracted document (at ingest) or from the stored text and blocks (migrating a
+store written before structure was stored)."""
 
 from __future__ import annotations
 
-from sheaf.domain.chunking import DEFAULT_SIZES, BlockSpan, Chunk, ChunkSizes, chunk_document
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from sheaf.domain.chunking import (
+    DEFAULT_SIZES,
+    BlockSpan,
+    Chunk,
+    ChunkSizes,
+    chunk_document,
+    estimate_tokens,
+)
 from sheaf.domain.document import BlockKind, Document
-from sheaf.domain.sections import Heading, Section, detect_sections
+from sheaf.domain.knowledge_records import BlockRow
+from sheaf.domain.sections import Heading, Section, detect_sections, headings_from_blocks
+from sheaf.domain.text_profile import TextProfile, profile_text
 from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
+
+
+@attrs.frozen
+class VersionAnalysis:
+    """What a version's text yields, once: sections, profile and chunks."""
+
+    sections: tuple[Section, ...]
+    profile: TextProfile
+    chunks: tuple[Chunk, ...]
+
+
+@attrs.frozen
+class StoredStructure:
+    """A stored version's sections and profile, as saved with it."""
+
+    sections: tuple[Section, ...]
+    profile: TextProfile
+    chunk_sizes: ChunkSizes = DEFAULT_SIZES
+    """The sizes its chunks were cut to: reindexing cuts them to the same."""
+
+
+def analyse_version(document: Document, version_id: str, sizes: ChunkSizes = DEFAULT_SIZES,
+                    counting: TokenCounting = ESTIMATED_TOKENS) -> VersionAnalysis:
+    """Sections, profile and chunks (sized in `counting`'s unit, snippets within its
+    input limit) of a freshly extracted document."""
+    sections = document_sections(document)
+    profile = profile_text(document.text,
+                           [(b.kind.value, b.start, b.end) for b in document.blocks])
+    blocks = [BlockSpan(b.kind.value, b.start, b.end, b.draft.pages) for b in document.blocks]
+    chunks = chunk_document(document.text, blocks, sections, version_id=version_id,
+                            title=document.title, sizes=sizes, count=counting.count,
+                            input_limit=counting.limit)
+    return VersionAnalysis(sections, profile, chunks)
 
 
 def document_sections(document: Document) -> tuple[Section, ...]:
@@ -19,7 +67,26 @@ def document_chunks(document: Document, version_id: str,
                     sizes: ChunkSizes = DEFAULT_SIZES,
                     counting: TokenCounting = ESTIMATED_TOKENS) -> tuple[Chunk, ...]:
     """Chunks sized in `counting`'s unit, snippets within its input limit."""
-    blocks = [BlockSpan(b.kind.value, b.start, b.end, b.draft.pages) for b in document.blocks]
-    return chunk_document(document.text, blocks, document_sections(document),
-                          version_id=version_id, title=document.title, sizes=sizes,
-                          count=counting.count, input_limit=counting.limit)
+    return analyse_version(document, version_id, sizes, counting).chunks
+
+
+def stored_structure(text: str, blocks: Sequence[BlockRow], title: str | None,
+                     abstract: str | None) -> StoredStructure:
+    """Sections and profile of stored text from its block rows (what a store written
+    before they were stored is migrated with)."""
+    headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level) for b in blocks])
+    sections = detect_sections(text, headings, title=title, abstract=abstract)
+    return StoredStructure(sections, profile_text(text, [(b.kind, b.start, b.end)
+                                                         for b in blocks]))
+
+
+def rechunk(text: str, blocks: Sequence[BlockRow], structure: StoredStructure,
+            version_id: str, title: str | None,
+            count: Callable[[str], int] = estimate_tokens, input_limit: int | None = None,
+            retrieval_prefix: bool = True) -> tuple[Chunk, ...]:
+    """A stored version's chunks again, from its stored sections (reindexing)."""
+    spans = [BlockSpan(b.kind, b.start, b.end, b.pages) for b in blocks]
+    return chunk_document(text, spans, structure.sections, version_id=version_id,
+                          title=title, sizes=structure.chunk_sizes,
+                          count=count, retrieval_prefix=retrieval_prefix,
+                          input_limit=input_limit)

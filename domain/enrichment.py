@@ -7,6 +7,7 @@ import enum
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 
 import attrs
 
@@ -50,10 +51,10 @@ class DocumentSummary:
                 "model": self.model, "prompt_version": self.prompt_version}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> DocumentSummary:
+    def from_dict(cls, data: Mapping[str, object]) -> DocumentSummary:
         concepts = data.get("concepts") or []
         return cls(str(data.get("summary", "")),
-                   tuple(str(c) for c in concepts) if isinstance(concepts, list) else (),
+                   tuple(str(c) for c in concepts) if isinstance(concepts, list | tuple) else (),
                    str(data.get("model", "")), str(data.get("prompt_version", "")))
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 import attrs
 
 from sheaf.domain.document_location import DocumentLocation
+from sheaf.domain.frozen_mapping import frozen_mapping, optional_frozen_mapping
 from sheaf.domain.ingestion import SourceKind
 
 
@@ -52,8 +54,8 @@ class VersionRecord:
     content_type: str
     title: str | None
     created_at: datetime
-    metadata: dict[str, object] = attrs.field(factory=dict)
-    caller_metadata: dict[str, str] = attrs.field(factory=dict)
+    metadata: Mapping[str, object] = attrs.field(factory=dict, converter=frozen_mapping)
+    caller_metadata: Mapping[str, str] = attrs.field(factory=dict, converter=frozen_mapping)
     caller_version_id: str | None = None
     diagnostics: tuple[str, ...] = ()
     blocks: tuple[BlockRow, ...] = ()
@@ -63,7 +65,8 @@ class VersionRecord:
     """A document already stored whose text this version's nearly repeats (recorded, not
     dropped: the caller decides)."""
     near_duplicate_similarity: float | None = None
-    enrichment: dict[str, object] | None = None
+    enrichment: Mapping[str, object] | None = attrs.field(
+        default=None, converter=optional_frozen_mapping)
     """A generated summary and concepts (`generated: true`), when enrichment ran."""
 
 
@@ -84,23 +87,48 @@ class DocumentRecord:
     @property
     def url(self) -> str | None:
         """The URL to cite: the first URL source, where its redirects ended."""
-        return next((s.final_url or s.original for s in self.sources
-                     if s.kind is SourceKind.URL), None)
+        return cited_url(self.sources)
 
     @property
     def location(self) -> DocumentLocation:
-        """Where to cite the document from: its URL, else the local file it was read from
-        (absolute path and `file:` URI), else the name of the uploaded file."""
-        if self.url is not None:
-            return DocumentLocation(url=self.url)
-        for kind in (SourceKind.FILE, SourceKind.UPLOAD):
-            source = next((s for s in self.sources if s.kind is kind), None)
-            if source is None:
-                continue
-            if kind is SourceKind.FILE:
-                return DocumentLocation.of_file(source.key)
-            return DocumentLocation(file_name=source.original)
-        return DocumentLocation()
+        """Where to cite the document from (see `cited_location`)."""
+        return cited_location(self.sources)
+
+    @property
+    def citation(self) -> DocumentCitation:
+        return DocumentCitation(self.id, self.title, self.url, self.location)
+
+
+@attrs.frozen
+class DocumentCitation:
+    """What a hit needs to cite its document: id, title, URL and location."""
+
+    document_id: str
+    title: str | None
+    url: str | None
+    location: DocumentLocation
+
+
+def cited_url(sources: Sequence[SourceRecord]) -> str | None:
+    """The first URL source (in the order they were seen), where its redirects ended."""
+    return next((s.final_url or s.original for s in sources if s.kind is SourceKind.URL),
+                None)
+
+
+def cited_location(sources: Sequence[SourceRecord]) -> DocumentLocation:
+    """A document's URL, else the local file it was read from (absolute path and `file:`
+    URI), else the name of the uploaded file."""
+    url = cited_url(sources)
+    if url is not None:
+        return DocumentLocation(url=url)
+    for kind in (SourceKind.FILE, SourceKind.UPLOAD):
+        source = next((s for s in sources if s.kind is kind), None)
+        if source is None:
+            continue
+        if kind is SourceKind.FILE:
+            return DocumentLocation.of_file(source.key)
+        return DocumentLocation(file_name=source.original)
+    return DocumentLocation()
 
 
 @attrs.frozen

@@ -72,6 +72,7 @@ def assemble_document(
     links: Iterable[Link] = (),
     page_count: int | None = None,
     notes: Iterable[str] = (),
+    pages_without_text: Iterable[int] = (),
 ) -> Document:
     """Place drafts one after another in the canonical text, recording each one's span."""
     parts: list[str] = []
@@ -95,6 +96,7 @@ def assemble_document(
         links=tuple(links),
         page_count=page_count,
         notes=tuple(notes),
+        pages_without_text=tuple(pages_without_text),
     )
 
 

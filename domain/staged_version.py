@@ -4,15 +4,20 @@ chunks.jsonl so an interrupted ingest can resume without extracting again."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.frozen_mapping import frozen_mapping
 from sheaf.domain.knowledge_records import BlockRow
 from sheaf.domain.sections import Section
+from sheaf.domain.text_profile import TextProfile
+from sheaf.domain.value_codec import from_plain, to_plain
 
-ARTIFACT_FORMAT = 1
+ARTIFACT_FORMAT = 2
+"""2: the profile holds its spans (1 held only counts, and resumes extract again)."""
 
 
 @attrs.frozen
@@ -21,50 +26,34 @@ class StagedVersion:
     title: str | None
     content_source: str
     content_type: str
-    metadata: dict[str, object]
-    diagnostics: tuple[str, ...]
-    blocks: tuple[BlockRow, ...]
-    characters: int
-    final_url: str | None
-    content_sha: str
-    markdown_sha: str
-    chunks: tuple[Chunk, ...]
+    metadata: Mapping[str, object] = attrs.field(converter=frozen_mapping)
+    diagnostics: tuple[str, ...] = ()
+    blocks: tuple[BlockRow, ...] = ()
+    characters: int = 0
+    final_url: str | None = None
+    content_sha: str = ""
+    markdown_sha: str = ""
+    chunks: tuple[Chunk, ...] = ()
     sections: tuple[Section, ...] = ()
-    profile: dict[str, object] = attrs.field(factory=dict)
+    profile: TextProfile | None = None
 
     def meta_json(self) -> bytes:
-        meta = {
-            "format": ARTIFACT_FORMAT, "version_id": self.version_id, "title": self.title,
-            "content_source": self.content_source, "content_type": self.content_type,
-            "metadata": self.metadata, "diagnostics": list(self.diagnostics),
-            "blocks": [attrs.asdict(b) for b in self.blocks], "characters": self.characters,
-            "final_url": self.final_url, "content_sha": self.content_sha,
-            "markdown_sha": self.markdown_sha, "profile": self.profile,
-            "sections": [attrs.asdict(s) for s in self.sections],
-        }
+        meta = {"format": ARTIFACT_FORMAT, **to_plain(attrs.evolve(self, chunks=()))}
+        del meta["chunks"]
         return json.dumps(meta, ensure_ascii=False, indent=1).encode()
 
     def chunks_jsonl(self) -> bytes:
-        return "".join(json.dumps(attrs.asdict(c), ensure_ascii=False) + "\n"
+        return "".join(json.dumps(to_plain(c), ensure_ascii=False) + "\n"
                        for c in self.chunks).encode()
 
     @classmethod
-    def from_artifacts(cls, meta_json: bytes, chunks_jsonl: bytes) -> StagedVersion:
+    def from_artifacts(cls, meta_json: bytes, chunks_jsonl: bytes) -> StagedVersion | None:
+        """The staged version, or None when the artifacts are of another format."""
         meta: dict[str, Any] = json.loads(meta_json)
-        chunks = tuple(_chunk(json.loads(line)) for line in chunks_jsonl.decode().splitlines()
-                       if line.strip())
-        return cls(
-            version_id=meta["version_id"], title=meta["title"],
-            content_source=meta["content_source"], content_type=meta["content_type"],
-            metadata=meta["metadata"], diagnostics=tuple(meta["diagnostics"]),
-            blocks=tuple(BlockRow(kind=b["kind"], start=b["start"], end=b["end"],
-                                  level=b["level"], label=b["label"],
-                                  pages=tuple(b["pages"])) for b in meta["blocks"]),
-            characters=meta["characters"], final_url=meta["final_url"],
-            content_sha=meta["content_sha"], markdown_sha=meta["markdown_sha"],
-            chunks=chunks, profile=meta.get("profile", {}))
-
-
-def _chunk(data: dict[str, Any]) -> Chunk:
-    return Chunk(**{**data, "heading_path": tuple(data["heading_path"]),
-                    "pages": tuple(data["pages"])})
+        if meta.pop("format", None) != ARTIFACT_FORMAT:
+            return None
+        # Split on newlines only: `splitlines` also splits on U+0085 and U+2028, which
+        # JSON written with ensure_ascii=False leaves raw inside a chunk's text.
+        chunks = tuple(from_plain(Chunk, json.loads(line))
+                       for line in chunks_jsonl.decode().split("\n") if line.strip())
+        return attrs.evolve(from_plain(cls, meta), chunks=chunks)

@@ -10,6 +10,12 @@ from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from sheaf.domain.errors import ErrorKind, SheafError
 
+
+def is_url(source: str) -> bool:
+    """Whether a source names an http(s) URL rather than a file."""
+    return source.strip().lower().startswith(("http://", "https://"))
+
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _GITHUB_BLOB = re.compile(r"^/([^/]+)/([^/]+)/blob/(.+)$")
 _GIST = re.compile(r"^/([^/]+)/([0-9a-fA-F]+)/?$")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search_request import Expansion
+from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints import serialisation
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ async def run_tool(kb: Knowledge, name: str, arguments: dict[str, Any] | str
 async def _dispatch(kb: Knowledge, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == "ingest_url":
         url = str(arguments["url"])
-        if not url.lower().startswith(("http://", "https://")):
+        if not is_url(url):
             raise SheafError(ErrorKind.INVALID_URL, f"not an http(s) URL: {url}")
         result = await kb.ingest(url, metadata=arguments.get("metadata"))
         if result.error_kind:

@@ -17,6 +17,9 @@ from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
 from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.adapters.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.ollama_embedder import OllamaEmbedder
 from sheaf.adapters.openai_chat_model import OpenAiChatModel
 from sheaf.adapters.openai_embedder import OpenAiEmbedder
@@ -29,14 +32,19 @@ from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment, TokenBudget
-from sheaf.application.ingestion import Ingestion
+from sheaf.application.ingestion import Ingestion, IngestionPorts
+from sheaf.application.ports.artifact_store import ArtifactStore
+from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.ports.embedder import Embedder
+from sheaf.application.ports.file_reader import FileReader
 from sheaf.application.ports.format_extractor import FormatExtractor
+from sheaf.application.ports.http_client import HttpClient
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quotes
 from sheaf.application.reindexing import Reindexing
 from sheaf.application.search import Search
 from sheaf.application.stage_events import StageEvent, StageRecorder
+from sheaf.application.storage import Storage
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -77,8 +85,10 @@ def blob_folder(store_path: Path) -> Path:
 class KnowledgeServices:
     """The embedded default: a DuckDB file with its blob folder, and the use cases on it."""
 
-    client: AiohttpHttpClient
-    store: DuckDbKnowledgeStore
+    client: HttpClient
+    store: DuckDbKnowledgeStore | MemoryKnowledgeStore
+    """The store's adapter (the CLI's store commands use its extra methods)."""
+    storage: Storage
     ingestion: Ingestion
     catalogue: DocumentCatalogue
     structure: DocumentStructure
@@ -89,12 +99,14 @@ class KnowledgeServices:
     enrichment: Enrichment | None = None
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        close = getattr(self.client, "aclose", None)  # an injected client may need none
+        if close is not None:
+            await close()
         if self.embedder is not None:
             await self.embedder.aclose()
         if self.enrichment is not None:
             await self.enrichment.model.aclose()
-        await self.store.aclose()
+        await self.storage.close()
 
 
 def build_language_model(settings: LanguageModelSettings | None) -> LanguageModel | None:
@@ -132,30 +144,59 @@ def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
                      "onnx:DIR, openai:MODEL, ollama:MODEL or none")
 
 
-def build_knowledge(settings: HttpSettings, store_path: Path,
+def build_knowledge(settings: HttpSettings, store_path: Path | None,
                     listener: Callable[[StageEvent], None] | None = None,
                     embedder: Embedder | None = None,
                     pool: WorkerPool | None = None,
                     language_model: LanguageModel | None = None,
                     budget: TokenBudget | None = None,
-                    chunk_sizes: ChunkSizes = DEFAULT_SIZES) -> KnowledgeServices:
-    """Everything on one DuckDB file; CPU-heavy work shares one bounded `pool`;
-    enrichment is on when a `language_model` is given."""
+                    chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                    adapters: InjectedAdapters | None = None) -> KnowledgeServices:
+    """Everything on one DuckDB file (or on the `adapters` given, for tests and
+    embedding); CPU-heavy work shares one bounded `pool`; enrichment is on when a
+    `language_model` is given."""
     pool = pool or WorkerPool()
+    given = adapters or InjectedAdapters()
     extraction = build_extraction(pool)
-    client, resolver = build_resolver(settings, pool, extraction)
-    store = DuckDbKnowledgeStore(store_path)
-    blobs = FilesystemBlobStore(blob_folder(store_path))
-    artifacts = FilesystemArtifactStore(blob_folder(store_path))
-    catalogue = DocumentCatalogue(store, blobs, artifacts)
-    enrichment = (Enrichment(store, catalogue, language_model, embedder, budget=budget)
+    client: HttpClient
+    if given.http_client is not None:
+        client = given.http_client
+        resolver = ContentResolver(client, extraction.html, extraction.pdf,
+                                   extraction=extraction)
+    else:
+        client, resolver = build_resolver(settings, pool, extraction)
+    if given.store is not None:
+        store = given.store
+    else:
+        if store_path is None:
+            raise SheafError(ErrorKind.INVALID_QUERY, "no store path and no store given")
+        store = DuckDbKnowledgeStore(store_path)
+    storage = store.storage()
+    folder = blob_folder(store_path) if store_path is not None else None
+    blobs = given.blobs or (FilesystemBlobStore(folder) if folder else MemoryBlobStore())
+    artifacts = given.artifacts or (FilesystemArtifactStore(folder) if folder
+                                    else MemoryArtifactStore())
+    catalogue = DocumentCatalogue(storage, blobs, artifacts)
+    enrichment = (Enrichment(storage, catalogue, language_model, embedder, budget=budget)
                   if language_model is not None else None)
-    ingestion = Ingestion(resolver, extraction, FilesystemFileReader(), store,
-                          blobs, artifacts,
-                          recorder=StageRecorder(listener), embedder=embedder, pool=pool,
-                          enrichment=enrichment, chunk_sizes=chunk_sizes)
+    ingestion = Ingestion(
+        IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(), storage,
+                       blobs, artifacts),
+        recorder=StageRecorder(listener), embedder=embedder, pool=pool,
+        enrichment=enrichment, chunk_sizes=chunk_sizes)
     structure = DocumentStructure(catalogue, pool)
     quotes = Quotes(structure, pool)
-    return KnowledgeServices(client, store, ingestion, catalogue, structure, quotes,
-                             Reindexing(store, structure, embedder, enrichment),
-                             Search(store, embedder, structure), embedder, enrichment)
+    return KnowledgeServices(client, store, storage, ingestion, catalogue, structure, quotes,
+                             Reindexing(storage, structure, embedder, enrichment),
+                             Search(storage, embedder, structure), embedder, enrichment)
+
+
+@attrs.frozen
+class InjectedAdapters:
+    """Adapters to use instead of the defaults (DuckDB file, filesystem, aiohttp)."""
+
+    store: DuckDbKnowledgeStore | MemoryKnowledgeStore | None = None
+    blobs: BlobStore | None = None
+    artifacts: ArtifactStore | None = None
+    http_client: HttpClient | None = None
+    files: FileReader | None = None

@@ -85,7 +85,7 @@ def extract(inputs: tuple[str, ...], fmt: str, output_dir: Path | None,
 
     async def run() -> int:
         from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
-        from sheaf.application.ingestion import is_url
+        from sheaf.domain.url_normalisation import is_url
         from sheaf.entrypoints.composition import build_extraction, build_resolver
         from sheaf.entrypoints.local_input import output_name
 

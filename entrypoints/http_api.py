@@ -24,11 +24,13 @@ import attrs
 from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
 
+from sheaf.adapters.http_settings import DEFAULT_MAX_BYTES
 from sheaf.adapters.package_version import sheaf_version
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestResult, IngestStatus
 from sheaf.domain.json_nesting import parse_strict_json
 from sheaf.domain.search_request import Expansion, SearchMode, parse_metadata_filter
+from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints import serialisation
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.openapi import openapi_document
@@ -47,7 +49,7 @@ class ApiSettings:
 
     space: str = "default"
     token: str | None = None
-    max_upload_bytes: int = 25 * 1024 * 1024
+    max_upload_bytes: int = DEFAULT_MAX_BYTES
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
@@ -231,7 +233,7 @@ async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
     if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
         raise _bad("the JSON body needs a \"url\" string")
     url = payload["url"]
-    if not url.lower().startswith(("http://", "https://")):
+    if not is_url(url):
         raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
     return url, _options(payload)
 

@@ -24,28 +24,32 @@ import anyio
 import anyio.abc
 import attrs
 
+from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.content_resolver import Preference
 from sheaf.application.enrichment import TokenBudget
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quote
-from sheaf.application.retrieval_evaluation import RetrievalReport, evaluate_search
+from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.application.search import SearchHit
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from sheaf.domain.context_block import CitedPassage, context_block
-from sheaf.domain.directory_listing import DirectoryListing
+from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
+from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.enrichment import parse_kinds
-from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.retrieval_metrics import RetrievalReport
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
 from sheaf.domain.sections import Section
 from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
 from sheaf.entrypoints.agent_tools import run_tool, tool_definitions
 from sheaf.entrypoints.composition import (
+    InjectedAdapters,
     KnowledgeServices,
     build_embedder,
     build_knowledge,
@@ -61,6 +65,8 @@ class IngestProgress:
     done: int
     total: int
     result: IngestResult
+    skipped: tuple[SkippedFile, ...] = ()
+    """Files the directories held that are left out, and why (the same on every event)."""
 
 
 @attrs.frozen
@@ -92,15 +98,19 @@ class Knowledge:
                    timeout: float | None = None, workers: int | None = None,
                    language_model: LanguageModel | None = None,
                    token_budget: int | None = None, settings: Settings | None = None,
-                   chunk_sizes: ChunkSizes = DEFAULT_SIZES) -> AsyncIterator[Knowledge]:
+                   chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                   adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
         `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open.
         `settings` replaces the environment: the keyword arguments then override only
-        what they name. Errors inside the `async with` come out as themselves (a
-        `SheafError` subclass), not wrapped in an exception group."""
+        what they name. `adapters` replaces the default store, blob and artifact stores,
+        HTTP client or file reader (tests, embedding): with a store given and no `store`
+        path, nothing is written to disk. Errors inside the `async with` come out as
+        themselves (a `SheafError` subclass), not wrapped in an exception group."""
+        in_memory = adapters is not None and adapters.store is not None and store is None
         if settings is None:
             settings = Settings.from_environment(
                 os.environ, store=store, space=space,
@@ -112,16 +122,20 @@ class Knowledge:
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(settings.embedder)
         services = build_knowledge(
-            settings.fetch, settings.store, embedder=chosen, pool=WorkerPool(workers),
+            settings.fetch, None if in_memory else settings.store, embedder=chosen,
+            pool=WorkerPool(workers),
             language_model=language_model or build_language_model(settings.language_model),
-            budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes)
+            budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
+            adapters=adapters)
         try:
             async with anyio.create_task_group() as tasks:
                 yield cls(services, settings.space if space == DEFAULT_SPACE else space,
                           tasks)
                 tasks.cancel_scope.cancel()
-        except BaseExceptionGroup as group:
-            raise _sole_failure(group) from None
+        except BaseExceptionGroup as failures:
+            # What the caller raised (or a batch failed with) comes out as itself, not
+            # wrapped in the task group's exception group.
+            raise first_failure(failures) from None
         finally:
             with anyio.CancelScope(shield=True):
                 await services.aclose()
@@ -168,22 +182,20 @@ class Knowledge:
         `recursive`), `concurrency` at a time, yielding a progress event as each
         finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest."""
         chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
-        expanded = list((await self.listing(sources, recursive=recursive)).files)
+        listing = await self.listing(sources, recursive=recursive)
+        expanded = list(listing.files)
         send, receive = anyio.create_memory_object_stream[IngestResult](len(expanded) or 1)
-        limiter = anyio.CapacityLimiter(max(1, concurrency))
         batch = anyio.CancelScope()
 
         async def one(source: str) -> None:
-            async with limiter:
-                result = await self._services.ingestion.ingest(source, chosen)
+            result = await self._services.ingestion.ingest(source, chosen)
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await send.send(result)  # the consumer may have left
 
         async def run_batch() -> None:
             with batch:
-                async with send, anyio.create_task_group() as group:
-                    for source in expanded:
-                        group.start_soon(one, source)
+                async with send:
+                    await for_each_bounded(expanded, one, concurrency)
 
         self._tasks.start_soon(run_batch)
         done = 0
@@ -191,7 +203,7 @@ class Knowledge:
             async with receive:
                 async for result in receive:
                     done += 1
-                    yield IngestProgress(done, len(expanded), result)
+                    yield IngestProgress(done, len(expanded), result, listing.skipped)
         finally:
             batch.cancel()
 
@@ -217,7 +229,8 @@ class Knowledge:
         """A document's section and snippet chunks as stored; without `retrieval_prefix`,
         recomputed with retrieval text that lacks the [DOC] [PATH] [SECTION] prefix."""
         loaded = await self._services.structure.load(self.space, document)
-        stored = await self._services.store.chunks(self.space, loaded.document.current.id)
+        stored = await self._services.storage.catalogue.chunks(
+            self.space, loaded.document.current.id)
         if stored and retrieval_prefix:
             return tuple(stored)
         counting = await self.token_counting()
@@ -231,7 +244,7 @@ class Knowledge:
 
     async def policy(self) -> SpacePolicy:
         """The space's ingestion policy and enrichment setting."""
-        return await self._services.store.policy(self.space)
+        return await self._services.storage.policies.policy(self.space)
 
     async def set_policy(self, *, ingestion_enabled: bool | None = None,
                          max_bytes: int | None = None,
@@ -257,7 +270,7 @@ class Knowledge:
         policy = await self.policy()
         if changes:
             policy = attrs.evolve(policy, **changes)
-            await self._services.store.set_policy(self.space, policy)
+            await self._services.storage.policies.set_policy(self.space, policy)
         return policy
 
     async def reindex(self, *, chunks: bool = True, embeddings: bool = False,
@@ -280,8 +293,8 @@ class Knowledge:
         return await evaluate_search(self._services.search, self.space, queries, qrels,
                                      to_collection, SearchMode(mode))
 
-    async def embedder_model(self) -> str | None:
-        """The configured embedder's model name, None without one."""
+    async def embedder_model(self) -> EmbeddingModel | None:
+        """The configured embedder's model (name and dimension), None without one."""
         embedder = self._services.embedder
         return await embedder.model() if embedder else None
 
@@ -380,18 +393,3 @@ def _many(value: str | Sequence[str] | None) -> list[str]:
         return []
     return [value] if isinstance(value, str) else list(value)
 
-
-def _sole_failure(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The one error a task group wrapped, so `except sheaf.NotFound` works around
-    `async with Knowledge.open()`; a group of several stays a group."""
-    leaves: list[BaseException] = []
-
-    def collect(error: BaseException) -> None:
-        if isinstance(error, BaseExceptionGroup):
-            for inner in error.exceptions:
-                collect(inner)
-        else:
-            leaves.append(error)
-
-    collect(group)
-    return leaves[0] if len(leaves) == 1 else group

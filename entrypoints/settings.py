@@ -255,10 +255,7 @@ class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
     """Writes to whatever `sys.stderr` is when a record is logged (a test runner swaps
     it), not the stream of the moment logging was configured."""
 
-    def __init__(self) -> None:
-        super().__init__()
-
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> object:
         return sys.stderr
 

@@ -14,7 +14,7 @@ from sheaf.adapters.duckdb_knowledge_store import (
     DuckDbKnowledgeStore,
 )
 from sheaf.domain.errors import ErrorKind, SheafError
-from tests.contract.test_knowledge_store_contract import URL, version
+from tests.contract.test_knowledge_store_contract import URL, save, source_of, version
 
 pytestmark = pytest.mark.anyio
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.anyio
 async def test_documents_survive_reopening(tmp_path: Path) -> None:
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
-    await store.save_version(version(1, "s1"), URL)
+    await save(store, version(1, "s1"), URL)
     await store.aclose()
     reopened = DuckDbKnowledgeStore(path)
     found = await reopened.find("default", URL.key)
@@ -44,14 +44,14 @@ async def test_a_newer_store_is_refused_with_a_clear_message(tmp_path: Path) -> 
 
 async def test_a_failed_write_leaves_the_previous_state(tmp_path: Path) -> None:
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
-    await store.save_version(version(1, "s1"), URL)
+    await save(store, version(1, "s1"), URL)
     with pytest.raises(duckdb.Error):
-        await store.save_version(version(1, "s2"), URL)  # same version id: refused
+        await save(store, version(1, "s2"), URL)  # same version id: refused
     found = await store.find("default", URL.key)
     assert found is not None
     assert [v.id for v in found.versions] == ["doc_1.v1"]
     assert found.current.superseded_at is None
-    assert (await store.source("default", URL.key)).fetched_sha == "s1"  # type: ignore[union-attr]
+    assert (await source_of(store, "default", URL.key)).fetched_sha == "s1"  # type: ignore[union-attr]
     await store.aclose()
 
 
@@ -68,7 +68,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 4
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 5
     assert await reopened.chunks("default", "doc_1.v1") == ()
     found = await reopened.find("default", URL.key)
     assert found is not None and found.title == "Old"
@@ -83,7 +83,7 @@ async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
     """While the writer's lock is held (a long write), lookups still answer: they run on
     pooled cursors of their own."""
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
-    await store.save_version(version(1, "s1"), URL)
+    await save(store, version(1, "s1"), URL)
     with store._lock:  # what a write holds for its whole transaction
         with anyio.fail_after(10):
             found = await store.find("default", URL.key)
@@ -102,7 +102,7 @@ async def test_the_optional_hnsw_index_answers_vector_searches(tmp_path: Path) -
     model = EmbeddingModel("test", 3)
     directions = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0)]
     chunks = tuple(text_chunk("doc_1.v1", i, f"words {i}") for i in range(len(directions)))
-    await store.save_version(version(1, "s1"), URL, chunks=chunks, vectors=ChunkVectors(
+    await save(store, version(1, "s1"), URL, chunks=chunks, vectors=ChunkVectors(
         model, tuple(c.id for c in chunks), tuple(unit_vector(d) for d in directions)))
     assert await store.build_vector_index("default")
     found = await store.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
@@ -114,3 +114,28 @@ async def test_the_optional_hnsw_index_answers_vector_searches(tmp_path: Path) -
     again = await store.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
     assert [i for i, _ in again] == [i for i, _ in found]
     await store.aclose()
+
+
+async def test_indexes_are_checked_only_after_an_unclean_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sheaf.adapters.duckdb_knowledge_store as module
+
+    checks: list[str] = []
+    real = module._index_misses_rows
+
+    def counted(c: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+        checks.append(table)
+        return real(c, table, column)
+
+    monkeypatch.setattr(module, "_index_misses_rows", counted)
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)  # no marker yet: checked
+    await save(store, version(1, "s1"), URL)
+    await store.aclose()
+    assert checks and Path(f"{path}.closed").exists()
+    checks.clear()
+    reopened = DuckDbKnowledgeStore(path)  # closed cleanly: not checked
+    assert checks == [] and not Path(f"{path}.closed").exists()
+    reopened._connection.close()  # the process dies without closing the store
+    DuckDbKnowledgeStore(path)._connection.close()
+    assert checks  # no marker: the next open checks again

@@ -117,7 +117,8 @@ def test_pages_without_text_are_reported() -> None:
     out = io.BytesIO()
     pdf.save(out)
     document = extract(out.getvalue())
-    assert "pages_without_text: 2" in document.notes
+    assert document.pages_without_text == (2,)
+    assert "pages_without_text: 2" in document.report
 
 
 def test_page_limit_and_time_budget() -> None:

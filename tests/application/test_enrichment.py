@@ -3,9 +3,12 @@ the cache, isolated failures, and the token budget."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sheaf.adapters.memory_embedder import MemoryEmbedder
+from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.memory_language_model import MemoryLanguageModel
 from sheaf.adapters.openai_chat_model import OpenAiChatModel
 from sheaf.application.document_catalogue import DocumentCatalogue
@@ -34,7 +37,7 @@ def enriched_world(model: LanguageModel, budget: int | None = None) -> World:
     world = World()
     world.files.files["/d/paper.md"] = PAPER
     world.ingestion.enrichment = Enrichment(
-        world.store, DocumentCatalogue(world.store, world.blobs), model,
+        world.storage, DocumentCatalogue(world.storage, world.blobs), model,
         world.ingestion.embedder, budget=TokenBudget(budget), concurrency=2)
     return world
 
@@ -51,7 +54,7 @@ async def test_summary_concepts_and_contexts_are_stored_as_generated() -> None:
     assert summary["model"] == "memory-model"
     assert summary["summary"] == ("Tidal Rhythms is summarised here. It has findings. "
                                   "It has methods.")  # three sentences at most
-    assert summary["concepts"] == ["seagrass", "tides", "growth", "coasts", "ecology"]
+    assert summary["concepts"] == ("seagrass", "tides", "growth", "coasts", "ecology")
     canonical = (await world.blobs.get(document.current.markdown_sha)).decode()
     snippets = [c for c in await world.store.chunks("default", document.current.id)
                 if c.level == "snippet"]
@@ -62,12 +65,12 @@ async def test_summary_concepts_and_contexts_are_stored_as_generated() -> None:
         assert chunk.context not in chunk.text and canonical[chunk.start:chunk.end] == \
             chunk.text
     assert "From Tidal Rhythms" not in canonical
-    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     (quote,) = await Quotes(structure).by_text("default", document.id,
                                                "shoot density doubled in spring")
     assert canonical[quote.start:quote.end] == quote.text == "Shoot density doubled in spring"
     # The context is searchable: "part headed" occurs only in generated contexts.
-    hits = await Search(world.store, world.ingestion.embedder).search(
+    hits = await Search(world.storage, world.ingestion.embedder).search(
         "default", "part headed", 3, mode=SearchMode.BM25)
     assert hits and all("part headed" not in h.chunk.text for h in hits)
 
@@ -78,8 +81,8 @@ async def test_the_cache_makes_a_rerun_free() -> None:
     await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
     calls = len(model.calls)
     assert calls >= 4  # a summary and one context per snippet
-    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
-    reindexing = Reindexing(world.store, structure, world.ingestion.embedder,
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
+    reindexing = Reindexing(world.storage, structure, world.ingestion.embedder,
                             world.ingestion.enrichment)
     assert await reindexing.reindex("default", enrich=BOTH) == 1
     assert len(model.calls) == calls  # every answer came from the cache
@@ -105,7 +108,7 @@ async def test_a_model_failure_leaves_the_document_stored_unenriched() -> None:
         "enrich: failed, stored without enrichment: llm_failed: the model crashed")
     assert not any(c.context for c in await world.store.chunks("default",
                                                                 document.current.id))
-    hits = await Search(world.store).search("default", "seagrass", 3, mode=SearchMode.BM25)
+    hits = await Search(world.storage).search("default", "seagrass", 3, mode=SearchMode.BM25)
     assert hits  # stored and searchable
 
 
@@ -167,3 +170,44 @@ async def test_against_the_protocol_server_a_500_leaves_it_unenriched() -> None:
     finally:
         await model.aclose()
         await server.stop()
+
+
+async def test_with_enrichment_every_snippet_is_embedded_once_with_its_context() -> None:
+    world = enriched_world(MemoryLanguageModel())
+    embedder = world.ingestion.embedder
+    assert isinstance(embedder, MemoryEmbedder)
+    result = await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
+    assert result.enrichment == "enriched" and result.version_id
+    snippets = [c for c in await world.store.chunks("default", result.version_id)
+                if c.level == "snippet"]
+    embedded = [text for call in embedder.calls for text in call]
+    assert len(embedded) == len(snippets) > 3  # once each, not again after enrichment
+    assert embedded == [c.retrieval_text for c in snippets]
+    assert all(c.context and c.context in c.retrieval_text for c in snippets)
+    stages = [e.stage for e in world.ingestion.recorder.events]
+    assert stages.index("enrich") < stages.index("embed") < stages.index("store")
+
+
+async def test_no_write_leaves_a_snippet_without_its_vector() -> None:
+    """Checked after every commit of ingest, enrichment and reindexing: chunks and their
+    vectors are written together."""
+    world = enriched_world(MemoryLanguageModel())
+    store = world.store
+    assert isinstance(store, MemoryKnowledgeStore)
+    commits: list[bool] = []
+    real = store._apply
+
+    async def checked(steps: list[Any]) -> None:
+        await real(steps)
+        state = store._state
+        commits.append(all(c.id in state.vectors.get(v, {}) for v, chunks in
+                           state.chunks.items() for c in chunks if c.level == "snippet"))
+
+    store._apply = checked  # type: ignore[method-assign]
+    await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
+    reindexing = Reindexing(world.storage, structure, world.ingestion.embedder,
+                            world.ingestion.enrichment)
+    assert await reindexing.reindex("default", enrich=BOTH) == 1
+    assert await reindexing.reindex("default", embeddings=True) == 1
+    assert len(commits) >= 4 and all(commits)

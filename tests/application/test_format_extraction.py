@@ -19,7 +19,7 @@ from sheaf.adapters.memory_ocr_engine import MemoryOcrEngine
 from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.ingestion import Ingestion, IngestOptions
+from sheaf.application.ingestion import Ingestion, IngestionPorts, IngestOptions
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingestion import IngestStatus
@@ -80,7 +80,7 @@ async def test_only_the_pages_without_a_text_layer_are_ocrd() -> None:
     world = World()
     text_layer = assemble_document([_text_page(1, "Typed page one."),
                                     _text_page(3, "Typed page three.")], page_count=3,
-                                   notes=["pages_without_text: 2"])
+                                   pages_without_text=[2])
     world.pdf.add(PDF, text_layer)
     world.ocr.add(PDF, (_page(1, "wrong"), _page(2, "Scanned page two."), _page(3, "wrong")))
     extraction = await world.extraction.extract(PDF, declared_type=None, location="/m.pdf")
@@ -88,7 +88,8 @@ async def test_only_the_pages_without_a_text_layer_are_ocrd() -> None:
     assert extraction.source is ContentSource.PDF
     assert extraction.document.text == ("Typed page one.\n\nScanned page two.\n\n"
                                          "Typed page three.")
-    assert not any(n.startswith("pages_without_text") for n in extraction.document.notes)
+    assert extraction.document.pages_without_text == ()
+    assert not any(n.startswith("pages_without_text") for n in extraction.document.report)
 
 
 async def test_without_an_ocr_engine_the_errors_say_so() -> None:
@@ -141,9 +142,9 @@ async def test_a_dry_run_reports_what_a_real_run_would() -> None:
     files = MemoryFileReader({"/in/empty.txt": b"", "/in/notes.md": b"# N\n\nWords.\n",
                               "/in/fake.docx": b"text in disguise"})
     html = MemoryHtmlExtractor()
-    ingestion = Ingestion(ContentResolver(MemoryHttpClient(HttpSettings()), html, world.pdf),
-                          world.extraction, files, MemoryKnowledgeStore(), MemoryBlobStore(),
-                          MemoryArtifactStore())
+    ingestion = Ingestion(IngestionPorts(
+        ContentResolver(MemoryHttpClient(HttpSettings()), html, world.pdf), world.extraction,
+        files, MemoryKnowledgeStore().storage(), MemoryBlobStore(), MemoryArtifactStore()))
     dry = IngestOptions(dry_run=True)
     results = {path: await ingestion.ingest(path, dry) for path in sorted(files.files)}
     assert results["/in/notes.md"].status is IngestStatus.NEW

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.http_settings import HttpSettings
 from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
 from sheaf.adapters.memory_blob_store import MemoryBlobStore
@@ -15,7 +18,8 @@ from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.ingestion import Ingestion, IngestOptions
+from sheaf.application.ingestion import Ingestion, IngestionPorts, IngestOptions
+from sheaf.application.storage import Storage
 from sheaf.domain.ingestion import IngestStatus, SpacePolicy
 from sheaf.domain.resolved_content import ContentSource
 
@@ -25,16 +29,20 @@ NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
 
 
 class World:
-    def __init__(self) -> None:
+    def __init__(self, store: DuckDbKnowledgeStore | MemoryKnowledgeStore | None = None
+                 ) -> None:
         self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
         html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
         self.files = MemoryFileReader({NOTES: NOTE_TEXT})
-        self.store = MemoryKnowledgeStore()
+        self.store = store or MemoryKnowledgeStore()
         self.blobs = MemoryBlobStore()
-        self.ingestion = Ingestion(ContentResolver(self.http, html, pdf),
-                                   DocumentExtraction(html, pdf), self.files, self.store,
-                                   self.blobs, MemoryArtifactStore(),
-                                   embedder=MemoryEmbedder())
+        self.ingestion = Ingestion(IngestionPorts(
+            ContentResolver(self.http, html, pdf), DocumentExtraction(html, pdf), self.files,
+            self.store.storage(), self.blobs, MemoryArtifactStore()), embedder=MemoryEmbedder())
+
+    @property
+    def storage(self) -> Storage:
+        return self.store.storage()
 
     def stages(self, source: str) -> list[str]:
         return [e.stage for e in self.ingestion.recorder.events if e.source == source]
@@ -162,11 +170,11 @@ class FailingOnce(MemoryKnowledgeStore):
         super().__init__()
         self.failures = 1
 
-    async def save_version(self, *args: object, **kwargs: object) -> None:
+    async def _apply(self, steps: list[Any]) -> None:
         if self.failures:
             self.failures -= 1
             raise RuntimeError("killed between the stage and store steps")
-        await super().save_version(*args, **kwargs)  # type: ignore[arg-type]
+        await super()._apply(steps)
 
 
 async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
@@ -174,9 +182,9 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     world.store = FailingOnce()
     artifacts = MemoryArtifactStore()
     html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
-    world.ingestion = Ingestion(ContentResolver(world.http, html, pdf),
-                                DocumentExtraction(html, pdf), world.files, world.store,
-                                world.blobs, artifacts)
+    world.ingestion = Ingestion(IngestionPorts(
+        ContentResolver(world.http, html, pdf), DocumentExtraction(html, pdf), world.files,
+        world.storage, world.blobs, artifacts))
     failed = await world.ingestion.ingest(NOTES)
     assert failed.status is IngestStatus.FAILED and failed.error_kind == "internal"
     assert failed.message == "RuntimeError: killed between the stage and store steps"
@@ -216,16 +224,38 @@ async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> N
     assert all(c.tokens == counting.count(c.text) for c in snippets)
 
     # Stored chunks too long for another model are refused by name, not truncated...
-    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     narrower = MemoryEmbedder(name="narrower", input_limit=20)
     with pytest.raises(SheafError) as refused:
-        await Reindexing(world.store, structure, narrower).reindex(
+        await Reindexing(world.storage, structure, narrower).reindex(
             "default", chunks=False, embeddings=True)
     assert refused.value.kind is ErrorKind.EMBEDDING_FAILED
     assert "longer than narrower reads" in refused.value.message
     # ...and chunked again for it when the chunks are rebuilt.
-    assert await Reindexing(world.store, structure, narrower).reindex(
+    assert await Reindexing(world.storage, structure, narrower).reindex(
         "default", embeddings=True) == 1
     rebuilt = [c for c in await world.store.chunks("default", result.version_id)
                if c.level == "snippet"]
     assert max(len(c.retrieval_text.split()) + 2 for c in rebuilt) <= 20
+
+
+async def test_reindexing_cuts_chunks_to_the_sizes_the_version_was_cut_to() -> None:
+    from sheaf.application.document_catalogue import DocumentCatalogue
+    from sheaf.application.document_structure import DocumentStructure
+    from sheaf.application.reindexing import Reindexing
+    from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
+
+    world = World()
+    world.files.files["/data/long.md"] = ("# Long notes\n\n" + " ".join(
+        f"The heron number {i} returned on Tuesday." for i in range(200)) + "\n").encode()
+    small = ChunkSizes.for_snippets(40)
+    assert small != DEFAULT_SIZES
+    world.ingestion.chunk_sizes = small
+    result = await world.ingestion.ingest("/data/long.md")
+    assert result.version_id is not None
+    cut = await world.store.chunks("default", result.version_id)
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
+    assert await Reindexing(world.storage, structure, world.ingestion.embedder).reindex(
+        "default") == 1
+    again = await world.store.chunks("default", result.version_id)
+    assert again == cut and sum(c.level == "snippet" for c in cut) > 10

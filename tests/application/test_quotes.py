@@ -24,7 +24,7 @@ async def quotes() -> Quotes:
     world.files.files[PAPER] = TEXT
     result = await world.ingestion.ingest(PAPER, IngestOptions())
     assert result.document_id
-    return Quotes(DocumentStructure(DocumentCatalogue(world.store, world.blobs)))
+    return Quotes(DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
 
 
 async def test_by_text_with_citation(quotes: Quotes) -> None:

@@ -1,11 +1,14 @@
-"""Search over ingested documents, with fakes of every port."""
+"""Search over ingested documents: the store is DuckDB in memory (ranking is the real
+index's), every other port a fake."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
+from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.adapters.memory_embedder import MemoryEmbedder
 from sheaf.application.document_catalogue import DocumentCatalogue
@@ -24,12 +27,12 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_hits_carry_their_document_and_span() -> None:
-    world = World()
+    world = World(DuckDbKnowledgeStore(":memory:"))
     world.files.files["/d/tides.md"] = b"# Tides\n\n## Results\n\nSeagrass grew with the tides.\n"
     world.files.files["/d/foxes.md"] = b"# Foxes\n\nFoxes wait for people to sleep.\n"
     for path in world.files.files:
         await world.ingestion.ingest(path)
-    hits = await Search(world.store).search("default", "seagrass tides", 5)
+    hits = await Search(world.storage).search("default", "seagrass tides", 5)
     assert hits and hits[0].title == "Tides"
     top = hits[0]
     document = await world.store.find("default", top.document_id)
@@ -51,15 +54,15 @@ FOXES = b"# Foxes\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\
 
 
 async def seeded(embedder: MemoryEmbedder | None = None) -> tuple[World, Search]:
-    world = World()
+    world = World(DuckDbKnowledgeStore(":memory:"))
     if embedder is not None:
         world.ingestion.embedder = embedder
     world.files.files["/d/tides.md"] = TIDES
     world.files.files["/d/foxes.md"] = FOXES
     for path in ("/d/tides.md", "/d/foxes.md"):
         await world.ingestion.ingest(path)
-    return world, Search(world.store, world.ingestion.embedder,
-                         DocumentStructure(DocumentCatalogue(world.store, world.blobs)))
+    return world, Search(world.storage, world.ingestion.embedder,
+                         DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
 
 
 async def test_each_mode_ranks_and_reports_its_scores() -> None:
@@ -127,12 +130,12 @@ async def test_a_space_embedded_by_another_model_is_refused_clearly() -> None:
 
 async def test_reindex_embeddings_moves_the_space_to_the_new_model() -> None:
     world, _ = await seeded()
-    structure = DocumentStructure(DocumentCatalogue(world.store, world.blobs))
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     wider = MemoryEmbedder(name="wider", dimension=32)
-    assert await Reindexing(world.store, structure, wider).reindex(
+    assert await Reindexing(world.storage, structure, wider).reindex(
         "default", chunks=False, embeddings=True) == 2
     assert await world.store.embedding_model("default") == await wider.model()
-    hits = await Search(world.store, wider).search("default", "seagrass", 3,
+    hits = await Search(world.storage, wider).search("default", "seagrass", 3,
                                                    mode=SearchMode.VECTOR)
     assert hits and "eagrass" in hits[0].chunk.text
 
@@ -149,7 +152,7 @@ async def test_bad_queries_are_typed_errors() -> None:
 
 
 async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> None:
-    world = World()
+    world = World()  # the fake: DuckDB keeps fingerprints as FLOAT, this is exact
     base = " ".join(f"word{i}" for i in range(400))
     world.files.files["/d/a.md"] = f"# A\n\n{base}\n".encode()
     world.files.files["/d/b.md"] = f"# A\n\n{base} and a short coda\n".encode()
@@ -163,7 +166,7 @@ async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> N
     assert 0.9 < exact < 1.0
     world.ingestion.near_duplicate_threshold = math.nextafter(exact, 1.0)  # just above
     assert (await world.ingestion.ingest("/d/b.md")).near_duplicate_of is None
-    await world.store.remove("default", (await world.store.find("default", "/d/b.md")).id)  # type: ignore[union-attr]
+    await DocumentCatalogue(world.storage, world.blobs).remove("default", "/d/b.md")
     world.ingestion.near_duplicate_threshold = exact  # exactly at it
     flagged = await world.ingestion.ingest("/d/b.md")
     assert flagged.status is IngestStatus.NEW and flagged.near_duplicate_of == a.id
@@ -180,3 +183,42 @@ async def seeded_chunks(world: World, path: str) -> list[Chunk]:
                                                            declared_type="text/markdown",
                                                            location=path)
     return [c for c in document_chunks(extraction.document, "x.v1") if c.level == "snippet"]
+
+
+class _CountingCursor:
+    """A DuckDB cursor that counts the statements run through it."""
+
+    def __init__(self, cursor: Any, counts: list[int]) -> None:
+        self._cursor, self._counts = cursor, counts
+
+    def execute(self, *args: Any) -> Any:
+        self._counts[0] += 1
+        return self._cursor.execute(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
+
+
+@pytest.mark.parametrize("k", [1, 50])
+async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
+    store = DuckDbKnowledgeStore(":memory:")
+    world = World(store)
+    for n in range(60):
+        world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
+                                            "\n").encode()
+        await world.ingestion.ingest(f"/d/n{n}.md")
+    search = Search(store.storage())
+    await search.search("default", "heron", 1)  # the text index is built once, first
+    counts = [0]
+    cursors = []
+    while not store._free_cursors.empty():
+        cursors.append(store._free_cursors.get())
+    for cursor in cursors:
+        store._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
+    store._connection = _CountingCursor(store._connection, counts)  # type: ignore[assignment]
+    hits = await search.search("default", "heron", k)
+    assert len(hits) == k and len({h.document_id for h in hits}) == k
+    assert all(h.title and h.location and h.location.path for h in hits)
+    assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
+    assert 2 <= counts[0] <= 3  # ranking, the snippets, the citations: not one per hit
+    await store.aclose()

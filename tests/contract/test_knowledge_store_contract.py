@@ -1,8 +1,9 @@
-"""The KnowledgeStore contract, run against the in-memory fake and the DuckDB store."""
+"""The store ports' contract (unit of work, catalogue, search index, policies, answer
+cache), run against the in-memory fake and the DuckDB store alike."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,22 +12,67 @@ import pytest
 
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.application.ports.knowledge_store import KnowledgeStore
+from sheaf.application.ports.unit_of_work import UnitOfWork
 from sheaf.domain.chunking import Chunk
+from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.frozen_mapping import freeze
 from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
-from sheaf.domain.knowledge_records import BlockRow, VersionRecord
+from sheaf.domain.knowledge_records import BlockRow, SourceRecord, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import SearchFilters
+from sheaf.domain.sections import Section
+from sheaf.domain.text_profile import TextProfile
+from sheaf.domain.version_bundle import VersionBundle
 
 pytestmark = pytest.mark.anyio
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 URL = SourceRef(SourceKind.URL, "https://journal.example/a", "https://Journal.example/a#x")
 
 
+Store = DuckDbKnowledgeStore | MemoryKnowledgeStore
+
+
+async def write(store: Store, *steps: Callable[[UnitOfWork], object]) -> None:
+    """Run `steps` in one unit of work and commit it."""
+    async with store.storage().unit_of_work() as work:
+        for step in steps:
+            step(work)
+        await work.commit()
+
+
+async def save(store: Store, record: VersionRecord, source: SourceRef,
+               final_url: str | None = None, caller_source_id: str | None = None,
+               chunks: tuple[Chunk, ...] = (), vectors: ChunkVectors | None = None,
+               fingerprint: tuple[float, ...] | None = None) -> None:
+    await write(store, lambda w: w.versions.add(VersionBundle(
+        record, source, None, chunks, vectors, fingerprint, final_url, caller_source_id)))
+
+
+async def source_of(store: Store, space: str, key: str) -> SourceRecord | None:
+    async with store.storage().unit_of_work() as work:
+        return await work.sources.get(space, key)
+
+
+async def holding(store: Store, space: str, sha: str) -> str | None:
+    async with store.storage().unit_of_work() as work:
+        return await work.sources.holding(space, sha)
+
+
+async def remove(store: Store, space: str, document_id: str) -> set[str]:
+    """Remove a document; the hashes no stored version refers to any more."""
+    found = await store.find(space, document_id)
+    await write(store, lambda w: w.versions.remove(space, document_id))
+    if found is None:
+        return set()
+    return await store.unreferenced({sha for v in found.versions
+                                     for sha in (v.fetched_sha, v.content_sha,
+                                                 v.markdown_sha)})
+
+
 @pytest.fixture(params=["memory", "duckdb"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[KnowledgeStore]:
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     if request.param == "memory":
         yield MemoryKnowledgeStore()
         return
@@ -47,8 +93,8 @@ def version(number: int, sha: str, *, doc: str = "doc_1", space: str = "default"
         characters=20)
 
 
-async def test_a_saved_version_is_found_by_every_name(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL, final_url="https://cdn.example/a",
+async def test_a_saved_version_is_found_by_every_name(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, final_url="https://cdn.example/a",
                              caller_source_id="my-source-7")
     for reference in ("doc_1", URL.key, URL.original, "https://cdn.example/a", "my-source-7"):
         found = await store.find("default", reference)
@@ -65,56 +111,56 @@ async def test_a_saved_version_is_found_by_every_name(store: KnowledgeStore) -> 
     assert await store.find("default", "nothing") is None
 
 
-async def test_sources_and_content_lookups(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL)
-    source = await store.source("default", URL.key)
+async def test_sources_and_content_lookups(store: Store) -> None:
+    await save(store, version(1, "s1"), URL)
+    source = await source_of(store, "default", URL.key)
     assert source is not None and source.document_id == "doc_1" and source.fetched_sha == "s1"
-    assert await store.document_with_content("default", "s1") == "doc_1"
-    assert await store.document_with_content("elsewhere", "s1") is None
+    assert await holding(store, "default", "s1") == "doc_1"
+    assert await holding(store, "elsewhere", "s1") is None
     alias = SourceRef(SourceKind.FILE, "/data/a.html", "a.html")
-    await store.add_source("default", "doc_1", alias, "s1")
+    await write(store, lambda w: w.sources.add("default", "doc_1", alias, "s1"))
     found = await store.find("default", "/data/a.html")
     assert found is not None and {s.key for s in found.sources} == {URL.key, alias.key}
 
 
-async def test_a_new_version_supersedes_the_old_one(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL)
-    await store.save_version(version(2, "s2", title="Second"), URL)
+async def test_a_new_version_supersedes_the_old_one(store: Store) -> None:
+    await save(store, version(1, "s1"), URL)
+    await save(store, version(2, "s2", title="Second"), URL)
     found = await store.find("default", "doc_1")
     assert found is not None
     assert found.current.id == "doc_1.v2" and found.title == "Second"
     assert [v.id for v in found.versions] == ["doc_1.v1", "doc_1.v2"]
     assert found.versions[0].superseded_at is not None
     assert found.versions[1].superseded_at is None
-    assert await store.document_with_content("default", "s1") is None
-    assert (await store.source("default", URL.key)).fetched_sha == "s2"  # type: ignore[union-attr]
+    assert await holding(store, "default", "s1") is None
+    assert (await source_of(store, "default", URL.key)).fetched_sha == "s2"  # type: ignore[union-attr]
 
 
-async def test_listing_status_and_removal(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL)
+async def test_listing_status_and_removal(store: Store) -> None:
+    await save(store, version(1, "s1"), URL)
     other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
-    await store.save_version(version(1, "s9", doc="doc_2"), other)
+    await save(store, version(1, "s9", doc="doc_2"), other)
     assert [d.id for d in await store.documents("default")] == ["doc_1", "doc_2"] or [
         d.id for d in await store.documents("default")] == ["doc_2", "doc_1"]
     status = await store.status()
     assert [(s.space, s.documents, s.versions, s.sources) for s in status.spaces] == [
         ("default", 2, 2, 2)]
     assert status.last_ingest is not None
-    released = await store.remove("default", "doc_1")
+    released = await remove(store, "default", "doc_1")
     assert released == {"s1", "ms1"}
     assert await store.find("default", URL.key) is None
-    assert await store.source("default", URL.key) is None
-    assert await store.remove("default", "doc_1") == set()
+    assert await source_of(store, "default", URL.key) is None
+    assert await remove(store, "default", "doc_1") == set()
 
 
-async def test_shared_content_is_not_released(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "same"), URL)
+async def test_shared_content_is_not_released(store: Store) -> None:
+    await save(store, version(1, "same"), URL)
     other = SourceRef(SourceKind.URL, "https://mirror.example/a", "https://mirror.example/a")
-    await store.save_version(version(1, "same", doc="doc_2", space="other"), other)
-    assert await store.remove("default", "doc_1") == set()
+    await save(store, version(1, "same", doc="doc_2", space="other"), other)
+    assert await remove(store, "default", "doc_1") == set()
 
 
-async def test_policies_per_space(store: KnowledgeStore) -> None:
+async def test_policies_per_space(store: Store) -> None:
     assert await store.policy("default") == SpacePolicy()
     strict = SpacePolicy(ingestion_enabled=False, max_bytes=10,
                          allowed_kinds=frozenset({ContentSource.PDF}))
@@ -132,19 +178,19 @@ def chunk(version_id: str, level: str, index: int, start: int, end: int) -> Chun
 
 
 async def test_chunks_are_saved_with_their_version_and_replaced_by_the_next(
-        store: KnowledgeStore) -> None:
+        store: Store) -> None:
     first = (chunk("doc_1.v1", "section", 0, 0, 20), chunk("doc_1.v1", "snippet", 0, 0, 10),
              chunk("doc_1.v1", "snippet", 1, 12, 20))
-    await store.save_version(version(1, "s1"), URL, chunks=first)
+    await save(store, version(1, "s1"), URL, chunks=first)
     assert await store.chunks("default", "doc_1.v1") == first
     second = (chunk("doc_1.v2", "section", 0, 0, 9), chunk("doc_1.v2", "snippet", 0, 0, 9))
-    await store.save_version(version(2, "s2"), URL, chunks=second)
+    await save(store, version(2, "s2"), URL, chunks=second)
     assert await store.chunks("default", "doc_1.v1") == ()
     assert await store.chunks("default", "doc_1.v2") == second
     rebuilt = (chunk("doc_1.v2", "section", 0, 0, 9),)
-    await store.replace_chunks("default", "doc_1.v2", rebuilt)
+    await write(store, lambda w: w.chunks.replace("default", "doc_1.v2", rebuilt, None))
     assert await store.chunks("default", "doc_1.v2") == rebuilt
-    await store.remove("default", "doc_1")
+    await remove(store, "default", "doc_1")
     assert await store.chunks("default", "doc_1.v2") == ()
 
 
@@ -155,16 +201,16 @@ def text_chunk(version_id: str, index: int, words: str) -> Chunk:
                  retrieval_text=f"[DOC: t] {words}")
 
 
-async def test_text_search_ranks_current_snippets_of_the_space(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL, chunks=(
+async def test_text_search_ranks_current_snippets_of_the_space(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, chunks=(
         text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),
         text_chunk("doc_1.v1", 1, "foxes wait for people to sleep")))
     other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
-    await store.save_version(version(1, "s2", doc="doc_2"), other, chunks=(
+    await save(store, version(1, "s2", doc="doc_2"), other, chunks=(
         text_chunk("doc_2.v1", 0, "tides and tides and seagrass light under the tides"),))
     elsewhere = SourceRef(SourceKind.URL, "https://journal.example/c",
                           "https://journal.example/c")
-    await store.save_version(version(1, "s3", doc="doc_3", space="other"), elsewhere, chunks=(
+    await save(store, version(1, "s3", doc="doc_3", space="other"), elsewhere, chunks=(
         text_chunk("doc_3.v1", 0, "seagrass tides everywhere"),))
     found = await store.search_text("default", "seagrass tides", 10)
     assert {i for i, _ in found} == {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"}
@@ -172,7 +218,7 @@ async def test_text_search_ranks_current_snippets_of_the_space(store: KnowledgeS
     assert found == sorted(found, key=lambda pair: -pair[1])
     assert await store.search_text("default", "zebra", 10) == []
     # A new version's chunks replace the old ones in the index.
-    await store.save_version(version(2, "s4"), URL, chunks=(
+    await save(store, version(2, "s4"), URL, chunks=(
         text_chunk("doc_1.v2", 0, "zebra crossings"),))
     assert [i for i, _ in await store.search_text("default", "zebra", 10)] == [
         "doc_1.v2:snippet:0"]
@@ -180,8 +226,8 @@ async def test_text_search_ranks_current_snippets_of_the_space(store: KnowledgeS
         i for i, _ in await store.search_text("default", "seagrass", 10)}
 
 
-async def test_a_term_the_query_repeats_weighs_more(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL, chunks=(
+async def test_a_term_the_query_repeats_weighs_more(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, chunks=(
         text_chunk("doc_1.v1", 0, "tides shape the coast"),
         text_chunk("doc_1.v1", 1, "seagrass shapes the coast")))
     ranked = await store.search_text("default", "tides tides tides seagrass", 10)
@@ -199,21 +245,21 @@ def vectors_of(version_id: str, *vectors: tuple[float, ...],
                         tuple(unit_vector(v) for v in vectors))
 
 
-async def seed_two_documents(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL, chunks=(
+async def seed_two_documents(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, chunks=(
         text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),
         text_chunk("doc_1.v1", 1, "foxes wait for people to sleep")),
         vectors=vectors_of("doc_1.v1", (1, 0, 0), (0, 1, 0)))
     other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
     pdf = attrs.evolve(version(1, "s2", doc="doc_2"), content_source="pdf",
                        caller_metadata={"team": "red"})
-    await store.save_version(pdf, other, chunks=(
+    await save(store, pdf, other, chunks=(
         attrs.evolve(text_chunk("doc_2.v1", 0, "tides under seagrass light"),
                      section_label="results"),),
         vectors=vectors_of("doc_2.v1", (0.9, 0.1, 0)))
 
 
-async def test_vector_search_ranks_by_cosine(store: KnowledgeStore) -> None:
+async def test_vector_search_ranks_by_cosine(store: Store) -> None:
     assert await store.embedding_model("default") is None
     await seed_two_documents(store)
     assert await store.embedding_model("default") == MODEL
@@ -225,8 +271,7 @@ async def test_vector_search_ranks_by_cosine(store: KnowledgeStore) -> None:
     assert len(await store.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 1)) == 1
 
 
-async def test_another_model_is_refused_for_search_and_for_storing(store: KnowledgeStore
-                                                                  ) -> None:
+async def test_another_model_is_refused_for_search_and_for_storing(store: Store) -> None:
     await seed_two_documents(store)
     other = EmbeddingModel("other-model", 3)
     with pytest.raises(SheafError) as caught:
@@ -235,27 +280,28 @@ async def test_another_model_is_refused_for_search_and_for_storing(store: Knowle
     assert "test-model" in caught.value.message and "reindex --embeddings" in caught.value.message
     third = SourceRef(SourceKind.URL, "https://journal.example/c", "https://journal.example/c")
     with pytest.raises(SheafError):
-        await store.save_version(version(1, "s3", doc="doc_3"), third, chunks=(
+        await save(store, version(1, "s3", doc="doc_3"), third, chunks=(
             text_chunk("doc_3.v1", 0, "x"),), vectors=vectors_of("doc_3.v1", (1, 0, 0),
                                                                   model=other))
     assert await store.find("default", "doc_3") is None  # nothing half-written
 
 
-async def test_reset_and_replace_vectors_switch_the_model(store: KnowledgeStore) -> None:
+async def test_reset_and_replace_vectors_switch_the_model(store: Store) -> None:
     await seed_two_documents(store)
     wider = EmbeddingModel("wider", 4)
-    await store.reset_vectors("default", wider)
+    await write(store, lambda w: w.chunks.reset_vectors("default", wider))
     assert await store.embedding_model("default") == wider
     assert await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10) == []
-    await store.replace_vectors("default", "doc_1.v1", vectors_of(
-        "doc_1.v1", (0, 0, 0, 1), (1, 0, 0, 0), model=wider))
+    await write(store, lambda w: w.chunks.replace_vectors("default", "doc_1.v1", vectors_of(
+        "doc_1.v1", (0, 0, 0, 1), (1, 0, 0, 0), model=wider)))
     found = await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10)
     assert [i for i, _ in found][:1] == ["doc_1.v1:snippet:1"]
     with pytest.raises(SheafError):
-        await store.replace_vectors("default", "doc_9.v1", vectors_of("doc_9.v1", model=wider))
+        await write(store, lambda w: w.chunks.replace_vectors(
+            "default", "doc_9.v1", vectors_of("doc_9.v1", model=wider)))
 
 
-async def test_filters_apply_to_both_rankings(store: KnowledgeStore) -> None:
+async def test_filters_apply_to_both_rankings(store: Store) -> None:
     await seed_two_documents(store)
     query = unit_vector((1, 0, 0))
     cases = {
@@ -275,9 +321,9 @@ async def test_filters_apply_to_both_rankings(store: KnowledgeStore) -> None:
 
 
 async def test_removal_and_new_versions_leave_no_stale_rows_in_either_index(
-        store: KnowledgeStore) -> None:
+        store: Store) -> None:
     await seed_two_documents(store)
-    await store.save_version(version(2, "s9"), URL, chunks=(
+    await save(store, version(2, "s9"), URL, chunks=(
         text_chunk("doc_1.v2", 0, "zebra crossings"),),
         vectors=vectors_of("doc_1.v2", (0, 0, 1)))
     everything = unit_vector((1, 1, 1))
@@ -285,25 +331,25 @@ async def test_removal_and_new_versions_leave_no_stale_rows_in_either_index(
     assert ids == {"doc_1.v2:snippet:0", "doc_2.v1:snippet:0"}
     assert {i for i, _ in await store.search_text("default", "seagrass tides", 10)} == {
         "doc_2.v1:snippet:0"}
-    await store.remove("default", "doc_2")
+    await remove(store, "default", "doc_2")
     assert {i for i, _ in await store.search_vectors("default", MODEL, everything, 10)} == {
         "doc_1.v2:snippet:0"}
     assert await store.search_text("default", "seagrass tides", 10) == []
 
 
-async def test_similar_documents_by_fingerprint(store: KnowledgeStore) -> None:
-    await store.save_version(version(1, "s1"), URL, fingerprint=unit_vector([1.0] + [0.0] * 1023))
+async def test_similar_documents_by_fingerprint(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, fingerprint=unit_vector([1.0] + [0.0] * 1023))
     close = unit_vector([1.0, 0.2] + [0.0] * 1022)
     found = await store.similar_documents("default", close, 0.9)
     assert [d for d, _ in found] == ["doc_1"]
     assert found[0][1] == pytest.approx(1 / (1.04 ** 0.5), abs=1e-5)
     assert await store.similar_documents("default", close, 0.99) == []
     assert await store.similar_documents("other", close, 0.5) == []
-    await store.remove("default", "doc_1")
+    await remove(store, "default", "doc_1")
     assert await store.similar_documents("default", close, 0.5) == []
 
 
-async def test_snippets_by_id_in_the_order_asked(store: KnowledgeStore) -> None:
+async def test_snippets_by_id_in_the_order_asked(store: Store) -> None:
     await seed_two_documents(store)
     wanted = ["doc_2.v1:snippet:0", "doc_9.v1:snippet:0", "doc_1.v1:snippet:1"]
     found = await store.snippets("default", wanted)
@@ -313,31 +359,32 @@ async def test_snippets_by_id_in_the_order_asked(store: KnowledgeStore) -> None:
 
 
 async def test_enrichment_is_saved_with_chunks_vectors_and_diagnostics(
-        store: KnowledgeStore) -> None:
+        store: Store) -> None:
     await seed_two_documents(store)
     enriched = tuple(attrs.evolve(c, context="From a paper on tides.",
                                   retrieval_text="[CONTEXT: From a paper on tides.]\n"
                                                  + c.retrieval_text)
                      for c in await store.chunks("default", "doc_1.v1"))
     summary = {"summary": "A paper.", "concepts": ["tides"], "generated": True}
-    await store.save_enrichment("default", "doc_1.v1", summary, enriched,
-                                vectors_of("doc_1.v1", (0, 0, 1), (0, 1, 0)),
-                                ("enrich: done",))
+    await write(store, lambda w: w.versions.annotate("default", "doc_1.v1", summary,
+                                                     ("enrich: done",)),
+                lambda w: w.chunks.replace("default", "doc_1.v1", enriched, vectors_of(
+                    "doc_1.v1", (0, 0, 1), (0, 1, 0))))
     found = await store.find("default", "doc_1")
-    assert found is not None and found.current.enrichment == summary
+    assert found is not None and found.current.enrichment == freeze(summary)
     assert found.current.diagnostics[-1] == "enrich: done"
     assert await store.chunks("default", "doc_1.v1") == enriched
     top = await store.search_vectors("default", MODEL, unit_vector((0, 0, 1)), 1)
     assert top[0][0] == "doc_1.v1:snippet:0"
     assert {i for i, _ in await store.search_text("default", "paper", 10)} >= {
         "doc_1.v1:snippet:0"}  # the context is searchable
-    await store.save_enrichment("default", "doc_1.v1", None, None, None, ())
-    assert (await store.find("default", "doc_1")).current.enrichment == summary  # type: ignore[union-attr]
+    await write(store, lambda w: w.versions.annotate("default", "doc_1.v1", None, ()))
+    assert (await store.find("default", "doc_1")).current.enrichment == freeze(summary)  # type: ignore[union-attr]
     with pytest.raises(SheafError):
-        await store.save_enrichment("default", "doc_9.v1", summary, None, None, ())
+        await write(store, lambda w: w.versions.annotate("default", "doc_9.v1", summary, ()))
 
 
-async def test_the_enrichment_cache_and_space_enrichments(store: KnowledgeStore) -> None:
+async def test_the_enrichment_cache_and_space_enrichments(store: Store) -> None:
     assert await store.cached_text("k") is None
     await store.cache_text("k", "an answer")
     assert await store.cached_text("k") == "an answer"
@@ -345,10 +392,101 @@ async def test_the_enrichment_cache_and_space_enrichments(store: KnowledgeStore)
     assert (await store.policy("papers")).enrich == {"summary", "context"}
 
 
-async def test_many_snippets_by_id_keep_the_order_asked(store: KnowledgeStore) -> None:
+async def test_many_snippets_by_id_keep_the_order_asked(store: Store) -> None:
     chunks = tuple(text_chunk("doc_1.v1", i, f"words number {i}") for i in range(50))
-    await store.save_version(version(1, "s1"), URL, chunks=chunks)
+    await save(store, version(1, "s1"), URL, chunks=chunks)
     wanted = [f"doc_1.v1:snippet:{i}" for i in (49, 3, 77, *range(10, 48))]
     found = await store.snippets("default", wanted)
     assert [c.id for c in found] == [i for i in wanted if i != "doc_1.v1:snippet:77"]
     assert await store.snippets("other", wanted) == []
+
+
+async def test_writes_land_only_on_commit(store: Store) -> None:
+    async with store.storage().unit_of_work() as work:
+        work.versions.add(VersionBundle(version(1, "s1"), URL))
+    assert await store.find("default", "doc_1") is None  # left without committing
+    with pytest.raises(RuntimeError):
+        async with store.storage().unit_of_work() as work:
+            work.versions.add(VersionBundle(version(1, "s1"), URL))
+            raise RuntimeError("the use case failed")
+    assert await store.find("default", "doc_1") is None
+    async with store.storage().unit_of_work() as work:
+        work.versions.add(VersionBundle(version(1, "s1"), URL))
+        await work.rollback()
+        await work.commit()
+    assert await store.find("default", "doc_1") is None
+
+
+@pytest.mark.parametrize("step", ["replace", "replace_vectors", "annotate", "structure"])
+async def test_writes_to_an_unknown_version_are_refused_with_the_whole_batch(
+        store: Store, step: str) -> None:
+    """Both stores refuse the same way, and nothing of the batch is applied."""
+    bad: dict[str, Callable[[UnitOfWork], object]] = {
+        "replace": lambda w: w.chunks.replace("default", "doc_9.v1", (), None),
+        "replace_vectors": lambda w: w.chunks.replace_vectors("default", "doc_9.v1",
+                                                              vectors_of("doc_9.v1")),
+        "annotate": lambda w: w.versions.annotate("default", "doc_9.v1", None, ("x",)),
+        "structure": lambda w: w.versions.save_structure(
+            "default", "doc_9.v1", StoredStructure((), TextProfile(0, 0, (), (), ()))),
+    }
+    with pytest.raises(SheafError) as caught:
+        await write(store, lambda w: w.versions.add(VersionBundle(version(1, "s1"), URL)),
+                    bad[step])
+    assert caught.value.kind is ErrorKind.DOCUMENT_NOT_FOUND
+    assert "doc_9.v1" in caught.value.message
+    assert await store.find("default", "doc_1") is None
+    await save(store, version(1, "s1"), URL)
+    with pytest.raises(SheafError):  # a version of another space is unknown here too
+        await write(store, lambda w: w.chunks.replace("other", "doc_1.v1", (), None))
+
+
+async def test_text_ranking_order_is_the_same_in_every_store(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, chunks=(
+        text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),
+        text_chunk("doc_1.v1", 1, "tides and tides under the seagrass light"),
+        text_chunk("doc_1.v1", 2, "a long note on foxes that mentions tides once only"),
+        text_chunk("doc_1.v1", 3, "foxes wait for people to sleep")))
+    ranked = await store.search_text("default", "seagrass tides", 10)
+    assert [i for i, _ in ranked] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0",
+                                        "doc_1.v1:snippet:2"]
+    assert [i for i, _ in await store.search_text("default", "foxes sleeping", 10)] == [
+        "doc_1.v1:snippet:3", "doc_1.v1:snippet:2"]  # stemmed: sleeping matches sleep
+
+
+async def test_citations_for_many_documents_at_once(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, final_url="https://cdn.example/a")
+    local = SourceRef(SourceKind.FILE, "/data/b.md", "b.md")
+    await save(store, version(1, "s2", doc="doc_2", title="Bee"), local)
+    cited = await store.citations("default", ["doc_2", "doc_9", "doc_1", "doc_2"])
+    assert set(cited) == {"doc_1", "doc_2"}
+    assert cited["doc_1"].url == "https://cdn.example/a" and cited["doc_1"].title == "A title"
+    assert cited["doc_2"].location.path == "/data/b.md" and cited["doc_2"].url is None
+    assert cited["doc_1"] == (await store.find("default", "doc_1")).citation  # type: ignore[union-attr]
+    assert await store.citations("other", ["doc_1"]) == {}
+    assert await store.citations("default", []) == {}
+
+
+async def test_structure_is_kept_with_its_version(store: Store) -> None:
+    structure = StoredStructure(
+        (Section(0, "Results", "results", 2, 0, 20, ("Results",)),),
+        TextProfile(20, 4, ((9, 20),), ((9, 20),), ((0, 7), (9, 20))))
+    await write(store, lambda w: w.versions.add(VersionBundle(version(1, "s1"), URL,
+                                                              structure)))
+    assert await store.structure("default", "doc_1.v1") == structure
+    assert await store.structure("default", "doc_9.v1") is None
+    await write(store, lambda w: w.versions.add(VersionBundle(version(2, "s2"), URL)))
+    assert await store.structure("default", "doc_1.v2") is None
+    await write(store, lambda w: w.versions.save_structure("default", "doc_1.v2", structure))
+    assert await store.structure("default", "doc_1.v2") == structure
+    await remove(store, "default", "doc_1")
+    assert await store.structure("default", "doc_1.v2") is None
+
+
+async def test_latest_version_numbers(store: Store) -> None:
+    async with store.storage().unit_of_work() as work:
+        assert await work.versions.latest_number("default", "doc_1") == 0
+    await save(store, version(1, "s1"), URL)
+    await save(store, version(2, "s2"), URL)
+    async with store.storage().unit_of_work() as work:
+        assert await work.versions.latest_number("default", "doc_1") == 2
+        assert await work.versions.latest_number("other", "doc_1") == 0

@@ -22,7 +22,7 @@ from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.ingestion import Ingestion
+from sheaf.application.ingestion import Ingestion, IngestionPorts
 from sheaf.application.quotes import Quotes
 from sheaf.domain.errors import ErrorKind, SheafError
 
@@ -46,12 +46,12 @@ async def quotes() -> Quotes:
                               for e in FULL_TEXT})
     html, pdf = Html5libExtractor(), MemoryPdfExtractor()
     store, blobs = MemoryKnowledgeStore(), MemoryBlobStore()
-    ingestion = Ingestion(ContentResolver(MemoryHttpClient(HttpSettings()), html, pdf),
-                          DocumentExtraction(html, pdf), files, store, blobs,
-                          MemoryArtifactStore())
+    ingestion = Ingestion(IngestionPorts(
+        ContentResolver(MemoryHttpClient(HttpSettings()), html, pdf),
+        DocumentExtraction(html, pdf), files, store.storage(), blobs, MemoryArtifactStore()))
     for path in files.files:
         assert (await ingestion.ingest(path)).document_id
-    return Quotes(DocumentStructure(DocumentCatalogue(store, blobs)))
+    return Quotes(DocumentStructure(DocumentCatalogue(store.storage(), blobs)))
 
 
 @pytest.mark.parametrize("entry", FULL_TEXT, ids=[e["id"] for e in FULL_TEXT])

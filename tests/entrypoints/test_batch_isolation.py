@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import sheaf.application.ingestion as ingestion_module
+import sheaf.domain.document_analysis as analysis_module
 from sheaf import Knowledge
 from sheaf.domain.ingestion import IngestStatus
 from sheaf.entrypoints.cli import main
@@ -24,14 +24,14 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def poisoned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder of five notes; profiling the text of one raises an unexpected error."""
-    real = ingestion_module.profile_text
+    real = analysis_module.profile_text
 
     def profile(text: str, *args: Any) -> Any:
         if "nightshade" in text:
             raise RuntimeError("a defect deep inside\nwith a second line")
         return real(text, *args)
 
-    monkeypatch.setattr(ingestion_module, "profile_text", profile)
+    monkeypatch.setattr(analysis_module, "profile_text", profile)
     folder = tmp_path / "notes"
     folder.mkdir()
     for index in range(5):

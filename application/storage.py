@@ -1,0 +1,26 @@
+"""The store as the use cases see it: small ports, each with one concern."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import attrs
+
+from sheaf.application.ports.answer_cache import AnswerCache
+from sheaf.application.ports.catalogue import Catalogue
+from sheaf.application.ports.search_index import SearchIndex
+from sheaf.application.ports.space_policies import SpacePolicies
+from sheaf.application.ports.unit_of_work import UnitOfWork
+
+
+@attrs.frozen
+class Storage:
+    """One store's ports. An adapter may implement several with one object."""
+
+    unit_of_work: Callable[[], UnitOfWork]
+    """A new unit of work for each batch of writes."""
+    catalogue: Catalogue
+    index: SearchIndex
+    policies: SpacePolicies
+    answers: AnswerCache
+    close: Callable[[], Awaitable[None]]
