@@ -41,8 +41,12 @@ class AllowedFolders:
             raise SheafError(ErrorKind.PATH_NOT_ALLOWED,
                              "this server reads no local files (start it with "
                              "--allow-folder to allow some)")
-        given = Path(path).expanduser()
-        real = (given if given.is_absolute() else self.roots[0] / given).resolve()
+        try:
+            given = Path(path).expanduser()
+            real = (given if given.is_absolute() else self.roots[0] / given).resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # NUL bytes, link loops, ~nobody
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"not a usable path: {path!r} ({exc})") from None
         if not any(real.is_relative_to(root) for root in self.roots):
             raise SheafError(ErrorKind.PATH_NOT_ALLOWED,
                              f"{path} is outside the folders this server may read: "

@@ -62,3 +62,14 @@ def test_missing_inside_and_no_folders_at_all(
     assert none.value.kind is ErrorKind.PATH_NOT_ALLOWED
     with pytest.raises(SheafError, match="not a folder"):
         AllowedFolders.of(["/no/such/folder"])
+
+
+def test_unusable_spellings_are_typed_errors(layout: tuple[AllowedFolders, Path, Path]
+                                             ) -> None:
+    folders, allowed, _ = layout
+    (allowed / "loop").symlink_to(allowed / "loop")
+    for spelling in ("a\x00b.md", "~no-such-user-anywhere/x.md", "loop"):
+        with pytest.raises(SheafError) as refused:
+            folders.resolve(spelling)
+        assert refused.value.kind in (ErrorKind.INVALID_QUERY, ErrorKind.PATH_NOT_ALLOWED,
+                                      ErrorKind.INPUT_NOT_FOUND), spelling
