@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 import attrs
 
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.entrypoints import serialisation
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.document_sections import section_span
 from sheaf.entrypoints.mcp.output_budget import OutputBudget, sentence_cut
@@ -86,10 +87,8 @@ async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> Resource
     reference = unquote(matched["id"])
     if matched["sections"] and matched["section"] is None:
         sections = await knowledge.sections(reference)
-        listed = [{"label": s.label, "heading": s.heading, "level": s.level,
-                   "path": list(s.path), "start": s.start, "end": s.end,
-                   "uri": f"{document_uri(reference)}/sections/{s.index}"}
-                  for s in sections]
+        listed = [{**serialisation.section(s),
+                   "uri": f"{document_uri(reference)}/sections/{s.index}"} for s in sections]
         return ResourcePiece(uri, "application/json", json.dumps(
             {"document_id": reference, "sections": listed}, ensure_ascii=False))
     stored = await knowledge.document(reference)
