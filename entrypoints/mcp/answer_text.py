@@ -30,7 +30,7 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
         lines += [_ingested(r) for r in answer["results"]]
     elif "removed" in answer:
         removed = answer["removed"]
-        lines.append(f"removed {removed['document_id']}: {removed.get('title') or ''}".rstrip())
+        lines.append(f"removed {removed['id']}: {removed.get('title') or ''}".rstrip())
     elif "text" in answer:  # read_document
         lines.append(f"{answer.get('title') or answer['document_id']} "
                      f"[{answer['start']}-{answer['end']} of {answer['characters']}]"

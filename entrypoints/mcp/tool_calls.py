@@ -16,6 +16,7 @@ import attrs
 import jsonschema
 
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
+from sheaf.entrypoints import serialisation
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.allowed_folders import AllowedFolders
 from sheaf.entrypoints.mcp.answer_text import answer_text
@@ -111,8 +112,7 @@ class ToolCalls:
         if name == "read_document":
             return await self._read(arguments)
         record = await self._knowledge.remove(str(arguments["document_id"]))
-        return {"removed": {"document_id": record.id, "title": record.title,
-                            "url": record.url}}
+        return {"removed": serialisation.document_summary(record)}
 
     async def _ingest_file(self, arguments: dict[str, Any],
                            progress: Progress) -> dict[str, Any]:

@@ -181,7 +181,7 @@ async def test_removal_is_offered_only_when_the_server_allows_it(
         ingested = await client.call_tool("ingest_file", {"path": "tides.md"})
         document_id = ingested.structured_content["document_id"]
         removed = await client.call_tool("remove_document", {"document_id": document_id})
-        assert removed.structured_content["removed"]["document_id"] == document_id
+        assert removed.structured_content["removed"]["id"] == document_id
         assert await kb.documents() == []
 
 
