@@ -22,8 +22,8 @@ class FilesystemBlobStore:
             raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"not a sha256: {sha256!r}")
         return self.root / "raw" / sha256[:2] / sha256
 
-    async def put(self, data: bytes) -> str:
-        sha = hashlib.sha256(data).hexdigest()
+    async def put(self, data: bytes, sha256: str | None = None) -> str:
+        sha = sha256 or hashlib.sha256(data).hexdigest()
         await anyio.to_thread.run_sync(self._write, sha, data)
         return sha
 

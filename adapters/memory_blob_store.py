@@ -11,8 +11,8 @@ class MemoryBlobStore:
     def __init__(self) -> None:
         self.blobs: dict[str, bytes] = {}
 
-    async def put(self, data: bytes) -> str:
-        sha = hashlib.sha256(data).hexdigest()
+    async def put(self, data: bytes, sha256: str | None = None) -> str:
+        sha = sha256 or hashlib.sha256(data).hexdigest()
         self.blobs.setdefault(sha, bytes(data))
         return sha
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
 import attrs
@@ -30,6 +30,7 @@ from sheaf.domain.document_analysis import StoredStructure, VersionAnalysis, ana
 from sheaf.domain.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import shingle_fingerprint
+from sheaf.domain.frozen_mapping import frozen_mapping
 from sheaf.domain.ingestion import (
     DEFAULT_SPACE,
     IngestResult,
@@ -53,7 +54,7 @@ class IngestOptions:
     """How one source is ingested."""
 
     space: str = DEFAULT_SPACE
-    metadata: dict[str, str] = attrs.field(factory=dict)
+    metadata: Mapping[str, str] = attrs.field(factory=dict, converter=frozen_mapping)
     force: bool = False
     dry_run: bool = False
     password: str | None = None
@@ -264,7 +265,7 @@ class Ingestion:
                 markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
                 content_type=prepared.content_type, title=prepared.title,
                 created_at=self._clock(), metadata=prepared.metadata,
-                caller_metadata=dict(options.metadata), caller_version_id=options.version_id,
+                caller_metadata=options.metadata, caller_version_id=options.version_id,
                 diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
                 characters=prepared.characters, near_duplicate_of=near,
                 near_duplicate_similarity=similarity, enrichment=summary)
@@ -314,11 +315,10 @@ class Ingestion:
         meta.json, whose presence marks the set complete (what `resume` looks for)."""
         markdown = extracted.document.text
         document = extracted.document
-        await self._blobs.put(body)
-        content_sha = (fetched_sha if extracted.content is body
-                       else hashlib.sha256(extracted.content).hexdigest())
-        if content_sha != fetched_sha:  # a linked PDF: keep its bytes too
-            await self._blobs.put(extracted.content)
+        await self._blobs.put(body, fetched_sha)
+        content_sha = fetched_sha
+        if extracted.content is not body:  # a linked PDF: keep its bytes too
+            content_sha = await self._blobs.put(extracted.content)
         markdown_sha = await self._blobs.put(markdown.encode())
         staged = StagedVersion(
             version_id=version_id, title=document.title, content_source=extracted.source.value,

@@ -59,9 +59,18 @@ def openapi_document() -> dict[str, Any]:
                                             "url": {"type": ["string", "null"]},
                                             "location": {"$ref": "#/components/schemas/"
                                                                  "Location"},
-                                            "content": {"type": "string"},
+                                            "content": {"type": "string",
+                                                        "description": "the kind of "
+                                                        "content its text came from"},
                                             "version": {"type": "string"},
-                                            "characters": {"type": "integer"}}},
+                                            "characters": {"type": "integer"},
+                                            "diagnostics": {
+                                                "type": "array",
+                                                "items": {"type": "string"},
+                                                "description": "GET /v1/documents/{id}"},
+                                            "history": {
+                                                "type": "array", "items": {"type": "object"},
+                                                "description": "GET /v1/documents/{id}"}}},
                 "Location": {
                     "type": "object",
                     "description": "Where the document came from, for citing it: its URL, "

@@ -46,3 +46,9 @@ def test_files_are_content_addressed_and_leave_no_temporaries(tmp_path: Path) ->
     sha = anyio.run(store.put, b"hello")
     assert (tmp_path / "raw" / sha[:2] / sha).read_bytes() == b"hello"
     assert not list(tmp_path.rglob(".tmp-*"))
+
+
+async def test_a_hash_the_caller_already_has_is_used(blobs: BlobStore) -> None:
+    sha = hashlib.sha256(b"fetched bytes").hexdigest()
+    assert await blobs.put(b"fetched bytes", sha) == sha
+    assert await blobs.get(sha) == b"fetched bytes"

@@ -94,3 +94,12 @@ def test_version_records_are_values() -> None:
         record.caller_metadata["team"] = "y"  # type: ignore[index]
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         record.title = "t"  # type: ignore[misc]
+
+
+def test_ingest_options_are_values() -> None:
+    from sheaf.application.ingestion import IngestOptions
+
+    options = IngestOptions(metadata={"team": "blue"})
+    assert hash(options) == hash(IngestOptions(metadata={"team": "blue"}))
+    with pytest.raises(TypeError):
+        options.metadata["team"] = "red"  # type: ignore[index]

@@ -83,3 +83,13 @@ def test_the_store_flags_shorthand_matches_the_shared_options() -> None:
 
 def tree_command(name: str) -> click.Command:
     return dict(commands(sheaf))[name]
+
+
+def test_every_variable_sheaf_reads_is_in_the_configuration_table() -> None:
+    from sheaf.entrypoints.settings import ENVIRONMENT
+
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("## Configuration\n"):text.index("\n## ", text.index(
+        "## Configuration\n") + 1)]
+    missing = [name for name in ENVIRONMENT if name not in table]
+    assert not missing
