@@ -3,8 +3,11 @@ streamable HTTP, behind a bearer token whenever it listens beyond loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -19,6 +22,8 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+# The longest line (one JSON-RPC message) read from stdin.
+_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 
 async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
@@ -27,8 +32,13 @@ async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
 
     async with Knowledge.open(settings=settings) as knowledge:
         server = build_server(knowledge, served)
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        lines = await _stdin_lines()
+        async with anyio.create_task_group() as group:
+            if lines is not None:  # a signal can stop only a reader it can cancel
+                group.start_soon(_stop_on_signal, group.cancel_scope)
+            async with stdio_server(stdin=lines) as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
@@ -56,10 +66,19 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
                   f"({'token required' if token else 'no token'})", file=sys.stderr,
                   flush=True)
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(announce)
-            await web.serve()
-            group.cancel_scope.cancel()
+        # uvicorn stops on SIGINT and SIGTERM, then raises the signal again for the
+        # handler it found: a handler that ignores it lets the store close and the
+        # process exit 0 rather than die before the store is closed.
+        previous = {sig: signal.signal(sig, _ignored) for sig in (signal.SIGINT,
+                                                                  signal.SIGTERM)}
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(announce)
+                await web.serve()
+                group.cancel_scope.cancel()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def bearer_guard(app: Asgi, token: str) -> Asgi:
@@ -81,3 +100,50 @@ def bearer_guard(app: Asgi, token: str) -> Asgi:
         await app(scope, receive, send)
 
     return guarded
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    """A client (or Ctrl-C) ending the server with a signal stops it the way closing its
+    stdin does: the store is closed cleanly and the exit status is 0."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+def _ignored(signum: int, frame: object) -> None:
+    return None
+
+
+class _PipeLines:
+    """stdin as lines read by the event loop rather than by a thread, so that stopping
+    the server does not wait for a line that may never come."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _PipeLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+async def _stdin_lines() -> Any:
+    """stdin for the SDK's stdio transport when it is a pipe (as MCP clients start
+    servers); None otherwise (a file or a terminal), for the SDK's own reader."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_MAX_MESSAGE_BYTES)
+    try:
+        pipe = os.fdopen(os.dup(0), "rb", buffering=0)
+    except OSError:
+        return None
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    except (OSError, ValueError):
+        pipe.close()
+        return None
+    return _PipeLines(reader)

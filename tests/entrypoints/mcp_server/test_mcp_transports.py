@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -119,7 +120,7 @@ def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         yield found[1], library
     finally:
         process.terminate()
-        process.wait(timeout=20)
+        assert process.wait(timeout=20) == 0  # SIGTERM stops it cleanly
 
 
 def http_client(token: str | None) -> Any:
@@ -146,3 +147,20 @@ def test_serving_beyond_loopback_needs_a_token(tmp_path: Path) -> None:
                            str(tmp_path / "kb.duckdb")], env=environment(),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "needs --token" in done.stderr
+
+
+def test_a_signal_stops_the_stdio_server_cleanly(tmp_path: Path) -> None:
+    library = write_library(tmp_path)
+    process = subprocess.Popen([SHEAF, *server_arguments(tmp_path, library)],
+                               env=environment(), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None and process.stdin is not None
+        process.stdin.write(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
+        process.stdin.flush()
+        assert b'"id":1' in process.stdout.readline().replace(b" ", b"")  # serving
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait()
