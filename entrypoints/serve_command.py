@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import anyio
@@ -62,7 +63,11 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
             click.echo(f"sheaf: serving {settings.store} on http://{host}:{port} "
                        f"({'token required' if settings.api_token else 'no token'})",
                        err=True)
-            await anyio.sleep_forever()
+            # Ctrl-C or a service manager's SIGTERM: stop serving, close the store, exit 0.
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    break
+            click.echo("sheaf: stopped", err=True)
         finally:
             with anyio.CancelScope(shield=True):
                 await runner.cleanup()
