@@ -38,6 +38,8 @@ class ErrorKind(enum.Enum):
     leaving the archive, XML entity declarations."""
     # local input
     INPUT_NOT_FOUND = "input_not_found"
+    PATH_NOT_ALLOWED = "path_not_allowed"
+    """A local path outside the folders a server was started to read."""
     # knowledge store
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
@@ -84,6 +86,7 @@ _FETCH_KINDS = frozenset(
         ErrorKind.REDIRECT_LOOP,
         ErrorKind.INVALID_URL,
         ErrorKind.INPUT_NOT_FOUND,
+        ErrorKind.PATH_NOT_ALLOWED,
     }
 )
 
@@ -138,7 +141,8 @@ class FetchError(SheafError):
 
 
 class BlockedAddress(FetchError):
-    """A URL that resolves to a loopback, private or otherwise forbidden address."""
+    """A URL that resolves to a loopback, private or otherwise forbidden address, or a
+    local path outside the folders a server may read."""
 
 
 class TooLarge(SheafError):
@@ -199,7 +203,7 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
         ErrorKind.RATE_LIMITED, ErrorKind.SERVER_ERROR, ErrorKind.HTTP_ERROR,
         ErrorKind.TIMEOUT, ErrorKind.DNS, ErrorKind.TLS, ErrorKind.CONNECTION,
         ErrorKind.TOO_MANY_REDIRECTS, ErrorKind.REDIRECT_LOOP}),
-    BlockedAddress: frozenset({ErrorKind.BLOCKED_ADDRESS}),
+    BlockedAddress: frozenset({ErrorKind.BLOCKED_ADDRESS, ErrorKind.PATH_NOT_ALLOWED}),
     TooLarge: frozenset({ErrorKind.TOO_LARGE}),
     InvalidInput: frozenset({ErrorKind.INVALID_URL, ErrorKind.INVALID_QUERY,
                              ErrorKind.OUT_OF_RANGE}),

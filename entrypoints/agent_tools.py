@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.search_request import Expansion
 from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints import serialisation
 
@@ -46,6 +47,19 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "section": {"type": "string",
                             "description": "only this section label, e.g. methods"},
                 "mode": {"type": "string", "enum": ["auto", "hybrid", "bm25", "vector"]},
+                "source": {"type": "string",
+                           "description": "only text extracted from this kind of content: "
+                                          "html, pdf, raw, docx, ..."},
+                "metadata": {"type": "object", "additionalProperties": {"type": "string"},
+                             "description": "only documents with these labels"},
+                "group_by_document": {"type": "boolean",
+                                      "description": "at most one passage per document"},
+                "expand": {"type": "string", "enum": [e.value for e in Expansion],
+                           "description": "widen each passage: its neighbouring snippets, "
+                                          "its whole section, or neighbouring sections"},
+                "window": {"type": "integer", "minimum": 1, "maximum": 5,
+                           "description": "neighbours each side for snippet-window and "
+                                          "section-neighbourhood"},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -54,14 +68,25 @@ TOOLS: dict[str, dict[str, Any]] = {
     "get_exact_quote": {
         "description": "Check a passage against a document and return its exact words with "
                        "their offsets, or an error if the document does not say it. Give "
-                       "either text, or a section label with optional first_sentences.",
+                       "one of: text; a section label (with optional first_sentences or "
+                       "last_sentences); a sentence or paragraph number; a line range.",
         "parameters": {
             "type": "object",
             "properties": {
                 "document_id": {"type": "string"},
                 "text": {"type": "string", "description": "the passage to find"},
+                "find_all": {"type": "boolean",
+                             "description": "every occurrence of text, not the first"},
                 "section": {"type": "string", "description": "a section label or heading"},
                 "first_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
+                "last_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
+                "sentence": {"type": "integer", "minimum": 1,
+                             "description": "the Nth sentence of the document"},
+                "paragraph": {"type": "integer", "minimum": 1,
+                              "description": "the Nth paragraph of the document"},
+                "lines": {"type": "array", "items": {"type": "integer", "minimum": 1},
+                          "minItems": 2, "maxItems": 2,
+                          "description": "first and last line of the Markdown, inclusive"},
             },
             "required": ["document_id"],
             "additionalProperties": False,
@@ -127,7 +152,8 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
 
 
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,),
-                                       "object": (dict,), "boolean": (bool,)}
+                                       "object": (dict,), "boolean": (bool,),
+                                       "array": (list,)}
 
 
 def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
@@ -146,6 +172,15 @@ def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
             return f"{where} must be at most {schema['maximum']}"
     if isinstance(value, str) and kind == "string" and not value.strip():
         return f"{where} is empty"
+    if isinstance(value, list) and kind == "array":
+        if len(value) < schema.get("minItems", 0):
+            return f"{where} needs at least {schema['minItems']} items"
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            return f"{where} takes at most {schema['maxItems']} items"
+        for index, item in enumerate(value):
+            found = _problem(item, schema.get("items", {}), f"{where}[{index}]")
+            if found:
+                return found
     if isinstance(value, dict) and kind == "object":
         for required in schema.get("required", []):
             if required not in value:
@@ -195,18 +230,16 @@ async def _dispatch(kb: Knowledge, name: str, arguments: dict[str, Any]) -> dict
         found = await kb.search(str(arguments["query"]), int(arguments.get("k", 5)),
                                 mode=str(arguments.get("mode", "auto")),
                                 document=arguments.get("document_id"),
-                                section=arguments.get("section"))
+                                section=arguments.get("section"),
+                                source=arguments.get("source"),
+                                metadata=arguments.get("metadata"),
+                                group_by_document=bool(
+                                    arguments.get("group_by_document", False)),
+                                expand=arguments.get("expand"),
+                                window=int(arguments.get("window", 1)))
         return {"query": arguments["query"], "results": serialisation.hits(found)}
     if name == "get_exact_quote":
-        document = str(arguments["document_id"])
-        if "text" in arguments:
-            quotes = await kb.quote(document, str(arguments["text"]))
-        elif "section" in arguments:
-            quotes = await kb.quote(document, section=str(arguments["section"]),
-                                    first=arguments.get("first_sentences"))
-        else:
-            raise SheafError(ErrorKind.INVALID_QUERY, "get_exact_quote needs text or section")
-        return {"quotes": [serialisation.quote(q) for q in quotes]}
+        return {"quotes": [serialisation.quote(q) for q in await _quotes(kb, arguments)]}
     if name == "list_documents":
         listed = (await kb.documents())[:int(arguments.get("limit", 100))]
         return {"documents": [serialisation.document_summary(d) for d in listed]}
@@ -215,3 +248,26 @@ async def _dispatch(kb: Knowledge, name: str, arguments: dict[str, Any]) -> dict
     document_id = str(arguments["document_id"])
     return {"document_id": document_id, "sections": [
         serialisation.section(s) for s in await kb.sections(document_id)]}
+
+
+async def _quotes(kb: Knowledge, arguments: dict[str, Any]) -> list[Any]:
+    document = str(arguments["document_id"])
+    given = [key for key in ("text", "section", "sentence", "paragraph", "lines")
+             if key in arguments]
+    if len(given) != 1:
+        named = ", ".join(given) or "none"
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         "get_exact_quote needs text or section, or a sentence, paragraph "
+                         f"or lines: exactly one (got {named})")
+    if "text" in arguments:
+        return await kb.quote(document, str(arguments["text"]),
+                              find_all=bool(arguments.get("find_all", False)))
+    if "section" in arguments:
+        return await kb.quote(document, section=str(arguments["section"]),
+                              first=arguments.get("first_sentences"),
+                              last=arguments.get("last_sentences"))
+    if "lines" in arguments:
+        first_line, last_line = arguments["lines"]
+        return await kb.quote(document, lines=(int(first_line), int(last_line)))
+    return await kb.quote(document, sentence=arguments.get("sentence"),
+                          paragraph=arguments.get("paragraph"))

@@ -26,6 +26,7 @@ from sheaf.entrypoints import (
     search_commands,
     serve_command,
 )
+from sheaf.entrypoints.mcp import command as mcp_command
 from sheaf.entrypoints.settings import ENVIRONMENT, _log_level, configure_logging
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
@@ -95,7 +96,7 @@ def sheaf() -> None:
 
 
 for module in (extraction_commands, ingest_commands, reading_commands, search_commands,
-               evaluation_commands, serve_command):
+               evaluation_commands, serve_command, mcp_command):
     module.register(sheaf)
 
 

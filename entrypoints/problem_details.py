@@ -15,6 +15,7 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.INVALID_QUERY: 400,
     ErrorKind.INPUT_NOT_FOUND: 400,
     ErrorKind.BLOCKED_ADDRESS: 403,
+    ErrorKind.PATH_NOT_ALLOWED: 403,
     ErrorKind.INGESTION_DISABLED: 403,
     ErrorKind.DOCUMENT_NOT_FOUND: 404,
     ErrorKind.QUOTE_NOT_FOUND: 404,

@@ -54,7 +54,8 @@ SHEAF_LLM_MODEL             language_model  the chat model's name
 SHEAF_LLM_API_KEY           language_model  its API key (falls back to OPENAI_API_KEY)
 SHEAF_LLM_CONCURRENCY       language_model  requests in flight at once (default 4)
 SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichment (default: no limit)
-SHEAF_API_TOKEN             api             the bearer token `sheaf serve` requires
+SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
+SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
 """  # noqa: E501
 ENVIRONMENT: dict[str, tuple[Group | None, str]] = {
     name: (None if group == "-" else Group(group), meaning)

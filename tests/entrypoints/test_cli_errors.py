@@ -34,6 +34,7 @@ READS = {
     "space": (["papers"], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "eval retrieval": (["{none}"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "serve": (["--port", "0"], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
+    "mcp": ([], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
 }
 STORELESS = {"resolve", "extract", "eval retrieval"}
 WITHOUT_SETTINGS = {"demo", "version", "model install"}
@@ -71,7 +72,8 @@ def test_a_bad_variable_the_command_uses_exits_2_naming_it(name: str, tmp_path: 
         assert value in done.stderr and "Traceback" not in done.output
 
 
-@pytest.mark.parametrize("name", sorted(n for n in READS if n not in ("resolve", "serve")))
+@pytest.mark.parametrize("name", sorted(n for n in READS
+                                         if n not in ("resolve", "serve", "mcp")))
 def test_a_bad_variable_the_command_does_not_use_is_never_read(name: str, tmp_path: Path
                                                                 ) -> None:
     expected = run(*arguments(name, tmp_path))

@@ -1,0 +1,1 @@
+"""The MCP server: sheaf inside any agent runtime (`sheaf mcp`, ADR-0019)."""

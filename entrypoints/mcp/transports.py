@@ -1,0 +1,149 @@
+"""Serving the MCP server: over stdio (desktop clients start it as a subprocess) or over
+streamable HTTP, behind a bearer token whenever it listens beyond loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import anyio
+
+from sheaf.entrypoints.knowledge import Knowledge
+from sheaf.entrypoints.mcp.server import ServerSettings, build_server
+from sheaf.entrypoints.settings import Settings
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+# The longest line (one JSON-RPC message) read from stdin.
+_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
+    """Serve one client on stdin and stdout until it closes them."""
+    from mcp.server.stdio import stdio_server
+
+    async with Knowledge.open(settings=settings) as knowledge:
+        server = build_server(knowledge, served)
+        lines = await _stdin_lines()
+        async with anyio.create_task_group() as group:
+            if lines is not None:  # a signal can stop only a reader it can cancel
+                group.start_soon(_stop_on_signal, group.cancel_scope)
+            async with stdio_server(stdin=lines) as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()
+
+
+async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
+                     port: int) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted, behind
+    `settings.api_token` when there is one."""
+    import uvicorn
+
+    token = settings.api_token
+    async with Knowledge.open(settings=settings) as knowledge:
+        server = build_server(knowledge, served)
+        app: Asgi = server.streamable_http_app(host=host)
+        if token:
+            app = bearer_guard(app, token)
+        web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                            lifespan="on"))
+
+        async def announce() -> None:
+            while not web.started:
+                await anyio.sleep(0.05)
+            # Only once the store is open and the port bound (the port chosen, for 0).
+            bound = next((sock.getsockname()[1] for server in web.servers
+                          for sock in server.sockets), port)
+            print(f"sheaf: MCP on http://{host}:{bound}/mcp over {settings.store} "
+                  f"({'token required' if token else 'no token'})", file=sys.stderr,
+                  flush=True)
+
+        # uvicorn stops on SIGINT and SIGTERM, then raises the signal again for the
+        # handler it found: a handler that ignores it lets the store close and the
+        # process exit 0 rather than die before the store is closed.
+        previous = {sig: signal.signal(sig, _ignored) for sig in (signal.SIGINT,
+                                                                  signal.SIGTERM)}
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(announce)
+                await web.serve()
+                group.cancel_scope.cancel()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def bearer_guard(app: Asgi, token: str) -> Asgi:
+    """`app`, answering 401 to any HTTP request without `Authorization: Bearer TOKEN`."""
+    expected = f"Bearer {token}".encode()
+    refusal = json.dumps({"error": {"kind": "unauthorized",
+                                    "message": "send Authorization: Bearer TOKEN"}}).encode()
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = next((value for name, value in scope["headers"]
+                          if name.lower() == b"authorization"), b"")
+            if not hmac.compare_digest(given, expected):
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"www-authenticate", b'Bearer realm="sheaf"')]})
+                await send({"type": "http.response.body", "body": refusal})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    """A client (or Ctrl-C) ending the server with a signal stops it the way closing its
+    stdin does: the store is closed cleanly and the exit status is 0."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+def _ignored(signum: int, frame: object) -> None:
+    return None
+
+
+class _PipeLines:
+    """stdin as lines read by the event loop rather than by a thread, so that stopping
+    the server does not wait for a line that may never come."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _PipeLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+async def _stdin_lines() -> Any:
+    """stdin for the SDK's stdio transport when it is a pipe (as MCP clients start
+    servers); None otherwise (a file or a terminal), for the SDK's own reader."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_MAX_MESSAGE_BYTES)
+    try:
+        pipe = os.fdopen(os.dup(0), "rb", buffering=0)
+    except OSError:
+        return None
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    except (OSError, ValueError):
+        pipe.close()
+        return None
+    return _PipeLines(reader)
