@@ -40,8 +40,8 @@ class S3BlobStore:
             raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"not a sha256: {sha256!r}")
         return self.location.key("raw", sha256[:2], sha256)
 
-    async def put(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).digest()
+    async def put(self, data: bytes, sha256: str | None = None) -> str:
+        digest = bytes.fromhex(sha256) if sha256 else hashlib.sha256(data).digest()
         sha = digest.hex()
         key = self._key(sha)
         if not await self._s3.exists(key):

@@ -163,8 +163,8 @@ class UnsupportedContent(SheafError):
 
 
 class StoreError(SheafError):
-    """The store refuses: another schema version or embedding model, or a space closed to
-    ingestion."""
+    """The store refuses or fails: another schema version or embedding model, a space
+    closed to ingestion, or the blob storage (a bucket, its credentials) failing."""
 
 
 class ModelError(SheafError):
@@ -214,7 +214,7 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
         ErrorKind.CORRUPT, ErrorKind.ENCRYPTED, ErrorKind.WRONG_PASSWORD,
         ErrorKind.NO_TEXT_LAYER, ErrorKind.TOO_COMPLEX, ErrorKind.UNSAFE_CONTENT}),
     StoreError: frozenset({ErrorKind.STORE_VERSION, ErrorKind.EMBEDDING_MISMATCH,
-                           ErrorKind.INGESTION_DISABLED}),
+                           ErrorKind.INGESTION_DISABLED, ErrorKind.STORAGE}),
     ModelError: frozenset({ErrorKind.EMBEDDING_FAILED, ErrorKind.LLM_FAILED,
                            ErrorKind.TOKEN_BUDGET_SPENT}),
     ConfigurationError: frozenset({ErrorKind.CONFIGURATION}),

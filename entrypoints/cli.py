@@ -36,7 +36,8 @@ _FAILURE_KINDS = frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FO
                             ErrorKind.OUT_OF_RANGE, ErrorKind.STORE_VERSION,
                             ErrorKind.EMBEDDING_MISMATCH, ErrorKind.INGESTION_DISABLED,
                             ErrorKind.EMBEDDING_FAILED, ErrorKind.LLM_FAILED,
-                            ErrorKind.TOKEN_BUDGET_SPENT, ErrorKind.INTERNAL})
+                            ErrorKind.TOKEN_BUDGET_SPENT, ErrorKind.STORAGE,
+                            ErrorKind.INTERNAL})
 
 
 def exit_code(error: SheafError) -> int:
