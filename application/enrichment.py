@@ -126,19 +126,27 @@ class Enrichment:
         stored = await self._storage.catalogue.chunks(space, version.id)
         done = await self.prepare(document.title, text, version.markdown_sha, stored, kinds)
         vectors = None
-        if done.contexts and self._embedder is not None and \
-                await self._storage.index.embedding_model(space) is not None:
-            vectors = await embed_snippets(self._embedder, self._storage.index, space,
-                                           done.chunks)
+        contexts = done.contexts
+        notes = done.diagnostics
+        if contexts and await self._storage.index.embedding_model(space) is not None:
+            if self._embedder is None:
+                # New retrieval text without new vectors would leave the version with
+                # none: the contexts wait for a run that can embed them.
+                contexts = 0
+                notes = (*notes, "enrich: contexts not applied, no embedder is "
+                         "configured to re-embed the snippets they change")
+            else:
+                vectors = await embed_snippets(self._embedder, self._storage.index, space,
+                                               done.chunks)
         async with self._storage.unit_of_work() as work:
             work.versions.annotate(space, version.id,
                                    done.summary.as_dict() if done.summary else None,
-                                   done.diagnostics)
-            if done.contexts:
+                                   notes)
+            if contexts:
                 work.chunks.replace(space, version.id, done.chunks, vectors)
             await work.commit()
-        return EnrichmentOutcome(document.id, done.summary, done.contexts, done.calls,
-                                 done.cached, done.diagnostics)
+        return EnrichmentOutcome(document.id, done.summary, contexts, done.calls,
+                                 done.cached, notes)
 
     async def _contexts(self, title: str | None, text: str, markdown_sha: str,
                         snippets: list[Chunk]) -> tuple[dict[str, str], int, int]:

@@ -38,7 +38,6 @@ from sheaf.domain.ingestion import (
     SourceKind,
     SourceRef,
     SpacePolicy,
-    version_id_for,
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
 from sheaf.domain.resolved_content import ContentSource
@@ -219,8 +218,8 @@ class Ingestion:
                 self._extraction.route(body, declared_type=type_hint, location=source)
             return IngestResult(source, status, known.document_id if known else None)
 
-        number = decision.number or 1
-        version_id = version_id_for(document_id, number)
+        number, version_id = decision.number, decision.version_id
+        assert number is not None and version_id is not None  # new or changed: stored
         staging_key = stage_key(space, ref.key, fetched_sha)
         prepared = (await self._staged(staging_key, version_id) if options.resume else None)
         text: str | None = None

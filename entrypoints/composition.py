@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,14 +100,17 @@ class KnowledgeServices:
     enrichment: Enrichment | None = None
 
     async def aclose(self) -> None:
-        close = getattr(self.client, "aclose", None)  # an injected client may need none
-        if close is not None:
-            await close()
-        if self.embedder is not None:
-            await self.embedder.aclose()
-        if self.enrichment is not None:
-            await self.enrichment.model.aclose()
-        await self.storage.close()
+        # Every close runs even when one before it fails: a client that cannot close must
+        # not leave the store unclosed (and without its clean-close marker).
+        async with contextlib.AsyncExitStack() as closing:
+            closing.push_async_callback(self.storage.close)
+            if self.enrichment is not None:
+                closing.push_async_callback(self.enrichment.model.aclose)
+            if self.embedder is not None:
+                closing.push_async_callback(self.embedder.aclose)
+            close = getattr(self.client, "aclose", None)  # an injected client may need none
+            if close is not None:
+                closing.push_async_callback(close)
 
 
 def build_language_model(settings: LanguageModelSettings | None) -> LanguageModel | None:

@@ -117,8 +117,11 @@ class Knowledge:
                 embedder=embedder if isinstance(embedder, str) else None,
                 max_bytes=max_bytes, timeout=timeout, allow_private=allow_private_network,
                 token_budget=token_budget)
-        elif store is not None:
-            settings = attrs.evolve(settings, store=Path(store))
+        else:
+            settings = settings.with_flags(
+                store=store, embedder=embedder if isinstance(embedder, str) else None,
+                max_bytes=max_bytes, timeout=timeout, allow_private=allow_private_network,
+                token_budget=token_budget)
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(settings.embedder)
         services = build_knowledge(

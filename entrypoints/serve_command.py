@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import click
 
+from sheaf.domain.errors import configuration_error
 from sheaf.entrypoints.cli_options import settings_for, store_option
 from sheaf.entrypoints.settings import ALL_GROUPS, Settings
 
@@ -59,7 +60,12 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
         await runner.setup()
         try:
             site = web.TCPSite(runner, host, port)
-            await site.start()
+            try:
+                await site.start()
+            except OSError as exc:  # the port taken, or an address not on this machine
+                raise configuration_error(
+                    "--port", f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+                ) from None
             click.echo(f"sheaf: serving {settings.store} on http://{host}:{port} "
                        f"({'token required' if settings.api_token else 'no token'})",
                        err=True)

@@ -140,6 +140,26 @@ class Settings:
             api_token=api_token or env.get("SHEAF_API_TOKEN"),
             log_level=_log_level(environ.get("LOG_LEVEL")))
 
+    def with_flags(self, *, store: str | Path | None = None, space: str | None = None,
+                   embedder: str | None = None, max_bytes: int | None = None,
+                   timeout: float | None = None, allow_private: bool = False,
+                   token_budget: int | None = None) -> Settings:
+        """These settings with the flags that are given put over them, each checked as
+        `from_environment` checks a flag; what is not given stays as it is."""
+        flags = Settings.from_environment(
+            {}, store=store if store is not None else self.store, embedder=embedder,
+            max_bytes=max_bytes, timeout=timeout, token_budget=token_budget)
+        fetch = attrs.evolve(
+            self.fetch,
+            max_bytes=self.fetch.max_bytes if max_bytes is None else flags.fetch.max_bytes,
+            total_timeout=(self.fetch.total_timeout if timeout is None
+                           else flags.fetch.total_timeout),
+            allow_private_network=self.fetch.allow_private_network or allow_private)
+        return attrs.evolve(
+            self, store=flags.store, space=space or self.space,
+            embedder=self.embedder if embedder is None else flags.embedder, fetch=fetch,
+            token_budget=self.token_budget if token_budget is None else flags.token_budget)
+
 
 def _group_of(name: str, used: frozenset[Group]) -> bool:
     if name in _SHARED:

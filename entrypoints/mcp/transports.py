@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from sheaf.domain.errors import configuration_error
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.server import ServerSettings, build_server
 from sheaf.entrypoints.settings import Settings
@@ -74,7 +75,12 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(announce)
-                await web.serve()
+                try:
+                    await web.serve()
+                except SystemExit:  # uvicorn's way of saying it could not bind
+                    raise configuration_error(
+                        "--port", f"cannot listen on {host}:{port} (in use, or an "
+                        "address not on this machine)") from None
                 group.cancel_scope.cancel()
         finally:
             for sig, handler in previous.items():

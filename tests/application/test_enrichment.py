@@ -211,3 +211,19 @@ async def test_no_write_leaves_a_snippet_without_its_vector() -> None:
     assert await reindexing.reindex("default", enrich=BOTH) == 1
     assert await reindexing.reindex("default", embeddings=True) == 1
     assert len(commits) >= 4 and all(commits)
+
+
+async def test_without_an_embedder_enrichment_keeps_the_stored_vectors() -> None:
+    world = enriched_world(MemoryLanguageModel())
+    result = await world.ingestion.ingest("/d/paper.md")
+    assert result.document_id and result.version_id
+    store = world.store
+    assert isinstance(store, MemoryKnowledgeStore)
+    before = dict(store._state.vectors[result.version_id])
+    assert before
+    no_embedder = Enrichment(world.storage, DocumentCatalogue(world.storage, world.blobs),
+                             MemoryLanguageModel(), None)
+    outcome = await no_embedder.enrich("default", result.document_id, BOTH)
+    assert outcome.summary is not None and outcome.contexts == 0
+    assert any("no embedder" in note for note in outcome.diagnostics)
+    assert store._state.vectors[result.version_id] == before

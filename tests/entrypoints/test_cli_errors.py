@@ -146,3 +146,17 @@ def test_failures_keep_their_exit_codes(tmp_path: Path) -> None:
     assert broken.exit_code == 2 and "invalid_query" in broken.stderr
     unreadable = run("extract", tmp_path / "none.html")
     assert unreadable.exit_code == 3 and "input_not_found" in unreadable.stderr
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--http"]])
+def test_a_port_already_taken_is_a_configuration_error(command: list[str],
+                                                       tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run(*command, "--port", str(port), "--store", tmp_path / "kb.duckdb")
+    assert result.exit_code == 2, result.output
+    assert f"configuration: --port: cannot listen on 127.0.0.1:{port}" in result.stderr

@@ -79,3 +79,15 @@ def test_a_language_model_needs_its_name() -> None:
     with pytest.raises(ConfigurationError) as caught:
         Settings.from_environment({"SHEAF_LLM_BASE_URL": "http://x/v1"})
     assert caught.value.variable == "SHEAF_LLM_MODEL"
+
+
+def test_flags_given_with_settings_override_only_what_they_name(tmp_path: Path) -> None:
+    base = Settings.from_environment({"SHEAF_TIMEOUT": "7", "SHEAF_MAX_BYTES": "1000"},
+                                     store=tmp_path / "kb.duckdb")
+    changed = base.with_flags(max_bytes=50, allow_private=True, embedder="none")
+    assert changed.fetch.max_bytes == 50 and changed.fetch.allow_private_network
+    assert changed.fetch.total_timeout == 7 and changed.store == base.store
+    assert changed.embedder != base.embedder and base.with_flags() == base
+    with pytest.raises(ConfigurationError) as bad:
+        base.with_flags(max_bytes=0)
+    assert bad.value.variable == "--max-bytes"
