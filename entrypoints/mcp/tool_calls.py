@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -116,16 +117,26 @@ class ToolCalls:
 
     async def _ingest_file(self, arguments: dict[str, Any],
                            progress: Progress) -> dict[str, Any]:
-        real = self._folders.resolve(str(arguments["path"]))
+        # Path resolution and the folder walk touch the disk: off the event loop, so one
+        # client's large folder does not stall the others.
+        real = await anyio.to_thread.run_sync(self._folders.resolve, str(arguments["path"]))
         metadata = arguments.get("metadata")
-        if real.is_file():
+        if await anyio.to_thread.run_sync(real.is_file):
             result = await _with_heartbeat(
                 self._knowledge.ingest(str(real), metadata=metadata), progress,
                 f"ingesting {real.name}")
             if result.error_kind:
                 raise SheafError(ErrorKind(result.error_kind), result.message or "failed")
             return result.as_dict()
-        files = self._folders.files_under(real)
+        # The files sheaf can read (the same listing `sheaf ingest DIR` uses), kept only
+        # where their real path stays inside the allowed folders (links may point away).
+        listing = await self._knowledge.listing([str(real)], recursive=True)
+
+        def allowed() -> list[Path]:
+            inside = set(self._folders.files_under(real))
+            return [path for path in map(Path, listing.files) if path.resolve() in inside]
+
+        files = await anyio.to_thread.run_sync(allowed)
         results = []
         await progress(0, len(files), f"{len(files)} files under {real.name}")
         for done, path in enumerate(files, start=1):
@@ -135,7 +146,8 @@ class ToolCalls:
         counts: dict[str, int] = {}
         for entry in results:
             counts[str(entry["status"])] = counts.get(str(entry["status"]), 0) + 1
-        return {"folder": str(real), "counts": counts, "results": results}
+        return {"folder": str(real), "counts": counts, "results": results,
+                "skipped": len(listing.skipped)}  # files sheaf cannot read, left out
 
     async def _read(self, arguments: dict[str, Any]) -> _DocumentRange:
         reference = str(arguments["document_id"])

@@ -311,3 +311,15 @@ async def test_a_pdf_is_cited_with_its_pages(kb: Knowledge, library: Path) -> No
             "document_id": document_id, "start": quote["start"], "end": quote["end"]})
         assert read.structured_content["pages"] == quote["pages"]
         assert read.structured_content["text"] == quote["text"]
+
+
+async def test_a_folder_ingest_leaves_out_files_sheaf_cannot_read(kb: Knowledge,
+                                                                  tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "note.md").write_text("# Note\n\nThe tide turned at noon.\n")
+    (folder / "program.bin").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200))
+    async with connect(kb, folder) as client:
+        result = await client.call_tool("ingest_file", {"path": "."})
+    answer = result.structured_content
+    assert answer["counts"] == {"new": 1} and answer["skipped"] == 1
