@@ -64,6 +64,16 @@ class DocumentStructure:
                 await work.commit()
         return StructuredDocument(document, text, structure)
 
+    async def sections(self, space: str, reference: str) -> tuple[Section, ...]:
+        """A document's stored sections, read without its Markdown (which `load` reads
+        only for a version stored before structure was kept)."""
+        document = await self._catalogue.get(space, reference)
+        structure = await self._catalogue.storage.catalogue.structure(
+            space, document.current.id)
+        if structure is None:
+            return (await self.load(space, document.id)).sections
+        return structure.sections
+
 
 def _migrated_structure(document: DocumentRecord, text: str) -> StoredStructure:
     abstract = document.current.metadata.get("abstract")

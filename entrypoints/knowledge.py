@@ -317,7 +317,7 @@ class Knowledge:
         return await self._services.catalogue.status()
 
     async def sections(self, document: str) -> tuple[Section, ...]:
-        return (await self._services.structure.load(self.space, document)).sections
+        return await self._services.structure.sections(self.space, document)
 
     async def search(self, query: str, k: int = 10, *, mode: str | SearchMode = "auto",
                      section: str | Sequence[str] | None = None,
