@@ -24,6 +24,7 @@ import anyio
 import anyio.abc
 import attrs
 
+from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.content_resolver import Preference
 from sheaf.application.enrichment import TokenBudget
@@ -124,12 +125,25 @@ class Knowledge:
                 token_budget=token_budget)
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(settings.embedder)
-        services = build_knowledge(
-            settings.fetch, None if in_memory else settings.store, embedder=chosen,
-            pool=WorkerPool(workers),
-            language_model=language_model or build_language_model(settings.language_model),
-            budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
-            adapters=adapters)
+        opened = None
+        if adapters is None or adapters.store is None:
+            # Opening the file connects, migrates and may check indexes after a crash:
+            # in a thread, so the caller's event loop keeps running meanwhile.
+            opened = await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
+            adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
+        try:
+            services = build_knowledge(
+                settings.fetch, None if in_memory else settings.store, embedder=chosen,
+                pool=WorkerPool(workers),
+                language_model=language_model or build_language_model(
+                    settings.language_model),
+                budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
+                adapters=adapters)
+        except BaseException:
+            if opened is not None:
+                with anyio.CancelScope(shield=True):
+                    await opened.aclose()
+            raise
         try:
             async with anyio.create_task_group() as tasks:
                 yield cls(services, settings.space if space == DEFAULT_SPACE else space,
