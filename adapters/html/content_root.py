@@ -71,9 +71,10 @@ class _TreeIndex:
                 continue
             for child in element:
                 parents[child] = element
-            for token in tokens(element):
-                if token in _PUBLISHER_TOKENS:
-                    by_token.setdefault(token, []).append(element)
+            if element.attrib:  # most elements carry no attribute: nothing to index
+                for token in tokens(element):
+                    if token in _PUBLISHER_TOKENS:
+                        by_token.setdefault(token, []).append(element)
             for label, predicate in SEMANTIC_ROOTS:
                 if predicate(element):
                     semantic[label].append(element)
