@@ -192,6 +192,11 @@ def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -
     tag = element.tag
     if not isinstance(tag, str):
         return True
+    if not element.attrib:
+        # Most elements carry no attribute, and then only the tag can skip them.
+        if tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
+            return True
+        return tag in CHROME_TAGS and not (inside_root and tag == "header")
     if element.get(RESCUED) is not None:
         return False
     if tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
