@@ -50,6 +50,8 @@ SEMANTIC_ROOTS: tuple[tuple[str, Callable[[Element], bool]], ...] = (
     ("[role=main]", lambda e: e.get("role") == "main"),
     ("<main>", lambda e: e.tag == "main"),
 )
+_SEMANTIC_TAGS = frozenset({"article", "main"})
+"""The tags SEMANTIC_ROOTS name; its other predicates read attributes."""
 _PUBLISHER_TOKENS = frozenset(token for _tag, token in PUBLISHER_ROOTS)
 
 
@@ -69,14 +71,18 @@ class _TreeIndex:
         for element in body.iter():
             if not isinstance(element.tag, str):
                 continue
-            for child in element:
-                parents[child] = element
-            for token in tokens(element):
-                if token in _PUBLISHER_TOKENS:
-                    by_token.setdefault(token, []).append(element)
-            for label, predicate in SEMANTIC_ROOTS:
-                if predicate(element):
-                    semantic[label].append(element)
+            parents.update(dict.fromkeys(element, element))
+            if element.attrib:  # most elements carry no attribute: nothing to index
+                for token in tokens(element):
+                    if token in _PUBLISHER_TOKENS:
+                        by_token.setdefault(token, []).append(element)
+                for label, predicate in SEMANTIC_ROOTS:
+                    if predicate(element):
+                        semantic[label].append(element)
+            elif element.tag in _SEMANTIC_TAGS:  # no attribute: only the tag can match
+                for label, predicate in SEMANTIC_ROOTS:
+                    if predicate(element):
+                        semantic[label].append(element)
         return cls(parents, by_token, semantic)
 
 

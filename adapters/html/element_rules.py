@@ -101,10 +101,9 @@ def is_junk(element: Element) -> bool:
     if not (classes or ident or itemprop or role):
         return False
     role = (role or "").lower()
-    if element.tag in _CONTAINERS and any(_SKIP_TARGET.match(t) for t in tokens(element)):
-        return False  # where a skip link leads ("skip-main") is the content itself
+    tag = element.tag
     return _junk_marks(classes or "", ident or "", (itemprop or "").lower(), role,
-                       element.tag == "article" or role == "article")
+                       tag == "article" or role == "article", tag in _CONTAINERS)
 
 
 _SKIP_TARGET = re.compile(r"^skip[-_]?(?:to[-_]?)?(?:main|content|article|target)",
@@ -116,9 +115,12 @@ _ARTICLE_STATE = re.compile(r"(?:^|[-_])paywall(?:$|[-_])", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=8192)
-def _junk_marks(classes: str, ident: str, itemprop: str, role: str, article: bool) -> bool:
+def _junk_marks(classes: str, ident: str, itemprop: str, role: str, article: bool,
+                container: bool) -> bool:
     # Pages repeat the same class lists thousands of times: judged once each.
     found = classes.split() + ([ident] if ident else [])
+    if container and any(_SKIP_TARGET.match(t) for t in found):
+        return False  # where a skip link leads ("skip-main") is the content itself
     protected = any(_PROTECTED.search(t) for t in found)
     if itemprop in _CHROME_ITEMPROPS:
         return not protected
@@ -190,6 +192,11 @@ def is_skipped(element: Element, inside_root: bool, keep_hidden: bool = False) -
     tag = element.tag
     if not isinstance(tag, str):
         return True
+    if not element.attrib:
+        # Most elements carry no attribute, and then only the tag can skip them.
+        if tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):
+            return True
+        return tag in CHROME_TAGS and not (inside_root and tag == "header")
     if element.get(RESCUED) is not None:
         return False
     if tag in SKIP_TAGS or tag.startswith(SVG_NAMESPACE):

@@ -32,13 +32,24 @@ _JSON_LD = re.compile(rb"application/ld\+json", re.IGNORECASE)
 # ends SVG and MathML content); every other
 # quoted attribute is dropped before parsing.
 _READ_ATTRIBUTES = (
-    rb"class|id|href|style|hidden|role|itemprop|aria-hidden|aria-labelledby|name|property|"
+    rb"class|id|href|hidden|role|itemprop|aria-hidden|aria-labelledby|name|property|"
     rb"content|charset|http-equiv|rel|type|lang|xml:lang|start|value|colspan|xmlns[\w:]*|"
     rb"encoding|definitionurl|color|face|size")
-_BULKY_ATTRIBUTE = re.compile(
-    rb'\s(?!(?:' + _READ_ATTRIBUTES + rb')=)[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')'
+_BULKY_ATTRIBUTE_BUT_STYLE = re.compile(
+    rb'\s(?!(?:' + _READ_ATTRIBUTES + rb'|style)=)[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')'
     rb'(?=[\s/>])',
     re.IGNORECASE)
+# `style` is read only for `display: none` and `visibility: hidden` (element_rules); a
+# style that names neither (and holds no character reference that could spell them)
+# is dropped like any other unread attribute.
+_BULKY_ATTRIBUTE = re.compile(
+    rb'\s(?!(?:' + _READ_ATTRIBUTES + rb')=|style="[^"<>]*(?:display|visibility|&)'
+    rb'|style=\'[^\'<>]*(?:display|visibility|&))'
+    rb'[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')(?=[\s/>])',
+    re.IGNORECASE)
+# The parser keeps the first of repeated attributes: dropping one `style` would let a
+# later one count, so a tag with two keeps them all.
+_STYLE = re.compile(rb"\sstyle\s*=", re.IGNORECASE)
 # A run of text and of tags the loop below would leave as they are (every attribute one
 # it keeps, double-quoted; no name that opens raw text or foreign content), skipped in
 # one step: each such tag is a unit the `tag` alternative of _RAW matches the same way.
@@ -93,7 +104,7 @@ def strip_scripts(body: bytes) -> bytes:
             # sheaf never reads inside an <svg>; icon paths are a tenth of a page's bytes
             # and every element of them costs the parser a token.
             out.append(body[emitted:match.start()])
-            out.append(_BULKY_ATTRIBUTE.sub(b"", whole) + b"</svg>")
+            out.append(_without_bulky_attributes(whole) + b"</svg>")
             emitted = position = svg_end
             continue
         if kind == "comment":
@@ -111,7 +122,7 @@ def strip_scripts(body: bytes) -> bytes:
         elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE.search(whole):
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
-            replacement = _BULKY_ATTRIBUTE.sub(b"", whole)
+            replacement = _without_bulky_attributes(whole)
         else:
             continue
         out.append(body[emitted:match.start()])
@@ -119,6 +130,12 @@ def strip_scripts(body: bytes) -> bytes:
         emitted = match.end()
     out.append(body[emitted:])
     return b"".join(out)
+
+
+def _without_bulky_attributes(tag: bytes) -> bytes:
+    if len(_STYLE.findall(tag)) > 1:
+        return _BULKY_ATTRIBUTE_BUT_STYLE.sub(b"", tag)
+    return _BULKY_ATTRIBUTE.sub(b"", tag)
 
 
 def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:

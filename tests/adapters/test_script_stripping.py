@@ -38,6 +38,15 @@ def test_examples() -> None:
     assert visible_text(stripped) == visible_text(body)
 
 
+def test_only_styles_that_can_hide_are_kept() -> None:
+    body = (b'<p style="color: red">a</p><p style="display: none">b</p>'
+            b'<p style="x" style="display:none">c</p><p style="v&#105;sibility:hidden">d</p>')
+    stripped = strip_scripts(body)
+    assert b"color: red" not in stripped and b"display: none" in stripped
+    assert b'style="x"' in stripped and b"&#105;" in stripped  # the parser keeps the first
+    assert visible_text(stripped) == visible_text(body) == "ac"
+
+
 def test_unterminated_script_swallows_the_rest_as_the_parser_does() -> None:
     body = b"<p>kept</p><script>var never_closed = 1; <p>not text</p>"
     assert visible_text(strip_scripts(body)) == visible_text(body)
@@ -58,6 +67,9 @@ pieces = st.sampled_from([
     '<path d="M0 0"/>', "<text>label</text>", '<a data-z="q"title="t">', "<math>", "</math>",
     "<mi>x</mi>", '<font color="red">', "</p>", "<![CDATA[", "]]>", "<g>", "</g>",
     "<foreignObject>", "</foreignObject>", "<desc>", "</desc>", "<use/>", "<SVG>", "</Svg>",
+    '<div style="color: red">', '<div style="display: none">', "<span style='DISPLAY:NONE'>",
+    '<p style="display&#58;none">', '<p style="x" style="visibility: hidden">', "</span>",
+    '<div style="margin:0" class="c" style="display:none">',
 ])
 
 
