@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sheaf.application.blob_guard import blob_guard
 from sheaf.application.ports.artifact_store import ArtifactStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.application.staging import stage_prefix
@@ -49,8 +50,9 @@ class DocumentCatalogue:
             await work.commit()
         held = {sha for v in document.versions
                 for sha in (v.fetched_sha, v.content_sha, v.markdown_sha)}
-        for sha in sorted(await self.storage.catalogue.unreferenced(held)):
-            await self._blobs.delete(sha)
+        async with blob_guard(self._blobs).collecting():
+            for sha in sorted(await self.storage.catalogue.unreferenced(held)):
+                await self._blobs.delete(sha)
         if self._artifacts is not None:
             for source in document.sources:
                 await self._artifacts.delete_under(stage_prefix(space, source.key))

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import attrs
 
+from sheaf.application.blob_guard import blob_guard
 from sheaf.application.content_resolver import ContentResolver, FetchedPage, Preference
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.enrichment import Enrichment
@@ -185,7 +186,8 @@ class Ingestion:
         # Concurrent ingests of the same bytes or the same source take turns, so the
         # second one sees the first one's document (duplicate or unchanged, not new twice).
         async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
-                self._locks.hold(f"key:{space}:{ref.key}"), self._storage.unit_of_work() as work:
+                self._locks.hold(f"key:{space}:{ref.key}"), \
+                blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
             return await self._store_new_bytes(work, source, ref, page, body, type_hint,
                                                fetched_sha, options, policy)
 
