@@ -102,7 +102,7 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
         results: list[IngestResult] = []
         total = len(listing.files)
         with progress("ingesting", total, live) as advance:
-            async for event in kb.ingest_many(listing.files, concurrency=concurrency,
+            async for event in kb.ingest_many(listing, concurrency=concurrency,
                                               metadata=dict(metadata), **options):
                 results.append(event.result)
                 advance(1)

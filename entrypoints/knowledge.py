@@ -191,15 +191,18 @@ class Knowledge:
         under it sheaf can read, with the files left out and why."""
         return await self._services.ingestion.expand_listing(list(sources), recursive)
 
-    async def ingest_many(self, sources: Sequence[str], *, concurrency: int = 4,
+    async def ingest_many(self, sources: Sequence[str] | DirectoryListing, *,
+                          concurrency: int = 4,
                           metadata: Mapping[str, str] | None = None,
                           recursive: bool = False, **options: Any
                           ) -> AsyncIterator[IngestProgress]:
         """Ingest sources (directories expand to their files, all the way down with
         `recursive`), `concurrency` at a time, yielding a progress event as each
-        finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest."""
+        finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest.
+        A `DirectoryListing` (from `listing`) is taken as it is, not listed again."""
         chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
-        listing = await self.listing(sources, recursive=recursive)
+        listing = sources if isinstance(sources, DirectoryListing) else \
+            await self.listing(sources, recursive=recursive)
         expanded = list(listing.files)
         send, receive = anyio.create_memory_object_stream[IngestResult](len(expanded) or 1)
         batch = anyio.CancelScope()
