@@ -17,7 +17,12 @@ from typing import Any
 
 import click
 
-from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.errors import (
+    InvalidInput,
+    SheafError,
+    UnsupportedContent,
+    family_of,
+)
 from sheaf.entrypoints import (
     evaluation_commands,
     extraction_commands,
@@ -31,23 +36,20 @@ from sheaf.entrypoints.settings import ENVIRONMENT, _log_level, configure_loggin
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
-_USAGE_KINDS = frozenset({ErrorKind.CONFIGURATION, ErrorKind.INVALID_QUERY})
-_FAILURE_KINDS = frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
-                            ErrorKind.OUT_OF_RANGE, ErrorKind.STORE_VERSION,
-                            ErrorKind.EMBEDDING_MISMATCH, ErrorKind.INGESTION_DISABLED,
-                            ErrorKind.EMBEDDING_FAILED, ErrorKind.LLM_FAILED,
-                            ErrorKind.TOKEN_BUDGET_SPENT, ErrorKind.STORAGE,
-                            ErrorKind.INTERNAL})
 
 
 def exit_code(error: SheafError) -> int:
-    """The README's table: 2 usage and configuration, 3 fetching or reading the input,
-    4 the content, 1 the rest (not found, refused by the store, a model failing)."""
-    if error.kind in _USAGE_KINDS:
+    """The README's table, read off the error's family: 3 fetching or reading the input,
+    4 the content, 2 a bad argument or setting (`InvalidInput`, `ConfigurationError`),
+    1 the rest (not found, refused by the store, a model failing, a defect)."""
+    if error.kind.is_fetch_failure:
+        return EXIT_FETCH
+    family = family_of(error.kind)
+    if issubclass(family, UnsupportedContent):
+        return EXIT_CONTENT
+    if issubclass(family, InvalidInput):
         return EXIT_USAGE
-    if error.kind in _FAILURE_KINDS:
-        return EXIT_FAILED
-    return EXIT_FETCH if error.kind.is_fetch_failure else EXIT_CONTENT
+    return EXIT_FAILED
 
 
 class SheafGroup(click.Group):
