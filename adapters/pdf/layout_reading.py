@@ -39,6 +39,7 @@ from sheaf.adapters.pdf.content_budget import (
 from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
 from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
+from sheaf.adapters.pdf.turned_text import in_margin, turned_lines
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
 from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
@@ -59,7 +60,7 @@ for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.c
 
 class _InvisibleMarkingAggregator(PDFPageAggregator):
     """Marks each character drawn in text render mode 3 (invisible), which pdfminer's
-    layout objects do not record."""
+    layout objects do not record; counts glyphs against the page's budget."""
 
     _invisible = False
 
@@ -113,8 +114,10 @@ def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPag
 def read_boxes(data: bytes, *, max_pages: int, deadline: float,
                notes: list[str] | None = None,
                limits: ContentLimits | None = None,
-               rules: dict[int, list[Rule]] | None = None) -> Iterator[TextBox]:
+               rules: dict[int, list[Rule]] | None = None,
+               stamps: list[TextBox] | None = None) -> Iterator[TextBox]:
     """Yield text boxes in reading order, one page at a time (memory stays per page).
+    Text turned against the page in its margins (stamps) goes to `stamps`, not the body.
 
     Invisible text (render mode 3) is kept on pages that have no visible text, where it
     is an OCR layer over a scan, and dropped elsewhere, where it can only be hidden
@@ -130,7 +133,8 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
                 if page_rules:
                     rules[number] = page_rules
             undecodable = _undecodable_fonts(page)
-            boxes = list(_page_boxes(page, number, notes, skip_fonts=set(undecodable)))
+            boxes = list(_page_boxes(page, number, notes, skip_fonts=set(undecodable),
+                                     stamps=stamps))
             if undecodable:
                 boxes = _recover(recovery, page, number, undecodable, boxes, notes)
             yield from boxes
@@ -237,7 +241,8 @@ def _rotated(char: LTChar) -> bool:
 
 
 def _page_boxes(page: LTPage, number: int, notes: list[str],
-                skip_fonts: set[str] | None = None) -> Iterator[TextBox]:
+                skip_fonts: set[str] | None = None,
+                stamps: list[TextBox] | None = None) -> Iterator[TextBox]:
     boxes = list(_text_boxes(page))
     all_chars = [c for box in boxes for line in box if isinstance(line, LTTextLine)
                  for c in line if isinstance(c, LTChar)]
@@ -261,11 +266,18 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
     # Most pages drop nothing: their glyphs are not asked one by one.
     keep_all = not (drop_invisible or drop_turned or skip)
 
+    kept: list[TextBox] = []
     for element in boxes:
         lines = [text_line for line in element if isinstance(line, LTTextLine)
                  and (text_line := _text_line(line, None if keep_all else dropped)) is not None]
         if lines:
-            yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
+            kept.append(TextBox(page=number, lines=tuple(rejoin_split_rows(lines)),
+                                bbox=element.bbox))
+    if drop_turned and stamps is not None:
+        stamps.extend(stamp for stamp in turned_lines(
+            (c for c in all_chars if _rotated(c) and not (drop_invisible and _invisible(c))
+             and c.fontname not in skip), number) if in_margin(stamp, kept))
+    yield from kept
 
 
 def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
