@@ -37,6 +37,7 @@ from sheaf.adapters.pdf.content_budget import (
     ContentLimits,
 )
 from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
+from sheaf.adapters.pdf.glyph_boxes import GlyphBoxes
 from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
 from sheaf.adapters.pdf.turned_text import in_margin, turned_lines
@@ -58,7 +59,7 @@ for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.c
     logging.getLogger(_noisy).setLevel(logging.ERROR)
 
 
-class _InvisibleMarkingAggregator(PDFPageAggregator):
+class _InvisibleMarkingAggregator(GlyphBoxes, PDFPageAggregator):
     """Marks each character drawn in text render mode 3 (invisible), which pdfminer's
     layout objects do not record; counts glyphs against the page's budget."""
 
@@ -89,7 +90,13 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
         self.sheaf_budget.drawn()
         super().render_image(*args, **kwargs)
 
+    def glyph_drawn(self, char: LTChar) -> None:
+        self.sheaf_budget.drawn()
+        if self._invisible:
+            char.sheaf_invisible = True  # type: ignore[attr-defined]
+
     def render_char(self, *args: Any, **kwargs: Any) -> float:
+        # Glyphs of vertical fonts; horizontal ones are built by GlyphBoxes.
         self.sheaf_budget.drawn()
         advance: float = super().render_char(*args, **kwargs)
         if self._invisible and self.cur_item is not None and self.cur_item._objs:
