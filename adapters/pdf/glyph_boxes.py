@@ -44,6 +44,11 @@ class GlyphBoxes:
         top = bottom + fontsize
         upright = a * d * scaling > 0 and b * c <= 0
         plain = b == 0 and c == 0
+        # A font's glyph text and width depend on the code alone: looked up once per code.
+        known: dict[int, tuple[str, float]] | None = getattr(font, "sheaf_glyphs", None)
+        if known is None:
+            known = {}
+            font.sheaf_glyphs = known  # type: ignore[attr-defined]
         container = self.cur_item
         hook = self.glyph_drawn
         needcharspace = False
@@ -55,13 +60,17 @@ class GlyphBoxes:
                 for cid in font.decode(obj):
                     if needcharspace:
                         x += charspace
-                    try:
-                        text = font.to_unichr(cid)
-                    except PDFUnicodeNotDefined:
-                        text = self.handle_undefined_char(font, cid)
-                    if not isinstance(text, str):
-                        raise TypeError(f"glyph text is {type(text).__name__}")
-                    adv = font.char_width(cid) * fontsize * scaling
+                    glyph = known.get(cid)
+                    if glyph is None:
+                        try:
+                            text = font.to_unichr(cid)
+                        except PDFUnicodeNotDefined:
+                            text = self.handle_undefined_char(font, cid)
+                        if not isinstance(text, str):
+                            raise TypeError(f"glyph text is {type(text).__name__}")
+                        glyph = known[cid] = (text, font.char_width(cid))
+                    text = glyph[0]
+                    adv = glyph[1] * fontsize * scaling
                     # translate_matrix(matrix, (x, y)), as pdfminer computes it.
                     ex, fy = x * a + y * c + e, x * b + y * d + f
                     char = LTChar.__new__(LTChar)
