@@ -11,6 +11,7 @@ text and vertical fonts take pdfminer's own path.
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import TYPE_CHECKING, Any
 
 from pdfminer.layout import LTChar
@@ -22,12 +23,17 @@ Matrix = tuple[float, float, float, float, float, float]
 
 class GlyphBoxes:
     """Mixin for a `PDFLayoutAnalyzer`: `render_string_horizontal` building glyphs
-    directly; `glyph_drawn(char)` is called for each glyph added."""
+    directly. `glyphs_coming(count)` is told how many glyphs a string is about to add
+    and says whether `glyph_drawn(char)` wants each of them."""
 
     cur_item: Any
 
+    def glyphs_coming(self, count: int) -> bool:
+        """A hook before a string's glyphs are made: whether to call `glyph_drawn`."""
+        return False
+
     def glyph_drawn(self, char: LTChar) -> None:
-        """A hook for each glyph as it is added to the page."""
+        """A hook for each glyph as it is added to the page, when `glyphs_coming` asks."""
 
     if TYPE_CHECKING:
         def handle_undefined_char(self, font: PDFFont, cid: int) -> str: ...
@@ -50,14 +56,17 @@ class GlyphBoxes:
             known = {}
             font.sheaf_glyphs = known  # type: ignore[attr-defined]
         container = self.cur_item
-        hook = self.glyph_drawn
         needcharspace = False
         for obj in seq:
             if isinstance(obj, int | float):
                 x -= obj * dxscale
                 needcharspace = True
             elif isinstance(obj, bytes):
-                for cid in font.decode(obj):
+                cids = font.decode(obj)
+                if not isinstance(cids, Sized):  # pdfminer's fonts give a sequence
+                    cids = list(cids)
+                hook = self.glyph_drawn if self.glyphs_coming(len(cids)) else None
+                for cid in cids:
                     if needcharspace:
                         x += charspace
                     glyph = known.get(cid)
@@ -99,7 +108,8 @@ class GlyphBoxes:
                     char.bbox = (x0, y0, x1, y1)
                     char.size = char.height
                     container.add(char)
-                    hook(char)
+                    if hook is not None:
+                        hook(char)
                     x += adv
                     if cid == 32 and wordspace:
                         x += wordspace

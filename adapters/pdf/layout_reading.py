@@ -90,10 +90,12 @@ class _InvisibleMarkingAggregator(GlyphBoxes, PDFPageAggregator):
         self.sheaf_budget.drawn()
         super().render_image(*args, **kwargs)
 
+    def glyphs_coming(self, count: int) -> bool:
+        self.sheaf_budget.drawn_many(count)
+        return self._invisible
+
     def glyph_drawn(self, char: LTChar) -> None:
-        self.sheaf_budget.drawn()
-        if self._invisible:
-            char.sheaf_invisible = True  # type: ignore[attr-defined]
+        char.sheaf_invisible = True  # type: ignore[attr-defined]
 
     def render_char(self, *args: Any, **kwargs: Any) -> float:
         # Glyphs of vertical fonts; horizontal ones are built by GlyphBoxes.
