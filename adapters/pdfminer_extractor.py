@@ -14,8 +14,9 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
 from sheaf.domain.pdf_formulas import lift_formulas
+from sheaf.domain.pdf_furniture import furniture_blocks
 from sheaf.domain.pdf_ruled_tables import Rule
-from sheaf.domain.pdf_structure import join_title, structure_blocks, title_of
+from sheaf.domain.pdf_structure import TextBox, join_title, structure_blocks, title_of
 from sheaf.domain.pdf_tables import lift_tables, place_by_position, place_tables
 
 DEFAULT_TIME_BUDGET = 120.0
@@ -46,8 +47,10 @@ class PdfminerExtractor:
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
         notes: list[str] = []
         rules: dict[int, list[Rule]] = {}
+        furniture: list[TextBox] = []
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
-                                notes=notes, limits=self.limits, rules=rules))
+                                notes=notes, limits=self.limits, rules=rules,
+                                stamps=furniture))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")
@@ -56,15 +59,16 @@ class PdfminerExtractor:
         boxes, tables = lift_tables(boxes, rules)
         boxes, formulas = lift_formulas(boxes)
         drafts = place_tables(place_by_position(
-            structure_blocks(boxes, opened.page_count, opened.outline, notes), formulas),
-            tables)
+            structure_blocks(boxes, opened.page_count, opened.outline, notes, furniture),
+            formulas), tables)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")
         # The first page's largest type is the title as printed; Info and XMP titles are
         # often another paper's or the journal's, so they only stand in.
         title = title_of(boxes)
-        drafts = join_title(drafts, title)
+        # Running headers, footers and margin stamps once each, after the content.
+        drafts = join_title(drafts, title) + furniture_blocks(furniture)
         title = title or opened.title or next(
             (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
         metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,

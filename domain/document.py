@@ -22,6 +22,9 @@ class BlockKind(enum.Enum):
     FOOTNOTE = "footnote"
     REFERENCE = "reference"
     FORMULA = "formula"
+    FURNITURE = "furniture"
+    """A paginated source's running header, footer or margin stamp, once per distinct
+    line, after the content (its pages say where it was printed)."""
 
 
 @attrs.frozen

@@ -111,9 +111,14 @@ def running_lines(boxes: list[TextBox], page_count: int) -> set[tuple[str, int]]
 
 
 def _running_key(box: TextBox) -> tuple[str, int]:
-    # Digits and lone roman numerals are masked: page numbers, dates and times in a
-    # printer's slug ("book.qxd 2/10/04 3:46 PM Page iv") change from page to page.
-    return (_ROMAN.sub("#", _DIGITS.sub("#", box.text.lower())), round(box.bbox[1] / 20))
+    return (masked_running_text(box.text), round(box.bbox[1] / 20))
+
+
+def masked_running_text(text: str) -> str:
+    """A running line's text with what changes from page to page masked: digits and lone
+    roman numerals (page numbers, dates and times in a printer's slug, "book.qxd 2/10/04
+    3:46 PM Page iv")."""
+    return _ROMAN.sub("#", _DIGITS.sub("#", text.lower()))
 
 
 def title_of(boxes: list[TextBox]) -> str | None:
@@ -276,11 +281,12 @@ def is_decorative(text: str) -> bool:
 
 def structure_blocks(boxes: list[TextBox], page_count: int,
                      outline: tuple[tuple[str, int], ...] = (),
-                     notes: list[str] | None = None) -> list[BlockDraft]:
+                     notes: list[str] | None = None,
+                     furniture: list[TextBox] | None = None) -> list[BlockDraft]:
     """Blocks in reading order: running headers, footers and page numbers removed,
     headings told apart from paragraphs by size, weight, font, length and numbering.
     Lines that repeat a bookmark title are headings at the bookmark's depth. What is
-    dropped by rule is counted in `notes`."""
+    dropped by rule is counted in `notes`; the running lines dropped go to `furniture`."""
     dropped: Counter[str] = Counter()
     in_references = False
     extents = _page_extents(boxes)
@@ -301,6 +307,8 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
                   else "ornaments" if is_decorative(text) else None)
         if reason:
             dropped[reason] += 1
+            if reason == "running_lines" and furniture is not None:
+                furniture.append(box)
             continue
         lines = list(box.lines)
         while lines and (_heading_like(lines[0], body, single=len(lines) == 1)

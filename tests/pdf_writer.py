@@ -178,6 +178,20 @@ def write_raw_page_pdf(commands: Sequence[str]) -> bytes:
     return _one_page(pdf, fonts, commands)
 
 
+def write_raw_pages_pdf(pages: Sequence[Sequence[str]]) -> bytes:
+    """Pages of raw content-stream commands, with /F1 Helvetica."""
+    pdf = pikepdf.Pdf.new()
+    fonts = _font_resources(pdf).Font
+    for commands in pages:
+        pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+            Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+            Resources=pikepdf.Dictionary(Font=fonts),
+            Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
 def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetica",
                            differences: Sequence[int | str] | None = None,
                            to_unicode: dict[int, str] | None = None,

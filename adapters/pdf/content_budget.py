@@ -117,6 +117,15 @@ class ContentBudget:
             self._operations -= 1
             self.operation()
 
+    def drawn_many(self, count: int) -> None:
+        """`count` more glyphs on the page, counted before they are made: a string of
+        glyphs is checked against the limits once, not glyph by glyph."""
+        self._objects += count
+        if self._objects > self.limits.max_page_objects:
+            raise self.too_complex(
+                f"draws more than {self.limits.max_page_objects} glyphs and shapes")
+        self.operation(count)
+
     def too_complex(self, what: str) -> SheafError:
         """The error for this page going over a complexity limit: `what` it does."""
         return SheafError(ErrorKind.TOO_COMPLEX, f"page {self.page} {what}")

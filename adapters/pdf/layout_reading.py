@@ -37,8 +37,10 @@ from sheaf.adapters.pdf.content_budget import (
     ContentLimits,
 )
 from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
+from sheaf.adapters.pdf.glyph_boxes import GlyphBoxes
 from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
 from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
+from sheaf.adapters.pdf.turned_text import in_margin, turned_lines
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
 from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
@@ -57,9 +59,9 @@ for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.c
     logging.getLogger(_noisy).setLevel(logging.ERROR)
 
 
-class _InvisibleMarkingAggregator(PDFPageAggregator):
+class _InvisibleMarkingAggregator(GlyphBoxes, PDFPageAggregator):
     """Marks each character drawn in text render mode 3 (invisible), which pdfminer's
-    layout objects do not record."""
+    layout objects do not record; counts glyphs against the page's budget."""
 
     _invisible = False
 
@@ -88,7 +90,15 @@ class _InvisibleMarkingAggregator(PDFPageAggregator):
         self.sheaf_budget.drawn()
         super().render_image(*args, **kwargs)
 
+    def glyphs_coming(self, count: int) -> bool:
+        self.sheaf_budget.drawn_many(count)
+        return self._invisible
+
+    def glyph_drawn(self, char: LTChar) -> None:
+        char.sheaf_invisible = True  # type: ignore[attr-defined]
+
     def render_char(self, *args: Any, **kwargs: Any) -> float:
+        # Glyphs of vertical fonts; horizontal ones are built by GlyphBoxes.
         self.sheaf_budget.drawn()
         advance: float = super().render_char(*args, **kwargs)
         if self._invisible and self.cur_item is not None and self.cur_item._objs:
@@ -113,8 +123,10 @@ def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPag
 def read_boxes(data: bytes, *, max_pages: int, deadline: float,
                notes: list[str] | None = None,
                limits: ContentLimits | None = None,
-               rules: dict[int, list[Rule]] | None = None) -> Iterator[TextBox]:
+               rules: dict[int, list[Rule]] | None = None,
+               stamps: list[TextBox] | None = None) -> Iterator[TextBox]:
     """Yield text boxes in reading order, one page at a time (memory stays per page).
+    Text turned against the page in its margins (stamps) goes to `stamps`, not the body.
 
     Invisible text (render mode 3) is kept on pages that have no visible text, where it
     is an OCR layer over a scan, and dropped elsewhere, where it can only be hidden
@@ -129,10 +141,12 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
                 page_rules = list(_page_rules(page))
                 if page_rules:
                     rules[number] = page_rules
-            undecodable = _undecodable_fonts(page)
-            boxes = list(_page_boxes(page, number, notes, skip_fonts=set(undecodable)))
+            chars = list(_page_chars(page))
+            undecodable = _undecodable_fonts(chars)
+            boxes = list(_page_boxes(page, number, notes, chars, skip_fonts=set(undecodable),
+                                     stamps=stamps))
             if undecodable:
-                boxes = _recover(recovery, page, number, undecodable, boxes, notes)
+                boxes = _recover(recovery, chars, number, undecodable, boxes, notes)
             yield from boxes
     except SheafError:
         raise
@@ -190,13 +204,16 @@ def _page_chars(page: LTPage) -> Iterator[LTChar]:
 _MAJOR_FONT_SHARE = 0.25
 
 
-def _undecodable_fonts(page: LTPage) -> dict[str, str]:
+def _undecodable_fonts(chars: list[LTChar]) -> dict[str, str]:
     """Fonts whose text on this page is glyph codes, not writing, with the reason: those
     with unmapped or private-use code points, and those carrying a large share of the
     page whose characters are distributed unlike any writing."""
     by_font: dict[str, list[str]] = {}
-    for char in _page_chars(page):
-        by_font.setdefault(char.fontname, []).append(char.get_text())
+    for char in chars:
+        texts = by_font.get(char.fontname)
+        if texts is None:
+            texts = by_font[char.fontname] = []
+        texts.append(char._text)
     total = sum(len(texts) for texts in by_font.values())
     found: dict[str, str] = {}
     for font, texts in sorted(by_font.items()):
@@ -206,15 +223,14 @@ def _undecodable_fonts(page: LTPage) -> dict[str, str]:
     return found
 
 
-def _recover(recovery: PdfiumPages, page: LTPage, number: int,
+def _recover(recovery: PdfiumPages, chars: list[LTChar], number: int,
              undecodable: dict[str, str],
              boxes: list[TextBox], notes: list[str]) -> list[TextBox]:
     """The page as PDFium reads it when its text is writing; else the page without the
     undecodable fonts' text, which is flagged, never passed off as text."""
     fonts = ", ".join(f"{_font_label(font)} ({reason})"
                       for font, reason in sorted(undecodable.items()))
-    share = sum(1 for c in _page_chars(page) if c.fontname in undecodable) / max(
-        1, sum(1 for _ in _page_chars(page)))
+    share = sum(1 for c in chars if c.fontname in undecodable) / max(1, len(chars))
     # PDFium rereads the page when much of it is lost; a formula's symbols alone are
     # left out rather than trade pdfminer's layout of the whole page for them.
     recovered = recovery.plausible_boxes(number) if share >= _MAJOR_FONT_SHARE else None
@@ -236,19 +252,22 @@ def _rotated(char: LTChar) -> bool:
     return not char.upright
 
 
-def _page_boxes(page: LTPage, number: int, notes: list[str],
-                skip_fonts: set[str] | None = None) -> Iterator[TextBox]:
+def _page_boxes(page: LTPage, number: int, notes: list[str], all_chars: list[LTChar],
+                skip_fonts: set[str] | None = None,
+                stamps: list[TextBox] | None = None) -> Iterator[TextBox]:
+    """The page's boxes as sheaf's text boxes; `all_chars` are the glyphs in them."""
     boxes = list(_text_boxes(page))
-    all_chars = [c for box in boxes for line in box if isinstance(line, LTTextLine)
-                 for c in line if isinstance(c, LTChar)]
-    hidden = sum(1 for c in all_chars if _invisible(c))
+    hidden = turned = 0
+    for c in all_chars:
+        hidden += _invisible(c)
+        if not c.upright and c._text.strip():
+            turned += 1
     drop_invisible = 0 < hidden < len(all_chars)
     if drop_invisible:
         notes.append(f"invisible_text_dropped: page {number}, {hidden} characters")
     # Text turned against the page's own direction is a margin stamp (arXiv's), a
     # watermark or a rotated axis label when it is a small part of the page; a page
     # that is mostly turned (a landscape table, a /Rotate page) keeps all of it.
-    turned = sum(1 for c in all_chars if _rotated(c) and c.get_text().strip())
     drop_turned = 0 < turned <= 0.2 * len(all_chars)
     if drop_turned:
         notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
@@ -261,11 +280,18 @@ def _page_boxes(page: LTPage, number: int, notes: list[str],
     # Most pages drop nothing: their glyphs are not asked one by one.
     keep_all = not (drop_invisible or drop_turned or skip)
 
+    kept: list[TextBox] = []
     for element in boxes:
         lines = [text_line for line in element if isinstance(line, LTTextLine)
                  and (text_line := _text_line(line, None if keep_all else dropped)) is not None]
         if lines:
-            yield TextBox(page=number, lines=tuple(rejoin_split_rows(lines)), bbox=element.bbox)
+            kept.append(TextBox(page=number, lines=tuple(rejoin_split_rows(lines)),
+                                bbox=element.bbox))
+    if drop_turned and stamps is not None:
+        stamps.extend(stamp for stamp in turned_lines(
+            (c for c in all_chars if _rotated(c) and not (drop_invisible and _invisible(c))
+             and c.fontname not in skip), number) if in_margin(stamp, kept))
+    yield from kept
 
 
 def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
@@ -274,9 +300,12 @@ def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
     kept for right-to-left lines; a space that layout analysis inserted stands at the
     right edge of the glyph before it), dominant size and font, weight and math share.
     None when no visible glyph is left."""
-    sizes: Counter[float] = Counter()
-    fonts: Counter[str] = Counter()
-    math = 0
+    # Sizes, fonts and glyphs of visible glyphs are gathered in lists and counted at
+    # the end (in C); the counts, and the order ties break in, are those of counting
+    # glyph by glyph.
+    sizes_seen: list[float] = []
+    fonts_seen: list[str] = []
+    visible: list[str] = []
     glyphs: list[str] = []
     lefts: list[float] = []
     edge = float("-inf")
@@ -284,19 +313,24 @@ def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
         if isinstance(item, LTChar):
             if dropped is not None and dropped(item):
                 continue
-            glyph = item.get_text()
+            glyph = item._text
             glyphs.append(glyph)
             lefts.append(item.x0)
             edge = item.x1
             if glyph.strip():
-                sizes[round(item.size, 1)] += 1
-                fonts[item.fontname] += 1
-                math += _math_glyph(item.fontname, glyph)
-        elif isinstance(item, LTAnno) and (glyph := item.get_text()) != "\n":
+                sizes_seen.append(item.size)
+                fonts_seen.append(item.fontname)
+                visible.append(glyph)
+        elif isinstance(item, LTAnno) and (glyph := item._text) != "\n":
             glyphs.append(glyph)
             lefts.append(edge)
-    if not sizes:
+    if not sizes_seen:
         return None
+    sizes: Counter[float] = Counter()
+    for size, count in Counter(sizes_seen).items():
+        sizes[round(size, 1)] += count
+    fonts = Counter(fonts_seen)
+    math = sum(map(_math_glyph, fonts_seen, visible))
     chars = sum(fonts.values())
     bold = sum(n for name, n in fonts.items() if is_bold_font(name))
     return TextLine(text=visual_to_logical(glyphs, lefts), size=sizes.most_common(1)[0][0],

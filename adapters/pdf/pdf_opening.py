@@ -16,6 +16,7 @@ from sheaf.domain.routing import has_pdf_magic
 # sheaf surfaces what matters as diagnostics instead.
 logging.getLogger("pikepdf").setLevel(logging.ERROR)
 
+_STREAM_NAME = re.compile(r"\bstream <[^<>]* at 0x[0-9a-f]+>: ")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 
 
@@ -52,7 +53,10 @@ def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
         raise SheafError(ErrorKind.ENCRYPTED,
                          "the PDF is encrypted; supply its password") from None
     except (pikepdf.PdfError, ValueError, OSError) as exc:
-        raise SheafError(ErrorKind.CORRUPT, f"unreadable PDF: {exc}") from None
+        # qpdf names the stream it read, by its memory address: left out, so the same
+        # file gives the same message on every run.
+        message = _STREAM_NAME.sub("", str(exc))
+        raise SheafError(ErrorKind.CORRUPT, f"unreadable PDF: {message}") from None
     with pdf:
         try:
             page_count = len(pdf.pages)

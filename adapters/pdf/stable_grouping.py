@@ -27,6 +27,7 @@ from pdfminer.layout import (
 )
 from pdfminer.utils import Plane
 
+from sheaf.adapters.pdf.line_grouping import LineGrouping
 from sheaf.domain.pdf_text import is_right_to_left
 
 _Element = LTTextBox | LTTextGroup
@@ -111,13 +112,13 @@ def group_boxes_stably(container: LTLayoutContainer,
     return list(plane)
 
 
-class StablePage(LTPage):
+class StablePage(LineGrouping, LTPage):
     def group_textboxes(self, laparams: LAParams, boxes: Sequence[LTTextBox]
                         ) -> list[LTTextGroup]:
         return group_boxes_stably(self, boxes)
 
 
-class StableFigure(LTFigure):
+class StableFigure(LineGrouping, LTFigure):
     def group_textboxes(self, laparams: LAParams, boxes: Sequence[LTTextBox]
                         ) -> list[LTTextGroup]:
         return group_boxes_stably(self, boxes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pikepdf
 import pytest
@@ -57,8 +58,15 @@ def test_running_headers_and_page_numbers_are_removed() -> None:
         for i in range(30)]
     document = extract(write_pdf(blocks, running_header="Journal of Tests, Volume 1"))
     assert document.page_count and document.page_count >= 4
-    assert "Journal of Tests" not in document.text
+    body = [b for b in document.blocks if b.kind is not BlockKind.FURNITURE]
+    assert not any("Journal of Tests" in b.draft.text for b in body)
     assert not any(b.draft.text.strip().isdigit() for b in document.blocks)
+    # The running header is kept once, after the content, with every page it is on.
+    furniture = [b for b in document.blocks if b.kind is BlockKind.FURNITURE]
+    assert [b.draft.text for b in furniture] == ["Journal of Tests, Volume 1"]
+    assert furniture[0].draft.pages == tuple(range(1, document.page_count + 1))
+    assert document.blocks[-1] == furniture[0]
+    assert document.text.count("Journal of Tests") == 1
 
 
 def test_encrypted_pdf_needs_its_password() -> None:
@@ -212,13 +220,43 @@ def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp:
     document = extract(write_raw_page_pdf(commands))
     assert document.metadata.title == "A Title Long Enough to Need Two Lines of Type"
     assert document.headings()[0].draft.text == document.metadata.title
-    assert stamp.split()[0] not in document.text
+    body = [b for b in document.blocks if b.kind is not BlockKind.FURNITURE]
+    assert not any(stamp.split()[0] in b.draft.text for b in body)
+    # The stamp is kept whole, once, as page furniture after the content.
+    assert [b.draft.text for b in document.blocks if b.kind is BlockKind.FURNITURE] == [stamp]
     assert "line 29." in document.text
     assert not any(b.draft.text.startswith("1 2 3 4") for b in document.blocks)
     assert any(n.startswith("rotated_text_dropped: page 1") for n in document.notes)
     # A ruler comes out as one box of numbers or as one box per number, by its spacing.
     assert any(n.startswith(("line_number_rulers_dropped", "page_numbers_dropped"))
                for n in document.notes)
+
+
+@pytest.mark.parametrize("turn", ["0 1 -1 0", "0 -1 1 0"])
+@given(stamp=st.lists(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                       "0123456789:./[]", min_size=1, max_size=12),
+                      min_size=1, max_size=4).map(" ".join).filter(
+                          lambda text: re.search("[A-Za-z]{2}", text) is not None),
+       pages=st.integers(min_value=1, max_value=3), right=st.booleans())
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_margin_stamp_reads_in_its_own_direction_once_and_an_axis_label_stays_out(
+        turn: str, stamp: str, pages: int, right: bool) -> None:
+    from tests.pdf_writer import write_raw_pages_pdf
+
+    # Turned up (0 1 -1 0) a line's glyphs run bottom to top, turned down top to bottom;
+    # either way the stamp stands beside the text, in the left or the right margin.
+    x = (575 if turn == "0 1 -1 0" else 560) if right else (40 if turn == "0 1 -1 0" else 25)
+    y = 200 if turn == "0 1 -1 0" else 600
+    body = "Ordinary prose fills the page from its left edge to its right edge here"
+    page = [f"BT /F1 10 Tf {turn} {x} {y} Tm ({stamp}) Tj ET",
+            "BT /F1 8 Tf 0 1 -1 0 300 300 Tm (Axis label) Tj ET"]
+    page += [f"BT /F1 10 Tf 90 {700 - 13 * i} Td ({body}, line {i}.) Tj ET" for i in range(40)]
+    document = extract(write_raw_pages_pdf([page] * pages))
+    furniture = [b for b in document.blocks if b.kind is BlockKind.FURNITURE]
+    assert [b.draft.text for b in furniture] == [stamp]
+    assert furniture[0].draft.pages == tuple(range(1, pages + 1))
+    assert "Axis label" not in document.text
+    assert "line 39." in document.text
 
 
 @pytest.mark.parametrize("style", ["numbered", "bracketed", "hanging"])
