@@ -13,6 +13,7 @@ from sheaf.adapters.duckdb_knowledge_store import (
     _VERSION_COLUMNS,
     DuckDbKnowledgeStore,
     _blocks_json,
+    _delete_chunks,
     _delete_vectors,
     _insert_chunk_rows,
     _insert_vectors,
@@ -141,7 +142,7 @@ class _Versions:
                 return
             _delete_vectors(c, "document_id", document_id)
             c.execute("DELETE FROM fingerprints WHERE document_id = ?", [document_id])
-            c.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
+            _delete_chunks(c, "document_id", document_id)
             c.execute("DELETE FROM version_structure WHERE version_id IN (SELECT id FROM "
                       "versions WHERE document_id = ?)", [document_id])
             c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
@@ -161,7 +162,7 @@ class _Chunks:
         def write(c: Connection) -> None:
             document_id = _require_version(c, space, version_id)
             _delete_vectors(c, "version_id", version_id)  # new chunks outdate the vectors
-            c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
+            _delete_chunks(c, "version_id", version_id)
             _insert_chunk_rows(c, version_id, document_id, space, chunks)
             if vectors is not None:
                 _insert_vectors(c, space, version_id, document_id, vectors)
@@ -191,7 +192,7 @@ def _add_version(c: Connection, bundle: VersionBundle) -> None:
     if bundle.structure is not None:
         _save_structure(c, version.id, bundle.structure)
     _delete_vectors(c, "document_id", version.document_id)
-    c.execute("DELETE FROM chunks WHERE document_id = ?", [version.document_id])
+    _delete_chunks(c, "document_id", version.document_id)
     _insert_chunk_rows(c, version.id, version.document_id, version.space, bundle.chunks)
     if bundle.vectors is not None:
         _insert_vectors(c, version.space, version.id, version.document_id, bundle.vectors)

@@ -68,7 +68,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 5
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 6
     assert await reopened.chunks("default", "doc_1.v1") == ()
     found = await reopened.find("default", URL.key)
     assert found is not None and found.title == "Old"
