@@ -31,6 +31,7 @@ from sheaf.domain.knowledge_records import (
     DocumentRecord,
     SourceRecord,
     SpaceCount,
+    StoreCompaction,
     StoreStatus,
     VersionRecord,
     cited_location,
@@ -552,6 +553,23 @@ class DuckDbKnowledgeStore:
             self._compact()
 
         await self._run(purge)
+
+    async def compact(self) -> StoreCompaction:
+        """Rewrite the file with only its live data (`sheaf compact`); its size before
+        and after, in bytes."""
+        def rewrite(c: duckdb.DuckDBPyConnection) -> StoreCompaction:
+            before = self._bytes_on_disk()
+            self._end_idle_read_transactions()
+            self._compact()
+            return StoreCompaction(before, self._bytes_on_disk())
+
+        return await self._run(rewrite)
+
+    def _bytes_on_disk(self) -> int:
+        if self.path == ":memory:":
+            return 0
+        return sum(os.path.getsize(p) for p in (self.path, self.path + ".wal")
+                   if os.path.exists(p))
 
     async def set_policy(self, space: str, policy: SpacePolicy) -> None:
         kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))

@@ -39,7 +39,8 @@ Connection = duckdb.DuckDBPyConnection
 def duckdb_storage(store: DuckDbKnowledgeStore) -> Storage:
     """The ports of one DuckDB store: its reads served by the store, its writes through
     units of work."""
-    return Storage(lambda: DuckDbUnitOfWork(store), store, store, store, store, store.aclose)
+    return Storage(lambda: DuckDbUnitOfWork(store), store, store, store, store, store.aclose,
+                   store.compact)
 
 
 class DuckDbUnitOfWork(BufferedUnitOfWork[Connection]):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment
 from sheaf.application.ports.embedder import Embedder
-from sheaf.application.snippet_embedding import embed_snippets
+from sheaf.application.snippet_embedding import embed_snippets, wants_vectors
 from sheaf.application.storage import Storage
 from sheaf.domain.enrichment import EnrichmentKind, with_context
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -48,7 +48,7 @@ class Reindexing:
         counting = await embedder.token_counting() if embedder else ESTIMATED_TOKENS
         model = await embedder.model() if embedder else None
         reset = embeddings  # the space's model changes with the first document's write
-        count = 0
+        count = written = 0
         documents = await storage.catalogue.documents(space)
         for document in documents:
             version_id = document.current.id
@@ -63,25 +63,36 @@ class Reindexing:
                     and old.text == c.text and old.context else c
                     for c in loaded.chunks(count=counting.count, input_limit=counting.limit))
             vectors = None
-            if embedder is not None and (embeddings or (
-                    chunks and await storage.index.embedding_model(space) in (None, model))):
+            stored_model = await storage.index.embedding_model(space)
+            if not embeddings and current == stored and (
+                    stored_model == model or not wants_vectors(model, stored_model)):
+                # Nothing would change: writing it anyway left the old rows' space in
+                # the file (the store grew on every reindex without a content change).
+                pass
+            elif embedder is not None and (embeddings or (
+                    chunks and wants_vectors(model, stored_model))):
                 # Stored chunks were cut for whichever embedder came before: checked. A
                 # new model replaces the space's with this write: not checked against it.
                 vectors = await embed_snippets(embedder, None if reset else storage.index,
                                                space, current, check_limit=not chunks)
-            async with storage.unit_of_work() as work:
-                if reset and model is not None:
-                    work.chunks.reset_vectors(space, model)
-                    reset = False
-                if chunks:
-                    work.chunks.replace(space, version_id, current, vectors)
-                elif vectors is not None:
-                    work.chunks.replace_vectors(space, version_id, vectors)
-                await work.commit()
+            if embeddings or current != stored or vectors is not None:
+                async with storage.unit_of_work() as work:
+                    if reset and model is not None:
+                        work.chunks.reset_vectors(space, model)
+                        reset = False
+                    if chunks:
+                        work.chunks.replace(space, version_id, current, vectors)
+                    elif vectors is not None:
+                        work.chunks.replace_vectors(space, version_id, vectors)
+                    await work.commit()
+                written += 1
             if enrich and self._enrichment is not None:
                 await self._enrichment.enrich(space, document.id, enrich)
             count += 1
             if progress is not None:
                 progress(count, len(documents))
+        if written and storage.compact is not None:
+            # Every rewritten row left its old copy behind: give the space back now.
+            await storage.compact()
         return count
 
