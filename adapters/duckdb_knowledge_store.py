@@ -548,7 +548,9 @@ class DuckDbKnowledgeStore:
     async def _purge_removed(self) -> None:
         def purge(c: duckdb.DuckDBPyConnection) -> None:
             # The file keeps deleted rows' bytes until it is rewritten: rewrite it now, so
-            # the removed document's words are gone from the disk, not just from answers.
+            # the removed document's words are gone from the disk, not just from answers
+            # (its terms too, which no write deletes: no other snippet may hold them).
+            text_index.forget_unused_terms(c)
             self._end_idle_read_transactions()
             self._compact()
 

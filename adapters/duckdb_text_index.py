@@ -125,6 +125,13 @@ def unindex(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
                   [docs, total, space])
 
 
+def forget_unused_terms(c: duckdb.DuckDBPyConnection) -> None:
+    """Delete the terms no snippet holds any more (a scan of every posting: done when a
+    removal rewrites the file anyway)."""
+    c.execute("DELETE FROM text_terms WHERE termid NOT IN "
+              "(SELECT DISTINCT termid FROM text_postings)")
+
+
 def index_all(c: duckdb.DuckDBPyConnection) -> None:
     """Index every stored snippet: once, when a store written before this index opens."""
     versions = c.execute("SELECT DISTINCT version_id, document_id, space FROM chunks "
