@@ -563,16 +563,32 @@ class DuckDbKnowledgeStore:
             # the removed document's words are gone from the disk, not just from answers
             # (its terms too, which no write deletes: no other snippet may hold them).
             text_index.forget_unused_terms(c)
+            self._cluster_postings(c, always=True)
             self._end_idle_read_transactions()
             self._compact()
 
         await self._run(purge)
+
+    def _cluster_postings(self, c: duckdb.DuckDBPyConnection, *, always: bool = False
+                          ) -> None:
+        c.execute("BEGIN TRANSACTION")
+        try:
+            text_index.cluster_postings(c, always=always)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    async def settle(self) -> None:
+        """After a committed write: sort the postings when enough were appended."""
+        await self._run(self._cluster_postings)
 
     async def compact(self) -> StoreCompaction:
         """Rewrite the file with only its live data (`sheaf compact`); its size before
         and after, in bytes."""
         def rewrite(c: duckdb.DuckDBPyConnection) -> StoreCompaction:
             before = self._bytes_on_disk()
+            self._cluster_postings(c, always=True)
             self._end_idle_read_transactions()
             self._compact()
             return StoreCompaction(before, self._bytes_on_disk())

@@ -49,14 +49,17 @@ SCHEMA = (
         docid BIGINT NOT NULL, chunk_id VARCHAR NOT NULL, version_id VARCHAR NOT NULL,
         document_id VARCHAR NOT NULL, space VARCHAR NOT NULL, length INTEGER NOT NULL)""",
     """CREATE TABLE text_terms (term VARCHAR PRIMARY KEY, termid BIGINT NOT NULL)""",
-    # Appended in docid order, so the row groups of one write hold a narrow docid range
-    # and deleting it reads only those (zone maps); the document length rides along so
-    # scoring needs no join.
+    # Appended in docid order, then now and again rewritten in termid order
+    # (`cluster_postings`) so a query reads only its terms' row groups; the document
+    # length rides along so scoring needs no join.
     """CREATE TABLE text_postings (
         termid BIGINT NOT NULL, docid BIGINT NOT NULL, space VARCHAR NOT NULL,
         tf INTEGER NOT NULL, length INTEGER NOT NULL)""",
     """CREATE TABLE text_spaces (
         space VARCHAR PRIMARY KEY, docs BIGINT NOT NULL, length BIGINT NOT NULL)""",
+    # How many postings were in termid order when the table was last sorted.
+    """CREATE TABLE text_clustering (sorted_rows BIGINT NOT NULL)""",
+    "INSERT INTO text_clustering VALUES (0)",
     # The extension's index, rebuilt before each search until now, is not needed again.
     "DROP SCHEMA IF EXISTS fts_main_chunks CASCADE",
 )
@@ -125,6 +128,29 @@ def unindex(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
                   [docs, total, space])
 
 
+UNSORTED_SHARE = 0.25
+"""Postings appended since the last sort, as a share of those sorted, that trigger the
+next sort (amortised: about a tenth of a write's own cost)."""
+
+
+def cluster_postings(c: duckdb.DuckDBPyConnection, *, always: bool = False) -> bool:
+    """Rewrite the postings in termid order once enough were appended since the last
+    time (or `always`), inside the caller's transaction: a query's terms then sit in
+    few row groups, which the scan alone reads (zone maps), instead of all of them
+    (at 100k snippets, 5M postings: a full scan cost 0.2 s a query). True if it sorted."""
+    row = c.execute("SELECT (SELECT count(*) FROM text_postings), sorted_rows "
+                    "FROM text_clustering").fetchone()
+    total, sorted_rows = (int(row[0]), int(row[1])) if row else (0, 0)
+    if not always and total - sorted_rows <= max(UNSORTED_SHARE * sorted_rows, 20_000):
+        return False
+    c.execute("CREATE TABLE text_postings_sorted AS SELECT * FROM text_postings "
+              "ORDER BY termid, docid")
+    c.execute("DROP TABLE text_postings")
+    c.execute("ALTER TABLE text_postings_sorted RENAME TO text_postings")
+    c.execute("UPDATE text_clustering SET sorted_rows = ?", [total])
+    return True
+
+
 def forget_unused_terms(c: duckdb.DuckDBPyConnection) -> None:
     """Delete the terms no snippet holds any more (a scan of every posting: done when a
     removal rewrites the file anyway)."""
@@ -141,6 +167,7 @@ def index_all(c: duckdb.DuckDBPyConnection) -> None:
                              "level = 'snippet' ORDER BY idx", [version_id]).fetchall()
         index_snippets(c, str(version_id), str(document_id), str(space),
                        [(str(i), str(t)) for i, t in snippets])
+    cluster_postings(c, always=True)
 
 
 def bm25_scores(c: duckdb.DuckDBPyConnection, space: str, query: str

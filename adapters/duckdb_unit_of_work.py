@@ -60,6 +60,8 @@ class DuckDbUnitOfWork(BufferedUnitOfWork[Connection]):
         await self._store._transaction(run)
         if self._removes:
             await self._store._purge_removed()
+        else:
+            await self._store.settle()
 
 
 class _Sources:

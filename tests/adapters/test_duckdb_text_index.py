@@ -139,7 +139,7 @@ async def test_a_schema_5_store_gets_its_index_built_once(tmp_path: Path) -> Non
     await store.aclose()
     with duckdb.connect(str(path)) as c:  # the store as schema 5 left it: no postings
         for table in ("text_docs", "text_terms", "text_postings", "text_spaces",
-                      "text_stopwords"):
+                      "text_stopwords", "text_clustering"):
             c.execute(f"DROP TABLE {table}")
         c.execute("UPDATE sheaf_schema SET version = 5")
     reopened = DuckDbKnowledgeStore(path)
