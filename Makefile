@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres clean samples
+.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-store clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ bench-formats: $(STAMP)
 	$(BIN)/python -P bench/container_mutations.py --cases 2000
 
 # psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
+# The generated stores are built once and kept in /tmp/sheaf-bench-stores (minutes).
+bench-store: $(STAMP)
+	$(BIN)/python -m bench.store_search
+	$(BIN)/python -m bench.store_ingest
+
 bench-postgres: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -P bench/postgres_drivers.py

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import anyio
 import duckdb
 
+from sheaf.adapters import duckdb_text_index as text_index
 from sheaf.adapters.vector_matrix import VectorMatrix
 from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
@@ -30,6 +31,7 @@ from sheaf.domain.knowledge_records import (
     DocumentRecord,
     SourceRecord,
     SpaceCount,
+    StoreCompaction,
     StoreStatus,
     VersionRecord,
     cited_location,
@@ -39,7 +41,7 @@ from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.value_codec import from_plain, to_plain
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 HNSW_OVERFETCH = 4
 READ_CURSORS = 4
 PRIMARY_KEY_LOOKUPS = 32
@@ -122,7 +124,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE version_structure (
             version_id VARCHAR PRIMARY KEY, structure VARCHAR NOT NULL)""",
     ),
+    # sheaf's own full-text index, kept by every write (stores before this get theirs
+    # built once, by this migration: `text_index.index_all`).
+    text_index.SCHEMA,
 )
+_TEXT_INDEX_VERSION = 6
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
                  "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text",
@@ -140,11 +146,6 @@ _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, m
 class DuckDbKnowledgeStore:
     """One DuckDB file holds every space. DuckDB allows one writer per file: this object
     owns its connection and runs every statement in a worker thread, one at a time."""
-
-    stemmer = "english"
-    """The full-text index's Snowball stemmer ("none" to index words as written)."""
-    stopwords = "english"
-    """The full-text index's stopword list ("none" to keep every word)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
@@ -164,12 +165,11 @@ class DuckDbKnowledgeStore:
         self._connect()
         self._migrate()
         self._repair_indexes(unclean, sample)
-        # The full-text index is not updated by writes: rebuilt before the first search
-        # that follows a write.
-        self._text_index_stale = True
         self._hnsw: set[int] = set()  # dimensions whose vectors have an HNSW index
-        # Each (space, dimension)'s vectors as a matrix, dropped by every write.
+        # Each (space, dimension)'s vectors as a matrix, dropped by every write; the keys
+        # searched once by a scan since, whose next search loads the matrix.
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
+        self._scanned: set[tuple[str, int]] = set()
 
     def _connect(self) -> None:
         try:
@@ -238,10 +238,15 @@ class DuckDbKnowledgeStore:
                              f"the store at {self.path} has schema version {current}; this sheaf "
                              f"knows up to {SCHEMA_VERSION}. Upgrade sheaf to open it.")
         for version in range(current, SCHEMA_VERSION):
+            if version + 1 == _TEXT_INDEX_VERSION:
+                for statement in text_index.STOPWORD_SEED:
+                    connection.execute(statement)
             connection.execute("BEGIN TRANSACTION")
             try:
                 for statement in MIGRATIONS[version]:
                     connection.execute(statement)
+                if version + 1 == _TEXT_INDEX_VERSION:
+                    text_index.index_all(connection)
                 if version > 0:
                     connection.execute("UPDATE sheaf_schema SET version = ?", [version + 1])
                 connection.execute("COMMIT")
@@ -329,8 +334,8 @@ class DuckDbKnowledgeStore:
                 connection.execute("ROLLBACK")
                 raise
             connection.execute("COMMIT")
-            self._text_index_stale = True
             self._matrices.clear()
+            self._scanned.clear()
             return result
 
         return await self._run(atomic)
@@ -385,24 +390,13 @@ class DuckDbKnowledgeStore:
                           filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[str, float]]:
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-            self._refresh_text_index(c)
-            return _top_chunks(c, _BM25_SCORES, [query, self.stemmer, space], filters, limit)
+            # The index is written with the snippets: a read sees it as it sees them.
+            scores = text_index.bm25_scores(c, space, query)
+            if scores is None:
+                return []
+            return _top_chunks(c, *scores, filters, limit)
 
-        return await self._run(read)
-
-    def _refresh_text_index(self, c: duckdb.DuckDBPyConnection) -> None:
-        """Rebuild the full-text index after writes, with a postings table sorted by term
-        so that a query reads only the row groups of its own terms."""
-        if not self._text_index_stale:
-            return
-        c.execute("PRAGMA create_fts_index('chunks', 'id', 'retrieval_text', "
-                  f"stemmer = '{self.stemmer}', stopwords = '{self.stopwords}', overwrite = 1)")
-        c.execute("CREATE OR REPLACE TABLE fts_main_chunks.postings AS SELECT t.termid, "
-                  "t.docid, count(*)::INTEGER AS tf, any_value(d.len)::INTEGER AS len, "
-                  "any_value(c.space) AS space FROM fts_main_chunks.terms t "
-                  "JOIN fts_main_chunks.docs d USING (docid) JOIN chunks c ON c.id = d.name "
-                  "WHERE c.level = 'snippet' GROUP BY t.termid, t.docid ORDER BY t.termid")
-        self._text_index_stale = False
+        return await self._read(read)
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
                              vector: tuple[float, ...], limit: int,
@@ -415,6 +409,15 @@ class DuckDbKnowledgeStore:
             dimension = model.dimension
             if dimension not in self._hnsw:
                 key = (space, dimension)
+                if key not in self._matrices and key not in self._scanned:
+                    # Loading the matrix costs several scans (0.4 s against 55 ms at 100k
+                    # vectors): a process that asks once, or once after each write, scans.
+                    self._scanned.add(key)
+                    scores = (f"WITH scored AS (SELECT chunk_id, array_inner_product("
+                              f"vector, ?::VARCHAR::FLOAT[{dimension}]) AS score FROM "
+                              f"vectors_{dimension} WHERE space = ?)")
+                    return _top_chunks(c, scores, [_vector_text(vector), space], filters,
+                                       limit)
                 if key not in self._matrices:
                     self._matrices[key] = VectorMatrix.load(c, f"vectors_{dimension}", space,
                                                             dimension)
@@ -556,14 +559,47 @@ class DuckDbKnowledgeStore:
 
     async def _purge_removed(self) -> None:
         def purge(c: duckdb.DuckDBPyConnection) -> None:
-            # The full-text index holds the removed text's terms until it is rebuilt, and
-            # the file keeps deleted rows' bytes until it is rewritten: do both now, so
-            # the removed document's words are gone from the disk, not just from answers.
-            self._refresh_text_index(c)
+            # The file keeps deleted rows' bytes until it is rewritten: rewrite it now, so
+            # the removed document's words are gone from the disk, not just from answers
+            # (its terms too, which no write deletes: no other snippet may hold them).
+            text_index.forget_unused_terms(c)
+            self._cluster_postings(c, always=True)
             self._end_idle_read_transactions()
             self._compact()
 
         await self._run(purge)
+
+    def _cluster_postings(self, c: duckdb.DuckDBPyConnection, *, always: bool = False
+                          ) -> None:
+        c.execute("BEGIN TRANSACTION")
+        try:
+            text_index.cluster_postings(c, always=always)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    async def settle(self) -> None:
+        """After a committed write: sort the postings when enough were appended."""
+        await self._run(self._cluster_postings)
+
+    async def compact(self) -> StoreCompaction:
+        """Rewrite the file with only its live data (`sheaf compact`); its size before
+        and after, in bytes."""
+        def rewrite(c: duckdb.DuckDBPyConnection) -> StoreCompaction:
+            before = self._bytes_on_disk()
+            self._cluster_postings(c, always=True)
+            self._end_idle_read_transactions()
+            self._compact()
+            return StoreCompaction(before, self._bytes_on_disk())
+
+        return await self._run(rewrite)
+
+    def _bytes_on_disk(self) -> int:
+        if self.path == ":memory:":
+            return 0
+        return sum(os.path.getsize(p) for p in (self.path, self.path + ".wal")
+                   if os.path.exists(p))
 
     async def set_policy(self, space: str, policy: SpacePolicy) -> None:
         kinds = ",".join(sorted(k.value for k in policy.allowed_kinds))
@@ -608,25 +644,6 @@ _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c
                   "c.heading_path, c.section_label, c.page_first, c.page_last, c.parent_id, "
                   "c.prev_id, c.next_id, c.retrieval_text, c.context")
 
-# BM25 (k1 1.2, b 0.75) computed once over the postings of the query's terms in the
-# full-text index's own tables. The extension's `match_bm25` macro recomputes the whole
-# score table for every row it is called on: 114 ms a query on CISI's 1,460 documents.
-# Each query term counts as often as the query repeats it (`weight`): on CISI, whose
-# queries repeat their key words, counting them once cost 0.07 nDCG@10.
-_BM25_SCORES = """
-WITH q AS (SELECT term, count(*) AS weight FROM (SELECT stem(unnest(
-               fts_main_chunks.tokenize(?::VARCHAR)), ?::VARCHAR) AS term) GROUP BY term),
-qt AS (SELECT d.termid, d.df, q.weight FROM fts_main_chunks.dict d JOIN q USING (term)),
-st AS (SELECT num_docs, avgdl FROM fts_main_chunks.stats),
-bm25 AS (
-    SELECT p.docid, sum(qt.weight * ln((st.num_docs - qt.df + 0.5) / (qt.df + 0.5) + 1)
-        * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / st.avgdl))) AS score
-    FROM fts_main_chunks.postings p JOIN qt ON qt.termid = p.termid CROSS JOIN st
-    WHERE p.space = ?
-    GROUP BY p.docid),
-scored AS (SELECT d.name AS chunk_id, s.score FROM bm25 s
-           JOIN fts_main_chunks.docs d ON d.docid = s.docid)
-"""
 
 
 def _top_chunks(c: duckdb.DuckDBPyConnection, scores: str, score_params: list[object],
@@ -760,6 +777,15 @@ def _insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_i
     c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
               [json.dumps(rows), _CHUNK_SHAPE])
+    text_index.index_snippets(c, version_id, document_id, space, [
+        (ch.id, ch.retrieval_text) for ch in chunks if ch.level == "snippet"])
+
+
+def _delete_chunks(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
+    """Delete the chunks whose `column` (version_id or document_id) is `value`, and
+    their entries in the full-text index."""
+    text_index.unindex(c, column, value)
+    c.execute(f"DELETE FROM chunks WHERE {column} = ?", [value])
 
 
 def _require_version(c: duckdb.DuckDBPyConnection, space: str, version_id: str) -> str:

@@ -13,6 +13,7 @@ from sheaf.adapters.duckdb_knowledge_store import (
     _VERSION_COLUMNS,
     DuckDbKnowledgeStore,
     _blocks_json,
+    _delete_chunks,
     _delete_vectors,
     _insert_chunk_rows,
     _insert_vectors,
@@ -38,7 +39,8 @@ Connection = duckdb.DuckDBPyConnection
 def duckdb_storage(store: DuckDbKnowledgeStore) -> Storage:
     """The ports of one DuckDB store: its reads served by the store, its writes through
     units of work."""
-    return Storage(lambda: DuckDbUnitOfWork(store), store, store, store, store, store.aclose)
+    return Storage(lambda: DuckDbUnitOfWork(store), store, store, store, store, store.aclose,
+                   store.compact)
 
 
 class DuckDbUnitOfWork(BufferedUnitOfWork[Connection]):
@@ -58,6 +60,8 @@ class DuckDbUnitOfWork(BufferedUnitOfWork[Connection]):
         await self._store._transaction(run)
         if self._removes:
             await self._store._purge_removed()
+        else:
+            await self._store.settle()
 
 
 class _Sources:
@@ -141,7 +145,7 @@ class _Versions:
                 return
             _delete_vectors(c, "document_id", document_id)
             c.execute("DELETE FROM fingerprints WHERE document_id = ?", [document_id])
-            c.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
+            _delete_chunks(c, "document_id", document_id)
             c.execute("DELETE FROM version_structure WHERE version_id IN (SELECT id FROM "
                       "versions WHERE document_id = ?)", [document_id])
             c.execute("DELETE FROM versions WHERE document_id = ?", [document_id])
@@ -161,7 +165,7 @@ class _Chunks:
         def write(c: Connection) -> None:
             document_id = _require_version(c, space, version_id)
             _delete_vectors(c, "version_id", version_id)  # new chunks outdate the vectors
-            c.execute("DELETE FROM chunks WHERE version_id = ?", [version_id])
+            _delete_chunks(c, "version_id", version_id)
             _insert_chunk_rows(c, version_id, document_id, space, chunks)
             if vectors is not None:
                 _insert_vectors(c, space, version_id, document_id, vectors)
@@ -191,7 +195,7 @@ def _add_version(c: Connection, bundle: VersionBundle) -> None:
     if bundle.structure is not None:
         _save_structure(c, version.id, bundle.structure)
     _delete_vectors(c, "document_id", version.document_id)
-    c.execute("DELETE FROM chunks WHERE document_id = ?", [version.document_id])
+    _delete_chunks(c, "document_id", version.document_id)
     _insert_chunk_rows(c, version.id, version.document_id, version.space, bundle.chunks)
     if bundle.vectors is not None:
         _insert_vectors(c, version.space, version.id, version.document_id, bundle.vectors)

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from sheaf.application.document_structure import DocumentStructure
 from sheaf.application.enrichment import Enrichment
 from sheaf.application.ports.embedder import Embedder
-from sheaf.application.snippet_embedding import embed_snippets
+from sheaf.application.snippet_embedding import embed_versions, wants_vectors
 from sheaf.application.storage import Storage
 from sheaf.domain.enrichment import EnrichmentKind, with_context
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.knowledge_records import DocumentRecord
 from sheaf.domain.token_counting import ESTIMATED_TOKENS
 
 
@@ -48,40 +49,82 @@ class Reindexing:
         counting = await embedder.token_counting() if embedder else ESTIMATED_TOKENS
         model = await embedder.model() if embedder else None
         reset = embeddings  # the space's model changes with the first document's write
-        count = 0
+        count = written = 0
         documents = await storage.catalogue.documents(space)
-        for document in documents:
-            version_id = document.current.id
-            stored = await storage.catalogue.chunks(space, version_id)
-            current = stored
-            if chunks:
-                by_id = {c.id: c for c in stored}
-                loaded = await self._structure.load(space, document.id)
-                # A generated context stays with a chunk whose text did not change.
-                current = tuple(
-                    with_context(c, old.context) if (old := by_id.get(c.id)) is not None
-                    and old.text == c.text and old.context else c
-                    for c in loaded.chunks(count=counting.count, input_limit=counting.limit))
-            vectors = None
-            if embedder is not None and (embeddings or (
-                    chunks and await storage.index.embedding_model(space) in (None, model))):
-                # Stored chunks were cut for whichever embedder came before: checked. A
-                # new model replaces the space's with this write: not checked against it.
-                vectors = await embed_snippets(embedder, None if reset else storage.index,
-                                               space, current, check_limit=not chunks)
-            async with storage.unit_of_work() as work:
-                if reset and model is not None:
-                    work.chunks.reset_vectors(space, model)
-                    reset = False
+        for batch in _batches(documents):
+            planned = []
+            for document in batch:
+                version_id = document.current.id
+                stored = await storage.catalogue.chunks(space, version_id)
+                current = stored
                 if chunks:
-                    work.chunks.replace(space, version_id, current, vectors)
-                elif vectors is not None:
-                    work.chunks.replace_vectors(space, version_id, vectors)
-                await work.commit()
-            if enrich and self._enrichment is not None:
-                await self._enrichment.enrich(space, document.id, enrich)
-            count += 1
-            if progress is not None:
-                progress(count, len(documents))
+                    by_id = {c.id: c for c in stored}
+                    loaded = await self._structure.load(space, document.id)
+                    # A generated context stays with a chunk whose text did not change.
+                    current = tuple(
+                        with_context(c, old.context) if (old := by_id.get(c.id)) is not None
+                        and old.text == c.text and old.context else c
+                        for c in loaded.chunks(count=counting.count,
+                                               input_limit=counting.limit))
+                stored_model = await storage.index.embedding_model(space)
+                if not embeddings and current == stored and (
+                        stored_model == model or not wants_vectors(model, stored_model)):
+                    # Nothing would change: writing it anyway left the old rows' space
+                    # in the file (the store grew on every reindex without a change).
+                    embed = write = False
+                else:
+                    embed = embedder is not None and (embeddings or (
+                        chunks and wants_vectors(model, stored_model)))
+                    write = True
+                planned.append((document, current, embed, write))
+            # Stored chunks were cut for whichever embedder came before: checked. A new
+            # model replaces the space's with the first write: not checked against it.
+            embedded = iter(await embed_versions(
+                embedder, None if reset else storage.index, space,
+                [current for _, current, embed, _ in planned if embed],
+                check_limit=not chunks))
+            for document, current, embed, write in planned:
+                vectors = next(embedded) if embed else None
+                if write:
+                    async with storage.unit_of_work() as work:
+                        if reset and model is not None:
+                            work.chunks.reset_vectors(space, model)
+                            reset = False
+                        if chunks:
+                            work.chunks.replace(space, document.current.id, current, vectors)
+                        elif vectors is not None:
+                            work.chunks.replace_vectors(space, document.current.id, vectors)
+                        await work.commit()
+                    written += 1
+                if enrich and self._enrichment is not None:
+                    await self._enrichment.enrich(space, document.id, enrich)
+                count += 1
+                if progress is not None:
+                    progress(count, len(documents))
+        if written and storage.compact is not None:
+            # Every rewritten row left its old copy behind: give the space back now.
+            await storage.compact()
         return count
 
+
+
+EMBEDDING_BATCH = 256
+"""Snippets sent to the embedder at once by a reindex (several documents' together)."""
+
+
+def _batches(documents: list[DocumentRecord]) -> list[list[DocumentRecord]]:
+    """Consecutive documents, about `EMBEDDING_BATCH` snippets' worth each (by the
+    characters of their current version: the chunks are not read yet)."""
+    batches: list[list[DocumentRecord]] = [[]]
+    size = 0
+    for document in documents:
+        if batches[-1] and size >= EMBEDDING_BATCH * _SNIPPET_CHARACTERS:
+            batches.append([])
+            size = 0
+        batches[-1].append(document)
+        size += document.current.characters
+    return [batch for batch in batches if batch]
+
+
+_SNIPPET_CHARACTERS = 1000
+"""About what one snippet holds (some 250 tokens)."""

@@ -132,6 +132,11 @@ class Search:
             stored = await self._index.embedding_model(space)
             model = await self.embedder.model()
             model.require_same(stored, space)
+            if stored is None and model.lexical:
+                raise SheafError(ErrorKind.INVALID_QUERY, (
+                    f"space {space!r} holds no vectors: a lexical embedder's ({model.name}) "
+                    "are not stored at ingest, since auto search ranks by BM25 with it; "
+                    f"`sheaf reindex --embeddings` stores them for {mode.value} search"))
             if stored is not None:
                 (vector,) = await self.embedder.embed([query])
                 semantic = await self._index.search_vectors(space, model, vector, depth,

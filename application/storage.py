@@ -11,6 +11,7 @@ from sheaf.application.ports.catalogue import Catalogue
 from sheaf.application.ports.search_index import SearchIndex
 from sheaf.application.ports.space_policies import SpacePolicies
 from sheaf.application.ports.unit_of_work import UnitOfWork
+from sheaf.domain.knowledge_records import StoreCompaction
 
 
 @attrs.frozen
@@ -24,3 +25,6 @@ class Storage:
     policies: SpacePolicies
     answers: AnswerCache
     close: Callable[[], Awaitable[None]]
+    compact: Callable[[], Awaitable[StoreCompaction]] | None = None
+    """Rewrite the store with only its live data, after work that rewrote much of it
+    (None: the store needs no such thing)."""

@@ -140,6 +140,15 @@ class SpaceCount:
 
 
 @attrs.frozen
+class StoreCompaction:
+    """A store's size on disk in bytes before and after it was rewritten with only its
+    live data (0 and 0 for a store that keeps nothing on disk)."""
+
+    before: int
+    after: int
+
+
+@attrs.frozen
 class StoreStatus:
     location: str
     schema_version: int

@@ -42,7 +42,7 @@ from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
-from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
+from sheaf.domain.knowledge_records import DocumentRecord, StoreCompaction, StoreStatus
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.retrieval_metrics import RetrievalReport
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
@@ -303,6 +303,13 @@ class Knowledge:
         return await self._services.reindexing.reindex(
             self.space, chunks=chunks, embeddings=embeddings,
             enrich=parse_kinds(enrich or ""), progress=progress)
+
+    async def compact(self) -> StoreCompaction:
+        """Rewrite the store (every space) with only its live data: DuckDB keeps the
+        space of deleted and rewritten rows in the file until then. Reindexing does it
+        by itself; removal too. Returns the sizes in bytes before and after."""
+        compact = self._services.storage.compact
+        return await compact() if compact is not None else StoreCompaction(0, 0)
 
     async def evaluate_retrieval(self, queries: Sequence[tuple[str, str]],
                                  qrels: Mapping[str, Mapping[str, int]],

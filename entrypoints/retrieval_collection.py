@@ -76,6 +76,10 @@ async def ingest_collection(kb: Knowledge, corpus: tuple[dict[str, Any], ...],
         elif result.error_kind:
             print(f"sheaf: skipped {names[result.source]}: {result.message}",
                   file=sys.stderr)
+    model = await kb.embedder_model()
+    if model is not None and model.lexical:
+        # Its vectors are left out at ingest; the vector and hybrid rankings need them.
+        await kb.reindex(chunks=False, embeddings=True)
     return to_collection
 
 

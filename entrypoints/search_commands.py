@@ -1,4 +1,5 @@
-"""`sheaf search` and `sheaf reindex`: ranked snippets, and the indexes they come from."""
+"""`sheaf search`, `sheaf reindex` and `sheaf compact`: ranked snippets, and the indexes
+and file they come from."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import Expansion, SearchMode
 from sheaf.entrypoints import serialisation
-from sheaf.entrypoints.cli_options import KEY_VALUE, json_option, settings_for, store_options
+from sheaf.entrypoints.cli_options import (
+    KEY_VALUE,
+    json_option,
+    settings_for,
+    store_option,
+    store_options,
+)
 from sheaf.entrypoints.cli_session import echo_json, interactive, progress, with_knowledge
 from sheaf.entrypoints.settings import READING, Group
 
@@ -23,6 +30,7 @@ if TYPE_CHECKING:
 def register(group: click.Group) -> None:
     group.add_command(search)
     group.add_command(reindex)
+    group.add_command(compact)
 
 
 @click.command()
@@ -123,3 +131,18 @@ def reindex(embeddings: bool, no_chunks: bool, enrich: str | None, token_budget:
         click.echo(f"reindexed {count} documents in space {space!r}", err=True)
 
     with_knowledge(settings, work)
+
+
+@click.command()
+@json_option
+@store_option
+def compact(as_json: bool, store: Path | None) -> None:
+    """Rewrite the store file with only its live data (every space)."""
+    async def work(kb: Knowledge) -> None:
+        sizes = await kb.compact()
+        if as_json:
+            echo_json({"before_bytes": sizes.before, "after_bytes": sizes.after})
+            return
+        click.echo(f"compacted {sizes.before / 2**20:.1f} MB to {sizes.after / 2**20:.1f} MB")
+
+    with_knowledge(settings_for({Group.STORE}, store=store), work)

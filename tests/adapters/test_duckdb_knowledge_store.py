@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
+import attrs
 import duckdb
 import pytest
 
@@ -68,7 +69,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 5
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 6
     assert await reopened.chunks("default", "doc_1.v1") == ()
     found = await reopened.find("default", URL.key)
     assert found is not None and found.title == "Old"
@@ -139,3 +140,37 @@ async def test_indexes_are_checked_only_after_an_unclean_close(
     reopened._connection.close()  # the process dies without closing the store
     DuckDbKnowledgeStore(path)._connection.close()
     assert checks  # no marker: the next open checks again
+
+
+async def test_the_first_vector_search_scans_and_the_next_ones_agree() -> None:
+    """After a write the first vector search scans the table; the next load the matrix:
+    both rank alike, filters included."""
+    import random
+
+    from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+    from sheaf.domain.search_request import SearchFilters
+    from tests.contract.test_knowledge_store_contract import text_chunk
+
+    chooser = random.Random(3)
+    store = DuckDbKnowledgeStore(":memory:")
+    model = EmbeddingModel("test", 8)
+    for doc in range(6):
+        vid = f"doc_{doc}.v1"
+        chunks = tuple(text_chunk(vid, i, f"words {i}") for i in range(5))
+        vectors = tuple(unit_vector(tuple(chooser.gauss(0, 1) for _ in range(8)))
+                        for _ in chunks)
+        source = attrs.evolve(URL, key=f"{URL.key}/{doc}")
+        await save(store, version(1, f"s{doc}", doc=f"doc_{doc}"), source, chunks=chunks,
+                   vectors=ChunkVectors(model, tuple(c.id for c in chunks), vectors))
+    query = unit_vector(tuple(chooser.gauss(0, 1) for _ in range(8)))
+    only = SearchFilters(document_ids=frozenset({"doc_2", "doc_4"}))
+    for filters in (SearchFilters(), only):
+        store._scanned.clear()
+        store._matrices.clear()
+        scanned = await store.search_vectors("default", model, query, 7, filters)
+        assert not store._matrices
+        loaded = await store.search_vectors("default", model, query, 7, filters)
+        assert store._matrices
+        assert [i for i, _ in scanned] == [i for i, _ in loaded] and len(loaded) == 7
+        assert [s for _, s in scanned] == pytest.approx([s for _, s in loaded], abs=1e-5)
+    await store.aclose()

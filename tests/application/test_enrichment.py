@@ -210,7 +210,8 @@ async def test_no_write_leaves_a_snippet_without_its_vector() -> None:
                             world.ingestion.enrichment)
     assert await reindexing.reindex("default", enrich=BOTH) == 1
     assert await reindexing.reindex("default", embeddings=True) == 1
-    assert len(commits) >= 4 and all(commits)
+    # The first reindex changes no chunk: it writes nothing, enrichment and the rest do.
+    assert len(commits) >= 3 and all(commits)
 
 
 async def test_without_an_embedder_enrichment_keeps_the_stored_vectors() -> None:

@@ -208,7 +208,6 @@ async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
                                             "\n").encode()
         await world.ingestion.ingest(f"/d/n{n}.md")
     search = Search(store.storage())
-    await search.search("default", "heron", 1)  # the text index is built once, first
     counts = [0]
     cursors = []
     while not store._free_cursors.empty():
@@ -220,5 +219,6 @@ async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
     assert len(hits) == k and len({h.document_id for h in hits}) == k
     assert all(h.title and h.location and h.location.path for h in hits)
     assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
-    assert 2 <= counts[0] <= 3  # ranking, the snippets, the citations: not one per hit
+    # The query's terms, the ranking, the snippets, the citations: not one per hit.
+    assert 3 <= counts[0] <= 4
     await store.aclose()

@@ -31,6 +31,7 @@ READS = {
     "search": (["seagrass"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "reindex": ([], [EMBEDDER, LANGUAGE_MODEL], [FETCH]),
     "status": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
+    "compact": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "space": (["papers"], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "eval retrieval": (["{none}"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "serve": (["--port", "0"], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),

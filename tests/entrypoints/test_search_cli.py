@@ -19,7 +19,9 @@ FOXES = "# Foxes\n\n## Results\n\nFoxes wait for people to sleep. Urban foxes ea
 sheaf = sheaf_on
 
 
-async def ingested(tmp_path: Path) -> Path:
+async def ingested(tmp_path: Path, *, vectors: bool = True) -> Path:
+    """The two notes ingested with the default (hashing) embedder; `vectors` stores its
+    vectors too, which ingest leaves out for a lexical embedder."""
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "tides.md").write_text(TIDES)
@@ -27,7 +29,25 @@ async def ingested(tmp_path: Path) -> Path:
     store = tmp_path / "kb.duckdb"
     done = await sheaf(store, "ingest", str(folder), "--json", "--metadata", "team=blue")
     assert done.returncode == 0, done.stderr
+    if vectors:
+        embedded = await sheaf(store, "reindex", "--embeddings")
+        assert embedded.returncode == 0, embedded.stderr
     return store
+
+
+async def test_a_lexical_embedder_stores_no_vectors_until_asked(tmp_path: Path) -> None:
+    store = await ingested(tmp_path, vectors=False)
+    assert lines(await sheaf(store, "search", "seagrass tides", "--json"))  # auto: bm25
+    refused = await sheaf(store, "search", "seagrass", "--mode", "hybrid")
+    assert refused.returncode == 2 and b"Traceback" not in refused.stderr
+    assert b"invalid_query" in refused.stderr and b"reindex --embeddings" in refused.stderr
+    tides = tmp_path / "docs" / "tides.md"
+    tides.write_text(TIDES + "\nMangroves arrived later.\n")
+    assert (await sheaf(store, "reindex", "--embeddings")).returncode == 0
+    # Once the space holds the embedder's vectors, every ingest keeps them current.
+    assert lines(await sheaf(store, "ingest", str(tides), "--json"))[0]["status"] == "changed"
+    hits = lines(await sheaf(store, "search", "mangroves", "--mode", "vector", "--json"))
+    assert hits and hits[0]["title"] == "Tides" and "Mangroves" in str(hits[0]["text"])
 
 
 def lines(done: Completed) -> list[dict[str, object]]:
