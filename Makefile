@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,queue,mcp]'
 	@touch $(STAMP)
 
 # mypy sees the layer folders as sheaf.* through a tree of links (the editable

@@ -17,6 +17,8 @@ import socket
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from sheaf.application.ports.job_queue import JobHandler
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingest_jobs import (
@@ -165,14 +167,13 @@ class ProcrastinateJobQueue:
         except (psycopg.Error, OSError) as exc:
             raise self._unreachable(exc) from None
         schema = self._app.schema_manager.get_schema()
-        async with connection:
-            async with connection.transaction():
-                await connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                found = await (await connection.execute(
-                    "SELECT to_regclass('procrastinate_jobs') IS NOT NULL")).fetchone()
-                if not (found and found[0]):
-                    await connection.execute(schema)
-                await connection.execute(_RESULTS_TABLE)
+        async with connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            found = await (await connection.execute(
+                "SELECT to_regclass('procrastinate_jobs') IS NOT NULL")).fetchone()
+            if not (found and found[0]):
+                await connection.execute(schema)
+            await connection.execute(_RESULTS_TABLE)
 
     # -- enqueueing and summaries ----------------------------------------------------------
     async def enqueue(self, jobs: Sequence[IngestJob]) -> tuple[int, ...]:
@@ -227,7 +228,7 @@ class ProcrastinateJobQueue:
             await asyncio.shield(running)
         except asyncio.CancelledError:
             worker.stop()  # finish or put back the running jobs, then leave
-            with contextlib.suppress(asyncio.CancelledError):
+            with anyio.CancelScope(shield=True), contextlib.suppress(asyncio.CancelledError):
                 await running
             raise
         finally:

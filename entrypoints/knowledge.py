@@ -31,6 +31,7 @@ from sheaf.application.enrichment import TokenBudget
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
+from sheaf.application.queued_ingestion import run_job
 from sheaf.application.quotes import Quote
 from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.application.search import SearchHit
@@ -41,6 +42,7 @@ from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
 from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
+from sheaf.domain.ingest_jobs import IngestJob
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
 from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
 from sheaf.domain.resolved_content import ContentSource
@@ -178,6 +180,11 @@ class Knowledge:
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
             version_id=version_id, upload_name=upload_name))
+
+    async def ingest_job(self, job: IngestJob) -> IngestResult:
+        """Run one queued ingest job (its own space and options; `sheaf worker` calls
+        this); failures come back as a `failed` result, as from `ingest`."""
+        return await run_job(self._services.ingestion.ingest, job)
 
     def _ingest_options(self, *, metadata: Mapping[str, str] | None = None,
                         enrich: str | None = None, **options: Any) -> IngestOptions:

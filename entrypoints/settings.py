@@ -29,6 +29,7 @@ class Group(enum.Enum):
     FETCH = "fetch"
     LANGUAGE_MODEL = "language_model"
     API = "api"
+    QUEUE = "queue"
 
 
 ALL_GROUPS = frozenset(Group)
@@ -54,6 +55,7 @@ SHEAF_LLM_MODEL             language_model  the chat model's name
 SHEAF_LLM_API_KEY           language_model  its API key (falls back to OPENAI_API_KEY)
 SHEAF_LLM_CONCURRENCY       language_model  requests in flight at once (default 4)
 SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichment (default: no limit)
+SHEAF_QUEUE                 queue           the PostgreSQL database of the ingest queue, postgresql://... (`sheaf ingest --queue`, `sheaf worker`)
 SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
 SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
 """  # noqa: E501
@@ -108,6 +110,8 @@ class Settings:
     token_budget: int | None = None
     api_token: str | None = None
     log_level: str = "WARNING"
+    queue: str | None = None
+    """The ingest queue's PostgreSQL URL (ADR-0023); None: no queue configured."""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], *,
@@ -115,8 +119,8 @@ class Settings:
                          store: str | Path | None = None, space: str | None = None,
                          embedder: str | None = None, max_bytes: int | None = None,
                          timeout: float | None = None, allow_private: bool = False,
-                         token_budget: int | None = None, api_token: str | None = None
-                         ) -> Settings:
+                         token_budget: int | None = None, api_token: str | None = None,
+                         queue: str | None = None) -> Settings:
         """Flags (the keyword arguments) over `environ`, reading only the variables of
         `groups`; `ConfigurationError` names the first bad one."""
         used = frozenset(groups)
@@ -138,7 +142,8 @@ class Settings:
             token_budget=_positive(token_budget, "--token-budget")
             if token_budget is not None else env.integer("SHEAF_LLM_TOKEN_BUDGET"),
             api_token=api_token or env.get("SHEAF_API_TOKEN"),
-            log_level=_log_level(environ.get("LOG_LEVEL")))
+            log_level=_log_level(environ.get("LOG_LEVEL")),
+            queue=_queue_url(queue, env))
 
     def with_flags(self, *, store: str | Path | None = None, space: str | None = None,
                    embedder: str | None = None, max_bytes: int | None = None,
@@ -228,6 +233,17 @@ def _store_path(flag: str | Path | None, env: _Environment) -> Path:
     data_home = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home())
                                                 / ".local" / "share")
     return Path(data_home) / "sheaf" / "sheaf.duckdb"
+
+
+def _queue_url(flag: str | None, env: _Environment) -> str | None:
+    name = "--queue-url" if flag else "SHEAF_QUEUE"
+    chosen = (flag or env.get("SHEAF_QUEUE") or "").strip()
+    if not chosen:
+        return None
+    if not chosen.startswith(("postgresql://", "postgres://")):
+        raise configuration_error(name, "wants a PostgreSQL URL, postgresql://user@host:port"
+                                        f"/database, not {chosen.split('@')[-1]!r}")
+    return chosen
 
 
 def _embedder(flag: str | None, env: _Environment) -> EmbedderSettings:
