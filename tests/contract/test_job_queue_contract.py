@@ -13,7 +13,7 @@ import pytest
 from sheaf.adapters.memory_job_queue import MemoryJobQueue
 from sheaf.application.ports.job_queue import JobQueue
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingest_jobs import IngestJob, JobState, QueuedFile
+from sheaf.domain.ingest_jobs import IngestJob, QueuedFile
 from sheaf.domain.ingestion import IngestResult, IngestStatus
 
 pytestmark = pytest.mark.anyio
