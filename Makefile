@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres clean samples
+.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-workers clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,10 @@ bench-formats: $(STAMP)
 bench-postgres: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -P bench/postgres_drivers.py
+
+# Queued ingestion with 1, 2 and 4 `sheaf worker` processes on one PostgreSQL (ADR-0023).
+bench-workers: $(STAMP)
+	$(BIN)/python -P bench/ingest_workers.py
 
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info
