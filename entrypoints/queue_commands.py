@@ -19,7 +19,12 @@ from sheaf.domain.ingest_jobs import (
     JobState,
 )
 from sheaf.domain.ingestion import IngestResult, IngestStatus
-from sheaf.entrypoints.cli_options import json_option, network_options, settings_for
+from sheaf.entrypoints.cli_options import (
+    json_option,
+    network_options,
+    settings_for,
+    store_option,
+)
 from sheaf.entrypoints.cli_session import echo_json
 from sheaf.entrypoints.settings import ALL_GROUPS, Group, Settings
 
@@ -139,11 +144,12 @@ def _print_summary(summary: BatchSummary, as_json: bool, *, with_jobs: bool) -> 
 @click.option("--jobs", "with_jobs", is_flag=True, help="list every job, not only failures")
 @queue_url_option
 @json_option
+@store_option
 def batch(batch_id: str, wait: bool, with_jobs: bool, queue_url: str | None,
-          as_json: bool) -> None:
+          as_json: bool, store: Any) -> None:
     """A batch's progress and summary, read from the queue: jobs by state, ingest
     outcomes, and each failure with its error kind. Exit 1 when a job failed."""
-    settings = settings_for({Group.STORE, Group.QUEUE}, queue=queue_url)
+    settings = settings_for({Group.STORE, Group.QUEUE}, queue=queue_url, store=store)
 
     async def run() -> int:
         from sheaf.entrypoints.queue_composition import build_job_queue
