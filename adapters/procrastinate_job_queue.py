@@ -295,6 +295,11 @@ class ProcrastinateJobQueue:
             except SheafError as exc:  # the handler itself failed (the store down, say)
                 result = IngestResult(job.source, IngestStatus.FAILED,
                                       error_kind=exc.kind.value, message=str(exc))
+            except Exception as exc:  # a defect: this job fails, the worker goes on
+                logger.exception("job %s (%s) failed unexpectedly", job_id, job.source)
+                result = IngestResult(job.source, IngestStatus.FAILED,
+                                      error_kind=ErrorKind.INTERNAL.value,
+                                      message=f"{type(exc).__name__}: {exc}"[:300])
         await self._record(job_id, attempt, result)
         if result.status is IngestStatus.FAILED:
             if is_transient(result.error_kind):
@@ -314,8 +319,11 @@ class ProcrastinateJobQueue:
                 if isinstance(exception, asyncio.CancelledError | queue._procrastinate
                               .exceptions.JobAborted):
                     return decision(retry_in={"seconds": 0})
-                if isinstance(exception, TransientJobFailure) \
-                        and job.attempts + 1 < queue.max_attempts:
+                # The queue's own database failing while the result was recorded is as
+                # transient as a timeout.
+                transient = (TransientJobFailure,
+                             queue._procrastinate.exceptions.ConnectorException)
+                if isinstance(exception, transient) and job.attempts + 1 < queue.max_attempts:
                     wait = retry_delay(job.attempts, base=queue.retry_wait)
                     return decision(retry_at=_now() + datetime.timedelta(seconds=wait))
                 return None

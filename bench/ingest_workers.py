@@ -131,6 +131,8 @@ def main() -> int:
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--concurrency", type=int, default=4,
                         help="jobs each worker runs at once")
+    parser.add_argument("--queue-only", action="store_true",
+                        help="only the queue's own cost (jobs that do nothing)")
     args = parser.parse_args()
     counts = [int(c) for c in args.workers.split(",")]
     if not SHARED_STORE and counts != [1]:
@@ -149,7 +151,7 @@ def main() -> int:
                   f"(embedded, 127.0.0.1); {os.cpu_count()} cores; each worker "
                   f"--concurrency {args.concurrency}")
             results = {}
-            for workers in counts:
+            for workers in [] if args.queue_only else counts:
                 results[workers] = measure(server, corpus, work, workers, args.concurrency,
                                            args.documents)
                 r = results[workers]
@@ -159,9 +161,10 @@ def main() -> int:
                       f"{r['wall_docs_s']:6.1f} docs/s wall, start-up "
                       f"{r['startup_s']:.1f} s, enqueue {r['enqueue_s']:.1f} s "
                       f"({1000 * r['enqueue_s'] / args.documents:.1f} ms/doc)")
-            one = results[counts[0]]
-            print(f"per job on one worker: {1000 / one['steady_docs_s']:.0f} ms of wall "
-                  f"time at --concurrency {args.concurrency}")
+            one = results.get(counts[0])
+            if one:
+                print(f"per job on one worker: {1000 / one['steady_docs_s']:.0f} ms of wall "
+                      f"time at --concurrency {args.concurrency}")
             for processes in (1, 2, 4):
                 url = server.url(server.create_database(f"noop_{processes}"))
                 enqueue_s, rate = asyncio.run(_noop_queue(url, args.documents, processes))
