@@ -8,7 +8,8 @@ notes, one PDF in ten) are enqueued by `sheaf ingest --queue` and ingested, for 
 worker count, into a fresh database of one throwaway PostgreSQL (the tests' embedded
 server), the queue's tables beside the store's. Printed per worker count: documents/s
 from the first job finished to the last (worker start-up excluded, measured apart), the
-ratio to one worker, and the per-job costs the README's capacity plan uses. A second
+ratio to one worker, and the per-job costs the README's capacity plan uses; the peer is
+`sheaf ingest DIR` without a queue, in one process, on a store of the same kind. A second
 part runs the queue alone (jobs whose handler does nothing) to show what the queue
 itself costs per job.
 
@@ -71,6 +72,21 @@ async def _job_times(url: str) -> tuple[int, float, float, dict[str, int]]:
         )).fetchall()
     assert row is not None
     return int(row[0]), float(row[1] or 0), float(row[2] or 0), dict(statuses)
+
+
+def direct_ingest(server: PostgresServer, corpus: Path, work: Path, concurrency: int,
+                  documents: int) -> float:
+    """The peer: `sheaf ingest DIR` in one process, no queue, into a fresh store of the
+    same kind; documents/s of its whole run, start-up included."""
+    env = _environment(server, work, "direct")
+    began = time.perf_counter()
+    done = subprocess.run([SHEAF, "ingest", str(corpus), "--json", "--concurrency",
+                           str(concurrency)], env=env, capture_output=True, text=True,
+                          check=False)
+    elapsed = time.perf_counter() - began
+    statuses = [json.loads(line)["status"] for line in done.stdout.splitlines()]
+    assert statuses.count("new") == documents, done.stderr[-2000:]
+    return documents / elapsed
 
 
 def measure(server: PostgresServer, corpus: Path, work: Path, workers: int,
@@ -163,6 +179,11 @@ def main() -> int:
                       f"({1000 * r['enqueue_s'] / args.documents:.1f} ms/doc)")
             one = results.get(counts[0])
             if one:
+                peer = direct_ingest(server, corpus, work, args.concurrency, args.documents)
+                queued = args.documents / (one["enqueue_s"] + one["wall_s"])
+                print(f"peer, `sheaf ingest DIR` without the queue: {peer:6.1f} docs/s "
+                      f"whole run; 1 worker, enqueue included: {queued:6.1f} docs/s "
+                      f"(x{queued / peer:.2f})")
                 print(f"per job on one worker: {1000 / one['steady_docs_s']:.0f} ms of wall "
                       f"time at --concurrency {args.concurrency}")
             for processes in (1, 2, 4):
