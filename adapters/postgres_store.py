@@ -16,7 +16,6 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from sheaf.adapters.postgres import text_ranking, vector_tables
 from sheaf.adapters.postgres.connection_errors import (
     connection_error,
-    extension_error,
     operation_error,
     shown_location,
 )
@@ -82,10 +81,6 @@ class PostgresKnowledgeStore:
         except psycopg.Error as exc:
             raise connection_error(exc, location) from None
         try:
-            try:
-                await first.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            except psycopg.Error as exc:
-                raise extension_error(exc, location) from None
             try:
                 await migrate(first, location)
             except psycopg.Error as exc:

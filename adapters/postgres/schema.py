@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import psycopg
 
+from sheaf.adapters.postgres.connection_errors import extension_error
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
 
@@ -19,7 +20,6 @@ the schema current and does nothing."""
 # column cannot be read by another.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
-        "CREATE EXTENSION IF NOT EXISTS vector",
         "CREATE TABLE sheaf_schema (version INTEGER NOT NULL)",
         """CREATE TABLE spaces (
             name TEXT PRIMARY KEY, ingestion_enabled BOOLEAN NOT NULL,
@@ -95,10 +95,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 async def migrate(connection: psycopg.AsyncConnection[tuple[object, ...]],
                   location: str) -> None:
-    """Bring the database to `SCHEMA_VERSION` in one transaction under the migration
-    lock; refuse a database written by a newer sheaf."""
+    """Create the vector extension when it is missing and bring the database to
+    `SCHEMA_VERSION`, in one transaction under the migration lock (two processes
+    creating the extension at once would otherwise collide); refuse a database written
+    by a newer sheaf."""
     async with connection.transaction():
         await connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        present = await (await connection.execute(
+            "SELECT 1 FROM pg_extension WHERE extname = 'vector'")).fetchone()
+        if present is None:
+            try:
+                await connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.Error as exc:
+                raise extension_error(exc, location) from None
         current = await schema_version(connection)
         if current > SCHEMA_VERSION:
             raise SheafError(ErrorKind.STORE_VERSION,
