@@ -65,6 +65,7 @@ class PostgresKnowledgeStore:
         self.location = shown_location(url)
         self._pool = pool
         self._text_stats: dict[str, tuple[float, int, float]] = {}
+        self._hnsw: dict[int, tuple[float, bool]] = {}
         self.ranking = "bm25"
         """`bm25` (the default) or `cover_density` (PostgreSQL's ts_rank_cd, measured
         against it in bench/retrieval_cisi.py)."""
@@ -120,6 +121,7 @@ class PostgresKnowledgeStore:
 
     def _written(self) -> None:
         self._text_stats.clear()
+        self._hnsw.clear()
 
     # -- catalogue -------------------------------------------------------------------
     async def find(self, space: str, reference: str) -> DocumentRecord | None:
@@ -242,15 +244,31 @@ class PostgresKnowledgeStore:
             model.require_same(await vector_tables.embedding_model(c, space), space)
             if not await vector_tables.has_table(c, model.dimension):
                 return []
+            params = {"probe": as_array(vector), "space": space, "limit": limit}
             sql, extra = vector_tables.search_sql(model.dimension, filters)
-            rows = await (await c.execute(sql, {  # type: ignore[arg-type]
-                "probe": as_array(vector), "space": space, "limit": limit, **extra})
-                          ).fetchall()
+            rows = await (await c.execute(sql, {**params, **extra})).fetchall()  # type: ignore[arg-type]
+            if len(rows) < limit and await self._indexed(c, model.dimension):
+                # The graph search stops after `hnsw.max_scan_tuples` candidates: a small
+                # space in a large table, or filters few snippets pass, can come back
+                # short. Then the exact ranking of the rows that pass decides.
+                sql, extra = vector_tables.search_sql(model.dimension, filters, exact=True)
+                rows = await (await c.execute(sql, {**params, **extra})).fetchall()  # type: ignore[arg-type]
             # HNSW's iterative scan may hand results slightly out of order.
             return sorted(((str(r[0]), float(r[1])) for r in rows),
                           key=lambda pair: (-pair[1], pair[0]))
 
         return await self._on_connection(read, "searching its vectors")
+
+    async def _indexed(self, c: Connection, dimension: int) -> bool:
+        """Whether the dimension's vectors have an HNSW index (looked up at most every
+        `TEXT_STATS_SECONDS`)."""
+        now = time.monotonic()
+        kept = self._hnsw.get(dimension)
+        if kept is None or kept[0] <= now:
+            kept = (now + TEXT_STATS_SECONDS,
+                    bool(await vector_tables.hnsw_state(c, dimension)))
+            self._hnsw[dimension] = kept
+        return kept[1]
 
     async def snippets(self, space: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         if not chunk_ids:
@@ -278,6 +296,7 @@ class PostgresKnowledgeStore:
         when the space has no vectors or they are too wide for HNSW."""
         async def build(c: Connection) -> bool:
             model = await vector_tables.embedding_model(c, space)
+            self._hnsw.clear()
             return model is not None and await vector_tables.build_hnsw(
                 c, model.dimension, force=True)
 
@@ -289,6 +308,7 @@ class PostgresKnowledgeStore:
             if model is not None:
                 await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS "  # type: ignore[arg-type]
                                 f"{vector_tables.table(model.dimension)}_hnsw")
+            self._hnsw.clear()
 
         await self._on_connection(drop, "dropping a vector index")
 

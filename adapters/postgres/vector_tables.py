@@ -95,18 +95,22 @@ async def insert_vectors(c: Connection, space: str, version_id: str, document_id
             await copy.write_row((chunk_id, version_id, document_id, space, as_array(vector)))
 
 
-def search_sql(dimension: int, filters: SearchFilters) -> tuple[str, dict[str, object]]:
+def search_sql(dimension: int, filters: SearchFilters, *, exact: bool = False
+               ) -> tuple[str, dict[str, object]]:
     """The nearest `%(limit)s` snippets of `%(space)s` to `%(probe)s` by cosine, passing
     `filters`. Ordered by the distance alone, so an HNSW index serves it (with
-    `hnsw.iterative_scan` when filters reject what it finds first)."""
+    `hnsw.iterative_scan` when filters reject what it finds first); `exact` orders by an
+    expression no index serves, so every row that passes is ranked."""
     name = table(dimension)
     joins, conditions, params = "", "", {}
     if not filters.empty:
         versions, conditions, params = filter_sql(filters)
         joins = f"JOIN chunks c ON c.id = e.chunk_id {versions}"
+    order = ("(e.embedding <=> %(probe)s) + 0, e.chunk_id" if exact
+             else "e.embedding <=> %(probe)s")
     return (f"SELECT e.chunk_id, 1 - (e.embedding <=> %(probe)s) AS score FROM {name} e "
             f"{joins}WHERE e.space = %(space)s{conditions} "
-            "ORDER BY e.embedding <=> %(probe)s LIMIT %(limit)s"), params
+            f"ORDER BY {order} LIMIT %(limit)s"), params
 
 
 async def hnsw_state(c: Connection, dimension: int) -> bool | None:
