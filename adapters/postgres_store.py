@@ -115,7 +115,7 @@ class PostgresKnowledgeStore:
     async def _rows(self, sql: str, params: Sequence[object] | dict[str, object] = ()
                     ) -> list[tuple[Any, ...]]:
         async def read(c: Connection) -> list[tuple[Any, ...]]:
-            return await (await c.execute(sql, params)).fetchall()  # type: ignore[arg-type]
+            return await (await c.execute(sql, params)).fetchall()
 
         return await self._on_connection(read)
 
@@ -216,7 +216,7 @@ class PostgresKnowledgeStore:
                 sql, extra = text_ranking.ranked_sql(text_ranking.BM25_SCORES, filters)
                 params = {"query": query, "space": space, "snippets": float(snippets),
                           "avgdl": avgdl}
-            rows = await (await c.execute(sql, {**params, **extra, "limit": limit})  # type: ignore[arg-type]
+            rows = await (await c.execute(sql, {**params, **extra, "limit": limit})
                           ).fetchall()
             return [(str(r[0]), float(r[1])) for r in rows]
 
@@ -246,13 +246,13 @@ class PostgresKnowledgeStore:
                 return []
             params = {"probe": as_array(vector), "space": space, "limit": limit}
             sql, extra = vector_tables.search_sql(model.dimension, filters)
-            rows = await (await c.execute(sql, {**params, **extra})).fetchall()  # type: ignore[arg-type]
+            rows = await (await c.execute(sql, {**params, **extra})).fetchall()
             if len(rows) < limit and await self._indexed(c, model.dimension):
                 # The graph search stops after `hnsw.max_scan_tuples` candidates: a small
                 # space in a large table, or filters few snippets pass, can come back
                 # short. Then the exact ranking of the rows that pass decides.
                 sql, extra = vector_tables.search_sql(model.dimension, filters, exact=True)
-                rows = await (await c.execute(sql, {**params, **extra})).fetchall()  # type: ignore[arg-type]
+                rows = await (await c.execute(sql, {**params, **extra})).fetchall()
             # HNSW's iterative scan may hand results slightly out of order.
             return sorted(((str(r[0]), float(r[1])) for r in rows),
                           key=lambda pair: (-pair[1], pair[0]))
@@ -306,7 +306,7 @@ class PostgresKnowledgeStore:
         async def drop(c: Connection) -> None:
             model = await vector_tables.embedding_model(c, space)
             if model is not None:
-                await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS "  # type: ignore[arg-type]
+                await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS "
                                 f"{vector_tables.table(model.dimension)}_hnsw")
             self._hnsw.clear()
 
@@ -316,8 +316,10 @@ class PostgresKnowledgeStore:
         """After writes of vectors of these dimensions: build a table's HNSW index once
         it holds `HNSW_THRESHOLD` vectors."""
         for dimension in sorted(dimensions):
-            await self._on_connection(lambda c, d=dimension: vector_tables.build_hnsw(c, d),
-                                      "building a vector index")
+            async def build(c: Connection, dimension: int = dimension) -> bool:
+                return await vector_tables.build_hnsw(c, dimension)
+
+            await self._on_connection(build, "building a vector index")
 
     # -- policies and answers --------------------------------------------------------
     async def policy(self, space: str) -> SpacePolicy:

@@ -70,7 +70,7 @@ def version_row(version: VersionRecord) -> tuple[object, ...]:
 def to_json(value: object) -> object:
     """Frozen mappings and tuples as the plain values `json.dumps` takes."""
     if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(k): to_json(v) for k, v in value.items()}  # type: ignore[attr-defined]
+        return {str(k): to_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, frozenset)):
         return [to_json(v) for v in value]
     return value

@@ -115,7 +115,7 @@ async def migrate(connection: psycopg.AsyncConnection[tuple[object, ...]],
                              f"sheaf knows up to {SCHEMA_VERSION}. Upgrade sheaf to open it.")
         for version in range(current, SCHEMA_VERSION):
             for statement in MIGRATIONS[version]:
-                await connection.execute(statement)  # type: ignore[arg-type]
+                await connection.execute(statement)
             if version > 0:
                 await connection.execute("UPDATE sheaf_schema SET version = %s",
                                          (version + 1,))

@@ -27,6 +27,11 @@ from sheaf.adapters.postgres.rows import (
     version_row,
 )
 from sheaf.adapters.postgres.vector_tables import as_array, delete_vectors, insert_vectors
+from sheaf.application.ports.unit_of_work import (
+    ChunkRepository,
+    SourceRepository,
+    VersionRepository,
+)
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
@@ -59,9 +64,9 @@ class PostgresUnitOfWork:
     def __init__(self, store: PostgresKnowledgeStore) -> None:
         self._store = store
         self._steps: list[_Step] = []
-        self.sources = _Sources(self)
-        self.versions = _Versions(self)
-        self.chunks = _Chunks(self)
+        self.sources: SourceRepository = _Sources(self)
+        self.versions: VersionRepository = _Versions(self)
+        self.chunks: ChunkRepository = _Chunks(self)
 
     def record(self, step: _Step) -> None:
         self._steps.append(step)
@@ -202,7 +207,7 @@ class _Versions:
                     "DELETE FROM versions WHERE document_id = %s",
                     "DELETE FROM sources WHERE document_id = %s",
                     "DELETE FROM documents WHERE id = %s"):
-                await c.execute(statement, (document_id,))  # type: ignore[arg-type]
+                await c.execute(statement, (document_id,))
 
         self._work.record(_Step(run, (f"document:{document_id}",)))
 
@@ -281,7 +286,7 @@ async def _add_version(c: Connection, bundle: VersionBundle) -> None:
                         (version.document_id, version.space, as_array(bundle.fingerprint)))
     await c.execute("UPDATE versions SET superseded_at = %s WHERE document_id = %s AND "
                     "superseded_at IS NULL", (version.created_at, version.document_id))
-    await c.execute(f"INSERT INTO versions ({VERSION_COLUMNS}) VALUES "  # type: ignore[arg-type]
+    await c.execute(f"INSERT INTO versions ({VERSION_COLUMNS}) VALUES "
                     f"({', '.join(['%s'] * 21)})", version_row(version))
     await c.execute(
         "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO "
@@ -298,7 +303,7 @@ async def _copy_chunks(c: Connection, version_id: str, document_id: str, space: 
                        chunks: tuple[Chunk, ...]) -> None:
     if not chunks:
         return
-    async with c.cursor().copy(f"COPY chunks ({', '.join(CHUNK_FIELDS)}) FROM STDIN") as copy:  # type: ignore[arg-type]
+    async with c.cursor().copy(f"COPY chunks ({', '.join(CHUNK_FIELDS)}) FROM STDIN") as copy:
         for chunk in chunks:
             await copy.write_row(chunk_row(chunk, version_id, document_id, space))
 

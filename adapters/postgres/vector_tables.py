@@ -60,7 +60,7 @@ async def vector_tables(c: Connection) -> list[str]:
 async def delete_vectors(c: Connection, column: str, value: str) -> None:
     assert column in ("version_id", "document_id", "space")
     for name in await vector_tables(c):
-        await c.execute(f"DELETE FROM {name} WHERE {column} = %s", (value,))  # type: ignore[arg-type]
+        await c.execute(f"DELETE FROM {name} WHERE {column} = %s", (value,))
 
 
 async def insert_vectors(c: Connection, space: str, version_id: str, document_id: str,
@@ -81,14 +81,14 @@ async def insert_vectors(c: Connection, space: str, version_id: str, document_id
         # catalogue's unique index, so they take turns.
         await c.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_TABLES_LOCK, dimension))
         await c.execute(
-            f"CREATE TABLE IF NOT EXISTS {name} (chunk_id TEXT PRIMARY KEY, "  # type: ignore[arg-type]
+            f"CREATE TABLE IF NOT EXISTS {name} (chunk_id TEXT PRIMARY KEY, "
             "version_id TEXT NOT NULL, document_id TEXT NOT NULL, space TEXT NOT NULL, "
             f"embedding vector({dimension}) NOT NULL)")
         for column in ("version_id", "document_id", "space"):
-            await c.execute(f"CREATE INDEX IF NOT EXISTS {name}_{column} ON {name} "  # type: ignore[arg-type]
+            await c.execute(f"CREATE INDEX IF NOT EXISTS {name}_{column} ON {name} "
                             f"({column})")
     cursor = c.cursor()
-    async with cursor.copy(f"COPY {name} (chunk_id, version_id, document_id, space, "  # type: ignore[arg-type]
+    async with cursor.copy(f"COPY {name} (chunk_id, version_id, document_id, space, "
                            "embedding) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(["text", "text", "text", "text", "vector"])
         for chunk_id, vector in zip(vectors.chunk_ids, vectors.vectors, strict=True):
@@ -102,7 +102,8 @@ def search_sql(dimension: int, filters: SearchFilters, *, exact: bool = False
     `hnsw.iterative_scan` when filters reject what it finds first); `exact` orders by an
     expression no index serves, so every row that passes is ranked."""
     name = table(dimension)
-    joins, conditions, params = "", "", {}
+    joins, conditions = "", ""
+    params: dict[str, object] = {}
     if not filters.empty:
         versions, conditions, params = filter_sql(filters)
         joins = f"JOIN chunks c ON c.id = e.chunk_id {versions}"
@@ -135,7 +136,7 @@ async def build_hnsw(c: Connection, dimension: int, *, force: bool = False) -> b
     name = table(dimension)
     if not force:
         row = await (await c.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {name} LIMIT %s) s",  # type: ignore[arg-type]
+            f"SELECT count(*) FROM (SELECT 1 FROM {name} LIMIT %s) s",
             (HNSW_THRESHOLD,))).fetchone()
         if row is None or int(row[0]) < HNSW_THRESHOLD:
             return False
@@ -145,9 +146,9 @@ async def build_hnsw(c: Connection, dimension: int, *, force: bool = False) -> b
         return False
     try:
         if await hnsw_state(c, dimension) is False:  # an interrupted build's leftover
-            await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_hnsw")  # type: ignore[arg-type]
+            await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_hnsw")
         logger.info("building the HNSW index of %s", name)
-        await c.execute(f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name}_hnsw ON {name} "  # type: ignore[arg-type]
+        await c.execute(f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name}_hnsw ON {name} "
                         f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
                         f"ef_construction = {HNSW_EF_CONSTRUCTION})")
     finally:
