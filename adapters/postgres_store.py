@@ -125,6 +125,9 @@ class PostgresKnowledgeStore:
 
     # -- catalogue -------------------------------------------------------------------
     async def find(self, space: str, reference: str) -> DocumentRecord | None:
+        if "\x00" in reference:
+            return None  # no stored name holds NUL: PostgreSQL text cannot
+
         async def read(c: Connection) -> DocumentRecord | None:
             row = await (await c.execute(
                 "SELECT id FROM documents WHERE space = %(s)s AND (id = %(r)s OR "
@@ -204,6 +207,8 @@ class PostgresKnowledgeStore:
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[str, float]]:
+        query = query.replace("\x00", " ")  # a word separator; PostgreSQL text has no NUL
+
         async def read(c: Connection) -> list[tuple[str, float]]:
             if self.ranking == "cover_density":
                 sql, extra = text_ranking.ranked_sql(text_ranking.COVER_DENSITY_SCORES,

@@ -44,11 +44,12 @@ def chunk_row(chunk: Chunk, version_id: str, document_id: str, space: str
     return (chunk.id, version_id, document_id, space, chunk.level, chunk.index, chunk.start,
             chunk.end, chunk.tokens, list(chunk.heading_path), chunk.section_label,
             chunk.pages[0] if chunk.pages else None, chunk.pages[-1] if chunk.pages else None,
-            chunk.parent_id, chunk.prev_id, chunk.next_id, _text(chunk.text),
-            _text(chunk.retrieval_text), _text(chunk.context) if chunk.context else chunk.context)
+            chunk.parent_id, chunk.prev_id, chunk.next_id, text_value(chunk.text),
+            text_value(chunk.retrieval_text),
+            text_value(chunk.context) if chunk.context else chunk.context)
 
 
-def _text(value: str) -> str:
+def text_value(value: str) -> str:
     # PostgreSQL text cannot hold NUL; a chunk's offsets count characters of the stored
     # Markdown, so the character is kept in place as U+FFFD rather than dropped.
     return value.replace("\x00", "\ufffd") if "\x00" in value else value
@@ -58,9 +59,11 @@ def version_row(version: VersionRecord) -> tuple[object, ...]:
     """A version in `VERSION_COLUMNS` order."""
     return (version.id, version.document_id, version.space, version.number,
             version.fetched_sha, version.content_sha, version.markdown_sha,
-            version.content_source, version.content_type, version.title, version.created_at,
+            version.content_source, version.content_type,
+            text_value(version.title) if version.title else version.title, version.created_at,
             version.superseded_at, json.dumps(to_json(version.metadata)),
-            json.dumps(to_json(version.caller_metadata)), version.caller_version_id,
+            json.dumps(to_json(version.caller_metadata)).replace("\\u0000", "\\ufffd"),
+            version.caller_version_id,
             json.dumps(list(version.diagnostics)), version.characters,
             blocks_json(version.blocks), version.near_duplicate_of,
             version.near_duplicate_similarity,

@@ -16,7 +16,10 @@ B = 0.75
 
 # The query's terms with how often it repeats each (`weight`, as in the DuckDB store);
 # the tsquery is built from the tsvector's own quoting of each lexeme, so any word the
-# parser yields (quotes, backslashes, URLs) matches itself and nothing else.
+# parser yields (quotes, backslashes, URLs) matches itself and nothing else. Each hit's
+# tsvector is cut down to the query's lexemes before it is unnested (marked with weight
+# A, then filtered on it): unnesting whole tsvectors and filtering the rows cost 60% more
+# on CISI's long queries.
 _QUERY_TERMS = """
 q AS (SELECT lexeme AS term, cardinality(positions) AS weight
       FROM unnest(to_tsvector('english', %(query)s::text))),
@@ -25,8 +28,8 @@ hits AS (SELECT c.id, c.terms, c.term_count FROM chunks c
              SELECT string_agg(array_to_tsvector(ARRAY[term])::text, ' | ')::tsquery
              FROM q)),
 tf AS (SELECT h.id, h.term_count, t.lexeme AS term, cardinality(t.positions) AS tf
-       FROM hits h CROSS JOIN LATERAL unnest(h.terms) t
-       WHERE t.lexeme IN (SELECT term FROM q)),
+       FROM hits h CROSS JOIN LATERAL unnest(ts_filter(setweight(
+           h.terms, 'A', (SELECT array_agg(term) FROM q)), '{a}')) t),
 df AS (SELECT term, count(*) AS df FROM tf GROUP BY term)
 """
 
