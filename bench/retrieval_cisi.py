@@ -114,10 +114,19 @@ def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
         rows += anyio.run(store_reports, collection, spec, work,
                           DuckDbKnowledgeStore(work / "cisi.duckdb"), "duckdb")
 
+        sizes: list[tuple[object, ...]] = []
+
         async def on_postgres() -> list[tuple[str, RetrievalReport, float]]:
             store = await PostgresKnowledgeStore.connect(
                 server.url(server.create_database("cisi")))
-            return await store_reports(collection, spec, work, store, "postgres")
+            reports = await store_reports(collection, spec, work, store, "postgres")
+            reopened = await PostgresKnowledgeStore.connect(store.url)
+            sizes.extend(await reopened._rows(
+                "SELECT pg_table_size('chunks'), pg_relation_size('chunks_terms'), "
+                "pg_indexes_size('chunks'), count(*) FILTER (WHERE level = 'snippet'), "
+                "count(*) FROM chunks"))
+            await reopened.aclose()
+            return reports
 
         rows += anyio.run(on_postgres)
     print(f"CISI: {len(collection.corpus)} documents, {len(collection.queries)} judged "
@@ -132,6 +141,10 @@ def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
         print(f"postgres {name} - duckdb {name} nDCG@10: {difference:+.3f}")
     difference = found["postgres ts_rank_cd"].ndcg_at_10 - found["postgres bm25"].ndcg_at_10
     print(f"postgres ts_rank_cd - postgres bm25 nDCG@10: {difference:+.3f}")
+    table, gin, indexes, snippets, chunks = (int(x) for x in sizes[0])  # type: ignore[call-overload]
+    print(f"postgres chunks: {chunks} rows ({snippets} snippets); per snippet: table "
+          f"{table / snippets:.0f} B (text, sections, tsvector), GIN {gin / snippets:.0f} B, "
+          f"all indexes {indexes / snippets:.0f} B")
     return 0
 
 
