@@ -3,7 +3,7 @@ traceback; and a store URL fit for logs (no password)."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import psycopg
 
@@ -24,7 +24,8 @@ def shown_location(url: str) -> str:
         netloc = f"{user}@{host}"
     query = "&".join("password=***" if item.lower().startswith("password=") else item
                      for item in parts.query.split("&")) if parts.query else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    # Rebuilt by hand: urlunsplit drops the empty host of postgresql:///db.
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
 def connection_error(exc: psycopg.Error, location: str) -> SheafError:
