@@ -8,6 +8,7 @@ on the same source), so a document is never stored twice."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from types import TracebackType
@@ -44,6 +45,7 @@ from sheaf.domain.version_bundle import VersionBundle
 if TYPE_CHECKING:
     from sheaf.adapters.postgres_store import PostgresKnowledgeStore
 
+logger = logging.getLogger("sheaf.store")
 _LOCK_SEED = 21
 """Seeds `hashtextextended` for the advisory-lock keys (any constant: all sheaf
 processes use the same)."""
@@ -99,7 +101,12 @@ class PostgresUnitOfWork:
             store._written()
         dimensions = {d for step in steps for d in step.dimensions}
         if dimensions:
-            await store.index_vectors_when_due(dimensions)
+            try:
+                await store.index_vectors_when_due(dimensions)
+            except SheafError as exc:
+                # The write is committed: a failed index build leaves exact search
+                # answering, and the next commit with vectors tries again.
+                logger.warning("the HNSW index was not built: %s", exc.message)
 
 
 async def _lock(c: Connection, steps: list[_Step]) -> None:
