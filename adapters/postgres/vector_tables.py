@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import anyio
 import numpy as np
 import psycopg
 
@@ -152,5 +153,8 @@ async def build_hnsw(c: Connection, dimension: int, *, force: bool = False) -> b
                         f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
                         f"ef_construction = {HNSW_EF_CONSTRUCTION})")
     finally:
-        await c.execute("SELECT pg_advisory_unlock(%s, %s)", (_TABLES_LOCK, -dimension))
+        # A session lock outlives a cancelled task on a pooled connection: released
+        # even then.
+        with anyio.CancelScope(shield=True):
+            await c.execute("SELECT pg_advisory_unlock(%s, %s)", (_TABLES_LOCK, -dimension))
     return bool(await hnsw_state(c, dimension))
