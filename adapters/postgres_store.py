@@ -53,6 +53,8 @@ TEXT_STATS_SECONDS = 5.0
 before they are read again; this process's own writes drop them at once. Other
 processes' writes shift them by a fraction of a percent in that time."""
 CONNECT_TIMEOUT = 10.0
+NEAREST_FINGERPRINTS = 16
+"""Near-duplicate candidates read through the fingerprints' HNSW index per ingest."""
 
 
 class PostgresKnowledgeStore:
@@ -65,7 +67,7 @@ class PostgresKnowledgeStore:
         self.location = shown_location(url)
         self._pool = pool
         self._text_stats: dict[str, tuple[float, int, float]] = {}
-        self._hnsw: dict[int, tuple[float, bool]] = {}
+        self._hnsw: dict[int | str, tuple[float, bool]] = {}
         self.ranking = "bm25"
         """`bm25` (the default) or `cover_density` (PostgreSQL's ts_rank_cd, measured
         against it in bench/retrieval_cisi.py)."""
@@ -264,7 +266,7 @@ class PostgresKnowledgeStore:
 
         return await self._on_connection(read, "searching its vectors")
 
-    async def _indexed(self, c: Connection, dimension: int) -> bool:
+    async def _indexed(self, c: Connection, dimension: int | str) -> bool:
         """Whether the dimension's vectors have an HNSW index (looked up at most every
         `TEXT_STATS_SECONDS`)."""
         now = time.monotonic()
@@ -288,12 +290,30 @@ class PostgresKnowledgeStore:
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:
-        rows = await self._rows(
-            "SELECT document_id, similarity FROM (SELECT document_id, "
-            "1 - (fingerprint <=> %s) AS similarity FROM fingerprints WHERE space = %s) f "
-            "WHERE similarity >= %s ORDER BY similarity DESC, document_id",
-            (as_array(fingerprint), space, threshold))
-        return [(str(r[0]), float(r[1])) for r in rows]
+        params = {"probe": as_array(fingerprint), "space": space, "threshold": threshold,
+                  "nearest": NEAREST_FINGERPRINTS}
+
+        async def read(c: Connection) -> list[tuple[str, float]]:
+            if await self._indexed(c, vector_tables.FINGERPRINTS):
+                # The nearest few through the index; all of them at the threshold means
+                # there may be more, and the exact scan below lists them all.
+                rows = await (await c.execute(
+                    "SELECT document_id, similarity FROM (SELECT document_id, "
+                    "1 - (fingerprint <=> %(probe)s) AS similarity FROM fingerprints "
+                    "WHERE space = %(space)s ORDER BY fingerprint <=> %(probe)s "
+                    "LIMIT %(nearest)s) f WHERE similarity >= %(threshold)s", params)
+                              ).fetchall()
+                if len(rows) < NEAREST_FINGERPRINTS:
+                    return sorted(((str(r[0]), float(r[1])) for r in rows),
+                                  key=lambda pair: (-pair[1], pair[0]))
+            rows = await (await c.execute(
+                "SELECT document_id, similarity FROM (SELECT document_id, "
+                "1 - (fingerprint <=> %(probe)s) AS similarity FROM fingerprints "
+                "WHERE space = %(space)s) f WHERE similarity >= %(threshold)s "
+                "ORDER BY similarity DESC, document_id", params)).fetchall()
+            return [(str(r[0]), float(r[1])) for r in rows]
+
+        return await self._on_connection(read, "looking for near-duplicates")
 
     async def build_vector_index(self, space: str) -> bool:
         """Build the HNSW index over the vectors of the space's model now, whatever
@@ -317,11 +337,11 @@ class PostgresKnowledgeStore:
 
         await self._on_connection(drop, "dropping a vector index")
 
-    async def index_vectors_when_due(self, dimensions: Collection[int]) -> None:
-        """After writes of vectors of these dimensions: build a table's HNSW index once
-        it holds `HNSW_THRESHOLD` vectors."""
-        for dimension in sorted(dimensions):
-            async def build(c: Connection, dimension: int = dimension) -> bool:
+    async def index_vectors_when_due(self, dimensions: Collection[int | str]) -> None:
+        """After writes of vectors of these dimensions (or of fingerprints): build a
+        table's HNSW index once it holds `HNSW_THRESHOLD` rows."""
+        for dimension in sorted(dimensions, key=str):
+            async def build(c: Connection, dimension: int | str = dimension) -> bool:
                 return await vector_tables.build_hnsw(c, dimension)
 
             await self._on_connection(build, "building a vector index")

@@ -27,7 +27,12 @@ from sheaf.adapters.postgres.rows import (
     source_from_row,
     version_row,
 )
-from sheaf.adapters.postgres.vector_tables import as_array, delete_vectors, insert_vectors
+from sheaf.adapters.postgres.vector_tables import (
+    FINGERPRINTS,
+    as_array,
+    delete_vectors,
+    insert_vectors,
+)
 from sheaf.application.ports.unit_of_work import (
     ChunkRepository,
     SourceRepository,
@@ -58,8 +63,9 @@ class _Step:
     """Lock keys known when the step is recorded (documents, sources, hashes)."""
     versions: tuple[str, ...] = ()
     """Versions whose documents are locked (their ids are read at commit)."""
-    dimensions: tuple[int, ...] = ()
-    """Vector tables the step writes to (their HNSW index may be due afterwards)."""
+    dimensions: tuple[int | str, ...] = ()
+    """Vector tables the step writes to, by dimension (`FINGERPRINTS` for the
+    fingerprints): their HNSW index may be due afterwards."""
 
 
 class PostgresUnitOfWork:
@@ -168,7 +174,9 @@ class _Versions:
 
     def add(self, bundle: VersionBundle) -> None:
         version = bundle.record
-        dimensions = (bundle.vectors.model.dimension,) if bundle.vectors else ()
+        dimensions: tuple[int | str, ...] = (
+            *((bundle.vectors.model.dimension,) if bundle.vectors else ()),
+            *((FINGERPRINTS,) if bundle.fingerprint is not None else ()))
         self._work.record(_Step(
             lambda c: _add_version(c, bundle),
             (f"document:{version.document_id}",

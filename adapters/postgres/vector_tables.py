@@ -115,26 +115,37 @@ def search_sql(dimension: int, filters: SearchFilters, *, exact: bool = False
             f"ORDER BY {order} LIMIT %(limit)s"), params
 
 
-async def hnsw_state(c: Connection, dimension: int) -> bool | None:
-    """True for a valid HNSW index on the dimension's table, False for one left invalid
-    by an interrupted build, None for none."""
+FINGERPRINTS = "fingerprints"
+"""The documents' fingerprints (1,024 dimensions): indexed past `HNSW_THRESHOLD`
+documents too, so the near-duplicate check of each ingest stops scanning them all."""
+
+
+async def hnsw_state(c: Connection, vectors: int | str) -> bool | None:
+    """True for a valid HNSW index on the vectors of a dimension (or the fingerprints),
+    False for one left invalid by an interrupted build, None for none."""
+    name = table(vectors) if isinstance(vectors, int) else vectors
     row = await (await c.execute(
         "SELECT i.indisvalid FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid "
-        "WHERE x.relname = %s", (f"{table(dimension)}_hnsw",))).fetchone()
+        "WHERE x.relname = %s AND x.relnamespace = current_schema()::regnamespace",
+        (f"{name}_hnsw",))).fetchone()
     return None if row is None else bool(row[0])
 
 
-async def build_hnsw(c: Connection, dimension: int, *, force: bool = False) -> bool:
-    """Build the dimension's HNSW index when its table has reached `HNSW_THRESHOLD`
-    vectors (any number with `force`), on an autocommit connection: built
-    CONCURRENTLY, so writers go on meanwhile. One process builds, under an advisory
-    lock; the others go on without waiting. True when the index exists afterwards."""
-    if dimension > HNSW_MAX_DIMENSION or not await has_table(c, dimension):
-        return False
-    state = await hnsw_state(c, dimension)
+async def build_hnsw(c: Connection, vectors: int | str, *, force: bool = False) -> bool:
+    """Build the HNSW index of a dimension's vectors (or of the fingerprints) when the
+    table has reached `HNSW_THRESHOLD` rows (any number with `force`), on an autocommit
+    connection: built CONCURRENTLY, so writers go on meanwhile. One process builds,
+    under an advisory lock; the others go on without waiting. True when the index exists
+    afterwards."""
+    if isinstance(vectors, int):
+        if vectors > HNSW_MAX_DIMENSION or not await has_table(c, vectors):
+            return False
+        name, column, lock = table(vectors), "embedding", -vectors
+    else:
+        name, column, lock = vectors, "fingerprint", 0
+    state = await hnsw_state(c, name)
     if state:
         return True
-    name = table(dimension)
     if not force:
         row = await (await c.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM {name} LIMIT %s) s",
@@ -142,19 +153,19 @@ async def build_hnsw(c: Connection, dimension: int, *, force: bool = False) -> b
         if row is None or int(row[0]) < HNSW_THRESHOLD:
             return False
     got = await (await c.execute("SELECT pg_try_advisory_lock(%s, %s)",
-                                 (_TABLES_LOCK, -dimension))).fetchone()
+                                 (_TABLES_LOCK, lock))).fetchone()
     if not got or not got[0]:
         return False
     try:
-        if await hnsw_state(c, dimension) is False:  # an interrupted build's leftover
+        if await hnsw_state(c, name) is False:  # an interrupted build's leftover
             await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_hnsw")
         logger.info("building the HNSW index of %s", name)
         await c.execute(f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name}_hnsw ON {name} "
-                        f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
+                        f"USING hnsw ({column} vector_cosine_ops) WITH (m = {HNSW_M}, "
                         f"ef_construction = {HNSW_EF_CONSTRUCTION})")
     finally:
         # A session lock outlives a cancelled task on a pooled connection: released
         # even then.
         with anyio.CancelScope(shield=True):
-            await c.execute("SELECT pg_advisory_unlock(%s, %s)", (_TABLES_LOCK, -dimension))
-    return bool(await hnsw_state(c, dimension))
+            await c.execute("SELECT pg_advisory_unlock(%s, %s)", (_TABLES_LOCK, lock))
+    return bool(await hnsw_state(c, name))

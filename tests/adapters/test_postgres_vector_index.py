@@ -92,3 +92,36 @@ async def test_the_index_is_built_at_the_threshold_and_small_results_stay_exact(
                                       narrow) == []
     found = await store.search_vectors("big", MODEL, tuple(map(float, query)), 1000)
     assert len(found) == 390  # every row of the space, in spite of the 5-candidate cap
+
+
+async def test_fingerprints_get_an_index_and_near_duplicates_stay_complete(
+        postgres_schema_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_tables, "HNSW_THRESHOLD", 30)
+    store = await PostgresKnowledgeStore.connect(postgres_schema_url)
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal(1024).astype(np.float32)
+    prints = [base + rng.standard_normal(1024).astype(np.float32) * (0.05 if n < 3 else 3)
+              for n in range(40)]
+    prints = [p / np.linalg.norm(p) for p in prints]
+    for n, vector in enumerate(prints):
+        record = VersionRecord(id=f"doc_{n}.v1", document_id=f"doc_{n}", space="default",
+                               number=1, fetched_sha=f"s{n}", content_sha=f"s{n}",
+                               markdown_sha="m", content_source="raw",
+                               content_type="text/plain", title=None, created_at=T0)
+        async with store.storage().unit_of_work() as work:
+            work.versions.add(VersionBundle(
+                record, SourceRef(SourceKind.FILE, f"/{n}", f"{n}"), None, (), None,
+                tuple(map(float, vector))))
+            await work.commit()
+    async with store._pool.connection() as c:
+        assert await vector_tables.hnsw_state(c, vector_tables.FINGERPRINTS) is True
+    matrix = np.stack(prints)
+    probe = tuple(map(float, prints[0]))
+    for threshold in (0.9, -1.0):  # the near-duplicates; every document (more than 16)
+        found = await store.similar_documents("default", probe, threshold)
+        cosines = matrix @ matrix[0]
+        expected = sorted(((f"doc_{n}", float(c)) for n, c in enumerate(cosines)
+                           if c >= threshold), key=lambda pair: (-pair[1], pair[0]))
+        assert [d for d, _ in found] == [d for d, _ in expected], threshold
+    assert len(await store.similar_documents("default", probe, 0.9)) == 3
+    await store.aclose()
