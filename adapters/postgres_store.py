@@ -97,8 +97,7 @@ class PostgresKnowledgeStore:
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except (psycopg.Error, PoolTimeout) as exc:
             await pool.close()
-            raise SheafError(connection_error(psycopg.OperationalError(str(exc)), location)
-                             .kind, f"cannot open a pool on {location}: {exc}") from None
+            raise connection_error(psycopg.OperationalError(str(exc)), location) from None
         return cls(url, pool)
 
     # -- plumbing --------------------------------------------------------------------
