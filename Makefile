@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-workers clean samples
+.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ bench-formats: $(STAMP)
 bench-postgres: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -P bench/postgres_drivers.py
+
+# nDCG@10 on CISI: the DuckDB store against the PostgreSQL store in the same run.
+bench-postgres-quality: $(STAMP)
+	$(BIN)/python -P bench/retrieval_cisi.py --postgres --embedder hashing
+
+# pgvector search p50/p95, exact and HNSW, at 100k and 1M snippets of 384 dimensions.
+bench-pgvector: $(STAMP)
+	$(BIN)/python -P bench/pgvector_scale.py
 
 # Queued ingestion with 1, 2 and 4 `sheaf worker` processes on one PostgreSQL (ADR-0023).
 bench-workers: $(STAMP)

@@ -24,7 +24,6 @@ import anyio
 import anyio.abc
 import attrs
 
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.content_resolver import Preference
 from sheaf.application.enrichment import TokenBudget
@@ -57,6 +56,8 @@ from sheaf.entrypoints.composition import (
     build_embedder,
     build_knowledge,
     build_language_model,
+    open_blob_stores,
+    open_store,
 )
 from sheaf.entrypoints.settings import Settings
 
@@ -103,7 +104,8 @@ class Knowledge:
                    token_budget: int | None = None, settings: Settings | None = None,
                    chunk_sizes: ChunkSizes = DEFAULT_SIZES,
                    adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
-        """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
+        """Open `store` (a DuckDB file or a postgresql:// URL; default SHEAF_STORE or
+        the user data directory; blobs in S3 when SHEAF_BLOBS names s3://bucket/prefix)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
@@ -128,12 +130,16 @@ class Knowledge:
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(settings.embedder)
         opened = None
+        remote_blobs = None
         if adapters is None or adapters.store is None:
-            # Opening the file connects, migrates and may check indexes after a crash:
-            # in a thread, so the caller's event loop keeps running meanwhile.
-            opened = await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
+            # The DuckDB file is opened in a worker thread (connect, migrate, index checks
+            # after a crash), PostgreSQL on the loop: the caller's loop keeps running.
+            opened = await open_store(settings)
             adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
         try:
+            if adapters.blobs is None and (remote_blobs := open_blob_stores(settings)):
+                adapters = attrs.evolve(adapters, blobs=remote_blobs[0],
+                                        artifacts=adapters.artifacts or remote_blobs[1])
             services = build_knowledge(
                 settings.fetch, None if in_memory else settings.store, embedder=chosen,
                 pool=WorkerPool(workers),
@@ -141,9 +147,13 @@ class Knowledge:
                     settings.language_model),
                 budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
                 adapters=adapters)
+            if remote_blobs is not None:
+                services.closers = (remote_blobs[2],)
         except BaseException:
-            if opened is not None:
-                with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True):
+                if remote_blobs is not None:
+                    await remote_blobs[2]()
+                if opened is not None:
                     await opened.aclose()
             raise
         try:

@@ -185,8 +185,7 @@ def batch(batch_id: str, wait: bool, with_jobs: bool, queue_url: str | None,
                                       "before they are put back in the queue")
 @click.option("--embedder", help="hashing (default), local, openai:MODEL, ... "
                                  "(or SHEAF_EMBEDDER)")
-@click.option("--store", envvar="SHEAF_STORE", show_envvar=True,
-              help="the store the jobs ingest into")
+@store_option
 @queue_url_option
 @network_options
 def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: float,

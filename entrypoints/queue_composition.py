@@ -7,7 +7,7 @@ from typing import Any
 
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints.composition import blob_folder
+from sheaf.entrypoints.composition import blob_folder, open_blob_stores
 from sheaf.entrypoints.settings import Settings
 
 
@@ -16,9 +16,8 @@ def queue_url(settings: Settings) -> str:
     database when the store is PostgreSQL."""
     if settings.queue:
         return settings.queue
-    store = str(getattr(settings, "store_url", None) or settings.store)
-    if store.startswith(("postgresql://", "postgres://")):
-        return store
+    if settings.store_url is not None:
+        return settings.store_url
     raise SheafError(ErrorKind.CONFIGURATION,
                      "SHEAF_QUEUE: the ingest queue needs a PostgreSQL database: set "
                      "SHEAF_QUEUE (or --queue-url) to postgresql://user@host:port/database, "
@@ -35,8 +34,11 @@ def build_job_queue(settings: Settings, **tuning: Any) -> Any:
 
 
 async def enqueue_blob_store(settings: Settings) -> tuple[BlobStore, Any]:
-    """The blob store the workers read (the store's own: its folder beside a DuckDB
-    file, or the bucket SHEAF_BLOBS names), and the close to call when done."""
+    """The blob store the workers read (the store's own: the bucket SHEAF_BLOBS names,
+    else the folder beside the DuckDB file), and the close to call when done."""
+    remote = open_blob_stores(settings)
+    if remote is not None:
+        return remote[0], remote[2]
     from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
 
     async def nothing() -> None:

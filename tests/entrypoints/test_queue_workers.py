@@ -1,20 +1,19 @@
 """End to end with real processes: `sheaf ingest --queue` enqueues files and URLs served
-on 127.0.0.1, two `sheaf worker` processes ingest them, one is killed (`kill -9`) in the
-middle of a job that stalls until the test lets it go, and the batch still completes with
-every document stored once; `sheaf search` and `sheaf quote` then answer from the store.
+on 127.0.0.1 into PostgreSQL with blobs in S3, two `sheaf worker` processes ingest them
+side by side, one is killed (`kill -9`) in the middle of a job that stalls until the test
+lets it go, and the batch still completes with every document stored once; `sheaf
+search` and `sheaf quote` then answer from PostgreSQL.
 
-The store is PostgreSQL with blobs in S3 when the PostgreSQL store adapter is installed
-(both workers run side by side); otherwise the DuckDB file, which one process opens at a
-time, so the second worker starts once the first is dead."""
+The pages answer only when the test says so, so the order is fixed: the first worker
+takes the stalling page and one more, the second starts and takes two, both finish
+pages, then the first is killed while it still fetches the stalling one."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -26,7 +25,6 @@ from tests.local_server import LocalServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 pytest.importorskip("procrastinate", reason="procrastinate (the queue extra) is absent")
-SHARED_STORE = importlib.util.find_spec("sheaf.adapters.postgres_store") is not None
 TOPICS = ["harbour tides", "lantern glass", "marble quarries", "river otters",
           "cloud forests", "stone bridges"]
 
@@ -40,18 +38,13 @@ def _page(topic: str) -> str:
             "</p></article></body></html>")
 
 
-def _environment(tmp_path: Path, request: pytest.FixtureRequest) -> dict[str, str]:
-    queue = request.getfixturevalue("postgres_database")
-    env = {**os.environ, "SHEAF_ALLOW_PRIVATE_NETWORK": "1", "SHEAF_EMBEDDER": "hashing",
-           "LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1"}
-    if SHARED_STORE:
-        # The queue's tables live in the store's own database: no SHEAF_QUEUE needed.
-        s3 = request.getfixturevalue("s3_server")
-        env |= s3.environment() | {"SHEAF_STORE": queue,
-                                   "SHEAF_BLOBS": f"s3://{s3.create_bucket()}/kb"}
-    else:
-        env |= {"SHEAF_STORE": str(tmp_path / "kb.duckdb"), "SHEAF_QUEUE": queue}
-    return env
+def _environment(request: pytest.FixtureRequest) -> dict[str, str]:
+    s3 = request.getfixturevalue("s3_server")
+    # The queue's tables live in the store's own database: no SHEAF_QUEUE.
+    return {**os.environ, **s3.environment(), "SHEAF_ALLOW_PRIVATE_NETWORK": "1",
+            "SHEAF_EMBEDDER": "hashing", "LOG_LEVEL": "warning", "SHEAF_QUEUE": "",
+            "SHEAF_STORE": request.getfixturevalue("postgres_database"),
+            "SHEAF_BLOBS": f"s3://{s3.create_bucket()}/kb"}
 
 
 async def _sheaf(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -74,17 +67,26 @@ async def _until(condition, what: str, timeout: float = 60) -> None:  # type: ig
 
 async def test_a_killed_worker_costs_nothing_but_time(
         local_server: LocalServer, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    env = _environment(tmp_path, request)
-    stalled, release = anyio.Event(), anyio.Event()
+    env = _environment(request)
+    stalled, go, release = anyio.Event(), anyio.Event(), anyio.Event()
+    fetching = 0
 
     async def stall(_: web.Request) -> web.StreamResponse:
         stalled.set()
         await release.wait()  # until the worker fetching it is dead
         return web.Response(text=_page("slow tides"), content_type="text/html")
 
+    def gated(body: str):  # type: ignore[no-untyped-def]
+        async def page(_: web.Request) -> web.StreamResponse:
+            nonlocal fetching
+            fetching += 1
+            await go.wait()
+            return web.Response(text=body, content_type="text/html")
+        return page
+
     local_server.route("/stall", stall)
     for index, topic in enumerate(TOPICS):
-        local_server.add(f"/page/{index}", _page(topic), content_type="text/html")
+        local_server.route(f"/page/{index}", gated(_page(topic)))
     notes = tmp_path / "notes"
     notes.mkdir()
     for index in range(3):
@@ -102,15 +104,15 @@ async def test_a_killed_worker_costs_nothing_but_time(
     first = _worker(env, logs[0])
     second = None
     try:
-        await _until(stalled.is_set, "the first worker fetching /stall")
-        if SHARED_STORE:
-            second = _worker(env, logs[1])
-            await _until(lambda: b"new" in logs[1].read_bytes(), "the second worker at work")
-        os.kill(first.pid, signal.SIGKILL)  # mid-job: its fetch is still open
+        await _until(lambda: stalled.is_set() and fetching == 1, "A: /stall and a page")
+        second = _worker(env, logs[1])
+        await _until(lambda: fetching == 3, "B: two pages")
+        go.set()
+        await _until(lambda: all(b"new " in log.read_bytes() for log in logs),
+                     "both workers storing documents")
+        os.kill(first.pid, signal.SIGKILL)  # mid-job: its fetch of /stall is still open
         first.wait()
         release.set()
-        if not SHARED_STORE:
-            second = _worker(env, logs[1])
         summary: dict[str, object] = {}
 
         def finished() -> bool:
@@ -126,6 +128,8 @@ async def test_a_killed_worker_costs_nothing_but_time(
                 process.send_signal(signal.SIGTERM)
                 process.wait(timeout=30)
     assert second is not None and second.returncode == 0, logs[1].read_text()
+    assert b"/stall" not in logs[0].read_bytes()  # the first never finished it
+    assert b"new       " + local_server.url("/stall").encode() in logs[1].read_bytes()
 
     assert summary["states"] == {"waiting": 0, "running": 0, "succeeded": len(urls) + 3,
                                  "failed": 0, "cancelled": 0}, summary
@@ -141,6 +145,11 @@ async def test_a_killed_worker_costs_nothing_but_time(
     assert all(d["versions"] == 1 and len(d["sources"]) == 1 for d in listed), listed
     (space,) = json.loads((await _sheaf(env, "status", "--json")).stdout)["spaces"]
     assert space["documents"] == space["versions"] == len(urls) + 3
+    # The files' bytes went to S3 when they were enqueued; the workers read them there.
+    bucket = env["SHEAF_BLOBS"].removeprefix("s3://").split("/")[0]
+    listing = request.getfixturevalue("s3_server").client().list_objects_v2(
+        Bucket=bucket, Prefix="kb/raw/")
+    assert listing["KeyCount"] >= len(urls) + 3
 
     hits = [json.loads(line) for line in (await _sheaf(
         env, "search", "marble quarries survey", "--json", "--k", "1")).stdout.splitlines()]
@@ -149,5 +158,3 @@ async def test_a_killed_worker_costs_nothing_but_time(
         env, "quote", hits[0]["document_id"], "--text",
         "Observers logged every marble at dawn", "--json")).stdout)
     assert quote["text"] == "Observers logged every marble at dawn"
-    print(f"\nstore: {'PostgreSQL + S3' if SHARED_STORE else 'DuckDB'}; python "
-          f"{sys.version.split()[0]}", file=sys.stderr)
