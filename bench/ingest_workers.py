@@ -47,7 +47,9 @@ def _environment(server: PostgresServer, work: Path, run: str) -> dict[str, str]
     database = server.url(server.create_database(f"bench_{run}"))
     env = {**os.environ, "SHEAF_EMBEDDER": "hashing", "LOG_LEVEL": "warning"}
     if SHARED_STORE:
-        env |= {"SHEAF_STORE": database}
+        # Blobs in a folder of this run (under the default store's place) unless an S3
+        # location is given.
+        env |= {"SHEAF_STORE": database, "XDG_DATA_HOME": str(work / run)}
         blobs = os.environ.get("SHEAF_BENCH_BLOBS")  # an s3:// URL, else a folder
         if blobs:
             env["SHEAF_BLOBS"] = f"{blobs.rstrip('/')}/{run}"
