@@ -186,8 +186,12 @@ class Settings:
             total_timeout=(self.fetch.total_timeout if timeout is None
                            else flags.fetch.total_timeout),
             allow_private_network=self.fetch.allow_private_network or allow_private)
+        # Without a --store flag the file's place stays as the environment made it (a
+        # PostgreSQL store's local blob folder lies under XDG_DATA_HOME, which the
+        # flags alone cannot see).
         return attrs.evolve(
-            self, store=flags.store, store_url=flags.store_url, blobs=flags.blobs,
+            self, store=flags.store if store is not None else self.store,
+            store_url=flags.store_url, blobs=flags.blobs,
             space=space or self.space,
             embedder=self.embedder if embedder is None else flags.embedder, fetch=fetch,
             token_budget=self.token_budget if token_budget is None else flags.token_budget)
