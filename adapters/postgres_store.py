@@ -17,8 +17,8 @@ from sheaf.adapters.postgres import text_ranking, vector_tables
 from sheaf.adapters.postgres.connection_errors import (
     connection_error,
     operation_error,
-    shown_location,
 )
+from sheaf.adapters.postgres.location import shown_location
 from sheaf.adapters.postgres.rows import (
     CHUNK_COLUMNS,
     Connection,

@@ -132,7 +132,7 @@ class Settings:
         """The store as a person reads it (a PostgreSQL URL without its password)."""
         if self.store_url is None:
             return str(self.store)
-        from sheaf.adapters.postgres.connection_errors import shown_location
+        from sheaf.adapters.postgres.location import shown_location
 
         return shown_location(self.store_url)
 

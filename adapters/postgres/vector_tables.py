@@ -27,8 +27,9 @@ vectors are always searched exactly."""
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
 EF_SEARCH = 100
-"""`hnsw.ef_search` on every connection: candidates kept while searching the graph
-(pgvector's default, 40, lost recall@10 in the benchmark)."""
+"""`hnsw.ef_search` on every connection: candidates kept while searching the graph.
+pgvector's default, 40, gave recall@10 0.848 at 300k snippets against 0.954 for 100, at
+4.1 against 8.3 ms (bench/pgvector_scale.py)."""
 _TABLES_LOCK = 0x5EAF_0002
 
 

@@ -9,8 +9,8 @@ from sheaf.adapters.postgres.connection_errors import (
     connection_error,
     extension_error,
     operation_error,
-    shown_location,
 )
+from sheaf.adapters.postgres.location import shown_location
 from sheaf.adapters.postgres.schema import SCHEMA_VERSION
 from sheaf.adapters.postgres_store import PostgresKnowledgeStore
 from sheaf.domain.errors import ErrorKind, SheafError

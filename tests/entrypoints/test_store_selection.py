@@ -53,3 +53,19 @@ def test_blobs_by_flag_or_variable_and_flags_over_settings(tmp_path: Path) -> No
     assert moved.store_url == "postgresql://sheaf@db/kb" and moved.blobs == settings.blobs
     back = moved.with_flags(store=tmp_path / "kb.duckdb", blobs="s3://other")
     assert back.store_url is None and back.blobs == "s3://other"
+
+
+@pytest.mark.anyio
+async def test_a_postgresql_store_without_the_extra_says_what_to_install(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from sheaf.domain.errors import ErrorKind, SheafError
+    from sheaf.entrypoints.composition import open_store
+
+    monkeypatch.setitem(sys.modules, "sheaf.adapters.postgres_store", None)  # not importable
+    with pytest.raises(SheafError) as caught:
+        await open_store(Settings.from_environment({}, store="postgresql://u:pw@db/kb"))
+    assert caught.value.kind is ErrorKind.STORAGE
+    assert "pip install 'sheaf[postgres]'" in caught.value.message
+    assert "pw" not in caught.value.message.replace("postgres", "")
