@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-store clean samples
+.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,queue,mcp]'
 	@touch $(STAMP)
 
 # mypy sees the layer folders as sheaf.* through a tree of links (the editable
@@ -57,15 +57,28 @@ bench-pdf: $(STAMP)
 bench-formats: $(STAMP)
 	$(BIN)/python -P bench/container_mutations.py --cases 2000
 
-# psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
-# The generated stores are built once and kept in /tmp/sheaf-bench-stores (minutes).
+# Cold and warm search, write-then-search and ingest growth on generated DuckDB stores
+# (ADR-0021); the stores are built once and kept in /tmp/sheaf-bench-stores (minutes).
 bench-store: $(STAMP)
 	$(BIN)/python -m bench.store_search
 	$(BIN)/python -m bench.store_ingest
 
+# psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
 bench-postgres: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -P bench/postgres_drivers.py
+
+# nDCG@10 on CISI: the DuckDB store against the PostgreSQL store in the same run.
+bench-postgres-quality: $(STAMP)
+	$(BIN)/python -P bench/retrieval_cisi.py --postgres --embedder hashing
+
+# pgvector search p50/p95, exact and HNSW, at 100k and 1M snippets of 384 dimensions.
+bench-pgvector: $(STAMP)
+	$(BIN)/python -P bench/pgvector_scale.py
+
+# Queued ingestion with 1, 2 and 4 `sheaf worker` processes on one PostgreSQL (ADR-0023).
+bench-workers: $(STAMP)
+	$(BIN)/python -P bench/ingest_workers.py
 
 clean:
 	rm -rf $(VENV) .typecheck build dist *.egg-info

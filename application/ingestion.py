@@ -32,6 +32,7 @@ from sheaf.domain.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import shingle_fingerprint
 from sheaf.domain.frozen_mapping import frozen_mapping
+from sheaf.domain.ingest_jobs import QueuedFile
 from sheaf.domain.ingestion import (
     DEFAULT_SPACE,
     IngestResult,
@@ -68,6 +69,9 @@ class IngestOptions:
     """LLM enrichments for new and changed versions; None follows the space's policy."""
     upload_name: str | None = None
     """For a file a client uploaded: the file name it gave, which citations show."""
+    queued_file: QueuedFile | None = None
+    """A file read on the machine that enqueued it, its bytes waiting in the blob store:
+    ingested from there, keyed by its path as a local ingest of it would be."""
 
 
 @attrs.frozen
@@ -134,16 +138,7 @@ class Ingestion:
     async def expand_listing(self, sources: list[str], recursive: bool = False
                              ) -> DirectoryListing:
         """Like `expand`, with every file a directory holds that is left out, and why."""
-        expanded: list[str] = []
-        skipped: list[SkippedFile] = []
-        for source in sources:
-            if not is_url(source) and await self._files.is_directory(source):
-                listing = await self._files.list_directory(source, recursive)
-                expanded += listing.files
-                skipped += listing.skipped
-            else:
-                expanded.append(source)
-        return DirectoryListing(tuple(expanded), tuple(skipped))
+        return await expand_listing(self._files, sources, recursive)
 
     async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
         """Ingest one source; failures come back as a `failed` result naming their kind.
@@ -175,6 +170,10 @@ class Ingestion:
                 page = await self._resolver.fetch(source, options.prefer)
                 body = page.response.body
                 type_hint: str | None = page.response.content_type
+            elif options.queued_file is not None:
+                queued = options.queued_file
+                ref = SourceRef(SourceKind.FILE, queued.path, source)
+                body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
             else:
                 local = await self._files.read(source, policy.max_bytes)
                 ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
@@ -190,6 +189,20 @@ class Ingestion:
                 blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
             return await self._store_new_bytes(work, source, ref, page, body, type_hint,
                                                fetched_sha, options, policy)
+
+    async def _queued_bytes(self, queued: QueuedFile, source: str) -> bytes:
+        try:
+            body = await self._blobs.get(queued.sha256)
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.DOCUMENT_NOT_FOUND:
+                raise
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"the queued bytes of {source} "
+                             f"({queued.sha256[:12]}) are no longer in the blob store: "
+                             "enqueue it again") from None
+        if hashlib.sha256(body).hexdigest() != queued.sha256:  # a store that cannot check
+            raise SheafError(ErrorKind.CORRUPT, f"the queued bytes of {source} do not "
+                             f"match their sha256 {queued.sha256[:12]}")
+        return body
 
     async def _store_new_bytes(self, work: UnitOfWork, source: str, ref: SourceRef,
                                page: FetchedPage | None, body: bytes, type_hint: str | None,
@@ -360,6 +373,22 @@ class Ingestion:
                           or type_hint or "",
                           body, None, (f"route: {extraction.decision.reason}",
                                        *(f"extract: {n}" for n in extraction.document.report)))
+
+
+async def expand_listing(files: FileReader, sources: list[str], recursive: bool = False
+                         ) -> DirectoryListing:
+    """URLs and files as given, each directory replaced by the files under it that sheaf
+    can ingest, with every file left out and why."""
+    expanded: list[str] = []
+    skipped: list[SkippedFile] = []
+    for source in sources:
+        if not is_url(source) and await files.is_directory(source):
+            listing = await files.list_directory(source, recursive)
+            expanded += listing.files
+            skipped += listing.skipped
+        else:
+            expanded.append(source)
+    return DirectoryListing(tuple(expanded), tuple(skipped))
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

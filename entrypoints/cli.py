@@ -27,6 +27,7 @@ from sheaf.entrypoints import (
     evaluation_commands,
     extraction_commands,
     ingest_commands,
+    queue_commands,
     reading_commands,
     search_commands,
     serve_command,
@@ -98,8 +99,8 @@ def sheaf() -> None:
     configure_logging(_log_level(os.environ.get("LOG_LEVEL")))
 
 
-for module in (extraction_commands, ingest_commands, reading_commands, search_commands,
-               evaluation_commands, serve_command, mcp_command):
+for module in (extraction_commands, ingest_commands, queue_commands, reading_commands,
+               search_commands, evaluation_commands, serve_command, mcp_command):
     module.register(sheaf)
 
 

@@ -13,16 +13,42 @@ import click
 from sheaf.domain.errors import SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE
 from sheaf.domain.search_request import parse_metadata_filter
-from sheaf.entrypoints.settings import Group, Settings
+from sheaf.entrypoints.settings import Group, Settings, is_postgres_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFERENCES = ("auto", "pdf", "html")
 STORE_PATH = click.Path(dir_okay=False, path_type=Path)
+_BLOBS = "sheaf.blobs"
+
+
+class _StoreLocation(click.ParamType):
+    """A DuckDB file, or a postgresql:// URL kept as written (a path would fold its //)."""
+
+    name = "store"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path | str:
+        if isinstance(value, Path) or is_postgres_url(value):
+            return value  # type: ignore[no-any-return]
+        return STORE_PATH.convert(value, param, ctx)  # type: ignore[no-any-return]
+
+
+def _keep_blobs(ctx: click.Context, _: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.meta[_BLOBS] = value
 
 
 def store_option(function: F) -> F:
-    return click.option("--store", type=STORE_PATH, envvar="SHEAF_STORE", show_envvar=True,
-                        help="the DuckDB file (default: the user data directory)")(function)
+    # --blobs belongs with --store but reaches the settings through the click context
+    # (`settings_for`), so commands need no parameter for it.
+    function = click.option("--blobs", metavar="s3://BUCKET/PREFIX", expose_value=False,
+                            callback=_keep_blobs,
+                            help="raw bytes and artifacts in S3 (or SHEAF_BLOBS; default: "
+                                 "the folder beside the DuckDB file)")(function)
+    return click.option("--store", type=_StoreLocation(), envvar="SHEAF_STORE",
+                        show_envvar=True,
+                        help="the DuckDB file (default: the user data directory), or "
+                             "postgresql://user@host/db")(function)
 
 
 def store_options(function: F) -> F:
@@ -55,6 +81,9 @@ def json_option(function: F) -> F:
 
 def settings_for(groups: Iterable[Group], **flags: Any) -> Settings:
     """The command's settings: its flags over the variables of the groups it uses."""
+    context = click.get_current_context(silent=True)
+    if context is not None and flags.get("blobs") is None:
+        flags["blobs"] = context.meta.get(_BLOBS)  # shared by every context of the run
     return Settings.from_environment(os.environ, groups=groups, **{
         name: value for name, value in flags.items() if value is not None})
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Union
 
 import attrs
 
@@ -50,7 +51,13 @@ from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.routing import Route
-from sheaf.entrypoints.settings import EmbedderSettings, LanguageModelSettings
+from sheaf.entrypoints.settings import EmbedderSettings, LanguageModelSettings, Settings
+
+if TYPE_CHECKING:  # psycopg comes with the postgres extra, imported only when used
+    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+
+KnowledgeStore = Union[DuckDbKnowledgeStore, MemoryKnowledgeStore,
+                       "PostgresKnowledgeStore"]
 
 
 def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
@@ -87,7 +94,7 @@ class KnowledgeServices:
     """The embedded default: a DuckDB file with its blob folder, and the use cases on it."""
 
     client: HttpClient
-    store: DuckDbKnowledgeStore | MemoryKnowledgeStore
+    store: KnowledgeStore
     """The store's adapter (the CLI's store commands use its extra methods)."""
     storage: Storage
     ingestion: Ingestion
@@ -98,12 +105,16 @@ class KnowledgeServices:
     search: Search
     embedder: Embedder | None = None
     enrichment: Enrichment | None = None
+    closers: tuple[Callable[[], Awaitable[None]], ...] = ()
+    """What else was opened for these services (an S3 connection), closed with them."""
 
     async def aclose(self) -> None:
         # Every close runs even when one before it fails: a client that cannot close must
         # not leave the store unclosed (and without its clean-close marker).
         async with contextlib.AsyncExitStack() as closing:
             closing.push_async_callback(self.storage.close)
+            for close_other in self.closers:
+                closing.push_async_callback(close_other)
             if self.enrichment is not None:
                 closing.push_async_callback(self.enrichment.model.aclose)
             if self.embedder is not None:
@@ -195,11 +206,39 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
                              Search(storage, embedder, structure), embedder, enrichment)
 
 
+async def open_store(settings: Settings) -> KnowledgeStore:
+    """The store `settings` name: PostgreSQL for a postgresql:// URL, else the DuckDB
+    file (opened in a worker thread: it connects, migrates and may check indexes)."""
+    if settings.store_url is not None:
+        try:
+            from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+        except ImportError as exc:
+            raise SheafError(ErrorKind.STORAGE,
+                             f"{settings.location} needs the postgres extra: pip install "
+                             f"'sheaf[postgres]' ({exc})") from None
+        return await PostgresKnowledgeStore.connect(settings.store_url)
+    import anyio
+
+    return await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
+
+
+def open_blob_stores(settings: Settings) -> tuple[BlobStore, ArtifactStore,
+                                                  Callable[[], Awaitable[None]]] | None:
+    """The S3 blob and artifact stores `settings.blobs` names, with what closes their
+    shared connection; None for the default folder."""
+    if settings.blobs is None:
+        return None
+    from sheaf.adapters.s3_blob_store import blob_stores_from_url
+
+    blobs, artifacts = blob_stores_from_url(settings.blobs)
+    return blobs, artifacts, blobs.aclose
+
+
 @attrs.frozen
 class InjectedAdapters:
     """Adapters to use instead of the defaults (DuckDB file, filesystem, aiohttp)."""
 
-    store: DuckDbKnowledgeStore | MemoryKnowledgeStore | None = None
+    store: KnowledgeStore | None = None
     blobs: BlobStore | None = None
     artifacts: ArtifactStore | None = None
     http_client: HttpClient | None = None

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.ingest_jobs import IngestJob
 from sheaf.domain.ingestion import IngestStatus
-from sheaf.entrypoints import serialisation
+from sheaf.entrypoints import queue_commands, serialisation
 from sheaf.entrypoints.cli_options import (
     KEY_VALUE,
     PREFERENCES,
@@ -22,6 +23,7 @@ from sheaf.entrypoints.cli_options import (
     store_options,
 )
 from sheaf.entrypoints.cli_session import echo_json, interactive, progress, with_knowledge
+from sheaf.entrypoints.queue_commands import queue_url_option
 from sheaf.entrypoints.settings import ALL_GROUPS, Group
 
 if TYPE_CHECKING:
@@ -77,19 +79,29 @@ def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
               "each document (repeatable)")
 @click.option("--source-id", help="your own id for the (single) source")
 @click.option("--version-id", help="your own id for this version")
+@click.option("--queue", "queued", is_flag=True, help="enqueue one job per source for "
+              "`sheaf worker` processes instead of ingesting here; prints the batch id")
+@click.option("--wait", is_flag=True, help="with --queue: follow the batch to its end and "
+                                           "print its summary")
+@queue_url_option
 @json_option
 @store_options
 @network_options
 def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concurrency: int,
            metadata: tuple[tuple[str, str], ...], as_json: bool, store: Path | None,
-           space: str, embedder: str | None, token_budget: int | None,
-           **options: Any) -> None:
+           space: str, embedder: str | None, token_budget: int | None, queued: bool,
+           wait: bool, queue_url: str | None, **options: Any) -> None:
     """Fetch or read sources (URLs, files, directories) into the knowledge store."""
-    settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
-                            token_budget=token_budget, **_fetch_flags(options))
+    fetch_flags = _fetch_flags(options)
     found = _sources(sources, batch)
     if not found:
         raise click.UsageError("nothing to ingest (give sources or --batch)")
+    if queued or wait or queue_url:
+        _enqueue(found, recursive, metadata, as_json, store, space, wait, queue_url,
+                 fetch_flags, options, queued)
+        return
+    settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
+                            token_budget=token_budget, **fetch_flags)
     live = interactive(as_json)
 
     async def work(kb: Knowledge) -> int:
@@ -118,6 +130,28 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
         return 1 if counts.get("failed") else 0
 
     with_knowledge(settings, work)
+
+
+def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str], ...],
+             as_json: bool, store: Path | None, space: str, wait: bool,
+             queue_url: str | None, fetch_flags: dict[str, Any], options: dict[str, Any],
+             queued: bool) -> None:
+    if not queued:
+        raise click.UsageError("--wait and --queue-url go with --queue")
+    if options.get("dry_run"):
+        raise click.UsageError("--dry-run cannot be queued: run it here, without --queue")
+    if any(value for value in fetch_flags.values()):
+        raise click.UsageError("--allow-private, --max-bytes and --timeout are the "
+                               "workers' settings: give them to `sheaf worker`")
+    settings = settings_for({Group.STORE, Group.QUEUE}, store=store, space=space,
+                            queue=queue_url)
+    template = IngestJob(batch="", source="", space=settings.space,
+                         metadata=dict(metadata), force=options["force"],
+                         resume=options["resume"], password=options["password"],
+                         prefer=options["prefer"], enrich=options["enrich"],
+                         source_id=options["source_id"], version_id=options["version_id"])
+    queue_commands.enqueue(settings, found, recursive=recursive, template=template,
+                           as_json=as_json, wait=wait)
 
 
 def _report(result: IngestResult, done: int, total: int, as_json: bool, live: bool) -> None:

@@ -24,13 +24,13 @@ import anyio
 import anyio.abc
 import attrs
 
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.content_resolver import Preference
 from sheaf.application.enrichment import TokenBudget
 from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
+from sheaf.application.queued_ingestion import run_job
 from sheaf.application.quotes import Quote
 from sheaf.application.retrieval_evaluation import evaluate_search
 from sheaf.application.search import SearchHit
@@ -41,6 +41,7 @@ from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
 from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
+from sheaf.domain.ingest_jobs import IngestJob
 from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
 from sheaf.domain.knowledge_records import DocumentRecord, StoreCompaction, StoreStatus
 from sheaf.domain.resolved_content import ContentSource
@@ -55,6 +56,8 @@ from sheaf.entrypoints.composition import (
     build_embedder,
     build_knowledge,
     build_language_model,
+    open_blob_stores,
+    open_store,
 )
 from sheaf.entrypoints.settings import Settings
 
@@ -101,7 +104,8 @@ class Knowledge:
                    token_budget: int | None = None, settings: Settings | None = None,
                    chunk_sizes: ChunkSizes = DEFAULT_SIZES,
                    adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
-        """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
+        """Open `store` (a DuckDB file or a postgresql:// URL; default SHEAF_STORE or
+        the user data directory; blobs in S3 when SHEAF_BLOBS names s3://bucket/prefix)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
@@ -126,12 +130,16 @@ class Knowledge:
         chosen = embedder if embedder is not None and not isinstance(embedder, str) \
             else build_embedder(settings.embedder)
         opened = None
+        remote_blobs = None
         if adapters is None or adapters.store is None:
-            # Opening the file connects, migrates and may check indexes after a crash:
-            # in a thread, so the caller's event loop keeps running meanwhile.
-            opened = await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
+            # The DuckDB file is opened in a worker thread (connect, migrate, index checks
+            # after a crash), PostgreSQL on the loop: the caller's loop keeps running.
+            opened = await open_store(settings)
             adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
         try:
+            if adapters.blobs is None and (remote_blobs := open_blob_stores(settings)):
+                adapters = attrs.evolve(adapters, blobs=remote_blobs[0],
+                                        artifacts=adapters.artifacts or remote_blobs[1])
             services = build_knowledge(
                 settings.fetch, None if in_memory else settings.store, embedder=chosen,
                 pool=WorkerPool(workers),
@@ -139,9 +147,13 @@ class Knowledge:
                     settings.language_model),
                 budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
                 adapters=adapters)
+            if remote_blobs is not None:
+                services.closers = (remote_blobs[2],)
         except BaseException:
-            if opened is not None:
-                with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True):
+                if remote_blobs is not None:
+                    await remote_blobs[2]()
+                if opened is not None:
                     await opened.aclose()
             raise
         try:
@@ -178,6 +190,11 @@ class Knowledge:
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
             version_id=version_id, upload_name=upload_name))
+
+    async def ingest_job(self, job: IngestJob) -> IngestResult:
+        """Run one queued ingest job (its own space and options; `sheaf worker` calls
+        this); failures come back as a `failed` result, as from `ingest`."""
+        return await run_job(self._services.ingestion.ingest, job)
 
     def _ingest_options(self, *, metadata: Mapping[str, str] | None = None,
                         enrich: str | None = None, **options: Any) -> IngestOptions:

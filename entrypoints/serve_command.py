@@ -66,7 +66,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
                 raise configuration_error(
                     "--port", f"cannot listen on {host}:{port}: {exc.strerror or exc}"
                 ) from None
-            click.echo(f"sheaf: serving {settings.store} on http://{host}:{port} "
+            click.echo(f"sheaf: serving {settings.location} on http://{host}:{port} "
                        f"({'token required' if settings.api_token else 'no token'})",
                        err=True)
             # Ctrl-C or a service manager's SIGTERM: stop serving, close the store, exit 0.

@@ -29,6 +29,7 @@ class Group(enum.Enum):
     FETCH = "fetch"
     LANGUAGE_MODEL = "language_model"
     API = "api"
+    QUEUE = "queue"
 
 
 ALL_GROUPS = frozenset(Group)
@@ -42,7 +43,8 @@ LOG_LEVEL                   -               log level: debug shows every routing
 SHEAF_MAX_BYTES             fetch           largest body fetched, in bytes (default {DEFAULT_MAX_BYTES})
 SHEAF_TIMEOUT               fetch           total seconds for one fetch, redirects included (default 60)
 SHEAF_ALLOW_PRIVATE_NETWORK fetch           1 to allow loopback and private addresses (default 0)
-SHEAF_STORE                 store           the DuckDB file (default $XDG_DATA_HOME/sheaf/sheaf.duckdb)
+SHEAF_STORE                 store           the DuckDB file (default $XDG_DATA_HOME/sheaf/sheaf.duckdb), or postgresql://... (libpq URL; PG* variables apply)
+SHEAF_BLOBS                 store           s3://bucket/prefix for raw bytes and artifacts (AWS_* variables apply; default: the folder beside the DuckDB file)
 XDG_DATA_HOME               store           where the default store lives (default ~/.local/share)
 SHEAF_EMBEDDER              embedder        hashing (default), hashing:DIM, local, onnx:DIR, openai:MODEL, ollama:MODEL or none
 SHEAF_EMBEDDINGS_URL        embedder        the embeddings server (default https://api.openai.com/v1 for openai, http://127.0.0.1:11434 for ollama)
@@ -54,6 +56,7 @@ SHEAF_LLM_MODEL             language_model  the chat model's name
 SHEAF_LLM_API_KEY           language_model  its API key (falls back to OPENAI_API_KEY)
 SHEAF_LLM_CONCURRENCY       language_model  requests in flight at once (default 4)
 SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichment (default: no limit)
+SHEAF_QUEUE                 queue           the PostgreSQL database of the ingest queue, postgresql://... (`sheaf ingest --queue`, `sheaf worker`)
 SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
 SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
 """  # noqa: E501
@@ -96,11 +99,19 @@ class LanguageModelSettings:
     concurrency: int = 4
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(location: str | Path) -> bool:
+    return isinstance(location, str) and location.strip().lower().startswith(POSTGRES_SCHEMES)
+
+
 @attrs.frozen
 class Settings:
     """Everything a command or `Knowledge.open` is configured with."""
 
     store: Path
+    """The DuckDB file; with `store_url`, only where local staging (uploads) lives."""
     space: str = DEFAULT_SPACE
     embedder: EmbedderSettings = EmbedderSettings()
     fetch: HttpSettings = attrs.field(factory=HttpSettings)
@@ -108,6 +119,22 @@ class Settings:
     token_budget: int | None = None
     api_token: str | None = None
     log_level: str = "WARNING"
+    store_url: str | None = None
+    """A PostgreSQL store (`postgresql://...`) instead of the DuckDB file."""
+    blobs: str | None = None
+    """An S3 location (`s3://bucket/prefix`) for blobs and artifacts instead of the
+    folder beside the DuckDB file."""
+    queue: str | None = None
+    """The ingest queue's PostgreSQL URL (ADR-0023); None: no queue configured."""
+
+    @property
+    def location(self) -> str:
+        """The store as a person reads it (a PostgreSQL URL without its password)."""
+        if self.store_url is None:
+            return str(self.store)
+        from sheaf.adapters.postgres.location import shown_location
+
+        return shown_location(self.store_url)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], *,
@@ -115,7 +142,8 @@ class Settings:
                          store: str | Path | None = None, space: str | None = None,
                          embedder: str | None = None, max_bytes: int | None = None,
                          timeout: float | None = None, allow_private: bool = False,
-                         token_budget: int | None = None, api_token: str | None = None
+                         token_budget: int | None = None, api_token: str | None = None,
+                         blobs: str | None = None, queue: str | None = None
                          ) -> Settings:
         """Flags (the keyword arguments) over `environ`, reading only the variables of
         `groups`; `ConfigurationError` names the first bad one."""
@@ -129,8 +157,9 @@ class Settings:
             total_timeout=_seconds(timeout, "--timeout") if timeout is not None
             else env.seconds("SHEAF_TIMEOUT") or 60.0,
             allow_private_network=allow_private or env.switch("SHEAF_ALLOW_PRIVATE_NETWORK"))
+        path, url = _store(store, env)
         return cls(
-            store=_store_path(store, env),
+            store=path, store_url=url, blobs=_blobs(blobs, env),
             space=space or DEFAULT_SPACE,
             embedder=_embedder(embedder, env),
             fetch=fetch,
@@ -138,25 +167,32 @@ class Settings:
             token_budget=_positive(token_budget, "--token-budget")
             if token_budget is not None else env.integer("SHEAF_LLM_TOKEN_BUDGET"),
             api_token=api_token or env.get("SHEAF_API_TOKEN"),
-            log_level=_log_level(environ.get("LOG_LEVEL")))
+            log_level=_log_level(environ.get("LOG_LEVEL")),
+            queue=_queue_url(queue, env))
 
     def with_flags(self, *, store: str | Path | None = None, space: str | None = None,
                    embedder: str | None = None, max_bytes: int | None = None,
                    timeout: float | None = None, allow_private: bool = False,
-                   token_budget: int | None = None) -> Settings:
+                   token_budget: int | None = None, blobs: str | None = None) -> Settings:
         """These settings with the flags that are given put over them, each checked as
         `from_environment` checks a flag; what is not given stays as it is."""
         flags = Settings.from_environment(
-            {}, store=store if store is not None else self.store, embedder=embedder,
-            max_bytes=max_bytes, timeout=timeout, token_budget=token_budget)
+            {}, store=store if store is not None else (self.store_url or self.store),
+            embedder=embedder, max_bytes=max_bytes, timeout=timeout,
+            token_budget=token_budget, blobs=blobs if blobs is not None else self.blobs)
         fetch = attrs.evolve(
             self.fetch,
             max_bytes=self.fetch.max_bytes if max_bytes is None else flags.fetch.max_bytes,
             total_timeout=(self.fetch.total_timeout if timeout is None
                            else flags.fetch.total_timeout),
             allow_private_network=self.fetch.allow_private_network or allow_private)
+        # Without a --store flag the file's place stays as the environment made it (a
+        # PostgreSQL store's local blob folder lies under XDG_DATA_HOME, which the
+        # flags alone cannot see).
         return attrs.evolve(
-            self, store=flags.store, space=space or self.space,
+            self, store=flags.store if store is not None else self.store,
+            store_url=flags.store_url, blobs=flags.blobs,
+            space=space or self.space,
             embedder=self.embedder if embedder is None else flags.embedder, fetch=fetch,
             token_budget=self.token_budget if token_budget is None else flags.token_budget)
 
@@ -221,13 +257,45 @@ def _seconds(value: float, name: str) -> float:
     return value
 
 
-def _store_path(flag: str | Path | None, env: _Environment) -> Path:
+def _store(flag: str | Path | None, env: _Environment) -> tuple[Path, str | None]:
+    """The DuckDB file, and the PostgreSQL URL when the store is one (the file's place
+    then still holds local staging)."""
     chosen = flag or env.get("SHEAF_STORE")
-    if chosen:
-        return Path(chosen).expanduser()
     data_home = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home())
                                                 / ".local" / "share")
-    return Path(data_home) / "sheaf" / "sheaf.duckdb"
+    default = Path(data_home) / "sheaf" / "sheaf.duckdb"
+    if chosen and is_postgres_url(chosen):
+        return default, str(chosen).strip()
+    if chosen and "://" in str(chosen):
+        raise configuration_error("--store" if flag else "SHEAF_STORE",
+                                  f"wants a DuckDB file or postgresql://..., not {chosen!r}")
+    return (Path(chosen).expanduser() if chosen else default), None
+
+
+def _blobs(flag: str | None, env: _Environment) -> str | None:
+    chosen = (flag or env.get("SHEAF_BLOBS") or "").strip()
+    if not chosen:
+        return None
+    from sheaf.adapters.s3.location import parse_s3_url
+    from sheaf.domain.errors import SheafError
+
+    try:
+        parse_s3_url(chosen)
+    except SheafError as exc:
+        raise configuration_error("--blobs" if flag else "SHEAF_BLOBS",
+                                  f"wants s3://bucket/prefix: {exc.message}") from None
+    return chosen
+
+
+def _queue_url(flag: str | None, env: _Environment) -> str | None:
+    name = "--queue-url" if flag else "SHEAF_QUEUE"
+    chosen = (flag or env.get("SHEAF_QUEUE") or "").strip()
+    if not chosen:
+        return None
+    if not chosen.startswith(("postgresql://", "postgres://")):
+        raise configuration_error(name, "wants a PostgreSQL URL, postgresql://user@host:port"
+                                        f"/database, not {chosen.split('@')[-1]!r}")
+    return chosen
 
 
 def _embedder(flag: str | None, env: _Environment) -> EmbedderSettings:

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from tests.local_server import LocalServer
-from tests.postgres_server import postgres_database, postgres_server
+from tests.postgres_server import postgres_database, postgres_schema_url, postgres_server
 from tests.s3_server import s3_bucket, s3_server
 
 
@@ -27,4 +27,5 @@ async def local_server() -> AsyncIterator[LocalServer]:
         await server.stop()
 
 
-__all__ = ["postgres_database", "postgres_server", "s3_bucket", "s3_server", "web"]
+__all__ = ["postgres_database", "postgres_schema_url", "postgres_server", "s3_bucket",
+           "s3_server", "web"]

@@ -63,7 +63,7 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
             # Only once the store is open and the port bound (the port chosen, for 0).
             bound = next((sock.getsockname()[1] for server in web.servers
                           for sock in server.sockets), port)
-            print(f"sheaf: MCP on http://{host}:{bound}/mcp over {settings.store} "
+            print(f"sheaf: MCP on http://{host}:{bound}/mcp over {settings.location} "
                   f"({'token required' if token else 'no token'})", file=sys.stderr,
                   flush=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.memory_http_client import MemoryHttpClient
 from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.postgres_store import PostgresKnowledgeStore
 from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_extraction import DocumentExtraction
 from sheaf.application.ingestion import Ingestion, IngestionPorts, IngestOptions
@@ -29,8 +31,8 @@ NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
 
 
 class World:
-    def __init__(self, store: DuckDbKnowledgeStore | MemoryKnowledgeStore | None = None
-                 ) -> None:
+    def __init__(self, store: DuckDbKnowledgeStore | MemoryKnowledgeStore
+                 | PostgresKnowledgeStore | None = None) -> None:
         self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
         html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
         self.files = MemoryFileReader({NOTES: NOTE_TEXT})
@@ -48,9 +50,17 @@ class World:
         return [e.stage for e in self.ingestion.recorder.events if e.source == source]
 
 
-@pytest.fixture
-def world() -> World:
-    return World()
+@pytest.fixture(params=["memory", "postgres"])
+async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
+    """The use case on the fake store, and on PostgreSQL (its identity rules and
+    writes are the same use case code)."""
+    if request.param == "memory":
+        yield World()
+        return
+    store = await PostgresKnowledgeStore.connect(
+        request.getfixturevalue("postgres_schema_url"))
+    yield World(store)
+    await store.aclose()
 
 
 async def test_new_then_unchanged_without_extracting_again(world: World) -> None:

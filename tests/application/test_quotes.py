@@ -1,6 +1,9 @@
-"""Quotes of stored documents, with fakes of every port."""
+"""Quotes of stored documents, with fakes of every port but the store: the fake, or
+PostgreSQL."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -18,13 +21,21 @@ TEXT = (b"# A Study of Tides\n\n## Abstract\n\nWe measured growth. It rose.\n\n"
         b"## 2 Results\n\nGrowth rose by 23 percent after spring tides.\n")
 
 
-@pytest.fixture
-async def quotes() -> Quotes:
-    world = World()
+@pytest.fixture(params=["memory", "postgres"])
+async def quotes(request: pytest.FixtureRequest) -> AsyncIterator[Quotes]:
+    store = None
+    if request.param == "postgres":
+        from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+
+        store = await PostgresKnowledgeStore.connect(
+            request.getfixturevalue("postgres_schema_url"))
+    world = World(store)
     world.files.files[PAPER] = TEXT
     result = await world.ingestion.ingest(PAPER, IngestOptions())
     assert result.document_id
-    return Quotes(DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
+    yield Quotes(DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
+    if store is not None:
+        await store.aclose()
 
 
 async def test_by_text_with_citation(quotes: Quotes) -> None:

@@ -1,9 +1,10 @@
-"""Search over ingested documents: the store is DuckDB in memory (ranking is the real
-index's), every other port a fake."""
+"""Search over ingested documents: the store is DuckDB in memory or PostgreSQL (ranking
+is the real index's), every other port a fake."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,10 +25,25 @@ from sheaf.domain.search_request import Expansion, SearchMode
 from tests.application.test_ingestion import World
 
 pytestmark = pytest.mark.anyio
+IndexedStore = Any  # DuckDbKnowledgeStore or PostgresKnowledgeStore
 
 
-async def test_hits_carry_their_document_and_span() -> None:
-    world = World(DuckDbKnowledgeStore(":memory:"))
+@pytest.fixture(params=["duckdb", "postgres"])
+async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[IndexedStore]:
+    """A store with a real search index: DuckDB in memory, or PostgreSQL."""
+    if request.param == "duckdb":
+        yield DuckDbKnowledgeStore(":memory:")
+        return
+    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+
+    store = await PostgresKnowledgeStore.connect(
+        request.getfixturevalue("postgres_schema_url"))
+    yield store
+    await store.aclose()
+
+
+async def test_hits_carry_their_document_and_span(indexed: IndexedStore) -> None:
+    world = World(indexed)
     world.files.files["/d/tides.md"] = b"# Tides\n\n## Results\n\nSeagrass grew with the tides.\n"
     world.files.files["/d/foxes.md"] = b"# Foxes\n\nFoxes wait for people to sleep.\n"
     for path in world.files.files:
@@ -53,8 +69,9 @@ TIDES = (b"# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide every
 FOXES = b"# Foxes\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\n"
 
 
-async def seeded(embedder: MemoryEmbedder | None = None) -> tuple[World, Search]:
-    world = World(DuckDbKnowledgeStore(":memory:"))
+async def seeded(store: IndexedStore, embedder: MemoryEmbedder | None = None
+                 ) -> tuple[World, Search]:
+    world = World(store)
     if embedder is not None:
         world.ingestion.embedder = embedder
     world.files.files["/d/tides.md"] = TIDES
@@ -65,8 +82,8 @@ async def seeded(embedder: MemoryEmbedder | None = None) -> tuple[World, Search]
                          DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
 
 
-async def test_each_mode_ranks_and_reports_its_scores() -> None:
-    _, search = await seeded()
+async def test_each_mode_ranks_and_reports_its_scores(indexed: IndexedStore) -> None:
+    _, search = await seeded(indexed)
     bm25 = await search.search("default", "seagrass tides", 5, mode=SearchMode.BM25)
     vector = await search.search("default", "seagrass tides", 5, mode=SearchMode.VECTOR)
     hybrid = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
@@ -81,8 +98,8 @@ async def test_each_mode_ranks_and_reports_its_scores() -> None:
     assert hybrid[0].as_dict()["section"] == "results"
 
 
-async def test_auto_is_hybrid_only_with_a_semantic_embedder() -> None:
-    _, search = await seeded()  # the World's embedder is a semantic stand-in
+async def test_auto_is_hybrid_only_with_a_semantic_embedder(indexed: IndexedStore) -> None:
+    _, search = await seeded(indexed)  # the World's embedder is a semantic stand-in
     (auto,) = await search.search("default", "seagrass tides", 1)
     assert auto.bm25_score and auto.vector_score is not None
     search.embedder = HashingEmbedder()  # lexical: BM25 alone (and no mismatch check)
@@ -90,15 +107,15 @@ async def test_auto_is_hybrid_only_with_a_semantic_embedder() -> None:
     assert lexical.vector_score is None
 
 
-async def test_grouping_keeps_the_best_snippet_per_document() -> None:
-    _, search = await seeded()
+async def test_grouping_keeps_the_best_snippet_per_document(indexed: IndexedStore) -> None:
+    _, search = await seeded(indexed)
     hits = await search.search("default", "seagrass foxes tides", 10, group_by_document=True,
                                mode=SearchMode.BM25)
     assert len({h.document_id for h in hits}) == len(hits) == 2
 
 
-async def test_expansions_are_exact_spans_of_the_document() -> None:
-    world, search = await seeded()
+async def test_expansions_are_exact_spans_of_the_document(indexed: IndexedStore) -> None:
+    world, search = await seeded(indexed)
     for expand in Expansion:
         (hit,) = await search.search("default", "shoot density doubled", 1, expand=expand,
                                      mode=SearchMode.BM25)
@@ -115,8 +132,8 @@ async def test_expansions_are_exact_spans_of_the_document() -> None:
             assert "## Methods" in context.text and "## Discussion" in context.text
 
 
-async def test_a_space_embedded_by_another_model_is_refused_clearly() -> None:
-    world, search = await seeded()
+async def test_a_space_embedded_by_another_model_is_refused_clearly(indexed: IndexedStore) -> None:
+    world, search = await seeded(indexed)
     search.embedder = MemoryEmbedder(name="another", dimension=16)
     with pytest.raises(SheafError) as caught:
         await search.search("default", "seagrass", 3, mode=SearchMode.HYBRID)
@@ -128,8 +145,8 @@ async def test_a_space_embedded_by_another_model_is_refused_clearly() -> None:
     assert await world.store.find("default", "/d/new.md") is None
 
 
-async def test_reindex_embeddings_moves_the_space_to_the_new_model() -> None:
-    world, _ = await seeded()
+async def test_reindex_embeddings_moves_the_space_to_the_new_model(indexed: IndexedStore) -> None:
+    world, _ = await seeded(indexed)
     structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     wider = MemoryEmbedder(name="wider", dimension=32)
     assert await Reindexing(world.storage, structure, wider).reindex(
@@ -140,8 +157,8 @@ async def test_reindex_embeddings_moves_the_space_to_the_new_model() -> None:
     assert hits and "eagrass" in hits[0].chunk.text
 
 
-async def test_bad_queries_are_typed_errors() -> None:
-    _, search = await seeded()
+async def test_bad_queries_are_typed_errors(indexed: IndexedStore) -> None:
+    _, search = await seeded(indexed)
     for query, k in (("  ", 5), ("seagrass", 0)):
         with pytest.raises(SheafError) as caught:
             await search.search("default", query, k)
@@ -221,4 +238,36 @@ async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
     assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
     # The query's terms, the ranking, the snippets, the citations: not one per hit.
     assert 3 <= counts[0] <= 4
+    await store.aclose()
+
+
+@pytest.mark.parametrize("k", [1, 50])
+async def test_citations_cost_the_same_queries_on_postgresql(
+        k: int, postgres_schema_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+
+    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+
+    store = await PostgresKnowledgeStore.connect(postgres_schema_url)
+    world = World(store)
+    for n in range(60):
+        world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
+                                            "\n").encode()
+        await world.ingestion.ingest(f"/d/n{n}.md")
+    search = Search(store.storage())
+    await search.search("default", "heron", 1)  # the space's text statistics, once
+    counts = [0]
+    execute = psycopg.AsyncConnection.execute
+
+    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counts[0] += 1
+        return await execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counted)
+    hits = await search.search("default", "heron", k)
+    monkeypatch.undo()
+    assert len(hits) == k and len({h.document_id for h in hits}) == k
+    assert all(h.title and h.location and h.location.path for h in hits)
+    assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
+    assert 2 <= counts[0] <= 3  # ranking, the snippets, the citations: not one per hit
     await store.aclose()

@@ -1,5 +1,5 @@
 """The store ports' contract (unit of work, catalogue, search index, policies, answer
-cache), run against the in-memory fake and the DuckDB store alike."""
+cache), run against the in-memory fake, the DuckDB store and the PostgreSQL store alike."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
+from sheaf.adapters.postgres_store import PostgresKnowledgeStore
 from sheaf.application.ports.unit_of_work import UnitOfWork
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_analysis import StoredStructure
@@ -31,7 +32,7 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 URL = SourceRef(SourceKind.URL, "https://journal.example/a", "https://Journal.example/a#x")
 
 
-Store = DuckDbKnowledgeStore | MemoryKnowledgeStore
+Store = DuckDbKnowledgeStore | MemoryKnowledgeStore | PostgresKnowledgeStore
 
 
 async def write(store: Store, *steps: Callable[[UnitOfWork], object]) -> None:
@@ -71,10 +72,15 @@ async def remove(store: Store, space: str, document_id: str) -> set[str]:
                                                  v.markdown_sha)})
 
 
-@pytest.fixture(params=["memory", "duckdb"])
+@pytest.fixture(params=["memory", "duckdb", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     if request.param == "memory":
         yield MemoryKnowledgeStore()
+        return
+    if request.param == "postgres":
+        pg = await PostgresKnowledgeStore.connect(request.getfixturevalue("postgres_schema_url"))
+        yield pg
+        await pg.aclose()
         return
     duck = DuckDbKnowledgeStore(tmp_path / "store.duckdb")
     yield duck

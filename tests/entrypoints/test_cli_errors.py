@@ -15,6 +15,7 @@ from tests.entrypoints.test_cli_reference import commands
 FETCH = ("SHEAF_MAX_BYTES", "25MB")
 EMBEDDER = ("SHEAF_EMBEDDING_DIMENSION", "big")
 LANGUAGE_MODEL = ("SHEAF_LLM_CONCURRENCY", "many")
+UNREACHABLE_QUEUE = "postgresql://sheaf@127.0.0.1:9/none"
 # command: (arguments that reach its work, the bad variables it must refuse, those it
 # must never read)
 READS = {
@@ -36,6 +37,10 @@ READS = {
     "eval retrieval": (["{none}"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "serve": (["--port", "0"], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
     "mcp": ([], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
+    # An unreachable queue (port 9): the work is reached, and fails as `storage`.
+    "worker": (["--queue-url", UNREACHABLE_QUEUE], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
+    "batch": (["b1", "--queue-url", UNREACHABLE_QUEUE], [],
+              [FETCH, EMBEDDER, LANGUAGE_MODEL]),
 }
 STORELESS = {"resolve", "extract", "eval retrieval"}
 WITHOUT_SETTINGS = {"demo", "version", "model install"}

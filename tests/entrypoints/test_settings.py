@@ -91,3 +91,14 @@ def test_flags_given_with_settings_override_only_what_they_name(tmp_path: Path) 
     with pytest.raises(ConfigurationError) as bad:
         base.with_flags(max_bytes=0)
     assert bad.value.variable == "--max-bytes"
+
+
+def test_flags_over_a_postgresql_store_keep_the_local_folder_the_environment_chose(
+        tmp_path: Path) -> None:
+    # A queued file's bytes wait in this folder: the enqueuer and the worker (whose
+    # Knowledge.open puts its flags over the settings) must agree on it.
+    settings = Settings.from_environment({"SHEAF_STORE": "postgresql://db/kb",
+                                          "XDG_DATA_HOME": str(tmp_path)})
+    assert settings.store == tmp_path / "sheaf" / "sheaf.duckdb"
+    again = settings.with_flags(embedder="hashing")
+    assert again.store == settings.store and again.store_url == "postgresql://db/kb"

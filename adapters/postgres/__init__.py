@@ -1,0 +1,1 @@
+"""Pieces of the PostgreSQL + pgvector store: schema, rows, searches, unit of work."""
