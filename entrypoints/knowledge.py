@@ -326,7 +326,11 @@ class Knowledge:
         space of deleted and rewritten rows in the file until then. Reindexing does it
         by itself; removal too. Returns the sizes in bytes before and after."""
         compact = self._services.storage.compact
-        return await compact() if compact is not None else StoreCompaction(0, 0)
+        if compact is None:
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             "compact rewrites a DuckDB file; this store reclaims the space "
+                             "of deleted rows itself (PostgreSQL: autovacuum, or VACUUM FULL)")
+        return await compact()
 
     async def evaluate_retrieval(self, queries: Sequence[tuple[str, str]],
                                  qrels: Mapping[str, Mapping[str, int]],

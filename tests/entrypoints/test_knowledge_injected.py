@@ -64,3 +64,13 @@ async def test_an_error_inside_the_block_comes_out_as_itself() -> None:
     with pytest.raises(KeyError):
         async with Knowledge.open(embedder="none", adapters=adapters):
             raise KeyError("mine")
+
+
+async def test_compact_on_a_store_that_has_no_file_to_rewrite_says_so() -> None:
+    from sheaf.domain.errors import ErrorKind, SheafError
+
+    adapters = InjectedAdapters(store=MemoryKnowledgeStore())
+    async with Knowledge.open(embedder="none", adapters=adapters) as kb:
+        with pytest.raises(SheafError) as caught:
+            await kb.compact()
+    assert caught.value.kind is ErrorKind.INVALID_QUERY and "DuckDB" in caught.value.message
