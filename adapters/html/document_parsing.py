@@ -22,6 +22,26 @@ class _Parser(HTMLParser):  # type: ignore[misc]
             self.tokenizer.__class__ = PlainTagTokenizer
         super().reset()
 
+    def release(self) -> None:
+        """Drop html5lib's node wrappers without leaving them to the cycle collector.
+
+        Each wrapper points to its parent and the parent to it, so a page's wrappers
+        (several per element) outlive the parse until a full garbage collection, and
+        every collection until then walks them: about a tenth of sheaf's time on the dev
+        pages. Cutting the parent links lets reference counting free them at once; the
+        ElementTree the parse returns does not refer to them."""
+        tree = self.tree
+        stack = [tree.document]
+        while stack:
+            node = stack.pop()
+            node.parent = None
+            stack.extend(node._childNodes)
+            node._childNodes = []  # the attribute, not the property: that empties the ET
+        tree.openElements = []
+        tree.activeFormattingElements = []
+        tree.document = None
+        tree.headPointer = tree.formPointer = None
+
 
 _TREE = treebuilders.getTreeBuilder("etree")
 
@@ -40,7 +60,9 @@ def parse_document(body: bytes, charset: str | None) -> Element:
 
 
 def _parse(body: bytes, **encodings: Any) -> Element:
-    document: Element = _Parser(_TREE, namespaceHTMLElements=False).parse(body, **encodings)
+    parser = _Parser(_TREE, namespaceHTMLElements=False)
+    document: Element = parser.parse(body, **encodings)
+    parser.release()
     return document
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 from unittest.mock import patch
 from xml.etree.ElementTree import Element, tostring
@@ -12,6 +13,7 @@ from html5lib._tokenizer import HTMLTokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sheaf.adapters.html import document_parsing
 from sheaf.adapters.html.document_parsing import parse_document
 from sheaf.adapters.html.tag_tokenizer import PlainTagTokenizer
 
@@ -100,3 +102,17 @@ def test_trees_are_the_stock_parsers(parts: list[str], chunk_size: int) -> None:
     # Small chunks put chunk ends inside text runs and tags.
     with patch.object(HTMLUnicodeInputStream, "_defaultChunkSize", chunk_size):
         assert tostring(parse_document(body, None)) == stock_tree(body)
+
+
+def test_node_wrappers_are_freed_without_the_cycle_collector() -> None:
+    wrapper = document_parsing._TREE.elementClass
+    body = b"<html><head><title>t</title></head><body>" + b"<div><p>a <b>b</b></p></div>" * 50
+    gc.collect()
+    gc.disable()
+    try:
+        tree = parse_document(body, None)
+        alive = sum(1 for o in gc.get_objects() if isinstance(o, wrapper))
+    finally:
+        gc.enable()
+    assert len(tree.findall(".//p")) == 50
+    assert alive == 0
