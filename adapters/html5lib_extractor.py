@@ -8,10 +8,10 @@ from xml.etree.ElementTree import Element
 
 import anyio
 import attrs
-import html5lib
 
 from sheaf.adapters.html.block_builder import BlockBuilder, clean_inline, visible_text
 from sheaf.adapters.html.content_root import content_root_candidates, page_titles
+from sheaf.adapters.html.document_parsing import parse_document
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.nesting_depth import check_nesting
 from sheaf.adapters.html.page_metadata import read_metadata, structured_article_body
@@ -41,7 +41,7 @@ class Html5libExtractor:
         """Synchronous extraction, for callers already off the event loop."""
         stripped = strip_scripts(body)
         check_nesting(stripped, url=url)
-        html = _parse(stripped, charset)
+        html = parse_document(stripped, charset)
         candidates = content_root_candidates(html)
         metadata, head_links, json_ld = read_metadata(
             html, url, _first_heading(candidates[0].element) or _first_heading(html))
@@ -171,28 +171,6 @@ def _implausible(drafts: list[BlockDraft], credited: int, html: Element) -> str 
     if prose < PAGE_TEXT_SHARE * page_text:
         return f"{prose} characters kept of the page's {page_text}"
     return None
-
-
-def _parse(body: bytes, charset: str | None) -> Element:
-    # Precedence as browsers apply it: BOM, the HTTP charset, <meta charset>; then, instead
-    # of html5lib's windows-1252 default, UTF-8 when the bytes are valid UTF-8.
-    likely = "utf-8" if _is_utf8(body) else None
-    try:
-        document: Element = html5lib.parse(body, treebuilder="etree",
-                                           namespaceHTMLElements=False,
-                                           transport_encoding=charset, likely_encoding=likely)
-    except LookupError:  # an unknown declared charset: let html5lib sniff
-        document = html5lib.parse(body, treebuilder="etree", namespaceHTMLElements=False,
-                                  likely_encoding=likely)
-    return document
-
-
-def _is_utf8(body: bytes) -> bool:
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _without_title_heading(drafts: list[BlockDraft], titles: set[str | None]

@@ -10,8 +10,8 @@ Printed, for each tool, from the same pages in the same process:
   exactly (whitespace collapsed only), pages with complete reference lists, pages with
   chrome (see bench/html_quality.py CHROME); for trafilatura headings are its Markdown
   `#` lines and references are not counted (it has no reference blocks);
-- pages/s over all pages of the three corpora (extraction only, best of N rounds) and
-  the throughput ratio sheaf / trafilatura;
+- pages/s over all pages of the three corpora (extraction only, best of N rounds, the
+  two tools taking turns in each round) and the throughput ratio sheaf / trafilatura;
 - pages where sheaf yields nothing while trafilatura finds text.
 The scoring is bench/html_quality.py, shared with the quality gate test.
 """
@@ -61,14 +61,18 @@ def trafilatura_plain(html: bytes, url: str) -> str:
                                include_comments=False) or ""
 
 
-def timed(extract: Any, jobs: list[tuple[bytes, str]], rounds: int) -> tuple[list[Any], float]:
-    best = float("inf")
-    outputs: list[Any] = []
+def timed(extracts: dict[str, Any], jobs: list[tuple[bytes, str]], rounds: int
+          ) -> dict[str, tuple[list[Any], float]]:
+    """Each tool's outputs and best time over `rounds`, the tools taking turns within a
+    round, so a change in this shared machine's load falls on both alike."""
+    best = dict.fromkeys(extracts, float("inf"))
+    outputs: dict[str, list[Any]] = {}
     for _ in range(rounds):  # this machine's noise only ever adds time
-        started = time.perf_counter()
-        outputs = [extract(html, url) for html, url in jobs]
-        best = min(best, time.perf_counter() - started)
-    return outputs, best
+        for tool, extract in extracts.items():
+            started = time.perf_counter()
+            outputs[tool] = [extract(html, url) for html, url in jobs]
+            best[tool] = min(best[tool], time.perf_counter() - started)
+    return {tool: (outputs[tool], best[tool]) for tool in extracts}
 
 
 def main() -> int:
@@ -98,12 +102,12 @@ def main() -> int:
 
     # sheaf: one Document per page; plain text (title heading left out) for the
     # text metrics, the Document itself for the scholarly ones.
-    documents, sheaf_seconds = timed(sheaf_document, jobs, args.rounds)
+    runs = timed({"sheaf": sheaf_document, "trafilatura": trafilatura_plain}, jobs, args.rounds)
+    (documents, sheaf_seconds), (traf_texts, traf_seconds) = runs["sheaf"], runs["trafilatura"]
     # articles-dev's truth is the body without its title; web-pages-dev's segments may
     # include the title, so there the `# ` title heading stays.
     sheaf_texts = [plain_body(d, with_title=n_a <= i) if d is not None else ""
                    for i, d in enumerate(documents)]
-    traf_texts, traf_seconds = timed(trafilatura_plain, jobs, args.rounds)
     # Markdown (untimed) only for the scholarly structure checks: headings are its `#` lines.
     traf_md = [trafilatura_markdown(html, url) for html, url in jobs[n_a + n_w:]]
 
