@@ -11,12 +11,11 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import duckdb
 
-from sheaf.adapters.vector_matrix import VectorMatrix
 from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_analysis import StoredStructure
@@ -38,6 +37,9 @@ from sheaf.domain.knowledge_records import (
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.value_codec import from_plain, to_plain
+
+if TYPE_CHECKING:  # numpy is imported by the first vector search, not by opening
+    from sheaf.adapters.vector_matrix import VectorMatrix
 
 SCHEMA_VERSION = 5
 HNSW_OVERFETCH = 4
@@ -416,6 +418,8 @@ class DuckDbKnowledgeStore:
             if dimension not in self._hnsw:
                 key = (space, dimension)
                 if key not in self._matrices:
+                    from sheaf.adapters.vector_matrix import VectorMatrix
+
                     self._matrices[key] = VectorMatrix.load(c, f"vectors_{dimension}", space,
                                                             dimension)
                 allowed = None if filters.empty else _allowed_snippets(c, space, filters)

@@ -4,33 +4,24 @@ Commands live in modules by what they do; each imports the heavy parts of sheaf 
 DuckDB, the extractors) only when it runs, so `sheaf --help` and `sheaf --version` start
 fast. Exit codes: 0 ok, 1 a failure (some sources of a batch, a missing document), 2 usage
 or configuration, 3 could not fetch or read the input, 4 unsupported or unextractable
-content.
+content, 75 the store is held by another process that could not serve the command.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from typing import Any
 
 import click
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints import (
-    evaluation_commands,
-    extraction_commands,
-    ingest_commands,
-    reading_commands,
-    search_commands,
-    serve_command,
-)
-from sheaf.entrypoints.mcp import command as mcp_command
-from sheaf.entrypoints.settings import ENVIRONMENT, _log_level, configure_logging
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+EXIT_LOCKED = 75  # sysexits' EX_TEMPFAIL: try again later
 _USAGE_KINDS = frozenset({ErrorKind.CONFIGURATION, ErrorKind.INVALID_QUERY})
 _FAILURE_KINDS = frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
                             ErrorKind.OUT_OF_RANGE, ErrorKind.STORE_VERSION,
@@ -42,7 +33,10 @@ _FAILURE_KINDS = frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FO
 
 def exit_code(error: SheafError) -> int:
     """The README's table: 2 usage and configuration, 3 fetching or reading the input,
-    4 the content, 1 the rest (not found, refused by the store, a model failing)."""
+    4 the content, 75 the store held by another process, 1 the rest (not found, refused
+    by the store, a model failing)."""
+    if error.kind is ErrorKind.STORE_LOCKED:
+        return EXIT_LOCKED
     if error.kind in _USAGE_KINDS:
         return EXIT_USAGE
     if error.kind in _FAILURE_KINDS:
@@ -50,8 +44,42 @@ def exit_code(error: SheafError) -> int:
     return EXIT_FETCH if error.kind.is_fetch_failure else EXIT_CONTENT
 
 
+# Each command by the module that holds it, imported only when that command runs (or
+# `--help` lists them): `sheaf --version` loads none of them.
+_COMMANDS = {
+    **dict.fromkeys(("version", "resolve", "extract", "demo"), "extraction_commands"),
+    **dict.fromkeys(("ingest", "reconcile"), "ingest_commands"),
+    **dict.fromkeys(("list", "show", "remove", "sections", "chunks", "quote", "status",
+                     "space"), "reading_commands"),
+    **dict.fromkeys(("search", "reindex"), "search_commands"),
+    **dict.fromkeys(("eval", "model"), "evaluation_commands"),
+    "serve": "serve_command",
+    "mcp": "mcp.command",
+}
+
+
 class SheafGroup(click.Group):
-    """Typed errors become one line on stderr and their exit code, never a traceback."""
+    """Typed errors become one line on stderr and their exit code, never a traceback.
+    Commands load lazily, by name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _COMMANDS:
+            module = import_module(f"sheaf.entrypoints.{_COMMANDS[cmd_name]}")
+            module.register(self)
+        return self.commands.get(cmd_name)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from sheaf.entrypoints.settings import ENVIRONMENT
+
+        formatter.write_paragraph()
+        formatter.write_text("Environment:")
+        for name, (_, meaning) in ENVIRONMENT.items():
+            formatter.write_paragraph()
+            with formatter.indentation():
+                formatter.write_text(f"{name}: {meaning}")
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -67,6 +95,8 @@ class SheafGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
         except Exception as exc:  # a bug or an unreadable store: one line, details on debug
+            import logging
+
             logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
             click.echo(f"sheaf: error: internal: {type(exc).__name__}: {exc} "
                        "(LOG_LEVEL=debug shows the traceback)", err=True)
@@ -77,15 +107,11 @@ def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         from sheaf.adapters.package_version import version_info
 
-        click.echo(version_info().describe())
+        click.echo(version_info(with_changes=False).describe())
         ctx.exit(EXIT_OK)
 
 
-_EPILOG = "Environment:\n\n" + "\n\n".join(
-    f"{name}: {meaning}" for name, (_, meaning) in ENVIRONMENT.items())
-
-
-@click.group(cls=SheafGroup, epilog=_EPILOG,
+@click.group(cls=SheafGroup,
              context_settings={"help_option_names": ["-h", "--help"],
                                "max_content_width": 100})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
@@ -93,12 +119,9 @@ _EPILOG = "Environment:\n\n" + "\n\n".join(
 def sheaf() -> None:
     """Turn URLs, PDFs, HTML pages and text files into clean, structured, quotable
     knowledge."""
+    from sheaf.entrypoints.settings import _log_level, configure_logging
+
     configure_logging(_log_level(os.environ.get("LOG_LEVEL")))
-
-
-for module in (extraction_commands, ingest_commands, reading_commands, search_commands,
-               evaluation_commands, serve_command, mcp_command):
-    module.register(sheaf)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

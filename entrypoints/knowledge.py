@@ -24,7 +24,6 @@ import anyio
 import anyio.abc
 import attrs
 
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.application.bounded_concurrency import for_each_bounded
 from sheaf.application.content_resolver import Preference
 from sheaf.application.enrichment import TokenBudget
@@ -129,6 +128,8 @@ class Knowledge:
         if adapters is None or adapters.store is None:
             # Opening the file connects, migrates and may check indexes after a crash:
             # in a thread, so the caller's event loop keeps running meanwhile.
+            from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+
             opened = await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
             adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
         try:

@@ -32,6 +32,7 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.UNSAFE_CONTENT: 422,
     ErrorKind.TIMEOUT: 504,
     ErrorKind.STORE_VERSION: 500,
+    ErrorKind.STORE_LOCKED: 503,
     ErrorKind.STORAGE: 503,
     ErrorKind.INTERNAL: 500,
     ErrorKind.TOO_COMPLEX: 422,

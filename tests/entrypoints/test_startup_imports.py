@@ -1,0 +1,56 @@
+"""Commands import only what they use: whole `sheaf` processes under `python -X importtime`,
+their imported modules read from its report (a structural check, never a timing)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXTRACTION = ("html5lib", "pdfminer", "pikepdf", "pypdfium2")
+HEAVY = (*EXTRACTION, "aiohttp", "numpy", "mcp", "onnxruntime")
+
+
+def imported(argv: list[str], env: dict[str, str]) -> set[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sheaf.entrypoints.cli",
+                           *argv], capture_output=True, text=True, check=False, timeout=120,
+                          env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip().split(".")[0]
+            for line in done.stderr.splitlines() if line.startswith("import time:")
+            and "|" in line}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    folder = tmp_path_factory.mktemp("startup")
+    (folder / "note.md").write_text("# Tides\n\nSeagrass grew with the tides.\n")
+    path = folder / "kb.duckdb"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder),
+           "SHEAF_STORE": str(path)}
+    done = subprocess.run([sys.executable, "-m", "sheaf.entrypoints.cli", "ingest",
+                           str(folder / "note.md")], capture_output=True, text=True,
+                          check=False, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    return path, env
+
+
+def test_version_and_help_load_neither_the_store_nor_the_extraction_stack(
+        store: tuple[Path, dict[str, str]]) -> None:
+    _, env = store
+    version = imported(["--version"], env)
+    assert not version & {*HEAVY, "duckdb", "attrs", "anyio"}
+    for argv in (["--help"], ["ingest", "--help"], ["search", "--help"]):
+        assert not imported(argv, env) & {*HEAVY, "duckdb"}, argv
+
+
+def test_list_and_a_bm25_search_read_the_store_without_the_http_or_extraction_stack(
+        store: tuple[Path, dict[str, str]]) -> None:
+    _, env = store
+    listing = imported(["list"], env)
+    assert "duckdb" in listing  # it did open the store
+    assert not listing & set(HEAVY)
+    assert not imported(["search", "seagrass", "--mode", "bm25"], env) & set(HEAVY)
