@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
@@ -177,8 +178,7 @@ class DuckDbKnowledgeStore:
         try:
             self._connection = duckdb.connect(self.path)
         except duckdb.Error as exc:
-            raise SheafError(ErrorKind.STORE_VERSION,
-                             f"cannot open the store at {self.path}: {exc}") from None
+            raise _open_failure(self.path, exc) from None
         self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
         for cursor in self._cursors:
             self._free_cursors.put(cursor)
@@ -779,6 +779,20 @@ def _save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
                     structure: StoredStructure) -> None:
     c.execute("INSERT OR REPLACE INTO version_structure VALUES (?, ?)",
               [version_id, json.dumps(to_plain(structure), separators=(",", ":"))])
+
+
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)", re.S)
+
+
+def _open_failure(path: str, exc: duckdb.Error) -> SheafError:
+    """DuckDB's "Conflicting lock" is another process holding the file: `store_locked`,
+    naming that process; anything else is a file this DuckDB cannot open."""
+    text = str(exc)
+    if "Conflicting lock" in text or "Could not set lock" in text:
+        found = _LOCK_HOLDER.search(text)
+        held = f" by process {found.group(2)} ({found.group(1).strip()})" if found else ""
+        return SheafError(ErrorKind.STORE_LOCKED, f"the store at {path} is held{held}")
+    return SheafError(ErrorKind.STORE_VERSION, f"cannot open the store at {path}: {exc}")
 
 
 def _blocks_json(blocks: Sequence[BlockRow]) -> str:

@@ -53,6 +53,11 @@ class ApiSettings:
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
+    holder: bool = False
+    """The store holder's own loopback API for other sheaf processes of its user
+    (ADR-0022): `/v1/batch` runs a whole `sheaf ingest` (local paths, every option,
+    failed sources as results), and error details keep
+    their paths (a CLI run through it prints what a direct run would)."""
 
 
 class _Refusal(Exception):
@@ -80,6 +85,8 @@ def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
+    if settings.holder:
+        app.router.add_post("/v1/batch", ingest_batch)
     return app
 
 
@@ -89,7 +96,8 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except SheafError as exc:
-        return problem(status_of(exc.kind), exc.kind.value, exc.message)
+        return problem(status_of(exc.kind), exc.kind.value, exc.message,
+                       public=not request.app[SETTINGS].holder)
     except _Refusal as refusal:
         return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
     except web.HTTPException as exc:
@@ -236,6 +244,42 @@ async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
     if not is_url(url):
         raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
     return url, _options(payload)
+
+
+_HOLDER_OPTIONS = {"password": str, "enrich": str, "prefer": str, "dry_run": bool,
+                   "resume": bool, "version_id": str}
+
+
+async def ingest_batch(request: web.Request) -> web.StreamResponse:
+    """The holder's `sheaf ingest` for another process: directories expanded here, then
+    JSON lines: `{"total", "skipped"}` first, one ingest result per source as each
+    finishes. Held open until the batch ends, so the holder stays while it runs."""
+    payload = await _json_body(request, "{\"sources\": [...]}")
+    sources = payload.get("sources") if isinstance(payload, dict) else None
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise _bad("the JSON body needs a \"sources\" list of strings")
+    options = _options(payload)  # and every other option of `sheaf ingest`:
+    for name, kind in _HOLDER_OPTIONS.items():
+        value = payload.get(name)
+        if value is not None:
+            if not isinstance(value, kind):
+                raise _bad(f"{name} must be a {kind.__name__}")
+            options[name] = value
+    concurrency = _count(payload, "concurrency") or 4
+    kb = _knowledge(request)
+    found = await kb.listing(sources, recursive=bool(payload.get("recursive")))
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    await response.prepare(request)
+
+    async def line(value: Any) -> None:
+        await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
+
+    await line({"total": len(found.files),
+                "skipped": [{"path": s.path, "reason": s.reason} for s in found.skipped]})
+    async for event in kb.ingest_many(found, concurrency=concurrency, **options):
+        await line(serialisation.ingest_result(event.result))
+    await response.write_eof()
+    return response
 
 
 async def _receive_upload(request: web.Request) -> tuple[str, dict[str, Any]]:

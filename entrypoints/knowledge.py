@@ -109,7 +109,9 @@ class Knowledge:
         what they name. `adapters` replaces the default store, blob and artifact stores,
         HTTP client or file reader (tests, embedding): with a store given and no `store`
         path, nothing is written to disk. Errors inside the `async with` come out as
-        themselves (a `SheafError` subclass), not wrapped in an exception group."""
+        themselves (a `SheafError` subclass), not wrapped in an exception group. A store
+        another process holds is waited for (SHEAF_LOCK_WAIT seconds, default 2), then
+        refused with `store_locked` (a `StoreError`) naming that process."""
         in_memory = adapters is not None and adapters.store is not None and store is None
         if settings is None:
             settings = Settings.from_environment(
@@ -128,9 +130,13 @@ class Knowledge:
         if adapters is None or adapters.store is None:
             # Opening the file connects, migrates and may check indexes after a crash:
             # in a thread, so the caller's event loop keeps running meanwhile.
+            # Another process holding the file is waited for (SHEAF_LOCK_WAIT, with
+            # backoff), then `store_locked` names it (ADR-0022).
             from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+            from sheaf.entrypoints.store_holder import open_waiting
 
-            opened = await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
+            opened = await anyio.to_thread.run_sync(
+                open_waiting, settings.store, settings.lock_wait, DuckDbKnowledgeStore)
             adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
         try:
             services = build_knowledge(
