@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from time import monotonic
+from time import monotonic, sleep
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -34,11 +34,38 @@ def with_knowledge(settings: Settings, work: Callable[[Knowledge], Awaitable[int
     When another process holds the store and serves it (ADR-0022), `remote` runs the
     command through it instead, if that process has the same `remote_settings`; `hold`
     makes this process such a holder while `work` runs (long commands: ingest)."""
-    code = _through_holder(settings, remote, remote_settings) if remote else None
-    if code is None:
-        code = anyio.run(_direct, settings, work, hold, options)
+    code = _run(settings, work, remote, remote_settings, hold, options)
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
+         remote: Remote | None, keys: Sequence[str], hold: bool,
+         options: dict[str, Any]) -> int:
+    """Through the holder when there is one that can serve; else here, once the store is
+    free. Both are tried again until SHEAF_LOCK_WAIT is spent: a holder may publish
+    itself just after this process found the store locked."""
+    import attrs
+
+    from sheaf.domain.errors import ErrorKind, SheafError
+    from sheaf.entrypoints.store_holder import locked_error
+
+    deadline = monotonic() + settings.lock_wait
+    pause = 0.05
+    once = attrs.evolve(settings, lock_wait=0.0)
+    while True:
+        code = _through_holder(settings, remote, keys) if remote else None
+        if code is not None:
+            return code
+        try:
+            return anyio.run(_direct, once, work, hold, options)
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.STORE_LOCKED:
+                raise
+            if monotonic() >= deadline:
+                raise locked_error(settings.store, exc, settings.lock_wait) from None
+        sleep(min(pause, max(0.0, deadline - monotonic())))
+        pause = min(pause * 2, 0.5)
 
 
 async def _direct(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],

@@ -141,7 +141,7 @@ def open_waiting(store: Path, wait: float, opener: Callable[[Path], T]) -> T:
                 raise
             left = deadline - time.monotonic()
             if left <= 0:
-                raise locked_error(store, exc, wait) from None
+                raise (locked_error(store, exc, wait) if wait > 0 else exc) from None
             time.sleep(min(pause, left))
             pause = min(pause * 2, 0.5)
 
