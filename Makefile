@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres clean samples
+.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-startup clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench-pdf: $(STAMP)
 
 bench-formats: $(STAMP)
 	$(BIN)/python -P bench/container_mutations.py --cases 2000
+
+# Whole `sheaf` processes against `python -c pass`, min and median (ADR-0022).
+bench-startup: $(STAMP)
+	$(BIN)/python -P bench/startup.py
 
 # psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
 bench-postgres: $(STAMP)
