@@ -18,16 +18,14 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 import attrs
 
 from sheaf.application.bounded_concurrency import for_each_bounded
-from sheaf.application.content_resolver import Preference
 from sheaf.application.enrichment import TokenBudget
-from sheaf.application.ingestion import IngestOptions
 from sheaf.application.ports.embedder import Embedder
 from sheaf.application.ports.language_model import LanguageModel
 from sheaf.application.quotes import Quote
@@ -56,6 +54,10 @@ from sheaf.entrypoints.composition import (
     build_language_model,
 )
 from sheaf.entrypoints.settings import Settings
+
+if TYPE_CHECKING:  # ingestion's modules load with the first ingest, not with the store
+    from sheaf.application.content_resolver import Preference
+    from sheaf.application.ingestion import IngestOptions
 
 
 @attrs.frozen
@@ -188,6 +190,8 @@ class Knowledge:
 
     def _ingest_options(self, *, metadata: Mapping[str, str] | None = None,
                         enrich: str | None = None, **options: Any) -> IngestOptions:
+        from sheaf.application.ingestion import IngestOptions
+
         return IngestOptions(space=self.space, metadata=dict(metadata or {}),
                              enrich=parse_kinds(enrich) if enrich is not None else None,
                              **options)

@@ -148,4 +148,4 @@ def reindex(embeddings: bool, no_chunks: bool, enrich: str | None, token_budget:
                                      enrich=enrich, progress=lambda done, _: advance(1))
         click.echo(f"reindexed {count} documents in space {space!r}", err=True)
 
-    with_knowledge(settings, work)
+    with_knowledge(settings, work, hold=True)  # a long run: readers go through it
