@@ -90,7 +90,7 @@ def _through_holder(settings: Settings, remote: Remote,
     holder = read_holder(settings.store)
     if holder is None:
         return None
-    mine = json.loads(json.dumps(compatibility(settings)))
+    mine = compatibility(settings)
     if any(holder.compatibility.get(key) != mine[key] for key in keys):
         return None
     from sheaf.entrypoints.holder_client import HolderClient, HolderUnreachable

@@ -10,6 +10,7 @@ reachable holder it waits briefly for the lock, then fails with `store_locked`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -18,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 import attrs
@@ -41,24 +42,27 @@ class HolderRecord:
     command: str
     url: str
     token: str
-    compatibility: dict[str, Any] = attrs.field(factory=dict)
-    """The settings results depend on (embedder, fetch limits, language model): a
-    command with other settings is not run through this holder."""
+    compatibility: dict[str, str] = attrs.field(factory=dict)
+    """Digests of the settings results depend on (embedder, fetch limits, language
+    model): a command with other settings is not run through this holder."""
 
 
 def holder_path(store: Path) -> Path:
     return Path(f"{store}{HOLDER_SUFFIX}")
 
 
-def compatibility(settings: Settings) -> dict[str, Any]:
-    """The settings that change what a store command answers or stores, as JSON."""
+def compatibility(settings: Settings) -> dict[str, str]:
+    """The settings that change what a store command answers or stores, each as a
+    digest: equal settings give equal digests, and no API key reaches the file."""
     model = settings.language_model
-    return {"embedder": attrs.asdict(settings.embedder),
-            "max_bytes": settings.fetch.max_bytes,
-            "timeout": settings.fetch.total_timeout,
-            "allow_private": settings.fetch.allow_private_network,
-            "language_model": [model.base_url, model.model] if model else None,
-            "token_budget": settings.token_budget}
+    values = {"embedder": attrs.asdict(settings.embedder),
+              "max_bytes": settings.fetch.max_bytes,
+              "timeout": settings.fetch.total_timeout,
+              "allow_private": settings.fetch.allow_private_network,
+              "language_model": attrs.asdict(model) if model else None,
+              "token_budget": settings.token_budget}
+    return {name: hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:32]
+            for name, value in values.items()}
 
 
 def _alive(pid: int) -> bool:
