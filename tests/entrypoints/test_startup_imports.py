@@ -14,10 +14,10 @@ EXTRACTION = ("html5lib", "pdfminer", "pikepdf", "pypdfium2")
 HEAVY = (*EXTRACTION, "aiohttp", "numpy", "mcp", "onnxruntime")
 
 
-def imported(argv: list[str], env: dict[str, str]) -> set[str]:
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sheaf.entrypoints.cli",
-                           *argv], capture_output=True, text=True, check=False, timeout=120,
-                          env=env)
+def imported(argv: list[str], env: dict[str, str], *,
+             program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli")) -> set[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", *program, *argv],
+                          capture_output=True, text=True, check=False, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     return {line.rsplit("|", 1)[1].strip().split(".")[0]
             for line in done.stderr.splitlines() if line.startswith("import time:")
@@ -43,6 +43,9 @@ def test_version_and_help_load_neither_the_store_nor_the_extraction_stack(
     _, env = store
     version = imported(["--version"], env)
     assert not version & {*HEAVY, "duckdb", "attrs", "anyio"}
+    # The console script answers `--version` before click is even imported.
+    script = str(Path(sys.executable).parent / "sheaf")
+    assert not imported(["--version"], env, program=(script,)) & {"click", "duckdb", "attrs"}
     for argv in (["--help"], ["ingest", "--help"], ["search", "--help"]):
         assert not imported(argv, env) & {*HEAVY, "duckdb"}, argv
 
