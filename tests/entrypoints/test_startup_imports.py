@@ -57,3 +57,19 @@ def test_list_and_a_bm25_search_read_the_store_without_the_http_or_extraction_st
     assert "duckdb" in listing  # it did open the store
     assert not listing & set(HEAVY)
     assert not imported(["search", "seagrass", "--mode", "bm25"], env) & set(HEAVY)
+
+
+def test_every_command_a_module_registers_is_in_the_lazy_table() -> None:
+    """The root loads a command's module by the command's name: a command missing from
+    the table would be neither listed by --help nor found."""
+    import importlib
+
+    import click
+
+    from sheaf.entrypoints.cli import _COMMANDS
+
+    for module in set(_COMMANDS.values()):
+        group = click.Group()
+        importlib.import_module(f"sheaf.entrypoints.{module}").register(group)
+        assert {name: module for name in group.commands} == {
+            name: where for name, where in _COMMANDS.items() if where == module}, module
