@@ -144,7 +144,14 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
     if tool is None:
         raise SheafError(ErrorKind.INVALID_QUERY,
                          f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
-    problem = _problem(arguments, tool["parameters"], "arguments")
+    return checked_against(name, tool["parameters"], arguments)
+
+
+def checked_against(name: str, schema: dict[str, Any], arguments: object) -> dict[str, Any]:
+    """`arguments` if they meet `schema` (the subset of JSON Schema the tools use), or
+    `invalid_query` naming the first problem. The MCP server checks its own tools with it
+    too, so every interface words a bad argument the same way."""
+    problem = _problem(arguments, schema, "arguments")
     if problem:
         raise SheafError(ErrorKind.INVALID_QUERY, f"{name}: {problem}")
     assert isinstance(arguments, dict)
@@ -212,7 +219,17 @@ async def run_tool(kb: Knowledge, name: str, arguments: dict[str, Any] | str
             except json.JSONDecodeError as exc:
                 raise SheafError(ErrorKind.INVALID_QUERY,
                                  f"arguments are not JSON: {exc}") from None
-        return await _dispatch(kb, name, check_arguments(name, arguments))
+        return await run_checked_tool(kb, name, check_arguments(name, arguments))
+    except SheafError as exc:
+        return {"error": serialisation.error(exc)}
+
+
+async def run_checked_tool(kb: Knowledge, name: str, arguments: dict[str, Any]
+                           ) -> dict[str, Any]:
+    """Run a tool call whose arguments the caller has already checked against the tool's
+    schema: the answer, or `{"error": {"kind", "message"}}`."""
+    try:
+        return await _dispatch(kb, name, arguments)
     except SheafError as exc:
         return {"error": serialisation.error(exc)}
 

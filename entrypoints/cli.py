@@ -17,31 +17,34 @@ from typing import Any
 
 import click
 
-from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.errors import (
+    ErrorKind,
+    InvalidInput,
+    SheafError,
+    UnsupportedContent,
+    family_of,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 EXIT_LOCKED = 75  # sysexits' EX_TEMPFAIL: try again later
-_USAGE_KINDS = frozenset({ErrorKind.CONFIGURATION, ErrorKind.INVALID_QUERY})
-_FAILURE_KINDS = frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
-                            ErrorKind.OUT_OF_RANGE, ErrorKind.STORE_VERSION,
-                            ErrorKind.EMBEDDING_MISMATCH, ErrorKind.INGESTION_DISABLED,
-                            ErrorKind.EMBEDDING_FAILED, ErrorKind.LLM_FAILED,
-                            ErrorKind.TOKEN_BUDGET_SPENT, ErrorKind.STORAGE,
-                            ErrorKind.INTERNAL})
 
 
 def exit_code(error: SheafError) -> int:
-    """The README's table: 2 usage and configuration, 3 fetching or reading the input,
-    4 the content, 75 the store held by another process, 1 the rest (not found, refused
-    by the store, a model failing)."""
+    """The README's table, read off the error's family: 3 fetching or reading the input,
+    4 the content, 2 a bad argument or setting (`InvalidInput`, `ConfigurationError`),
+    75 the store held by another process (`store_locked`: try again), 1 the rest (not
+    found, refused by the store, a model failing, a defect)."""
     if error.kind is ErrorKind.STORE_LOCKED:
         return EXIT_LOCKED
-    if error.kind in _USAGE_KINDS:
+    if error.kind.is_fetch_failure:
+        return EXIT_FETCH
+    family = family_of(error.kind)
+    if issubclass(family, UnsupportedContent):
+        return EXIT_CONTENT
+    if issubclass(family, InvalidInput):
         return EXIT_USAGE
-    if error.kind in _FAILURE_KINDS:
-        return EXIT_FAILED
-    return EXIT_FETCH if error.kind.is_fetch_failure else EXIT_CONTENT
+    return EXIT_FAILED
 
 
 # Each command by the module that holds it, imported only when that command runs (or

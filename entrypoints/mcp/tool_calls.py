@@ -1,7 +1,8 @@
 """Running MCP tool calls on `sheaf.Knowledge`, each answer within the output budget.
 
-The shared tools run through `Knowledge.call_tool`, so an MCP answer holds the very
-records the LLM tools return; the server only pages them. Its own tools use the facade's
+The shared tools run through the dispatcher of `Knowledge.call_tool`, so an MCP answer
+holds the very records the LLM tools return; the server only pages them. Arguments are
+checked once, here, by the same schema checker the LLM tools use. Its own tools use the facade's
 public methods.
 """
 
@@ -14,10 +15,10 @@ from typing import Any, TypeVar
 
 import anyio
 import attrs
-import jsonschema
 
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 from sheaf.entrypoints import serialisation
+from sheaf.entrypoints.agent_tools import checked_against, run_checked_tool
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.allowed_folders import AllowedFolders
 from sheaf.entrypoints.mcp.answer_text import answer_text
@@ -62,8 +63,6 @@ class ToolCalls:
         self._tools = tools
         self._folders = folders
         self._budget = budget
-        self._validators = {name: jsonschema.Draft202012Validator(tool.input_schema)
-                            for name, tool in tools.items()}
 
     async def call(self, name: str, arguments: dict[str, Any] | None,
                    progress: Progress = _no_progress) -> ToolAnswer:
@@ -89,25 +88,20 @@ class ToolCalls:
             return ToolAnswer(failure, answer_text(name, failure), is_error=True)
 
     def _check(self, name: str, arguments: dict[str, Any]) -> None:
-        validator = self._validators.get(name)
-        if validator is None:
+        tool = self._tools.get(name)
+        if tool is None:
             raise SheafError(ErrorKind.INVALID_QUERY,
                              f"unknown tool {name!r}; tools: {', '.join(self._tools)}")
-        problem = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
-        if problem is not None:
-            where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}"
-                            for p in problem.absolute_path)
-            raise SheafError(ErrorKind.INVALID_QUERY,
-                             f"{name}: arguments{where}: {problem.message}")
+        checked_against(name, tool.input_schema, arguments)
 
     async def _run(self, name: str, arguments: dict[str, Any],
                    progress: Progress) -> dict[str, Any] | _DocumentRange:
         if name == "ingest_url":
             return await _with_heartbeat(
-                self._knowledge.call_tool(name, arguments), progress,
+                run_checked_tool(self._knowledge, name, arguments), progress,
                 f"ingesting {arguments['url']}")
         if self._tools[name].shared:
-            return await self._knowledge.call_tool(name, arguments)
+            return await run_checked_tool(self._knowledge, name, arguments)
         if name == "ingest_file":
             return await self._ingest_file(arguments, progress)
         if name == "read_document":

@@ -137,7 +137,7 @@ def test_failures_keep_their_exit_codes(tmp_path: Path) -> None:
     missing = run("show", "doc_none", "--store", store)
     assert missing.exit_code == 1 and "document_not_found" in missing.stderr
     beyond = run("quote", note, "--sentence", "99", "--store", store)
-    assert beyond.exit_code == 1 and "out_of_range" in beyond.stderr
+    assert beyond.exit_code == 2 and "out_of_range" in beyond.stderr
     absent = run("quote", note, "--text", "foxes raid bins", "--store", store)
     assert absent.exit_code == 1 and "quote_not_found" in absent.stderr
     queries = tmp_path / "queries.jsonl"
@@ -160,3 +160,27 @@ def test_a_port_already_taken_is_a_configuration_error(command: list[str],
         result = run(*command, "--port", str(port), "--store", tmp_path / "kb.duckdb")
     assert result.exit_code == 2, result.output
     assert f"configuration: --port: cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
+def test_the_readme_lists_every_kind_under_the_exit_code_it_gets() -> None:
+    import re
+
+    from sheaf.domain.errors import ErrorKind, SheafError
+    from sheaf.entrypoints.cli import exit_code
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("Exit codes follow"):].split("\n\n")[0]
+    # "1 ... (kinds); 2 ... (kinds); ...": each code's clause runs to the next "; N ".
+    clauses = re.split(r";\s+(?=\d+\s)", " ".join(paragraph.split()))
+    listed: dict[str, int] = {}
+    for clause in clauses:
+        code = re.match(r"(?:.*?:\s+)?(\d+)\s", clause)
+        if code is None:
+            continue
+        for word in re.findall(r"[a-z_]+", clause):
+            if word in ErrorKind._value2member_map_:
+                listed[word] = int(code.group(1))
+    missing = {k.value for k in ErrorKind} - set(listed)
+    assert not missing, f"kinds the README's exit codes do not list: {missing}"
+    for kind in ErrorKind:
+        assert exit_code(SheafError(kind, "x")) == listed[kind.value], kind
