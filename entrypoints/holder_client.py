@@ -90,18 +90,23 @@ class HolderClient:
                              f"{self.holder.pid}) failed to answer: {exc}") from None
         if response.status >= 400:
             try:
-                raise _failure(response.status, response.read())
+                raise _failure(response.status, response.read(), self.holder)
             finally:
                 connection.close()
         return connection, response
 
 
-def _failure(status: int, body: bytes) -> SheafError:
+def _failure(status: int, body: bytes, holder: HolderRecord) -> Exception:
+    """The holder's problem document as the error a direct run raises. A refused token
+    or an answer that is no sheaf problem means the address is no longer this holder's
+    (its pid and port reused): unreachable, so the command opens the store itself."""
     try:
         found = json.loads(body)
         kind, detail = str(found["kind"]), str(found["detail"])
     except (ValueError, KeyError, TypeError):
-        return SheafError(ErrorKind.INTERNAL, f"the store's holder answered {status}")
+        return HolderUnreachable(f"{holder.url} answered {status}, not as sheaf does")
+    if status == 401:
+        return HolderUnreachable(f"{holder.url} refused the holder's token")
     try:
         return SheafError(ErrorKind(kind), detail)
     except ValueError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -16,7 +17,14 @@ import pytest
 
 from sheaf import Knowledge, StoreError
 from sheaf.domain.errors import ErrorKind
-from sheaf.entrypoints.store_holder import HolderRecord, holder_path, publish, read_holder
+from sheaf.entrypoints.settings import Settings
+from sheaf.entrypoints.store_holder import (
+    HolderRecord,
+    compatibility,
+    holder_path,
+    publish,
+    read_holder,
+)
 
 NOTES = {"tides.md": "# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide.\n\n"
                      "## Results\n\nSeagrass grew with the tides. Shoot density doubled.\n",
@@ -163,6 +171,15 @@ def test_a_stale_holder_file_is_ignored_and_removed(tmp_path: Path) -> None:
     assert read_holder(store) is None
     assert not holder_path(store).exists()
     done = sheaf(environment(tmp_path), "list")
+    assert done.returncode == 0, done.stderr
+    # A live pid whose address answers nothing (a reused pid): the command opens the
+    # store itself.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    publish(store, HolderRecord(os.getpid(), "sheaf serve", f"http://127.0.0.1:{closed}",
+                                "token", compatibility(Settings(store))))
+    done = sheaf(environment(tmp_path), "list", "--json")
     assert done.returncode == 0, done.stderr
 
 
