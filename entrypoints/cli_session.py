@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from time import monotonic, sleep
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import click
 
 from sheaf.entrypoints.settings import Settings
@@ -45,6 +44,7 @@ def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
     """Through the holder when there is one that can serve; else here, once the store is
     free. Both are tried again until SHEAF_LOCK_WAIT is spent: a holder may publish
     itself just after this process found the store locked."""
+    import anyio
     import attrs
 
     from sheaf.domain.errors import ErrorKind, SheafError

@@ -21,7 +21,6 @@ from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-import anyio
 import attrs
 
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -155,6 +154,7 @@ async def holding(kb: Knowledge, settings: Settings, command: str | None = None
                   ) -> AsyncIterator[HolderRecord]:
     """Serve the HTTP API on `kb` at a loopback port with a fresh token and publish it
     in `<store>.holder` until the block ends (the file goes first, then the server)."""
+    import anyio
     from aiohttp import web
 
     from sheaf.entrypoints.composition import blob_folder
