@@ -56,7 +56,7 @@ class ApiSettings:
     holder: bool = False
     """The store holder's own loopback API for other sheaf processes of its user
     (ADR-0022): `/v1/batch` runs a whole `sheaf ingest` (local paths, every option,
-    failed sources as results), and error details keep
+    failed sources as results), `/v1/status` is `sheaf status`, and error details keep
     their paths (a CLI run through it prints what a direct run would)."""
 
 
@@ -87,6 +87,7 @@ def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
     app.router.add_post("/v1/quote", quote)
     if settings.holder:
         app.router.add_post("/v1/batch", ingest_batch)
+        app.router.add_get("/v1/status", store_status)
     return app
 
 
@@ -248,6 +249,11 @@ async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
 
 _HOLDER_OPTIONS = {"password": str, "enrich": str, "prefer": str, "dry_run": bool,
                    "resume": bool, "version_id": str}
+
+
+async def store_status(request: web.Request) -> web.Response:
+    """The holder's `sheaf status`: the store's location, schema and counts per space."""
+    return _json(serialisation.store_status(await request.app[KNOWLEDGE].status()))
 
 
 async def ingest_batch(request: web.Request) -> web.StreamResponse:

@@ -265,8 +265,7 @@ def quote(document: str, text: str | None, sentence: int | None, paragraph: int 
 @store_option
 def status(as_json: bool, store: Path | None) -> None:
     """Store path, schema version, counts per space, last ingest."""
-    async def work(kb: Knowledge) -> None:
-        found = serialisation.store_status(await kb.status())
+    def shown(found: dict[str, Any]) -> None:
         if as_json:
             echo_json(found, indent=2)
             return
@@ -277,7 +276,14 @@ def status(as_json: bool, store: Path | None) -> None:
             click.echo(f"space {counts['space']:<9} {counts['documents']} documents, "
                        f"{counts['versions']} versions, {counts['sources']} sources")
 
-    with_knowledge(settings_for({Group.STORE}, store=store), work)
+    async def work(kb: Knowledge) -> None:
+        shown(as_received(serialisation.store_status(await kb.status())))
+
+    def remote(holder: HolderClient) -> None:
+        shown(holder.get("/v1/status"))
+
+    with_knowledge(settings_for({Group.STORE}, store=store), work, remote=remote,
+                   remote_settings=())
 
 
 @click.command()

@@ -122,8 +122,8 @@ def locked_error(store: Path, found: SheafError, waited: float) -> SheafError:
     who = (f"process {holder.pid} ({holder.command})" if holder is not None
            else found.message.rsplit(" held ", 1)[-1] if " held by " in found.message
            else "another process")
-    through = (" It serves list, show, sections, search, quote, remove and ingest for "
-               "sheaf commands with the same settings; this one it cannot serve."
+    through = (" It serves list, show, sections, search, quote, status, remove and "
+               "ingest for sheaf commands with the same settings; this one it cannot serve."
                if holder is not None else "")
     return SheafError(ErrorKind.STORE_LOCKED,
                       f"the store at {store} is held by {who} and was not freed within "

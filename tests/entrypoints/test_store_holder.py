@@ -76,6 +76,7 @@ READS = (("list",), ("list", "--json"), ("show", "{doc}"), ("show", "{doc}", "--
           "--expand", "parent-section"),
          ("quote", "{doc}", "--text", "shoot density doubled"),
          ("quote", "{doc}", "--section", "results", "--first", "1", "--json"),
+         ("status",), ("status", "--json"),
          ("quote", "{doc}", "--text", "not in the text at all, anywhere"),
          ("show", "no-such-document"))
 
@@ -107,7 +108,7 @@ def test_reads_through_a_running_server_print_what_a_direct_run_prints(
               for argv, (code, _, errors) in zip(READS[:-2], through, strict=False) if code]
     assert not failed
     # A command the holder cannot serve waits, then names it: pid, command, what to do.
-    locked = sheaf(env, "status")
+    locked = sheaf(env, "chunks", doc)
     assert locked.returncode == 75
     assert locked.stderr.startswith("sheaf: error: store_locked: ")
     assert f"process {serving.pid} (sheaf serve)" in locked.stderr
