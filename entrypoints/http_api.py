@@ -54,6 +54,8 @@ class ApiSettings:
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
     holder: bool = False
+    batches: int = 0
+    """`/v1/batch` requests running: the holder waits for them before it stops."""
     """The store holder's own loopback API for other sheaf processes of its user
     (ADR-0022): `/v1/batch` runs a whole `sheaf ingest` (local paths, every option,
     failed sources as results), `/v1/status` is `sheaf status`, and error details keep
@@ -259,7 +261,7 @@ async def store_status(request: web.Request) -> web.Response:
 async def ingest_batch(request: web.Request) -> web.StreamResponse:
     """The holder's `sheaf ingest` for another process: directories expanded here, then
     JSON lines: `{"total", "skipped"}` first, one ingest result per source as each
-    finishes. Held open until the batch ends, so the holder stays while it runs."""
+    finishes. The holder does not stop while one runs."""
     payload = await _json_body(request, "{\"sources\": [...]}")
     sources = payload.get("sources") if isinstance(payload, dict) else None
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
@@ -273,19 +275,24 @@ async def ingest_batch(request: web.Request) -> web.StreamResponse:
             options[name] = value
     concurrency = _count(payload, "concurrency") or 4
     kb = _knowledge(request)
-    found = await kb.listing(sources, recursive=bool(payload.get("recursive")))
-    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
-    await response.prepare(request)
+    settings = request.app[SETTINGS]
+    settings.batches += 1
+    try:
+        found = await kb.listing(sources, recursive=bool(payload.get("recursive")))
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
 
-    async def line(value: Any) -> None:
-        await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
+        async def line(value: Any) -> None:
+            await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
 
-    await line({"total": len(found.files),
-                "skipped": [{"path": s.path, "reason": s.reason} for s in found.skipped]})
-    async for event in kb.ingest_many(found, concurrency=concurrency, **options):
-        await line(serialisation.ingest_result(event.result))
-    await response.write_eof()
-    return response
+        await line({"total": len(found.files), "skipped": [
+            {"path": s.path, "reason": s.reason} for s in found.skipped]})
+        async for event in kb.ingest_many(found, concurrency=concurrency, **options):
+            await line(serialisation.ingest_result(event.result))
+        await response.write_eof()
+        return response
+    finally:
+        settings.batches -= 1
 
 
 async def _receive_upload(request: web.Request) -> tuple[str, dict[str, Any]]:

@@ -153,7 +153,8 @@ def open_waiting(store: Path, wait: float, opener: Callable[[Path], T]) -> T:
 async def holding(kb: Knowledge, settings: Settings, command: str | None = None
                   ) -> AsyncIterator[HolderRecord]:
     """Serve the HTTP API on `kb` at a loopback port with a fresh token and publish it
-    in `<store>.holder` until the block ends (the file goes first, then the server)."""
+    in `<store>.holder` until the block ends (the file goes first, then the server,
+    once the ingests other processes run through it have finished)."""
     import anyio
     from aiohttp import web
 
@@ -161,9 +162,10 @@ async def holding(kb: Knowledge, settings: Settings, command: str | None = None
     from sheaf.entrypoints.http_api import ApiSettings, build_app
 
     token = secrets.token_urlsafe(32)
-    app = build_app(kb, ApiSettings(space=settings.space, token=token, holder=True,
-                                    max_upload_bytes=settings.fetch.max_bytes,
-                                    uploads=blob_folder(settings.store) / "uploads"))
+    served = ApiSettings(space=settings.space, token=token, holder=True,
+                         max_upload_bytes=settings.fetch.max_bytes,
+                         uploads=blob_folder(settings.store) / "uploads")
+    app = build_app(kb, served)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
@@ -177,6 +179,11 @@ async def holding(kb: Knowledge, settings: Settings, command: str | None = None
             yield record
         finally:
             withdraw(settings.store, record)
+            # Another process's ingest running through this one finishes first (aiohttp
+            # would cancel it after its shutdown timeout); no new one can find us now.
+            with anyio.CancelScope(shield=True):
+                while served.batches:
+                    await anyio.sleep(0.05)
     finally:
         with anyio.CancelScope(shield=True):
             await runner.cleanup()

@@ -206,3 +206,37 @@ async def test_the_facade_on_a_held_store_waits_then_raises_store_locked(
         holder.communicate("", timeout=30)
     async with Knowledge.open(store) as kb:  # freed: it opens
         assert await kb.documents() == []
+
+
+@pytest.mark.anyio
+async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
+        tmp_path: Path) -> None:
+    import anyio
+
+    from sheaf.entrypoints.holder_client import HolderClient
+    from sheaf.entrypoints.store_holder import holding
+
+    (tmp_path / "notes").mkdir()
+    for number in range(12):
+        (tmp_path / "notes" / f"n{number}.md").write_text(f"# Note {number}\n\nText.\n")
+    settings = Settings.from_environment({}, store=tmp_path / "kb.duckdb")
+    received: list[dict[str, object]] = []
+    started = anyio.Event()
+
+    def client(record: HolderRecord, token: anyio.lowlevel.EventLoopToken) -> None:
+        answer = HolderClient(record, "default").lines("/v1/batch", {
+            "sources": [str(tmp_path / "notes")], "concurrency": 1})
+        received.append(next(answer))
+        anyio.from_thread.run_sync(started.set, token=token)
+        received.extend(answer)
+
+    async with Knowledge.open(settings=settings) as kb:
+        async with anyio.create_task_group() as tasks:
+            async with holding(kb, settings, "sheaf ingest") as record:
+                tasks.start_soon(anyio.to_thread.run_sync, client, record,
+                                 anyio.lowlevel.current_token())
+                await started.wait()
+            # The holder's own work is done: it has withdrawn its file and waited.
+            assert not holder_path(settings.store).exists()
+            assert len(received) == 13  # the header and every source's result
+        assert len(await kb.documents()) == 12
