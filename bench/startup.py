@@ -4,10 +4,12 @@
 
 Each command runs `--runs` times, the commands interleaved round by round so that a busy
 machine slows them alike; printed per command: min and median wall time and their ratios
-to `python -c pass` measured in the same rounds (the issue's targets: `--version` within
-3x, `list` on a small store within 5x). The store is a small one made for the run
-(`--documents` generated notes, about ten snippets each). The same `list` and `search`
-are then timed while `sheaf serve` holds the store, so they run through it (ADR-0022).
+to `python -c pass` measured in the same rounds, and the least CPU time (user + system)
+of a run with its ratio, which waiting for a core on a shared machine does not inflate
+(the issue's targets: `--version` within 3x, `list` on a small store within 5x). The
+store is a small one made for the run (`--documents` generated notes, about ten snippets
+each). The same `list` and `search` are then timed while `sheaf serve` holds the store,
+so they run through it (ADR-0022).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -42,19 +45,27 @@ def notes(folder: Path, count: int, rng: random.Random) -> None:
                                                      + "\n\n".join(sections) + "\n")
 
 
-def timed(argv: Sequence[str], env: dict[str, str]) -> float:
+def cpu_of_children() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run (CPU time is what a busy machine's waiting for a
+    core leaves out)."""
+    cpu = cpu_of_children()
     started = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, env=env, check=False)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): "
                          f"{done.stderr.decode(errors='replace')[-500:]}")
-    return elapsed
+    return elapsed, cpu_of_children() - cpu
 
 
 def measure(commands: dict[str, list[str]], runs: int, env: dict[str, str]
-            ) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {name: [] for name in commands}
+            ) -> dict[str, list[tuple[float, float]]]:
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for argv in commands.values():  # one warm-up each: the page cache, .pyc files
         timed(argv, env)
     for _ in range(runs):
@@ -63,15 +74,22 @@ def measure(commands: dict[str, list[str]], runs: int, env: dict[str, str]
     return times
 
 
-def report(title: str, times: dict[str, list[float]]) -> None:
-    base_min = min(times["python -c pass"])
-    base_median = statistics.median(times["python -c pass"])
+def report(title: str, times: dict[str, list[tuple[float, float]]]) -> None:
+    def column(name: str, which: int) -> list[float]:
+        return [run[which] for run in times[name]]
+
+    base = "python -c pass"
+    base_min, base_median = min(column(base, 0)), statistics.median(column(base, 0))
+    base_cpu = min(column(base, 1))
     print(f"\n{title}")
-    print(f"{'command':<34} {'min ms':>8} {'median ms':>10} {'x min':>7} {'x median':>9}")
-    for name, found in times.items():
-        low, middle = min(found), statistics.median(found)
-        print(f"{name:<34} {low * 1000:8.1f} {middle * 1000:10.1f} "
-              f"{low / base_min:7.2f} {middle / base_median:9.2f}")
+    print(f"{'command':<28} {'min ms':>8} {'median ms':>10} {'x min':>6} {'x median':>9} "
+          f"{'cpu ms':>7} {'x cpu':>6}")
+    for name in times:
+        wall, cpu = column(name, 0), column(name, 1)
+        low, middle, spent = min(wall), statistics.median(wall), min(cpu)
+        print(f"{name:<28} {low * 1000:8.1f} {middle * 1000:10.1f} {low / base_min:6.2f} "
+              f"{middle / base_median:9.2f} {spent * 1000:7.1f} "
+              f"{spent / base_cpu if base_cpu else float('nan'):6.2f}")
 
 
 def free_port() -> int:
