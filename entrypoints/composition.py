@@ -11,31 +11,16 @@ import attrs
 
 from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
 from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
-from sheaf.adapters.hashing_embedder import HashingEmbedder
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
 from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.enrichment import Enrichment, TokenBudget
-from sheaf.application.ports.artifact_store import ArtifactStore
-from sheaf.application.ports.blob_store import BlobStore
-from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.file_reader import FileReader
-from sheaf.application.ports.http_client import HttpClient
-from sheaf.application.ports.language_model import LanguageModel
-from sheaf.application.quotes import Quotes
-from sheaf.application.reindexing import Reindexing
-from sheaf.application.search import Search
-from sheaf.application.stage_events import StageEvent, StageRecorder
-from sheaf.application.storage import Storage
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints.settings import EmbedderSettings, LanguageModelSettings
+from sheaf.entrypoints.settings import EmbedderSettings
 
 # The extractors (html5lib, pdfminer, pikepdf), aiohttp and the remote models are
-# imported where they are built: a command that only reads the store (`sheaf list`)
-# never loads them (ADR-0022).
+# imported where they are built, and so are the use cases beyond the catalogue (search,
+# quotes, structure, reindexing, enrichment): a command that only reads the store's
+# records (`sheaf list`) never loads them (ADR-0022).
 if TYPE_CHECKING:
     from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
     from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
@@ -43,8 +28,22 @@ if TYPE_CHECKING:
     from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
     from sheaf.application.content_resolver import ContentResolver
     from sheaf.application.document_extraction import DocumentExtraction
+    from sheaf.application.document_structure import DocumentStructure
+    from sheaf.application.enrichment import Enrichment, TokenBudget
     from sheaf.application.ingestion import Ingestion
+    from sheaf.application.ports.artifact_store import ArtifactStore
+    from sheaf.application.ports.blob_store import BlobStore
+    from sheaf.application.ports.embedder import Embedder
+    from sheaf.application.ports.file_reader import FileReader
     from sheaf.application.ports.format_extractor import FormatExtractor
+    from sheaf.application.ports.http_client import HttpClient
+    from sheaf.application.ports.language_model import LanguageModel
+    from sheaf.application.quotes import Quotes
+    from sheaf.application.reindexing import Reindexing
+    from sheaf.application.search import Search
+    from sheaf.application.stage_events import StageEvent
+    from sheaf.application.storage import Storage
+    from sheaf.entrypoints.settings import LanguageModelSettings
 
 
 def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
@@ -94,28 +93,63 @@ class KnowledgeServices:
     """The embedded default: a DuckDB file with its blob folder, and the use cases on it.
 
     Ingestion (the HTTP client, the extractors) is built on first use: reading and
-    searching never import aiohttp, html5lib or pdfminer."""
+    searching never import aiohttp, html5lib or pdfminer. So are structure, quotes,
+    search and reindexing: listing the catalogue imports none of their modules."""
 
     store: DuckDbKnowledgeStore | MemoryKnowledgeStore
     """The store's adapter (the CLI's store commands use its extra methods)."""
     storage: Storage
     catalogue: DocumentCatalogue
-    structure: DocumentStructure
-    quotes: Quotes
-    reindexing: Reindexing
-    search: Search
+    pool: WorkerPool
     build_ingestion: Callable[[], tuple[HttpClient, Ingestion]]
     embedder: Embedder | None = None
     enrichment: Enrichment | None = None
     client: HttpClient | None = attrs.field(default=None, init=False)
     """None until ingestion is first used."""
     _ingestion: Ingestion | None = attrs.field(default=None, init=False)
+    _structure: DocumentStructure | None = attrs.field(default=None, init=False)
+    _quotes: Quotes | None = attrs.field(default=None, init=False)
+    _search: Search | None = attrs.field(default=None, init=False)
+    _reindexing: Reindexing | None = attrs.field(default=None, init=False)
 
     @property
     def ingestion(self) -> Ingestion:
         if self._ingestion is None:
             self.client, self._ingestion = self.build_ingestion()
         return self._ingestion
+
+    @property
+    def structure(self) -> DocumentStructure:
+        if self._structure is None:
+            from sheaf.application.document_structure import DocumentStructure
+
+            self._structure = DocumentStructure(self.catalogue, self.pool)
+        return self._structure
+
+    @property
+    def quotes(self) -> Quotes:
+        if self._quotes is None:
+            from sheaf.application.quotes import Quotes
+
+            self._quotes = Quotes(self.structure, self.pool)
+        return self._quotes
+
+    @property
+    def search(self) -> Search:
+        if self._search is None:
+            from sheaf.application.search import Search
+
+            self._search = Search(self.storage, self.embedder, self.structure)
+        return self._search
+
+    @property
+    def reindexing(self) -> Reindexing:
+        if self._reindexing is None:
+            from sheaf.application.reindexing import Reindexing
+
+            self._reindexing = Reindexing(self.storage, self.structure, self.embedder,
+                                          self.enrichment)
+        return self._reindexing
 
     async def aclose(self) -> None:
         # Every close runs even when one before it fails: a client that cannot close must
@@ -149,6 +183,8 @@ def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
     if kind == "none":
         return None
     if kind == "hashing":
+        from sheaf.adapters.hashing_embedder import HashingEmbedder
+
         return HashingEmbedder(int(argument)) if argument else HashingEmbedder()
     if kind in ("local", "onnx"):
         from sheaf.adapters.onnx_embedder import OnnxEmbedder
@@ -195,17 +231,27 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
         store = DuckDbKnowledgeStore(store_path)
     storage = store.storage()
     folder = blob_folder(store_path) if store_path is not None else None
-    blobs = given.blobs or (FilesystemBlobStore(folder) if folder else MemoryBlobStore())
-    artifacts = given.artifacts or (FilesystemArtifactStore(folder) if folder
-                                    else MemoryArtifactStore())
+    if folder is None:  # nothing on disk: blobs and artifacts in memory too
+        from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
+        from sheaf.adapters.memory_blob_store import MemoryBlobStore
+
+        blobs: BlobStore = given.blobs or MemoryBlobStore()
+        artifacts: ArtifactStore = given.artifacts or MemoryArtifactStore()
+    else:
+        blobs = given.blobs or FilesystemBlobStore(folder)
+        artifacts = given.artifacts or FilesystemArtifactStore(folder)
     catalogue = DocumentCatalogue(storage, blobs, artifacts)
-    enrichment = (Enrichment(storage, catalogue, language_model, embedder, budget=budget)
-                  if language_model is not None else None)
+    enrichment = None
+    if language_model is not None:
+        from sheaf.application.enrichment import Enrichment
+
+        enrichment = Enrichment(storage, catalogue, language_model, embedder, budget=budget)
 
     def build_ingestion() -> tuple[HttpClient, Ingestion]:
         from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
         from sheaf.application.content_resolver import ContentResolver
         from sheaf.application.ingestion import Ingestion, IngestionPorts
+        from sheaf.application.stage_events import StageRecorder
 
         extraction = build_extraction(pool)
         client: HttpClient
@@ -221,12 +267,8 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
             recorder=StageRecorder(listener), embedder=embedder, pool=pool,
             enrichment=enrichment, chunk_sizes=chunk_sizes)
 
-    structure = DocumentStructure(catalogue, pool)
-    quotes = Quotes(structure, pool)
-    return KnowledgeServices(store, storage, catalogue, structure, quotes,
-                             Reindexing(storage, structure, embedder, enrichment),
-                             Search(storage, embedder, structure), build_ingestion,
-                             embedder, enrichment)
+    return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
+                             enrichment)
 
 
 @attrs.frozen

@@ -21,43 +21,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import anyio.abc
 import attrs
 
-from sheaf.application.bounded_concurrency import for_each_bounded
-from sheaf.application.enrichment import TokenBudget
-from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.language_model import LanguageModel
-from sheaf.application.quotes import Quote
-from sheaf.application.retrieval_evaluation import evaluate_search
-from sheaf.application.search import SearchHit
-from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
-from sheaf.domain.context_block import CitedPassage, context_block
-from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
-from sheaf.domain.embeddings import EmbeddingModel
-from sheaf.domain.enrichment import parse_kinds
+from sheaf.domain.chunking import DEFAULT_SIZES
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
-from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
-from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
-from sheaf.domain.resolved_content import ContentSource
-from sheaf.domain.retrieval_metrics import RetrievalReport
+from sheaf.domain.ingestion import DEFAULT_SPACE
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
-from sheaf.domain.sections import Section
-from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
-from sheaf.entrypoints.agent_tools import run_tool, tool_definitions
 from sheaf.entrypoints.composition import (
     InjectedAdapters,
-    KnowledgeServices,
     build_embedder,
     build_knowledge,
     build_language_model,
 )
 from sheaf.entrypoints.settings import Settings
 
-if TYPE_CHECKING:  # ingestion's modules load with the first ingest, not with the store
+# What only one method uses (ingest batches, quotes, evaluation, tool calls, the context
+# block, enrichment) is imported by that method: a command that lists the store loads
+# none of it (ADR-0022).
+if TYPE_CHECKING:
+    import anyio.abc
+
     from sheaf.application.content_resolver import Preference
     from sheaf.application.ingestion import IngestOptions
+    from sheaf.application.ports.embedder import Embedder
+    from sheaf.application.ports.language_model import LanguageModel
+    from sheaf.application.quotes import Quote
+    from sheaf.application.search import SearchHit
+    from sheaf.domain.chunking import Chunk, ChunkSizes
+    from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
+    from sheaf.domain.embeddings import EmbeddingModel
+    from sheaf.domain.ingestion import IngestResult, SpacePolicy
+    from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
+    from sheaf.domain.retrieval_metrics import RetrievalReport
+    from sheaf.domain.sections import Section
+    from sheaf.domain.token_counting import TokenCounting
+    from sheaf.entrypoints.composition import KnowledgeServices
 
 
 @attrs.frozen
@@ -141,13 +139,18 @@ class Knowledge:
                 open_waiting, settings.store, settings.lock_wait, DuckDbKnowledgeStore)
             adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
         try:
+            from sheaf.application.worker_pool import WorkerPool
+
+            model = language_model or build_language_model(settings.language_model)
+            budget = None
+            if model is not None:  # the budget is enrichment's, and so is its module
+                from sheaf.application.enrichment import TokenBudget
+
+                budget = TokenBudget(settings.token_budget)
             services = build_knowledge(
                 settings.fetch, None if in_memory else settings.store, embedder=chosen,
-                pool=WorkerPool(workers),
-                language_model=language_model or build_language_model(
-                    settings.language_model),
-                budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
-                adapters=adapters)
+                pool=WorkerPool(workers), language_model=model, budget=budget,
+                chunk_sizes=chunk_sizes, adapters=adapters)
         except BaseException:
             if opened is not None:
                 with anyio.CancelScope(shield=True):
@@ -191,6 +194,7 @@ class Knowledge:
     def _ingest_options(self, *, metadata: Mapping[str, str] | None = None,
                         enrich: str | None = None, **options: Any) -> IngestOptions:
         from sheaf.application.ingestion import IngestOptions
+        from sheaf.domain.enrichment import parse_kinds
 
         return IngestOptions(space=self.space, metadata=dict(metadata or {}),
                              enrich=parse_kinds(enrich) if enrich is not None else None,
@@ -211,6 +215,10 @@ class Knowledge:
         `recursive`), `concurrency` at a time, yielding a progress event as each
         finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest.
         A `DirectoryListing` (from `listing`) is taken as it is, not listed again."""
+        from sheaf.application.bounded_concurrency import for_each_bounded
+        from sheaf.domain.directory_listing import DirectoryListing
+        from sheaf.domain.ingestion import IngestResult
+
         chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
         listing = sources if isinstance(sources, DirectoryListing) else \
             await self.listing(sources, recursive=recursive)
@@ -270,6 +278,8 @@ class Knowledge:
 
     async def token_counting(self) -> TokenCounting:
         """What chunk sizes are counted in: the embedder's tokens, or an estimate."""
+        from sheaf.domain.token_counting import ESTIMATED_TOKENS
+
         embedder = self._services.embedder
         return await embedder.token_counting() if embedder else ESTIMATED_TOKENS
 
@@ -284,6 +294,9 @@ class Knowledge:
         """Change what the space accepts (only what is given); returns the new policy.
         `allowed_kinds` are content kinds (html, pdf, raw, ...), `enrich` is
         "summary,context" or "" for none."""
+        from sheaf.domain.enrichment import parse_kinds
+        from sheaf.domain.resolved_content import ContentSource
+
         changes: dict[str, Any] = {}
         if ingestion_enabled is not None:
             changes["ingestion_enabled"] = ingestion_enabled
@@ -311,6 +324,8 @@ class Knowledge:
         re-embeds every snippet with this embedder, which becomes the space's model;
         `enrich` redoes those enrichments (cached answers cost nothing). `progress` is
         called with (done, total) after each document. Returns how many were done."""
+        from sheaf.domain.enrichment import parse_kinds
+
         return await self._services.reindexing.reindex(
             self.space, chunks=chunks, embeddings=embeddings,
             enrich=parse_kinds(enrich or ""), progress=progress)
@@ -321,6 +336,8 @@ class Knowledge:
                                  mode: str | SearchMode) -> RetrievalReport:
         """nDCG@10, MRR@10 and Recall@100 of `mode` on judged (id, text) `queries`;
         `to_collection` maps this space's document ids to the judgements' ids."""
+        from sheaf.application.retrieval_evaluation import evaluate_search
+
         return await evaluate_search(self._services.search, self.space, queries, qrels,
                                      to_collection, SearchMode(mode))
 
@@ -395,6 +412,8 @@ class Knowledge:
         its citation (title, section, pages, URL, character offsets), at most
         `max_tokens` (four characters a token), cut only between sentences. Reference
         lists are left out."""
+        from sheaf.domain.context_block import CitedPassage, context_block
+
         # Reference lists match a question's words without answering it: left out.
         hits = await self._services.search.search(
             self.space, query, k, mode=SearchMode(mode),
@@ -410,12 +429,16 @@ class Knowledge:
     def tools(style: str = "openai") -> list[dict[str, Any]]:
         """JSON Schema definitions of the tools `call_tool` runs, in OpenAI's format or
         Anthropic's (`style="anthropic"`)."""
+        from sheaf.entrypoints.agent_tools import tool_definitions
+
         return tool_definitions(style)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | str) -> dict[str, Any]:
         """Run a tool call from a model. Arguments may be the JSON text models send. The
         answer is JSON-ready: the result, or `{"error": {"kind", "message"}}` for bad
         arguments and failures, so the model can correct itself."""
+        from sheaf.entrypoints.agent_tools import run_tool
+
         return await run_tool(self, name, arguments)
 
 
