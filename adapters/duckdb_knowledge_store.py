@@ -18,8 +18,6 @@ import anyio
 import duckdb
 
 from sheaf.application.storage import Storage
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
@@ -39,8 +37,12 @@ from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.value_codec import from_plain, to_plain
 
-if TYPE_CHECKING:  # numpy is imported by the first vector search, not by opening
+# numpy is imported by the first vector search, not by opening; chunks and structure
+# by the first read of them (`sheaf list` reads neither).
+if TYPE_CHECKING:
     from sheaf.adapters.vector_matrix import VectorMatrix
+    from sheaf.domain.chunking import Chunk
+    from sheaf.domain.document_analysis import StoredStructure
 
 SCHEMA_VERSION = 5
 HNSW_OVERFETCH = 4
@@ -551,6 +553,8 @@ class DuckDbKnowledgeStore:
             row = c.execute("SELECT s.structure FROM version_structure s JOIN versions v "
                             "ON v.id = s.version_id WHERE s.version_id = ? AND v.space = ?",
                             [version_id, space]).fetchone()
+            from sheaf.domain.document_analysis import StoredStructure
+
             return from_plain(StoredStructure, json.loads(row[0])) if row else None
 
         return await self._read(read)
@@ -747,6 +751,8 @@ def _insert_vectors(c: duckdb.DuckDBPyConnection, space: str, version_id: str,
 
 
 def _chunk_row(r: Sequence[Any]) -> Chunk:
+    from sheaf.domain.chunking import Chunk  # cached after the first row
+
     return Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]), end=int(r[4]),
                  text=r[5], tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
                  pages=(int(r[9]), int(r[10])) if r[9] is not None else (),

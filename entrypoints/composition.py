@@ -13,7 +13,6 @@ from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
 from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
 from sheaf.application.document_catalogue import DocumentCatalogue
 from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.entrypoints.settings import EmbedderSettings
 
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from sheaf.application.search import Search
     from sheaf.application.stage_events import StageEvent
     from sheaf.application.storage import Storage
+    from sheaf.domain.chunking import ChunkSizes
     from sheaf.entrypoints.settings import LanguageModelSettings
 
 
@@ -214,7 +214,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
                     pool: WorkerPool | None = None,
                     language_model: LanguageModel | None = None,
                     budget: TokenBudget | None = None,
-                    chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                    chunk_sizes: ChunkSizes | None = None,
                     adapters: InjectedAdapters | None = None) -> KnowledgeServices:
     """Everything on one DuckDB file (or on the `adapters` given, for tests and
     embedding); CPU-heavy work shares one bounded `pool`; enrichment is on when a
@@ -252,6 +252,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
         from sheaf.application.content_resolver import ContentResolver
         from sheaf.application.ingestion import Ingestion, IngestionPorts
         from sheaf.application.stage_events import StageRecorder
+        from sheaf.domain.chunking import DEFAULT_SIZES
 
         extraction = build_extraction(pool)
         client: HttpClient
@@ -265,7 +266,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
             IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(),
                            storage, blobs, artifacts),
             recorder=StageRecorder(listener), embedder=embedder, pool=pool,
-            enrichment=enrichment, chunk_sizes=chunk_sizes)
+            enrichment=enrichment, chunk_sizes=chunk_sizes or DEFAULT_SIZES)
 
     return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
                              enrichment)

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import attrs
 
-from sheaf.domain.chunking import DEFAULT_SIZES
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
 from sheaf.domain.ingestion import DEFAULT_SPACE
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
@@ -98,13 +97,14 @@ class Knowledge:
                    timeout: float | None = None, workers: int | None = None,
                    language_model: LanguageModel | None = None,
                    token_budget: int | None = None, settings: Settings | None = None,
-                   chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                   chunk_sizes: ChunkSizes | None = None,
                    adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file; default SHEAF_STORE or the user data directory)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
         `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open.
+        `chunk_sizes` defaults to `sheaf.domain.chunking.DEFAULT_SIZES`.
         `settings` replaces the environment: the keyword arguments then override only
         what they name. `adapters` replaces the default store, blob and artifact stores,
         HTTP client or file reader (tests, embedding): with a store given and no `store`

@@ -14,14 +14,35 @@ EXTRACTION = ("html5lib", "pdfminer", "pikepdf", "pypdfium2")
 HEAVY = (*EXTRACTION, "aiohttp", "numpy", "mcp", "onnxruntime")
 
 
-def imported(argv: list[str], env: dict[str, str], *,
-             program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli")) -> set[str]:
+# What `sheaf list` does not use: the use cases beyond the catalogue and the domain
+# modules behind chunks, structure, quotes and search (each was imported by a package's
+# or the facade's top level before).
+NOT_FOR_LISTING = (
+    "sheaf.application.search", "sheaf.application.quotes",
+    "sheaf.application.document_structure", "sheaf.application.reindexing",
+    "sheaf.application.enrichment", "sheaf.application.retrieval_evaluation",
+    "sheaf.application.ingestion", "sheaf.entrypoints.agent_tools",
+    "sheaf.domain.chunking", "sheaf.domain.sections", "sheaf.domain.sentences",
+    "sheaf.domain.document_analysis", "sheaf.domain.quote_matching",
+    "sheaf.domain.context_block", "sheaf.domain.routing", "sheaf.domain.token_counting",
+)
+
+
+def imported_modules(argv: list[str], env: dict[str, str], *,
+                     program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli")) -> set[str]:
+    """Every module the process imported, by its full dotted name."""
     done = subprocess.run([sys.executable, "-X", "importtime", *program, *argv],
                           capture_output=True, text=True, check=False, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
-    return {line.rsplit("|", 1)[1].strip().split(".")[0]
+    return {line.rsplit("|", 1)[1].strip()
             for line in done.stderr.splitlines() if line.startswith("import time:")
             and "|" in line}
+
+
+def imported(argv: list[str], env: dict[str, str], *,
+             program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli")) -> set[str]:
+    """The top-level packages the process imported."""
+    return {name.split(".")[0] for name in imported_modules(argv, env, program=program)}
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +78,19 @@ def test_list_and_a_bm25_search_read_the_store_without_the_http_or_extraction_st
     assert "duckdb" in listing  # it did open the store
     assert not listing & set(HEAVY)
     assert not imported(["search", "seagrass", "--mode", "bm25"], env) & set(HEAVY)
+
+
+def test_list_imports_neither_search_nor_quotes_nor_chunking(
+        store: tuple[Path, dict[str, str]]) -> None:
+    _, env = store
+    script = str(Path(sys.executable).parent / "sheaf")
+    listing = imported_modules(["list"], env, program=(script,))
+    assert "sheaf.adapters.duckdb_knowledge_store" in listing  # it did open the store
+    assert not listing & set(NOT_FOR_LISTING)
+    # The modules it left out still load where they are used: a search imports them.
+    searching = imported_modules(["search", "seagrass", "--mode", "bm25"], env,
+                                 program=(script,))
+    assert {"sheaf.application.search", "sheaf.domain.chunking"} <= searching
 
 
 def test_every_command_a_module_registers_is_in_the_lazy_table() -> None:
