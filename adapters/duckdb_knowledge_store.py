@@ -233,12 +233,13 @@ class DuckDbKnowledgeStore:
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
         connection = self._connection
-        tables = {row[0] for row in connection.execute(
-            "SELECT table_name FROM information_schema.tables").fetchall()}
-        current = 0
-        if "sheaf_schema" in tables:
+        # The version table read directly: listing information_schema costs more than
+        # the rest of an open on a small store.
+        try:
             row = connection.execute("SELECT max(version) FROM sheaf_schema").fetchone()
-            current = int(row[0]) if row and row[0] is not None else 0
+        except duckdb.CatalogException:  # a new file
+            row = None
+        current = int(row[0]) if row and row[0] is not None else 0
         if current > SCHEMA_VERSION:
             raise SheafError(ErrorKind.STORE_VERSION,
                              f"the store at {self.path} has schema version {current}; this sheaf "
@@ -263,6 +264,8 @@ class DuckDbKnowledgeStore:
         the newest rows are also looked up through each index and the index rebuilt when
         a lookup misses a row, which repairs stores damaged before this check existed."""
         connection = self._connection
+        if not (unclean or sample):  # the last writer closed cleanly: nothing to look at
+            return
         if unclean:
             connection.execute("CHECKPOINT")
         existing = {str(r[0]) for r in connection.execute(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
@@ -96,6 +95,8 @@ def head_commit(git: Path) -> str | None:
 
 
 def _git(root: Path, *args: str) -> str | None:
+    import subprocess  # only when the .git files do not answer: not at every start-up
+
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
                               timeout=5, check=False)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -155,6 +154,8 @@ async def holding(kb: Knowledge, settings: Settings, command: str | None = None
     """Serve the HTTP API on `kb` at a loopback port with a fresh token and publish it
     in `<store>.holder` until the block ends (the file goes first, then the server,
     once the ingests other processes run through it have finished)."""
+    import secrets  # a holder's token; a command that only reads a holder file needs none
+
     import anyio
     from aiohttp import web
 
