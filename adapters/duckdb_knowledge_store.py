@@ -136,6 +136,8 @@ _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTE
                 "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
                 "heading_path": ["VARCHAR"]}
 _CHUNK_SHAPE = json.dumps([{f: _CHUNK_TYPES.get(f, "VARCHAR") for f in _CHUNK_FIELDS}])
+_DOCUMENT_COLUMNS = "id, space, current_version, caller_source_id, created_at, updated_at"
+_SOURCE_COLUMNS = "space, key, kind, document_id, fetched_sha, original, final_url"
 _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
                     "content_source, content_type, title, created_at, superseded_at, metadata, "
                     "caller_metadata, caller_version_id, diagnostics, characters, blocks, "
@@ -388,10 +390,21 @@ class DuckDbKnowledgeStore:
 
     async def documents(self, space: str) -> list[DocumentRecord]:
         def read(c: duckdb.DuckDBPyConnection) -> list[DocumentRecord]:
-            ids = [r[0] for r in c.execute(
-                "SELECT id FROM documents WHERE space = ? ORDER BY updated_at DESC, id",
-                [space]).fetchall()]
-            return [record for i in ids if (record := _document(c, i)) is not None]
+            # Three queries for the whole space, not three a document: listing a store
+            # of a few hundred documents stays one round of reads.
+            rows = c.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE space = ? "
+                             "ORDER BY updated_at DESC, id", [space]).fetchall()
+            of_space = "document_id IN (SELECT id FROM documents WHERE space = ?)"
+            versions: dict[str, list[VersionRecord]] = {}
+            for r in c.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE {of_space} "
+                               "ORDER BY document_id, number", [space]).fetchall():
+                versions.setdefault(r[1], []).append(_version(r))
+            sources: dict[str, list[SourceRecord]] = {}
+            for r in c.execute(f"SELECT {_SOURCE_COLUMNS} FROM sources WHERE {of_space} "
+                               "ORDER BY document_id, seen_at", [space]).fetchall():
+                sources.setdefault(r[3], []).append(_source(r))
+            return [_record(row, tuple(versions.get(row[0], ())),
+                            tuple(sources.get(row[0], ()))) for row in rows]
 
         return await self._read(read)
 
@@ -851,20 +864,27 @@ def _upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
 
 
 def _document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord | None:
-    row = c.execute("SELECT id, space, current_version, caller_source_id, created_at, "
-                    "updated_at FROM documents WHERE id = ?", [document_id]).fetchone()
+    row = c.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE id = ?",
+                    [document_id]).fetchone()
     if not row:
         return None
     versions = tuple(_version(r) for r in c.execute(
         f"SELECT {_VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
         [document_id]).fetchall())
+    sources = tuple(_source(s) for s in c.execute(
+        f"SELECT {_SOURCE_COLUMNS} FROM sources WHERE document_id = ? ORDER BY seen_at",
+        [document_id]).fetchall())
+    return _record(row, versions, sources)
+
+
+def _record(row: Sequence[Any], versions: tuple[VersionRecord, ...],
+            sources: tuple[SourceRecord, ...]) -> DocumentRecord:
+    """A document's record from its `_DOCUMENT_COLUMNS` row, versions and sources."""
+    document_id = row[0]
     current = next((v for v in versions if v.id == row[2]), None)
     if current is None:
         raise SheafError(ErrorKind.CORRUPT, f"document {document_id} has no row for its current "
                          f"version {row[2]}; the store is damaged")
-    sources = tuple(_source(s) for s in c.execute(
-        "SELECT space, key, kind, document_id, fetched_sha, original, final_url FROM sources "
-        "WHERE document_id = ? ORDER BY seen_at", [document_id]).fetchall())
     return DocumentRecord(id=str(row[0]), space=str(row[1]), title=current.title,
                           current=current, sources=sources, versions=versions,
                           caller_source_id=row[3], created_at=_utc(row[4]),
