@@ -18,6 +18,7 @@ import anyio
 import duckdb
 
 from sheaf.application.storage import Storage
+from sheaf.domain.content_source import ContentSource
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
@@ -33,7 +34,6 @@ from sheaf.domain.knowledge_records import (
     cited_location,
     cited_url,
 )
-from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.value_codec import from_plain, to_plain
 

@@ -294,8 +294,8 @@ class Knowledge:
         """Change what the space accepts (only what is given); returns the new policy.
         `allowed_kinds` are content kinds (html, pdf, raw, ...), `enrich` is
         "summary,context" or "" for none."""
+        from sheaf.domain.content_source import ContentSource
         from sheaf.domain.enrichment import parse_kinds
-        from sheaf.domain.resolved_content import ContentSource
 
         changes: dict[str, Any] = {}
         if ingestion_enabled is not None:

@@ -10,7 +10,7 @@ from urllib.parse import quote as escape
 
 import click
 
-from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.content_source import ContentSource
 from sheaf.entrypoints import serialisation
 from sheaf.entrypoints.cli_options import (
     LINE_RANGE,

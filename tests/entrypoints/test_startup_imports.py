@@ -25,6 +25,7 @@ NOT_FOR_LISTING = (
     "sheaf.domain.chunking", "sheaf.domain.sections", "sheaf.domain.sentences",
     "sheaf.domain.document_analysis", "sheaf.domain.quote_matching",
     "sheaf.domain.context_block", "sheaf.domain.routing", "sheaf.domain.token_counting",
+    "sheaf.domain.document", "sheaf.domain.resolved_content", "sheaf.domain.diagnostics",
 )
 
 
