@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store clean samples
+.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,10 @@ bench-formats: $(STAMP)
 bench-store: $(STAMP)
 	$(BIN)/python -m bench.store_search
 	$(BIN)/python -m bench.store_ingest
+
+# Whole `sheaf` processes against `python -c pass`, min and median (ADR-0022).
+bench-startup: $(STAMP)
+	$(BIN)/python -P bench/startup.py
 
 # psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
 bench-postgres: $(STAMP)

@@ -7,20 +7,19 @@ import json
 import logging
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import duckdb
 
 from sheaf.adapters import duckdb_text_index as text_index
-from sheaf.adapters.vector_matrix import VectorMatrix
 from sheaf.application.storage import Storage
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.document_analysis import StoredStructure
+from sheaf.domain.content_source import ContentSource
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
@@ -37,9 +36,15 @@ from sheaf.domain.knowledge_records import (
     cited_location,
     cited_url,
 )
-from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.value_codec import from_plain, to_plain
+
+# numpy is imported by the first vector search, not by opening; chunks and structure
+# by the first read of them (`sheaf list` reads neither).
+if TYPE_CHECKING:
+    from sheaf.adapters.vector_matrix import VectorMatrix
+    from sheaf.domain.chunking import Chunk
+    from sheaf.domain.document_analysis import StoredStructure
 
 SCHEMA_VERSION = 6
 HNSW_OVERFETCH = 4
@@ -137,6 +142,8 @@ _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTE
                 "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
                 "heading_path": ["VARCHAR"]}
 _CHUNK_SHAPE = json.dumps([{f: _CHUNK_TYPES.get(f, "VARCHAR") for f in _CHUNK_FIELDS}])
+_DOCUMENT_COLUMNS = "id, space, current_version, caller_source_id, created_at, updated_at"
+_SOURCE_COLUMNS = "space, key, kind, document_id, fetched_sha, original, final_url"
 _VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
                     "content_source, content_type, title, created_at, superseded_at, metadata, "
                     "caller_metadata, caller_version_id, diagnostics, characters, blocks, "
@@ -175,12 +182,13 @@ class DuckDbKnowledgeStore:
         try:
             self._connection = duckdb.connect(self.path)
         except duckdb.Error as exc:
-            raise SheafError(ErrorKind.STORE_VERSION,
-                             f"cannot open the store at {self.path}: {exc}") from None
+            raise _open_failure(self.path, exc) from None
         self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
         for cursor in self._cursors:
             self._free_cursors.put(cursor)
-        self._load_full_text_extension()
+        # LOADing the full-text extension is most of an open (about 0.1-0.2 s): done by
+        # the first full-text search, so `sheaf list` and `show` do not pay it.
+        self._full_text_loaded = False
 
     def _compact(self) -> None:
         """Rewrite the file with only its live rows, then reopen it (the write lock held).
@@ -227,16 +235,19 @@ class DuckDbKnowledgeStore:
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
         connection = self._connection
-        tables = {row[0] for row in connection.execute(
-            "SELECT table_name FROM information_schema.tables").fetchall()}
-        current = 0
-        if "sheaf_schema" in tables:
+        # The version table read directly: listing information_schema costs more than
+        # the rest of an open on a small store.
+        try:
             row = connection.execute("SELECT max(version) FROM sheaf_schema").fetchone()
-            current = int(row[0]) if row and row[0] is not None else 0
+        except duckdb.CatalogException:  # a new file
+            row = None
+        current = int(row[0]) if row and row[0] is not None else 0
         if current > SCHEMA_VERSION:
             raise SheafError(ErrorKind.STORE_VERSION,
                              f"the store at {self.path} has schema version {current}; this sheaf "
                              f"knows up to {SCHEMA_VERSION}. Upgrade sheaf to open it.")
+        if current < SCHEMA_VERSION:
+            self._load_full_text_extension()  # the text index's migration stems
         for version in range(current, SCHEMA_VERSION):
             if version + 1 == _TEXT_INDEX_VERSION:
                 for statement in text_index.STOPWORD_SEED:
@@ -262,6 +273,8 @@ class DuckDbKnowledgeStore:
         the newest rows are also looked up through each index and the index rebuilt when
         a lookup misses a row, which repairs stores damaged before this check existed."""
         connection = self._connection
+        if not (unclean or sample):  # the last writer closed cleanly: nothing to look at
+            return
         if unclean:
             connection.execute("CHECKPOINT")
         existing = {str(r[0]) for r in connection.execute(
@@ -285,9 +298,14 @@ class DuckDbKnowledgeStore:
         connection.execute("CHECKPOINT")
 
     def _load_full_text_extension(self) -> None:
+        """LOAD the extension once per connection (under the write lock: its callers
+        hold it); every cursor of the connection sees it."""
+        if self._full_text_loaded:
+            return
         if not _load_packaged_extension(self._connection, "fts"):
             raise SheafError(ErrorKind.STORE_VERSION,
                              "the duckdb-extension-fts package holds no extension binary")
+        self._full_text_loaded = True
 
     async def _read(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """A plain read on a cursor of its own, beside writes rather than behind them
@@ -321,6 +339,8 @@ class DuckDbKnowledgeStore:
     async def _run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         def locked() -> T:
             with self._lock:
+                # Every write may index snippets with the extension's `stem()`.
+                self._load_full_text_extension()
                 return work(self._connection)
 
         return await anyio.to_thread.run_sync(locked)
@@ -379,10 +399,21 @@ class DuckDbKnowledgeStore:
 
     async def documents(self, space: str) -> list[DocumentRecord]:
         def read(c: duckdb.DuckDBPyConnection) -> list[DocumentRecord]:
-            ids = [r[0] for r in c.execute(
-                "SELECT id FROM documents WHERE space = ? ORDER BY updated_at DESC, id",
-                [space]).fetchall()]
-            return [record for i in ids if (record := _document(c, i)) is not None]
+            # Three queries for the whole space, not three a document: listing a store
+            # of a few hundred documents stays one round of reads.
+            rows = c.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE space = ? "
+                             "ORDER BY updated_at DESC, id", [space]).fetchall()
+            of_space = "document_id IN (SELECT id FROM documents WHERE space = ?)"
+            versions: dict[str, list[VersionRecord]] = {}
+            for r in c.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE {of_space} "
+                               "ORDER BY document_id, number", [space]).fetchall():
+                versions.setdefault(r[1], []).append(_version(r))
+            sources: dict[str, list[SourceRecord]] = {}
+            for r in c.execute(f"SELECT {_SOURCE_COLUMNS} FROM sources WHERE {of_space} "
+                               "ORDER BY document_id, seen_at", [space]).fetchall():
+                sources.setdefault(r[3], []).append(_source(r))
+            return [_record(row, tuple(versions.get(row[0], ())),
+                            tuple(sources.get(row[0], ()))) for row in rows]
 
         return await self._read(read)
 
@@ -396,6 +427,8 @@ class DuckDbKnowledgeStore:
                 return []
             return _top_chunks(c, *scores, filters, limit)
 
+        if not self._full_text_loaded:  # LOADed once, under the write lock
+            await self._run(lambda _: None)
         return await self._read(read)
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
@@ -419,6 +452,8 @@ class DuckDbKnowledgeStore:
                     return _top_chunks(c, scores, [_vector_text(vector), space], filters,
                                        limit)
                 if key not in self._matrices:
+                    from sheaf.adapters.vector_matrix import VectorMatrix
+
                     self._matrices[key] = VectorMatrix.load(c, f"vectors_{dimension}", space,
                                                             dimension)
                 allowed = None if filters.empty else _allowed_snippets(c, space, filters)
@@ -542,6 +577,8 @@ class DuckDbKnowledgeStore:
             row = c.execute("SELECT s.structure FROM version_structure s JOIN versions v "
                             "ON v.id = s.version_id WHERE s.version_id = ? AND v.space = ?",
                             [version_id, space]).fetchone()
+            from sheaf.domain.document_analysis import StoredStructure
+
             return from_plain(StoredStructure, json.loads(row[0])) if row else None
 
         return await self._read(read)
@@ -752,6 +789,8 @@ def _insert_vectors(c: duckdb.DuckDBPyConnection, space: str, version_id: str,
 
 
 def _chunk_row(r: Sequence[Any]) -> Chunk:
+    from sheaf.domain.chunking import Chunk  # cached after the first row
+
     return Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]), end=int(r[4]),
                  text=r[5], tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
                  pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
@@ -803,6 +842,20 @@ def _save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
               [version_id, json.dumps(to_plain(structure), separators=(",", ":"))])
 
 
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)", re.S)
+
+
+def _open_failure(path: str, exc: duckdb.Error) -> SheafError:
+    """DuckDB's "Conflicting lock" is another process holding the file: `store_locked`,
+    naming that process; anything else is a file this DuckDB cannot open."""
+    text = str(exc)
+    if "Conflicting lock" in text or "Could not set lock" in text:
+        found = _LOCK_HOLDER.search(text)
+        held = f" by process {found.group(2)} ({found.group(1).strip()})" if found else ""
+        return SheafError(ErrorKind.STORE_LOCKED, f"the store at {path} is held{held}")
+    return SheafError(ErrorKind.STORE_VERSION, f"cannot open the store at {path}: {exc}")
+
+
 def _blocks_json(blocks: Sequence[BlockRow]) -> str:
     # One text value per version: DuckDB binds parameters one by one, so a row per block
     # cost about a millisecond each, and blocks are only ever read whole.
@@ -842,20 +895,27 @@ def _upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
 
 
 def _document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord | None:
-    row = c.execute("SELECT id, space, current_version, caller_source_id, created_at, "
-                    "updated_at FROM documents WHERE id = ?", [document_id]).fetchone()
+    row = c.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE id = ?",
+                    [document_id]).fetchone()
     if not row:
         return None
     versions = tuple(_version(r) for r in c.execute(
         f"SELECT {_VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
         [document_id]).fetchall())
+    sources = tuple(_source(s) for s in c.execute(
+        f"SELECT {_SOURCE_COLUMNS} FROM sources WHERE document_id = ? ORDER BY seen_at",
+        [document_id]).fetchall())
+    return _record(row, versions, sources)
+
+
+def _record(row: Sequence[Any], versions: tuple[VersionRecord, ...],
+            sources: tuple[SourceRecord, ...]) -> DocumentRecord:
+    """A document's record from its `_DOCUMENT_COLUMNS` row, versions and sources."""
+    document_id = row[0]
     current = next((v for v in versions if v.id == row[2]), None)
     if current is None:
         raise SheafError(ErrorKind.CORRUPT, f"document {document_id} has no row for its current "
                          f"version {row[2]}; the store is damaged")
-    sources = tuple(_source(s) for s in c.execute(
-        "SELECT space, key, kind, document_id, fetched_sha, original, final_url FROM sources "
-        "WHERE document_id = ? ORDER BY seen_at", [document_id]).fetchall())
     return DocumentRecord(id=str(row[0]), space=str(row[1]), title=current.title,
                           current=current, sources=sources, versions=versions,
                           caller_source_id=row[3], created_at=_utc(row[4]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -25,13 +26,15 @@ from sheaf.adapters.duckdb_knowledge_store import (
     _vector_text,
 )
 from sheaf.application.storage import Storage
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.document_analysis import StoredStructure
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.ingestion import SourceRef
 from sheaf.domain.knowledge_records import SourceRecord
-from sheaf.domain.version_bundle import VersionBundle
+
+if TYPE_CHECKING:  # annotations only: a store that is only read never imports chunking
+    from sheaf.domain.chunking import Chunk
+    from sheaf.domain.document_analysis import StoredStructure
+    from sheaf.domain.version_bundle import VersionBundle
 
 Connection = duckdb.DuckDBPyConnection
 

@@ -8,12 +8,15 @@ or an embeddings server for meaning.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import anyio
 
 from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.feature_hashing import hashed_vector, word_features
-from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
+
+if TYPE_CHECKING:  # token counting imports chunking, which a store only read never needs
+    from sheaf.domain.token_counting import TokenCounting
 
 HASHING_DIMENSION = 256
 
@@ -38,6 +41,8 @@ class HashingEmbedder:
         return await anyio.to_thread.run_sync(work)
 
     async def token_counting(self) -> TokenCounting:
+        from sheaf.domain.token_counting import ESTIMATED_TOKENS
+
         # Every word of any length is hashed: no limit, sizes stay the usual estimate.
         return ESTIMATED_TOKENS
 

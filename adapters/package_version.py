@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
-from importlib import metadata
+import functools
+import re
 from pathlib import Path
-
-import attrs
+from typing import NamedTuple
 
 _LAYER_DIR = Path(__file__).resolve().parent
 
 
-@attrs.frozen
-class VersionInfo:
+# A NamedTuple, not attrs: `sheaf --version` loads this and nothing else of sheaf, and
+# importing attrs would be a fifth of its start-up.
+class VersionInfo(NamedTuple):
     """The version, where the code was loaded from, and the git commit of a checkout."""
 
     version: str
@@ -29,25 +29,74 @@ class VersionInfo:
         return f"sheaf {self.version} ({self.origin}{commit}) from {self.location}"
 
 
+@functools.cache
 def sheaf_version() -> str:
+    """The installed distribution's version; in a source checkout, pyproject.toml's
+    (importlib.metadata costs about 10 ms to import and scan, a third of start-up)."""
+    checkout = _LAYER_DIR.parent / "pyproject.toml"
+    if (_LAYER_DIR.parent / ".git").exists() and checkout.is_file():
+        found = re.search(r'^version\s*=\s*"([^"]+)"', checkout.read_text(), re.M)
+        if found:
+            return found.group(1)
+    from importlib import metadata
+
     try:
         return metadata.version("sheaf")
     except metadata.PackageNotFoundError:
         return "0+unknown"
 
 
-def version_info() -> VersionInfo:
-    """Inspect the running code: a git checkout is named with its commit."""
+def version_info(*, with_changes: bool = True) -> VersionInfo:
+    """Inspect the running code: a git checkout is named with its commit, read from the
+    repository's files (no git process); `with_changes` also asks git whether tracked
+    files differ from it, which costs a `git status` (`sheaf version` does,
+    `sheaf --version` does not)."""
     root = _LAYER_DIR.parent
     git_dir = root / ".git"
     if git_dir.exists():
-        commit = _git(root, "rev-parse", "HEAD")
-        status = _git(root, "status", "--porcelain", "--untracked-files=no")
+        commit = head_commit(git_dir) or _git(root, "rev-parse", "HEAD")
+        status = _git(root, "status", "--porcelain", "--untracked-files=no") \
+            if with_changes else None
         return VersionInfo(sheaf_version(), str(root), "source checkout", commit, bool(status))
     return VersionInfo(sheaf_version(), str(root), "installed package")
 
 
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def head_commit(git: Path) -> str | None:
+    """The commit HEAD names, from the repository's own files: `.git` as a folder or as
+    a worktree's `gitdir:` pointer, the ref as a loose file or in `packed-refs`. None
+    when the layout is one this does not read (the caller then asks git)."""
+    try:
+        if git.is_file():
+            git = (git.parent / git.read_text().removeprefix("gitdir:").strip()).resolve()
+        common = git
+        if (git / "commondir").is_file():
+            common = (git / (git / "commondir").read_text().strip()).resolve()
+        head = (git / "HEAD").read_text().strip()
+        if _SHA.fullmatch(head):
+            return head
+        ref = head.removeprefix("ref:").strip()
+        for folder in (git, common):
+            loose = folder / ref
+            if loose.is_file():
+                found = loose.read_text().strip()
+                return found if _SHA.fullmatch(found) else None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                sha, _, name = line.partition(" ")
+                if name == ref and _SHA.fullmatch(sha):
+                    return sha
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
 def _git(root: Path, *args: str) -> str | None:
+    import subprocess  # only when the .git files do not answer: not at every start-up
+
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
                               timeout=5, check=False)

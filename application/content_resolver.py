@@ -14,13 +14,14 @@ from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.http_client import HttpClient, HttpResponse
 from sheaf.application.ports.pdf_extractor import PdfExtractor
 from sheaf.domain.accept_policy import HTML_FIRST, PDF_FIRST, accept_header_for, is_scholarly_host
+from sheaf.domain.content_source import ContentSource
 from sheaf.domain.diagnostics import DecisionLog
 from sheaf.domain.document import Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.full_text import assess_full_text
 from sheaf.domain.metadata import merge_metadata
 from sheaf.domain.pdf_links import PdfCandidate, pdf_link_candidates
-from sheaf.domain.resolved_content import ContentSource, ResolvedContent
+from sheaf.domain.resolved_content import ResolvedContent
 from sheaf.domain.retry_after import retry_after_seconds
 from sheaf.domain.routing import Route, has_pdf_magic
 from sheaf.domain.text_limits import MAX_TEXT_CHARACTERS, cut_at_block_boundary

@@ -11,6 +11,7 @@ from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.ocr_engine import OcrEngine
 from sheaf.application.ports.pdf_extractor import PdfExtractor
 from sheaf.domain.content_sanity import unreadable_text_reason
+from sheaf.domain.content_source import ContentSource
 from sheaf.domain.document import BlockDraft, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
@@ -24,7 +25,6 @@ from sheaf.domain.media_type import (
 )
 from sheaf.domain.ocr_text import OcrPage, confidence_notes, ocr_blocks, ocr_document
 from sheaf.domain.raw_text import raw_document
-from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.routing import (
     Route,
     RoutingDecision,

@@ -25,6 +25,7 @@ from sheaf.application.staging import stage_key
 from sheaf.application.storage import Storage
 from sheaf.application.worker_pool import WorkerPool
 from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
+from sheaf.domain.content_source import ContentSource
 from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
 from sheaf.domain.document import Document
 from sheaf.domain.document_analysis import StoredStructure, VersionAnalysis, analyse_version
@@ -42,7 +43,6 @@ from sheaf.domain.ingestion import (
     SpacePolicy,
 )
 from sheaf.domain.knowledge_records import BlockRow, VersionRecord
-from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.staged_version import StagedVersion
 from sheaf.domain.token_counting import ESTIMATED_TOKENS
 from sheaf.domain.url_normalisation import is_url, normalise_url

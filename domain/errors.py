@@ -44,6 +44,8 @@ class ErrorKind(enum.Enum):
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
     STORE_VERSION = "store_version"
+    STORE_LOCKED = "store_locked"
+    """Another process holds the store for writing and could not serve this request."""
     STORAGE = "storage"
     """The blob, artifact or knowledge store's service refused or could not be reached: a
     missing bucket, rejected credentials, an unreachable endpoint."""
@@ -164,7 +166,8 @@ class UnsupportedContent(SheafError):
 
 class StoreError(SheafError):
     """The store refuses or fails: another schema version or embedding model, a space
-    closed to ingestion, or the blob storage (a bucket, its credentials) failing."""
+    closed to ingestion, another process holding it (`store_locked`), or the blob
+    storage (a bucket, its credentials) failing."""
 
 
 class ModelError(SheafError):
@@ -213,7 +216,8 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
         ErrorKind.UNSUPPORTED_CONTENT, ErrorKind.EMPTY, ErrorKind.NOT_A_PDF,
         ErrorKind.CORRUPT, ErrorKind.ENCRYPTED, ErrorKind.WRONG_PASSWORD,
         ErrorKind.NO_TEXT_LAYER, ErrorKind.TOO_COMPLEX, ErrorKind.UNSAFE_CONTENT}),
-    StoreError: frozenset({ErrorKind.STORE_VERSION, ErrorKind.EMBEDDING_MISMATCH,
+    StoreError: frozenset({ErrorKind.STORE_VERSION, ErrorKind.STORE_LOCKED,
+                           ErrorKind.EMBEDDING_MISMATCH,
                            ErrorKind.INGESTION_DISABLED, ErrorKind.STORAGE}),
     ModelError: frozenset({ErrorKind.EMBEDDING_FAILED, ErrorKind.LLM_FAILED,
                            ErrorKind.TOKEN_BUDGET_SPENT}),

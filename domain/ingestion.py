@@ -7,8 +7,8 @@ import hashlib
 
 import attrs
 
+from sheaf.domain.content_source import ContentSource
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.resolved_content import ContentSource
 
 DEFAULT_SPACE = "default"
 DEFAULT_MAX_INGEST_BYTES = 25 * 1024 * 1024

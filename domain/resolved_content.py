@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
+from sheaf.domain.content_source import ContentSource as ContentSource  # re-exported: its old home
 from sheaf.domain.diagnostics import Diagnostics
 from sheaf.domain.document import Document
 from sheaf.domain.metadata import DocumentMetadata
-
-
-class ContentSource(enum.Enum):
-    """Which extraction path produced the text."""
-
-    PDF = "pdf"
-    HTML = "html"
-    RAW = "raw"
-    DOCX = "docx"
-    PPTX = "pptx"
-    SPREADSHEET = "spreadsheet"
-    """XLSX workbooks and CSV/TSV files."""
-    EPUB = "epub"
-    OCR = "ocr"
-    """Text recognised in images and scanned PDF pages."""
 
 
 @attrs.frozen

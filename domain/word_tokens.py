@@ -8,6 +8,7 @@ its combining marks is a unit of its own: a grapheme.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -26,18 +27,24 @@ def _mark_ranges() -> str:
                    for a, b in ranges)
 
 
-_MARKS = _mark_ranges()
 _NO_SPACE = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
              "\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f")
-_UNIT = re.compile(rf"[{_NO_SPACE}][{_MARKS}]*|(?:(?![{_NO_SPACE}])[^\W_]|[{_MARKS}])+")
-_MARK = re.compile(rf"[{_MARKS}]")
-_WORD_CHAR = re.compile(rf"[^\W_]|[{_MARKS}]")
 _NO_SPACE_CHAR = re.compile(rf"[{_NO_SPACE}]")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The unit, mark and word-character patterns, built on first use: scanning the
+    code points for marks costs about 30 ms, which a command that never matches a quote
+    (`sheaf list`) should not pay at start-up."""
+    marks = _mark_ranges()
+    return (re.compile(rf"[{_NO_SPACE}][{marks}]*|(?:(?![{_NO_SPACE}])[^\W_]|[{marks}])+"),
+            re.compile(rf"[{marks}]"), re.compile(rf"[^\W_]|[{marks}]"))
 
 
 def word_units(text: str) -> list[tuple[int, int]]:
     """The spans of `text`'s words and no-space-script graphemes, in order."""
-    return [m.span() for m in _UNIT.finditer(text)]
+    return [m.span() for m in _patterns()[0].finditer(text)]
 
 
 def is_unit_boundary(text: str, index: int) -> bool:
@@ -46,8 +53,9 @@ def is_unit_boundary(text: str, index: int) -> bool:
     if index <= 0 or index >= len(text):
         return True
     before, after = text[index - 1], text[index]
-    if _MARK.match(after):
+    _, mark, word_char = _patterns()
+    if mark.match(after):
         return False
-    if not (_WORD_CHAR.match(before) and _WORD_CHAR.match(after)):
+    if not (word_char.match(before) and word_char.match(after)):
         return True
     return bool(_NO_SPACE_CHAR.match(before) or _NO_SPACE_CHAR.match(after))

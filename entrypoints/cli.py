@@ -4,45 +4,39 @@ Commands live in modules by what they do; each imports the heavy parts of sheaf 
 DuckDB, the extractors) only when it runs, so `sheaf --help` and `sheaf --version` start
 fast. Exit codes: 0 ok, 1 a failure (some sources of a batch, a missing document), 2 usage
 or configuration, 3 could not fetch or read the input, 4 unsupported or unextractable
-content.
+content, 75 the store is held by another process that could not serve the command.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from typing import Any
 
 import click
 
 from sheaf.domain.errors import (
+    ErrorKind,
     InvalidInput,
     SheafError,
     UnsupportedContent,
     family_of,
 )
-from sheaf.entrypoints import (
-    evaluation_commands,
-    extraction_commands,
-    ingest_commands,
-    queue_commands,
-    reading_commands,
-    search_commands,
-    serve_command,
-)
-from sheaf.entrypoints.mcp import command as mcp_command
-from sheaf.entrypoints.settings import ENVIRONMENT, _log_level, configure_logging
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+EXIT_LOCKED = 75  # sysexits' EX_TEMPFAIL: try again later
 
 
 def exit_code(error: SheafError) -> int:
     """The README's table, read off the error's family: 3 fetching or reading the input,
     4 the content, 2 a bad argument or setting (`InvalidInput`, `ConfigurationError`),
-    1 the rest (not found, refused by the store, a model failing, a defect)."""
+    75 the store held by another process (`store_locked`: try again), 1 the rest (not
+    found, refused by the store, a model failing, a defect)."""
+    if error.kind is ErrorKind.STORE_LOCKED:
+        return EXIT_LOCKED
     if error.kind.is_fetch_failure:
         return EXIT_FETCH
     family = family_of(error.kind)
@@ -53,8 +47,43 @@ def exit_code(error: SheafError) -> int:
     return EXIT_FAILED
 
 
+# Each command by the module that holds it, imported only when that command runs (or
+# `--help` lists them): `sheaf --version` loads none of them.
+_COMMANDS = {
+    **dict.fromkeys(("version", "resolve", "extract", "demo"), "extraction_commands"),
+    **dict.fromkeys(("ingest", "reconcile"), "ingest_commands"),
+    **dict.fromkeys(("list", "show", "remove", "sections", "chunks", "quote", "status",
+                     "space"), "reading_commands"),
+    **dict.fromkeys(("search", "reindex", "compact"), "search_commands"),
+    **dict.fromkeys(("worker", "batch"), "queue_commands"),
+    **dict.fromkeys(("eval", "model"), "evaluation_commands"),
+    "serve": "serve_command",
+    "mcp": "mcp.command",
+}
+
+
 class SheafGroup(click.Group):
-    """Typed errors become one line on stderr and their exit code, never a traceback."""
+    """Typed errors become one line on stderr and their exit code, never a traceback.
+    Commands load lazily, by name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _COMMANDS:
+            module = import_module(f"sheaf.entrypoints.{_COMMANDS[cmd_name]}")
+            module.register(self)
+        return self.commands.get(cmd_name)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from sheaf.entrypoints.settings import ENVIRONMENT
+
+        formatter.write_paragraph()
+        formatter.write_text("Environment:")
+        for name, (_, meaning) in ENVIRONMENT.items():
+            formatter.write_paragraph()
+            with formatter.indentation():
+                formatter.write_text(f"{name}: {meaning}")
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -70,6 +99,8 @@ class SheafGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
         except Exception as exc:  # a bug or an unreadable store: one line, details on debug
+            import logging
+
             logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
             click.echo(f"sheaf: error: internal: {type(exc).__name__}: {exc} "
                        "(LOG_LEVEL=debug shows the traceback)", err=True)
@@ -80,15 +111,11 @@ def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         from sheaf.adapters.package_version import version_info
 
-        click.echo(version_info().describe())
+        click.echo(version_info(with_changes=False).describe())
         ctx.exit(EXIT_OK)
 
 
-_EPILOG = "Environment:\n\n" + "\n\n".join(
-    f"{name}: {meaning}" for name, (_, meaning) in ENVIRONMENT.items())
-
-
-@click.group(cls=SheafGroup, epilog=_EPILOG,
+@click.group(cls=SheafGroup,
              context_settings={"help_option_names": ["-h", "--help"],
                                "max_content_width": 100})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
@@ -96,12 +123,9 @@ _EPILOG = "Environment:\n\n" + "\n\n".join(
 def sheaf() -> None:
     """Turn URLs, PDFs, HTML pages and text files into clean, structured, quotable
     knowledge."""
+    from sheaf.entrypoints.settings import _log_level, configure_logging
+
     configure_logging(_log_level(os.environ.get("LOG_LEVEL")))
-
-
-for module in (extraction_commands, ingest_commands, queue_commands, reading_commands,
-               search_commands, evaluation_commands, serve_command, mcp_command):
-    module.register(sheaf)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,33 +5,108 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from time import monotonic
+from time import monotonic, sleep
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import click
 
 from sheaf.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from sheaf.entrypoints.holder_client import HolderClient
     from sheaf.entrypoints.knowledge import Knowledge
+
+Remote = Callable[["HolderClient"], "int | None"]
+READ_SETTINGS = ("embedder",)
+"""What a reading command's answer depends on besides the store: the embedder (search's
+auto mode, the query's vector)."""
 
 
 def with_knowledge(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
+                   *, remote: Remote | None = None,
+                   remote_settings: Sequence[str] = READ_SETTINGS, hold: bool = False,
                    **options: Any) -> None:
-    """Run `work` on the knowledge base `settings` name; exit with what it returns."""
+    """Run `work` on the knowledge base `settings` name; exit with what it returns.
 
-    async def run() -> int | None:
-        from sheaf.entrypoints.knowledge import Knowledge
-
-        async with Knowledge.open(settings=settings, **options) as kb:
-            return await work(kb)
-
-    code = anyio.run(run)
+    When another process holds the store and serves it (ADR-0022), `remote` runs the
+    command through it instead, if that process has the same `remote_settings`; `hold`
+    makes this process such a holder while `work` runs (long commands: ingest)."""
+    code = _run(settings, work, remote, remote_settings, hold, options)
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
+         remote: Remote | None, keys: Sequence[str], hold: bool,
+         options: dict[str, Any]) -> int:
+    """Through the holder when there is one that can serve; else here, once the store is
+    free. Both are tried again until SHEAF_LOCK_WAIT is spent: a holder may publish
+    itself just after this process found the store locked."""
+    import anyio
+    import attrs
+
+    from sheaf.domain.errors import ErrorKind, SheafError
+    from sheaf.entrypoints.store_holder import locked_error
+
+    if settings.store_url is not None:  # a PostgreSQL store takes every process itself
+        remote = None
+    deadline = monotonic() + settings.lock_wait
+    pause = 0.05
+    once = attrs.evolve(settings, lock_wait=0.0)
+    while True:
+        code = _through_holder(settings, remote, keys) if remote else None
+        if code is not None:
+            return code
+        try:
+            return anyio.run(_direct, once, work, hold, options)
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.STORE_LOCKED:
+                raise
+            if monotonic() >= deadline:
+                raise locked_error(settings.store, exc, settings.lock_wait) from None
+        sleep(min(pause, max(0.0, deadline - monotonic())))
+        pause = min(pause * 2, 0.5)
+
+
+async def _direct(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
+                  hold: bool, options: dict[str, Any]) -> int:
+    from sheaf.entrypoints.knowledge import Knowledge
+
+    async with Knowledge.open(settings=settings, **options) as kb:
+        if not hold:
+            return await work(kb) or 0
+        from sheaf.entrypoints.store_holder import holding
+
+        async with holding(kb, settings):
+            return await work(kb) or 0
+
+
+def _through_holder(settings: Settings, remote: Remote,
+                    keys: Sequence[str]) -> int | None:
+    """`remote`'s exit code when a live holder with these settings answered; None to
+    open the store here (no holder, other settings, or it just went away)."""
+    from sheaf.entrypoints.store_holder import compatibility, read_holder
+
+    holder = read_holder(settings.store)
+    if holder is None:
+        return None
+    mine = compatibility(settings)
+    if any(holder.compatibility.get(key) != mine[key] for key in keys):
+        return None
+    from sheaf.entrypoints.holder_client import HolderClient, HolderUnreachable
+
+    try:
+        return remote(HolderClient(holder, settings.space)) or 0
+    except HolderUnreachable:
+        return None
+
+
+def as_received(payload: Any) -> Any:
+    """A record as the holder's API delivers it (tuples as lists, enums as values): a
+    direct run prints from this too, so both print the same (ADR-0022)."""
+    return json.loads(json.dumps(payload, ensure_ascii=False))
 
 
 def echo_json(payload: object, *, indent: int | None = None) -> None:

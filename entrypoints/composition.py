@@ -9,54 +9,44 @@ from typing import TYPE_CHECKING, Union
 
 import attrs
 
-from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
-from sheaf.adapters.docx_extractor import DocxExtractor
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.epub_extractor import EpubExtractor
 from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
 from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
-from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
-from sheaf.adapters.hashing_embedder import HashingEmbedder
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.ollama_embedder import OllamaEmbedder
-from sheaf.adapters.openai_chat_model import OpenAiChatModel
-from sheaf.adapters.openai_embedder import OpenAiEmbedder
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.adapters.pptx_extractor import PptxExtractor
-from sheaf.adapters.tesseract_ocr import TesseractOcr
-from sheaf.adapters.xlsx_extractor import XlsxExtractor
-from sheaf.application.content_resolver import ContentResolver
 from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.enrichment import Enrichment, TokenBudget
-from sheaf.application.ingestion import Ingestion, IngestionPorts
-from sheaf.application.ports.artifact_store import ArtifactStore
-from sheaf.application.ports.blob_store import BlobStore
-from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.file_reader import FileReader
-from sheaf.application.ports.format_extractor import FormatExtractor
-from sheaf.application.ports.http_client import HttpClient
-from sheaf.application.ports.language_model import LanguageModel
-from sheaf.application.quotes import Quotes
-from sheaf.application.reindexing import Reindexing
-from sheaf.application.search import Search
-from sheaf.application.stage_events import StageEvent, StageRecorder
-from sheaf.application.storage import Storage
 from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.routing import Route
-from sheaf.entrypoints.settings import EmbedderSettings, LanguageModelSettings, Settings
+from sheaf.entrypoints.settings import EmbedderSettings
 
-if TYPE_CHECKING:  # psycopg comes with the postgres extra, imported only when used
+# The extractors (html5lib, pdfminer, pikepdf), aiohttp and the remote models are
+# imported where they are built, and so are the use cases beyond the catalogue (search,
+# quotes, structure, reindexing, enrichment): a command that only reads the store's
+# records (`sheaf list`) never loads them (ADR-0022).
+if TYPE_CHECKING:
+    from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
+    from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+    from sheaf.adapters.http_settings import HttpSettings
+    from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
     from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+    from sheaf.application.content_resolver import ContentResolver
+    from sheaf.application.document_extraction import DocumentExtraction
+    from sheaf.application.document_structure import DocumentStructure
+    from sheaf.application.enrichment import Enrichment, TokenBudget
+    from sheaf.application.ingestion import Ingestion
+    from sheaf.application.ports.artifact_store import ArtifactStore
+    from sheaf.application.ports.blob_store import BlobStore
+    from sheaf.application.ports.embedder import Embedder
+    from sheaf.application.ports.file_reader import FileReader
+    from sheaf.application.ports.format_extractor import FormatExtractor
+    from sheaf.application.ports.http_client import HttpClient
+    from sheaf.application.ports.language_model import LanguageModel
+    from sheaf.application.quotes import Quotes
+    from sheaf.application.reindexing import Reindexing
+    from sheaf.application.search import Search
+    from sheaf.application.stage_events import StageEvent
+    from sheaf.application.storage import Storage
+    from sheaf.domain.chunking import ChunkSizes
+    from sheaf.entrypoints.settings import LanguageModelSettings, Settings
 
-KnowledgeStore = Union[DuckDbKnowledgeStore, MemoryKnowledgeStore,
+KnowledgeStore = Union["DuckDbKnowledgeStore", "MemoryKnowledgeStore",
                        "PostgresKnowledgeStore"]
 
 
@@ -66,6 +56,9 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
     """A resolver over aiohttp and `extraction` (`build_extraction`'s by default), so
     fetched bodies and local files are read by the same extractors; close the client
     when done."""
+    from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
+    from sheaf.application.content_resolver import ContentResolver
+
     client = AiohttpHttpClient(settings)
     extraction = extraction or build_extraction(pool)
     return client, ContentResolver(client, extraction.html, extraction.pdf,
@@ -75,6 +68,16 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
 def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
     """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB, and
     images and scanned PDF pages through Tesseract (when it is installed)."""
+    from sheaf.adapters.docx_extractor import DocxExtractor
+    from sheaf.adapters.epub_extractor import EpubExtractor
+    from sheaf.adapters.html5lib_extractor import Html5libExtractor
+    from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+    from sheaf.adapters.pptx_extractor import PptxExtractor
+    from sheaf.adapters.tesseract_ocr import TesseractOcr
+    from sheaf.adapters.xlsx_extractor import XlsxExtractor
+    from sheaf.application.document_extraction import DocumentExtraction
+    from sheaf.domain.routing import Route
+
     limiter = pool.limiter if pool else None
     formats: dict[Route, FormatExtractor] = {
         Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
@@ -91,22 +94,68 @@ def blob_folder(store_path: Path) -> Path:
 
 @attrs.define
 class KnowledgeServices:
-    """The embedded default: a DuckDB file with its blob folder, and the use cases on it."""
+    """The embedded default: a DuckDB file with its blob folder, and the use cases on it.
 
-    client: HttpClient
+    Ingestion (the HTTP client, the extractors) is built on first use: reading and
+    searching never import aiohttp, html5lib or pdfminer. So are structure, quotes,
+    search and reindexing: listing the catalogue imports none of their modules."""
+
     store: KnowledgeStore
     """The store's adapter (the CLI's store commands use its extra methods)."""
     storage: Storage
-    ingestion: Ingestion
     catalogue: DocumentCatalogue
-    structure: DocumentStructure
-    quotes: Quotes
-    reindexing: Reindexing
-    search: Search
+    pool: WorkerPool
+    build_ingestion: Callable[[], tuple[HttpClient, Ingestion]]
     embedder: Embedder | None = None
     enrichment: Enrichment | None = None
     closers: tuple[Callable[[], Awaitable[None]], ...] = ()
     """What else was opened for these services (an S3 connection), closed with them."""
+    client: HttpClient | None = attrs.field(default=None, init=False)
+    """None until ingestion is first used."""
+    _ingestion: Ingestion | None = attrs.field(default=None, init=False)
+    _structure: DocumentStructure | None = attrs.field(default=None, init=False)
+    _quotes: Quotes | None = attrs.field(default=None, init=False)
+    _search: Search | None = attrs.field(default=None, init=False)
+    _reindexing: Reindexing | None = attrs.field(default=None, init=False)
+
+    @property
+    def ingestion(self) -> Ingestion:
+        if self._ingestion is None:
+            self.client, self._ingestion = self.build_ingestion()
+        return self._ingestion
+
+    @property
+    def structure(self) -> DocumentStructure:
+        if self._structure is None:
+            from sheaf.application.document_structure import DocumentStructure
+
+            self._structure = DocumentStructure(self.catalogue, self.pool)
+        return self._structure
+
+    @property
+    def quotes(self) -> Quotes:
+        if self._quotes is None:
+            from sheaf.application.quotes import Quotes
+
+            self._quotes = Quotes(self.structure, self.pool)
+        return self._quotes
+
+    @property
+    def search(self) -> Search:
+        if self._search is None:
+            from sheaf.application.search import Search
+
+            self._search = Search(self.storage, self.embedder, self.structure)
+        return self._search
+
+    @property
+    def reindexing(self) -> Reindexing:
+        if self._reindexing is None:
+            from sheaf.application.reindexing import Reindexing
+
+            self._reindexing = Reindexing(self.storage, self.structure, self.embedder,
+                                          self.enrichment)
+        return self._reindexing
 
     async def aclose(self) -> None:
         # Every close runs even when one before it fails: a client that cannot close must
@@ -128,6 +177,8 @@ def build_language_model(settings: LanguageModelSettings | None) -> LanguageMode
     """The enrichment model; None (enrichment off) without settings."""
     if settings is None:
         return None
+    from sheaf.adapters.openai_chat_model import OpenAiChatModel
+
     return OpenAiChatModel(settings.base_url, settings.model, api_key=settings.api_key,
                            concurrency=settings.concurrency)
 
@@ -140,6 +191,8 @@ def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
     if kind == "none":
         return None
     if kind == "hashing":
+        from sheaf.adapters.hashing_embedder import HashingEmbedder
+
         return HashingEmbedder(int(argument)) if argument else HashingEmbedder()
     if kind in ("local", "onnx"):
         from sheaf.adapters.onnx_embedder import OnnxEmbedder
@@ -147,10 +200,14 @@ def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
         return OnnxEmbedder.from_directory(Path(argument)) if argument else \
             OnnxEmbedder.installed()
     if kind == "openai" and argument:
+        from sheaf.adapters.openai_embedder import OpenAiEmbedder
+
         return OpenAiEmbedder(settings.url or "https://api.openai.com/v1", argument,
                               dimension=settings.dimension, api_key=settings.api_key,
                               input_limit=settings.max_tokens)
     if kind == "ollama" and argument:
+        from sheaf.adapters.ollama_embedder import OllamaEmbedder
+
         return OllamaEmbedder(settings.url or "http://127.0.0.1:11434", argument,
                               dimension=settings.dimension, api_key=settings.api_key,
                               input_limit=settings.max_tokens)
@@ -165,50 +222,68 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
                     pool: WorkerPool | None = None,
                     language_model: LanguageModel | None = None,
                     budget: TokenBudget | None = None,
-                    chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                    chunk_sizes: ChunkSizes | None = None,
                     adapters: InjectedAdapters | None = None) -> KnowledgeServices:
     """Everything on one DuckDB file (or on the `adapters` given, for tests and
     embedding); CPU-heavy work shares one bounded `pool`; enrichment is on when a
     `language_model` is given."""
     pool = pool or WorkerPool()
     given = adapters or InjectedAdapters()
-    extraction = build_extraction(pool)
-    client: HttpClient
-    if given.http_client is not None:
-        client = given.http_client
-        resolver = ContentResolver(client, extraction.html, extraction.pdf,
-                                   extraction=extraction)
-    else:
-        client, resolver = build_resolver(settings, pool, extraction)
     if given.store is not None:
         store = given.store
     else:
         if store_path is None:
             raise SheafError(ErrorKind.INVALID_QUERY, "no store path and no store given")
+        from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+
         store = DuckDbKnowledgeStore(store_path)
     storage = store.storage()
     folder = blob_folder(store_path) if store_path is not None else None
-    blobs = given.blobs or (FilesystemBlobStore(folder) if folder else MemoryBlobStore())
-    artifacts = given.artifacts or (FilesystemArtifactStore(folder) if folder
-                                    else MemoryArtifactStore())
+    if folder is None:  # nothing on disk: blobs and artifacts in memory too
+        from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
+        from sheaf.adapters.memory_blob_store import MemoryBlobStore
+
+        blobs: BlobStore = given.blobs or MemoryBlobStore()
+        artifacts: ArtifactStore = given.artifacts or MemoryArtifactStore()
+    else:
+        blobs = given.blobs or FilesystemBlobStore(folder)
+        artifacts = given.artifacts or FilesystemArtifactStore(folder)
     catalogue = DocumentCatalogue(storage, blobs, artifacts)
-    enrichment = (Enrichment(storage, catalogue, language_model, embedder, budget=budget)
-                  if language_model is not None else None)
-    ingestion = Ingestion(
-        IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(), storage,
-                       blobs, artifacts),
-        recorder=StageRecorder(listener), embedder=embedder, pool=pool,
-        enrichment=enrichment, chunk_sizes=chunk_sizes)
-    structure = DocumentStructure(catalogue, pool)
-    quotes = Quotes(structure, pool)
-    return KnowledgeServices(client, store, storage, ingestion, catalogue, structure, quotes,
-                             Reindexing(storage, structure, embedder, enrichment),
-                             Search(storage, embedder, structure), embedder, enrichment)
+    enrichment = None
+    if language_model is not None:
+        from sheaf.application.enrichment import Enrichment
+
+        enrichment = Enrichment(storage, catalogue, language_model, embedder, budget=budget)
+
+    def build_ingestion() -> tuple[HttpClient, Ingestion]:
+        from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
+        from sheaf.application.content_resolver import ContentResolver
+        from sheaf.application.ingestion import Ingestion, IngestionPorts
+        from sheaf.application.stage_events import StageRecorder
+        from sheaf.domain.chunking import DEFAULT_SIZES
+
+        extraction = build_extraction(pool)
+        client: HttpClient
+        if given.http_client is not None:
+            client = given.http_client
+            resolver = ContentResolver(client, extraction.html, extraction.pdf,
+                                       extraction=extraction)
+        else:
+            client, resolver = build_resolver(settings, pool, extraction)
+        return client, Ingestion(
+            IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(),
+                           storage, blobs, artifacts),
+            recorder=StageRecorder(listener), embedder=embedder, pool=pool,
+            enrichment=enrichment, chunk_sizes=chunk_sizes or DEFAULT_SIZES)
+
+    return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
+                             enrichment)
 
 
 async def open_store(settings: Settings) -> KnowledgeStore:
     """The store `settings` name: PostgreSQL for a postgresql:// URL, else the DuckDB
-    file (opened in a worker thread: it connects, migrates and may check indexes)."""
+    file (opened in a worker thread: it connects, migrates and may check indexes; a file
+    another process holds is waited for, then refused with `store_locked`)."""
     if settings.store_url is not None:
         try:
             from sheaf.adapters.postgres_store import PostgresKnowledgeStore
@@ -219,7 +294,11 @@ async def open_store(settings: Settings) -> KnowledgeStore:
         return await PostgresKnowledgeStore.connect(settings.store_url)
     import anyio
 
-    return await anyio.to_thread.run_sync(DuckDbKnowledgeStore, settings.store)
+    from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
+    from sheaf.entrypoints.store_holder import open_waiting
+
+    return await anyio.to_thread.run_sync(open_waiting, settings.store, settings.lock_wait,
+                                          DuckDbKnowledgeStore)
 
 
 def open_blob_stores(settings: Settings) -> tuple[BlobStore, ArtifactStore,

@@ -53,6 +53,13 @@ class ApiSettings:
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
+    holder: bool = False
+    batches: int = 0
+    """`/v1/batch` requests running: the holder waits for them before it stops."""
+    """The store holder's own loopback API for other sheaf processes of its user
+    (ADR-0022): `/v1/batch` runs a whole `sheaf ingest` (local paths, every option,
+    failed sources as results), `/v1/status` is `sheaf status`, and error details keep
+    their paths (a CLI run through it prints what a direct run would)."""
 
 
 class _Refusal(Exception):
@@ -80,6 +87,9 @@ def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
+    if settings.holder:
+        app.router.add_post("/v1/batch", ingest_batch)
+        app.router.add_get("/v1/status", store_status)
     return app
 
 
@@ -89,7 +99,8 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except SheafError as exc:
-        return problem(status_of(exc.kind), exc.kind.value, exc.message)
+        return problem(status_of(exc.kind), exc.kind.value, exc.message,
+                       public=not request.app[SETTINGS].holder)
     except _Refusal as refusal:
         return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
     except web.HTTPException as exc:
@@ -236,6 +247,52 @@ async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
     if not is_url(url):
         raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
     return url, _options(payload)
+
+
+_HOLDER_OPTIONS = {"password": str, "enrich": str, "prefer": str, "dry_run": bool,
+                   "resume": bool, "version_id": str}
+
+
+async def store_status(request: web.Request) -> web.Response:
+    """The holder's `sheaf status`: the store's location, schema and counts per space."""
+    return _json(serialisation.store_status(await request.app[KNOWLEDGE].status()))
+
+
+async def ingest_batch(request: web.Request) -> web.StreamResponse:
+    """The holder's `sheaf ingest` for another process: directories expanded here, then
+    JSON lines: `{"total", "skipped"}` first, one ingest result per source as each
+    finishes. The holder does not stop while one runs."""
+    payload = await _json_body(request, "{\"sources\": [...]}")
+    sources = payload.get("sources") if isinstance(payload, dict) else None
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise _bad("the JSON body needs a \"sources\" list of strings")
+    options = _options(payload)  # and every other option of `sheaf ingest`:
+    for name, kind in _HOLDER_OPTIONS.items():
+        value = payload.get(name)
+        if value is not None:
+            if not isinstance(value, kind):
+                raise _bad(f"{name} must be a {kind.__name__}")
+            options[name] = value
+    concurrency = _count(payload, "concurrency") or 4
+    kb = _knowledge(request)
+    settings = request.app[SETTINGS]
+    settings.batches += 1
+    try:
+        found = await kb.listing(sources, recursive=bool(payload.get("recursive")))
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+
+        async def line(value: Any) -> None:
+            await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
+
+        await line({"total": len(found.files), "skipped": [
+            {"path": s.path, "reason": s.reason} for s in found.skipped]})
+        async for event in kb.ingest_many(found, concurrency=concurrency, **options):
+            await line(serialisation.ingest_result(event.result))
+        await response.write_eof()
+        return response
+    finally:
+        settings.batches -= 1
 
 
 async def _receive_upload(request: web.Request) -> tuple[str, dict[str, Any]]:

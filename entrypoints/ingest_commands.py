@@ -3,16 +3,20 @@ compared with it."""
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import click
 
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ingest_jobs import IngestJob
 from sheaf.domain.ingestion import IngestStatus
+from sheaf.domain.url_normalisation import is_url
 from sheaf.entrypoints import queue_commands, serialisation
 from sheaf.entrypoints.cli_options import (
     KEY_VALUE,
@@ -22,12 +26,18 @@ from sheaf.entrypoints.cli_options import (
     settings_for,
     store_options,
 )
-from sheaf.entrypoints.cli_session import echo_json, interactive, progress, with_knowledge
+from sheaf.entrypoints.cli_session import (
+    as_received,
+    echo_json,
+    interactive,
+    progress,
+    with_knowledge,
+)
 from sheaf.entrypoints.queue_commands import queue_url_option
 from sheaf.entrypoints.settings import ALL_GROUPS, Group
 
 if TYPE_CHECKING:
-    from sheaf.domain.ingestion import IngestResult
+    from sheaf.entrypoints.holder_client import HolderClient
     from sheaf.entrypoints.knowledge import Knowledge
 
 # What a dry run's outcome means for a source that should already be in the store.
@@ -104,32 +114,61 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
                             token_budget=token_budget, **fetch_flags)
     live = interactive(as_json)
 
-    async def work(kb: Knowledge) -> int:
-        listing = await kb.listing(found, recursive=recursive)
-        for skipped in listing.skipped:  # every file of a directory is accounted for
+    async def shown(skipped: list[dict[str, str]], total: int,
+                    results: AsyncIterator[dict[str, Any]]) -> int:
+        """The run's output from JSON records (skipped files, then each result as it
+        comes), whether this process ingests or the store's holder does (ADR-0022)."""
+        for one in skipped:  # every file of a directory is accounted for
             if as_json:
-                echo_json(skipped.as_dict())
+                echo_json({"source": one["path"], "status": "skipped",
+                           "reason": one["reason"]})
             else:
-                click.echo(f"skipped   {skipped.path}  ({skipped.reason})", err=True)
-        results: list[IngestResult] = []
-        total = len(listing.files)
+                click.echo(f"skipped   {one['path']}  ({one['reason']})", err=True)
+        done: list[dict[str, Any]] = []
         with progress("ingesting", total, live) as advance:
-            async for event in kb.ingest_many(listing, concurrency=concurrency,
-                                              metadata=dict(metadata), **options):
-                results.append(event.result)
+            async for result in results:
+                done.append(result)
                 advance(1)
-                _report(event.result, event.done, total, as_json, live)
-        counts = Counter(r.status.value for r in results)
+                _report(result, len(done), total, as_json, live)
+        counts = Counter(r["status"] for r in done)
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
-        click.echo(f"summary: {summary}, {len(listing.skipped)} skipped", err=True)
-        for skipped in listing.skipped:
-            click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
-        for failed in (r for r in results if r.status is IngestStatus.FAILED):
-            click.echo(f"  failed {failed.source}: {failed.error_kind}: {failed.message}",
-                       err=True)
+        click.echo(f"summary: {summary}, {len(skipped)} skipped", err=True)
+        for one in skipped:
+            click.echo(f"  skipped {one['path']}: {one['reason']}", err=True)
+        for failed in (r for r in done if r["status"] == IngestStatus.FAILED.value):
+            click.echo(f"  failed {failed['source']}: {failed.get('error_kind')}: "
+                       f"{failed.get('message')}", err=True)
         return 1 if counts.get("failed") else 0
 
-    with_knowledge(settings, work)
+    async def work(kb: Knowledge) -> int:
+        listing = await kb.listing(found, recursive=recursive)
+
+        async def results() -> AsyncIterator[dict[str, Any]]:
+            async for event in kb.ingest_many(listing, concurrency=concurrency,
+                                              metadata=dict(metadata), **options):
+                yield as_received(serialisation.ingest_result(event.result))
+
+        return await shown([{"path": s.path, "reason": s.reason} for s in listing.skipped],
+                           len(listing.files), results())
+
+    def remote(holder: HolderClient) -> int:
+        # Local paths travel absolute (the holder's working directory is its own) and
+        # are printed as they were given.
+        given = {s if is_url(s) else os.path.abspath(s): s for s in found}
+        answer = holder.lines("/v1/batch", {
+            "sources": list(given), "recursive": recursive, "concurrency": concurrency,
+            "metadata": dict(metadata), **{k: v for k, v in options.items()
+                                           if v is not None}})
+        head = next(answer)
+
+        async def results() -> AsyncIterator[dict[str, Any]]:
+            while (result := await anyio.to_thread.run_sync(next, answer, None)) is not None:
+                yield result | {"source": given.get(result["source"], result["source"])}
+
+        return anyio.run(shown, head["skipped"], head["total"], results())
+
+    with_knowledge(settings, work, remote=remote, remote_settings=HOLDER_SETTINGS,
+                   hold=True)
 
 
 def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str], ...],
@@ -154,20 +193,28 @@ def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str],
                            as_json=as_json, wait=wait)
 
 
-def _report(result: IngestResult, done: int, total: int, as_json: bool, live: bool) -> None:
+HOLDER_SETTINGS = ("embedder", "max_bytes", "timeout", "allow_private", "language_model",
+                   "token_budget")
+"""What an ingest depends on besides its sources: it goes through a holder only when
+that holder has the same."""
+
+
+def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
+            live: bool) -> None:
     if as_json:
-        echo_json(serialisation.ingest_result(result))
+        echo_json(result)
         return
     notes = []
-    if result.error_kind:
-        notes.append(result.message or result.error_kind)
-    if result.near_duplicate_of:
-        notes.append(f"near duplicate of {result.near_duplicate_of}")
-    if result.enrichment and result.enrichment != "enriched":
-        notes.append(f"enrichment {result.enrichment}: see sheaf show --diagnostics")
+    if result.get("error_kind"):
+        notes.append(result.get("message") or result["error_kind"])
+    if result.get("near_duplicate_of"):
+        notes.append(f"near duplicate of {result['near_duplicate_of']}")
+    enrichment = result.get("enrichment")
+    if enrichment and enrichment != "enriched":
+        notes.append(f"enrichment {enrichment}: see sheaf show --diagnostics")
     # Under a progress bar only what needs reading is printed; in a log, every source.
     if notes or not live:
-        line = f"[{done}/{total}] {result.status.value:<9} {result.source}"
+        line = f"[{done}/{total}] {result['status']:<9} {result['source']}"
         click.echo(line + "".join(f"  ({note})" for note in notes), err=True)
 
 

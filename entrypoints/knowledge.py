@@ -18,41 +18,16 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import anyio.abc
 import attrs
 
-from sheaf.application.bounded_concurrency import for_each_bounded
-from sheaf.application.content_resolver import Preference
-from sheaf.application.enrichment import TokenBudget
-from sheaf.application.ingestion import IngestOptions
-from sheaf.application.ports.embedder import Embedder
-from sheaf.application.ports.language_model import LanguageModel
-from sheaf.application.queued_ingestion import run_job
-from sheaf.application.quotes import Quote
-from sheaf.application.retrieval_evaluation import evaluate_search
-from sheaf.application.search import SearchHit
-from sheaf.application.worker_pool import WorkerPool
-from sheaf.domain.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
-from sheaf.domain.context_block import CitedPassage, context_block
-from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
-from sheaf.domain.embeddings import EmbeddingModel
-from sheaf.domain.enrichment import parse_kinds
 from sheaf.domain.errors import ErrorKind, SheafError, first_failure
-from sheaf.domain.ingest_jobs import IngestJob
-from sheaf.domain.ingestion import DEFAULT_SPACE, IngestResult, SpacePolicy
-from sheaf.domain.knowledge_records import DocumentRecord, StoreCompaction, StoreStatus
-from sheaf.domain.resolved_content import ContentSource
-from sheaf.domain.retrieval_metrics import RetrievalReport
+from sheaf.domain.ingestion import DEFAULT_SPACE
 from sheaf.domain.search_request import Expansion, SearchFilters, SearchMode
-from sheaf.domain.sections import Section
-from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
-from sheaf.entrypoints.agent_tools import run_tool, tool_definitions
 from sheaf.entrypoints.composition import (
     InjectedAdapters,
-    KnowledgeServices,
     build_embedder,
     build_knowledge,
     build_language_model,
@@ -60,6 +35,29 @@ from sheaf.entrypoints.composition import (
     open_store,
 )
 from sheaf.entrypoints.settings import Settings
+
+# What only one method uses (ingest batches, quotes, evaluation, tool calls, the context
+# block, enrichment) is imported by that method: a command that lists the store loads
+# none of it (ADR-0022).
+if TYPE_CHECKING:
+    import anyio.abc
+
+    from sheaf.application.content_resolver import Preference
+    from sheaf.application.ingestion import IngestOptions
+    from sheaf.application.ports.embedder import Embedder
+    from sheaf.application.ports.language_model import LanguageModel
+    from sheaf.application.quotes import Quote
+    from sheaf.application.search import SearchHit
+    from sheaf.domain.chunking import Chunk, ChunkSizes
+    from sheaf.domain.directory_listing import DirectoryListing, SkippedFile
+    from sheaf.domain.embeddings import EmbeddingModel
+    from sheaf.domain.ingest_jobs import IngestJob
+    from sheaf.domain.ingestion import IngestResult, SpacePolicy
+    from sheaf.domain.knowledge_records import DocumentRecord, StoreCompaction, StoreStatus
+    from sheaf.domain.retrieval_metrics import RetrievalReport
+    from sheaf.domain.sections import Section
+    from sheaf.domain.token_counting import TokenCounting
+    from sheaf.entrypoints.composition import KnowledgeServices
 
 
 @attrs.frozen
@@ -102,7 +100,7 @@ class Knowledge:
                    timeout: float | None = None, workers: int | None = None,
                    language_model: LanguageModel | None = None,
                    token_budget: int | None = None, settings: Settings | None = None,
-                   chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                   chunk_sizes: ChunkSizes | None = None,
                    adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file or a postgresql:// URL; default SHEAF_STORE or
         the user data directory; blobs in S3 when SHEAF_BLOBS names s3://bucket/prefix)
@@ -110,11 +108,14 @@ class Knowledge:
         SHEAF_EMBEDDER) or an `Embedder`; `workers` bounds the CPU worker threads.
         `language_model` (default: from SHEAF_LLM_*) enables enrichment, spending at most
         `token_budget` tokens (default SHEAF_LLM_TOKEN_BUDGET) while it is open.
+        `chunk_sizes` defaults to `sheaf.domain.chunking.DEFAULT_SIZES`.
         `settings` replaces the environment: the keyword arguments then override only
         what they name. `adapters` replaces the default store, blob and artifact stores,
         HTTP client or file reader (tests, embedding): with a store given and no `store`
         path, nothing is written to disk. Errors inside the `async with` come out as
-        themselves (a `SheafError` subclass), not wrapped in an exception group."""
+        themselves (a `SheafError` subclass), not wrapped in an exception group. A store
+        another process holds is waited for (SHEAF_LOCK_WAIT seconds, default 2), then
+        refused with `store_locked` (a `StoreError`) naming that process."""
         in_memory = adapters is not None and adapters.store is not None and store is None
         if settings is None:
             settings = Settings.from_environment(
@@ -133,20 +134,27 @@ class Knowledge:
         remote_blobs = None
         if adapters is None or adapters.store is None:
             # The DuckDB file is opened in a worker thread (connect, migrate, index checks
-            # after a crash), PostgreSQL on the loop: the caller's loop keeps running.
+            # after a crash; another process holding it is waited for, SHEAF_LOCK_WAIT
+            # with backoff, then `store_locked` names it: ADR-0022), PostgreSQL on the
+            # loop: the caller's loop keeps running.
             opened = await open_store(settings)
             adapters = attrs.evolve(adapters or InjectedAdapters(), store=opened)
         try:
+            from sheaf.application.worker_pool import WorkerPool
+
             if adapters.blobs is None and (remote_blobs := open_blob_stores(settings)):
                 adapters = attrs.evolve(adapters, blobs=remote_blobs[0],
                                         artifacts=adapters.artifacts or remote_blobs[1])
+            model = language_model or build_language_model(settings.language_model)
+            budget = None
+            if model is not None:  # the budget is enrichment's, and so is its module
+                from sheaf.application.enrichment import TokenBudget
+
+                budget = TokenBudget(settings.token_budget)
             services = build_knowledge(
                 settings.fetch, None if in_memory else settings.store, embedder=chosen,
-                pool=WorkerPool(workers),
-                language_model=language_model or build_language_model(
-                    settings.language_model),
-                budget=TokenBudget(settings.token_budget), chunk_sizes=chunk_sizes,
-                adapters=adapters)
+                pool=WorkerPool(workers), language_model=model, budget=budget,
+                chunk_sizes=chunk_sizes, adapters=adapters)
             if remote_blobs is not None:
                 services.closers = (remote_blobs[2],)
         except BaseException:
@@ -194,10 +202,15 @@ class Knowledge:
     async def ingest_job(self, job: IngestJob) -> IngestResult:
         """Run one queued ingest job (its own space and options; `sheaf worker` calls
         this); failures come back as a `failed` result, as from `ingest`."""
+        from sheaf.application.queued_ingestion import run_job
+
         return await run_job(self._services.ingestion.ingest, job)
 
     def _ingest_options(self, *, metadata: Mapping[str, str] | None = None,
                         enrich: str | None = None, **options: Any) -> IngestOptions:
+        from sheaf.application.ingestion import IngestOptions
+        from sheaf.domain.enrichment import parse_kinds
+
         return IngestOptions(space=self.space, metadata=dict(metadata or {}),
                              enrich=parse_kinds(enrich) if enrich is not None else None,
                              **options)
@@ -217,6 +230,10 @@ class Knowledge:
         `recursive`), `concurrency` at a time, yielding a progress event as each
         finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest.
         A `DirectoryListing` (from `listing`) is taken as it is, not listed again."""
+        from sheaf.application.bounded_concurrency import for_each_bounded
+        from sheaf.domain.directory_listing import DirectoryListing
+        from sheaf.domain.ingestion import IngestResult
+
         chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
         listing = sources if isinstance(sources, DirectoryListing) else \
             await self.listing(sources, recursive=recursive)
@@ -276,6 +293,8 @@ class Knowledge:
 
     async def token_counting(self) -> TokenCounting:
         """What chunk sizes are counted in: the embedder's tokens, or an estimate."""
+        from sheaf.domain.token_counting import ESTIMATED_TOKENS
+
         embedder = self._services.embedder
         return await embedder.token_counting() if embedder else ESTIMATED_TOKENS
 
@@ -290,6 +309,9 @@ class Knowledge:
         """Change what the space accepts (only what is given); returns the new policy.
         `allowed_kinds` are content kinds (html, pdf, raw, ...), `enrich` is
         "summary,context" or "" for none."""
+        from sheaf.domain.content_source import ContentSource
+        from sheaf.domain.enrichment import parse_kinds
+
         changes: dict[str, Any] = {}
         if ingestion_enabled is not None:
             changes["ingestion_enabled"] = ingestion_enabled
@@ -317,6 +339,8 @@ class Knowledge:
         re-embeds every snippet with this embedder, which becomes the space's model;
         `enrich` redoes those enrichments (cached answers cost nothing). `progress` is
         called with (done, total) after each document. Returns how many were done."""
+        from sheaf.domain.enrichment import parse_kinds
+
         return await self._services.reindexing.reindex(
             self.space, chunks=chunks, embeddings=embeddings,
             enrich=parse_kinds(enrich or ""), progress=progress)
@@ -338,6 +362,8 @@ class Knowledge:
                                  mode: str | SearchMode) -> RetrievalReport:
         """nDCG@10, MRR@10 and Recall@100 of `mode` on judged (id, text) `queries`;
         `to_collection` maps this space's document ids to the judgements' ids."""
+        from sheaf.application.retrieval_evaluation import evaluate_search
+
         return await evaluate_search(self._services.search, self.space, queries, qrels,
                                      to_collection, SearchMode(mode))
 
@@ -412,6 +438,8 @@ class Knowledge:
         its citation (title, section, pages, URL, character offsets), at most
         `max_tokens` (four characters a token), cut only between sentences. Reference
         lists are left out."""
+        from sheaf.domain.context_block import CitedPassage, context_block
+
         # Reference lists match a question's words without answering it: left out.
         hits = await self._services.search.search(
             self.space, query, k, mode=SearchMode(mode),
@@ -427,12 +455,16 @@ class Knowledge:
     def tools(style: str = "openai") -> list[dict[str, Any]]:
         """JSON Schema definitions of the tools `call_tool` runs, in OpenAI's format or
         Anthropic's (`style="anthropic"`)."""
+        from sheaf.entrypoints.agent_tools import tool_definitions
+
         return tool_definitions(style)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | str) -> dict[str, Any]:
         """Run a tool call from a model. Arguments may be the JSON text models send. The
         answer is JSON-ready: the result, or `{"error": {"kind", "message"}}` for bad
         arguments and failures, so the model can correct itself."""
+        from sheaf.entrypoints.agent_tools import run_tool
+
         return await run_tool(self, name, arguments)
 
 

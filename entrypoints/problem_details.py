@@ -32,6 +32,7 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.UNSAFE_CONTENT: 422,
     ErrorKind.TIMEOUT: 504,
     ErrorKind.STORE_VERSION: 500,
+    ErrorKind.STORE_LOCKED: 503,
     ErrorKind.STORAGE: 503,
     ErrorKind.INTERNAL: 500,
     ErrorKind.TOO_COMPLEX: 422,
@@ -60,9 +61,11 @@ def status_of(kind: ErrorKind) -> int:
 
 
 def problem(status: int, kind: str, detail: str, *,
-            headers: dict[str, str] | None = None) -> web.Response:
-    """A JSON problem document carrying sheaf's error kind."""
+            headers: dict[str, str] | None = None, public: bool = True) -> web.Response:
+    """A JSON problem document carrying sheaf's error kind; `public` details have the
+    server's paths taken out (not for the store's holder answering its own user)."""
     body = {"type": f"urn:sheaf:error:{kind}", "title": HTTPStatus(status).phrase,
-            "status": status, "detail": public_detail(detail), "kind": kind}
+            "status": status, "detail": public_detail(detail) if public else detail,
+            "kind": kind}
     return web.Response(status=status, text=json.dumps(body),
                         content_type="application/problem+json", headers=headers)

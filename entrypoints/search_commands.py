@@ -20,10 +20,17 @@ from sheaf.entrypoints.cli_options import (
     store_option,
     store_options,
 )
-from sheaf.entrypoints.cli_session import echo_json, interactive, progress, with_knowledge
+from sheaf.entrypoints.cli_session import (
+    as_received,
+    echo_json,
+    interactive,
+    progress,
+    with_knowledge,
+)
 from sheaf.entrypoints.settings import READING, Group
 
 if TYPE_CHECKING:
+    from sheaf.entrypoints.holder_client import HolderClient
     from sheaf.entrypoints.knowledge import Knowledge
 
 
@@ -67,6 +74,20 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
                                "group_by_document": group, "expand": expand,
                                "window": window}
 
+    def shown(found: list[dict[str, Any]]) -> None:
+        if as_json:
+            for record in found:
+                echo_json(record)
+            return
+        for hit in found:  # printed from the JSON records, as the holder sends them
+            where = " > ".join(hit["heading_path"]) or "-"
+            click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  "
+                       f"{hit['title'] or hit['document_id']}  "
+                       f"[{where}]  {hit['chunk_id']} [{hit['start']}:{hit['end']}]")
+            context = hit.get("context")
+            shown_text = context["text"] if context else hit["text"]
+            click.echo("    " + " ".join(shown_text.split())[:200 if not context else 2000])
+
     async def work(kb: Knowledge) -> None:
         if queries is not None:
             for item in _queries(queries):
@@ -75,19 +96,24 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
                 echo_json({"id": item.get("id"), "results": serialisation.hits(found)})
             return
         assert query is not None
-        found = await kb.search(query, k, **options)
-        if as_json:
-            for record in serialisation.hits(found):
-                echo_json(record)
-            return
-        for rank, hit in enumerate(found, start=1):
-            where = " > ".join(hit.chunk.heading_path) or "-"
-            click.echo(f"{rank:>2}. {hit.score:6.3f}  {hit.title or hit.document_id}  "
-                       f"[{where}]  {hit.chunk.id} [{hit.chunk.start}:{hit.chunk.end}]")
-            shown = hit.context.text if hit.context else hit.chunk.text
-            click.echo("    " + " ".join(shown.split())[:200 if not hit.context else 2000])
+        shown(as_received(serialisation.hits(await kb.search(query, k, **options))))
 
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work)
+    def remote(holder: HolderClient) -> None:
+        assert query is not None
+        params = [("q", query), ("k", str(k)), ("mode", mode), ("window", str(window)),
+                  *(("doc", d) for d in doc), *(("section", s) for s in section),
+                  *(("source", s) for s in source),
+                  *(("meta", f"{key}={value}") for key, value in meta)]
+        if group:
+            params.append(("group", "1"))
+        if expand:
+            params.append(("expand", expand))
+        shown(holder.get("/v1/search", params)["results"])
+
+    # --queries asks for hits without titles, which the API always gives: not through
+    # a holder.
+    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
+                   remote=remote if queries is None else None)
 
 
 def _queries(path: Path) -> list[dict[str, Any]]:
@@ -130,7 +156,7 @@ def reindex(embeddings: bool, no_chunks: bool, enrich: str | None, token_budget:
                                      enrich=enrich, progress=lambda done, _: advance(1))
         click.echo(f"reindexed {count} documents in space {space!r}", err=True)
 
-    with_knowledge(settings, work)
+    with_knowledge(settings, work, hold=True)  # a long run: readers go through it
 
 
 @click.command()

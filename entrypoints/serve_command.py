@@ -47,6 +47,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
     from sheaf.entrypoints.composition import blob_folder
     from sheaf.entrypoints.http_api import ApiSettings, build_app
     from sheaf.entrypoints.knowledge import Knowledge
+    from sheaf.entrypoints.store_holder import holding
 
     async with Knowledge.open(settings=settings) as kb:
         # The store is opened before the port is bound and anything is announced: a
@@ -69,10 +70,13 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
             click.echo(f"sheaf: serving {settings.location} on http://{host}:{port} "
                        f"({'token required' if settings.api_token else 'no token'})",
                        err=True)
-            # Ctrl-C or a service manager's SIGTERM: stop serving, close the store, exit 0.
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    break
+            # Other sheaf commands on this store run through it meanwhile (ADR-0022).
+            async with holding(kb, settings, "sheaf serve"):
+                # Ctrl-C or a service manager's SIGTERM: stop serving, close the store,
+                # exit 0.
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _ in signals:
+                        break
             click.echo("sheaf: stopped", err=True)
         finally:
             with anyio.CancelScope(shield=True):

@@ -46,6 +46,7 @@ SHEAF_ALLOW_PRIVATE_NETWORK fetch           1 to allow loopback and private addr
 SHEAF_STORE                 store           the DuckDB file (default $XDG_DATA_HOME/sheaf/sheaf.duckdb), or postgresql://... (libpq URL; PG* variables apply)
 SHEAF_BLOBS                 store           s3://bucket/prefix for raw bytes and artifacts (AWS_* variables apply; default: the folder beside the DuckDB file)
 XDG_DATA_HOME               store           where the default store lives (default ~/.local/share)
+SHEAF_LOCK_WAIT             store           seconds to wait for a store another process holds and cannot serve this command (default 2)
 SHEAF_EMBEDDER              embedder        hashing (default), hashing:DIM, local, onnx:DIR, openai:MODEL, ollama:MODEL or none
 SHEAF_EMBEDDINGS_URL        embedder        the embeddings server (default https://api.openai.com/v1 for openai, http://127.0.0.1:11434 for ollama)
 SHEAF_EMBEDDINGS_KEY        embedder        its API key (openai: falls back to OPENAI_API_KEY)
@@ -135,6 +136,8 @@ class Settings:
         from sheaf.adapters.postgres.location import shown_location
 
         return shown_location(self.store_url)
+    lock_wait: float = 2.0
+    """Seconds to wait, with backoff, for a store another process holds (ADR-0022)."""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], *,
@@ -168,7 +171,8 @@ class Settings:
             if token_budget is not None else env.integer("SHEAF_LLM_TOKEN_BUDGET"),
             api_token=api_token or env.get("SHEAF_API_TOKEN"),
             log_level=_log_level(environ.get("LOG_LEVEL")),
-            queue=_queue_url(queue, env))
+            queue=_queue_url(queue, env),
+            lock_wait=_lock_wait(env))
 
     def with_flags(self, *, store: str | Path | None = None, space: str | None = None,
                    embedder: str | None = None, max_bytes: int | None = None,
@@ -254,6 +258,19 @@ def _positive(value: int, name: str) -> int:
 def _seconds(value: float, name: str) -> float:
     if not value > 0:
         raise configuration_error(name, f"must be more than 0 seconds, not {value}")
+    return value
+
+
+def _lock_wait(env: _Environment) -> float:
+    text = env.get("SHEAF_LOCK_WAIT")
+    if text is None:
+        return 2.0
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise configuration_error("SHEAF_LOCK_WAIT", f"wants seconds, not {text!r}") from None
+    if not value >= 0:
+        raise configuration_error("SHEAF_LOCK_WAIT", f"must be 0 or more seconds, not {text!r}")
     return value
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from sheaf.domain.document import Document
+if TYPE_CHECKING:  # annotations only: the ports package loads with every store command
+    from sheaf.domain.document import Document
 
 
 class PdfExtractor(Protocol):

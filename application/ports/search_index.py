@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.embeddings import EmbeddingModel
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
+
+if TYPE_CHECKING:  # annotations only: opening the store need not import chunking
+    from sheaf.domain.chunking import Chunk
+    from sheaf.domain.embeddings import EmbeddingModel
 
 
 class SearchIndex(Protocol):

@@ -4,14 +4,16 @@ case commits, or not at all."""
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.document_analysis import StoredStructure
-from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.ingestion import SourceRef
 from sheaf.domain.knowledge_records import SourceRecord
-from sheaf.domain.version_bundle import VersionBundle
+
+if TYPE_CHECKING:  # annotations only: opening the store need not import chunking
+    from sheaf.domain.chunking import Chunk
+    from sheaf.domain.document_analysis import StoredStructure
+    from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
+    from sheaf.domain.version_bundle import VersionBundle
 
 
 class SourceRepository(Protocol):

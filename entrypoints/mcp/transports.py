@@ -18,6 +18,7 @@ from sheaf.domain.errors import configuration_error
 from sheaf.entrypoints.knowledge import Knowledge
 from sheaf.entrypoints.mcp.server import ServerSettings, build_server
 from sheaf.entrypoints.settings import Settings
+from sheaf.entrypoints.store_holder import holding
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -31,7 +32,9 @@ async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
     """Serve one client on stdin and stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    async with Knowledge.open(settings=settings) as knowledge:
+    # Other sheaf commands on the store run through this process meanwhile (ADR-0022).
+    async with Knowledge.open(settings=settings) as knowledge, \
+            holding(knowledge, settings, "sheaf mcp"):
         server = build_server(knowledge, served)
         lines = await _stdin_lines()
         async with anyio.create_task_group() as group:
@@ -49,7 +52,8 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
     import uvicorn
 
     token = settings.api_token
-    async with Knowledge.open(settings=settings) as knowledge:
+    async with Knowledge.open(settings=settings) as knowledge, \
+            holding(knowledge, settings, "sheaf mcp --http"):
         server = build_server(knowledge, served)
         app: Asgi = server.streamable_http_app(host=host)
         if token:

@@ -52,6 +52,7 @@ def fresh_postings(c: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, int
 
 
 def assert_index_agrees(store: DuckDbKnowledgeStore) -> None:
+    store._load_full_text_extension()  # `stem()` below; the store loads it on first use
     c = store._connection
     snippets = {(str(r[0]), str(r[1])) for r in c.execute(
         "SELECT space, id FROM chunks WHERE level = 'snippet'").fetchall()}

@@ -159,6 +159,28 @@ async def test_listing_status_and_removal(store: Store) -> None:
     assert await remove(store, "default", "doc_1") == set()
 
 
+async def test_the_listing_holds_each_documents_whole_record(store: Store) -> None:
+    """Several documents of a space with several versions and sources each: the listing
+    gives every one as `find` does, and nothing of another space."""
+    for doc in ("doc_1", "doc_2", "doc_3"):
+        url = SourceRef(SourceKind.URL, f"https://journal.example/{doc}",
+                        f"https://journal.example/{doc}")
+        await save(store, version(1, f"{doc}s1", doc=doc), url)
+        await save(store, version(2, f"{doc}s2", doc=doc, title=f"{doc} second"), url)
+        alias = SourceRef(SourceKind.FILE, f"/data/{doc}.html", f"{doc}.html")
+        await write(store, lambda w, d=doc, a=alias: w.sources.add(
+            "default", d, a, f"{d}s2"))
+    elsewhere = SourceRef(SourceKind.URL, "https://journal.example/x", "https://journal.example/x")
+    await save(store, version(1, "x1", doc="doc_9", space="other"), elsewhere)
+    listed = await store.documents("default")
+    assert sorted(d.id for d in listed) == ["doc_1", "doc_2", "doc_3"]
+    for record in listed:
+        assert record == await store.find("default", record.id)
+        assert [v.number for v in record.versions] == [1, 2]
+        assert len(record.sources) == 2 and record.title == f"{record.id} second"
+    assert [d.id for d in await store.documents("other")] == ["doc_9"]
+
+
 async def test_shared_content_is_not_released(store: Store) -> None:
     await save(store, version(1, "same"), URL)
     other = SourceRef(SourceKind.URL, "https://mirror.example/a", "https://mirror.example/a")

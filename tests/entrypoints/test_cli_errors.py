@@ -177,10 +177,10 @@ def test_the_readme_lists_every_kind_under_the_exit_code_it_gets() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     paragraph = readme[readme.index("Exit codes follow"):].split("\n\n")[0]
     # "1 ... (kinds); 2 ... (kinds); ...": each code's clause runs to the next "; N ".
-    clauses = re.split(r";\s+(?=\d\s)", " ".join(paragraph.split()))
+    clauses = re.split(r";\s+(?=\d+\s)", " ".join(paragraph.split()))
     listed: dict[str, int] = {}
     for clause in clauses:
-        code = re.match(r"(?:.*?:\s+)?(\d)\s", clause)
+        code = re.match(r"(?:.*?:\s+)?(\d+)\s", clause)
         if code is None:
             continue
         for word in re.findall(r"[a-z_]+", clause):

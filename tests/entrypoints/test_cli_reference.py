@@ -17,7 +17,10 @@ FLAG = re.compile(r"--[a-z][a-z-]*")
 
 def commands(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[
         tuple[str, click.Command]]:
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):  # the root loads its commands lazily
+        command = group.get_command(context, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             yield from commands(command, (*path, name))
         else:
