@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import json
 import logging
@@ -9,6 +10,7 @@ import os
 import queue
 import re
 import threading
+import weakref
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +55,7 @@ PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 """Reads that run at once beside the writer; more wait for a free cursor."""
 CLEAN_CLOSE_SUFFIX = ".closed"
+LOCK_SUFFIX = ".lock"
 """Beside the file after a clean close: the next open skips the index check."""
 T = TypeVar("T")
 logger = logging.getLogger("sheaf.store")
@@ -157,8 +160,11 @@ class DuckDbKnowledgeStore:
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         unclean = sample = False
+        self._file_lock: weakref.finalize[..., Any] | None = None
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # Dropped by aclose, or when the object is collected (as DuckDB's lock is).
+            self._file_lock = weakref.finalize(self, os.close, _hold_store(self.path))
             # A write-ahead log left beside the file means the last writer did not close.
             unclean = Path(self.path + ".wal").exists()
             # A clean close leaves a marker; opening takes it away, so a writer that dies
@@ -169,9 +175,14 @@ class DuckDbKnowledgeStore:
             marker.unlink(missing_ok=True)
         self._lock = threading.Lock()
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
-        self._connect()
-        self._migrate()
-        self._repair_indexes(unclean, sample)
+        self._full_text_loaded = False
+        try:
+            self._connect()
+            self._migrate()
+            self._repair_indexes(unclean, sample)
+        except BaseException:
+            self._release_store()
+            raise
         self._hnsw: set[int] = set()  # dimensions whose vectors have an HNSW index
         # Each (space, dimension)'s vectors as a matrix, dropped by every write; the keys
         # searched once by a scan since, whose next search loads the matrix.
@@ -179,16 +190,25 @@ class DuckDbKnowledgeStore:
         self._scanned: set[tuple[str, int]] = set()
 
     def _connect(self) -> None:
+        # LOADing the full-text extension is most of an open (about 0.1-0.2 s): done by
+        # the first write or full-text search, so `sheaf list` and `show` do not pay it.
+        # A reconnect (after compaction) loads it again before any cursor is handed out
+        # when it was loaded before: a search waiting for a cursor stems at once.
+        reload = self._full_text_loaded
+        self._full_text_loaded = False
         try:
             self._connection = duckdb.connect(self.path)
         except duckdb.Error as exc:
             raise _open_failure(self.path, exc) from None
         self._cursors = [self._connection.cursor() for _ in range(READ_CURSORS)]
+        if reload:
+            self._load_full_text_extension()
         for cursor in self._cursors:
             self._free_cursors.put(cursor)
-        # LOADing the full-text extension is most of an open (about 0.1-0.2 s): done by
-        # the first full-text search, so `sheaf list` and `show` do not pay it.
-        self._full_text_loaded = False
+
+    def _release_store(self) -> None:
+        if self._file_lock is not None:
+            self._file_lock()  # closing the descriptor drops its lock
 
     def _compact(self) -> None:
         """Rewrite the file with only its live rows, then reopen it (the write lock held).
@@ -675,6 +695,7 @@ class DuckDbKnowledgeStore:
         await self._run(close)
         if self.path != ":memory:":
             Path(self.path + CLEAN_CLOSE_SUFFIX).touch()
+        self._release_store()
 
 
 _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
@@ -843,6 +864,22 @@ def _save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
 
 
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)", re.S)
+
+
+def _hold_store(path: str) -> int:
+    """An exclusive lock on `<store>.lock` for as long as this object has the store.
+
+    DuckDB's own lock goes with its connection, and compaction closes the connection to
+    swap the rewritten file in: without this lock another sheaf process waiting for the
+    store could open the old file in that moment and write to a file being replaced."""
+    fd = os.open(path + LOCK_SUFFIX, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise SheafError(ErrorKind.STORE_LOCKED,
+                         f"the store at {path} is held by another sheaf process") from None
+    return fd
 
 
 def _open_failure(path: str, exc: duckdb.Error) -> SheafError:

@@ -137,7 +137,9 @@ async def test_indexes_are_checked_only_after_an_unclean_close(
     checks.clear()
     reopened = DuckDbKnowledgeStore(path)  # closed cleanly: not checked
     assert checks == [] and not Path(f"{path}.closed").exists()
-    reopened._connection.close()  # the process dies without closing the store
+    # The process dies without closing the store: the OS drops its locks, no marker.
+    reopened._connection.close()
+    reopened._release_store()
     DuckDbKnowledgeStore(path)._connection.close()
     assert checks  # no marker: the next open checks again
 
@@ -174,3 +176,34 @@ async def test_the_first_vector_search_scans_and_the_next_ones_agree() -> None:
         assert [i for i, _ in scanned] == [i for i, _ in loaded] and len(loaded) == 7
         assert [s for _, s in scanned] == pytest.approx([s for _, s in loaded], abs=1e-5)
     await store.aclose()
+
+
+async def test_no_other_store_opens_the_file_while_compaction_has_it_closed(
+        tmp_path: Path) -> None:
+    """Compaction closes DuckDB's connection (and so its lock) to swap the rewritten file
+    in; the store's own lock keeps every other opener out meanwhile."""
+    import sheaf.adapters.duckdb_knowledge_store as module
+
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    await save(store, version(1, "s1"), URL)
+    attempts: list[ErrorKind] = []
+    real_replace = module.os.replace
+
+    def replace_while_another_tries(source: str, target: str) -> None:
+        try:
+            DuckDbKnowledgeStore(path)
+        except SheafError as exc:
+            attempts.append(exc.kind)
+        real_replace(source, target)
+
+    module.os.replace = replace_while_another_tries  # type: ignore[assignment]
+    try:
+        await store._run(lambda _: store._compact())
+    finally:
+        module.os.replace = real_replace  # type: ignore[assignment]
+    assert attempts == [ErrorKind.STORE_LOCKED]
+    assert (await store.find("default", URL.key)) is not None
+    assert await store.search_text("default", "anything", 5) is not None
+    await store.aclose()
+    DuckDbKnowledgeStore(path)._release_store()  # free again once closed
