@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from sheaf.entrypoints.knowledge import Knowledge
 
 Remote = Callable[["HolderClient"], "int | None"]
-READ_SETTINGS = ("embedder",)
+READ_SETTINGS = ("embedder", "blobs")
 """What a reading command's answer depends on besides the store: the embedder (search's
-auto mode, the query's vector)."""
+auto mode, the query's vector) and where the blobs are (Markdown, quotes)."""
 
 
 def with_knowledge(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],

@@ -193,8 +193,8 @@ def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str],
                            as_json=as_json, wait=wait)
 
 
-HOLDER_SETTINGS = ("embedder", "max_bytes", "timeout", "allow_private", "language_model",
-                   "token_budget")
+HOLDER_SETTINGS = ("embedder", "blobs", "max_bytes", "timeout", "allow_private",
+                   "language_model", "token_budget")
 """What an ingest depends on besides its sources: it goes through a holder only when
 that holder has the same."""
 

@@ -206,7 +206,11 @@ def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: fl
         queue = build_job_queue(settings, max_attempts=max_attempts, retry_wait=retry_wait,
                                 heartbeat=heartbeat, grace=grace,
                                 pool_size=concurrency + 3, signals=True)
-        async with queue, Knowledge.open(settings=settings) as kb:
+        from sheaf.entrypoints.store_holder import holding
+
+        # On a DuckDB file the worker holds the store: other commands run through it.
+        async with queue, Knowledge.open(settings=settings) as kb, \
+                holding(kb, settings, "sheaf worker"):
             click.echo(f"worker: {concurrency} at a time, queue at "
                        f"{_where(queue)}", err=True)
 

@@ -58,7 +58,8 @@ def compatibility(settings: Settings) -> dict[str, str]:
               "timeout": settings.fetch.total_timeout,
               "allow_private": settings.fetch.allow_private_network,
               "language_model": attrs.asdict(model) if model else None,
-              "token_budget": settings.token_budget}
+              "token_budget": settings.token_budget,
+              "blobs": settings.blobs}
     return {name: hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:32]
             for name, value in values.items()}
 

@@ -240,3 +240,19 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
             assert not holder_path(settings.store).exists()
             assert len(received) == 13  # the header and every source's result
         assert len(await kb.documents()) == 12
+
+
+def test_a_holder_with_other_blobs_is_not_used() -> None:
+    """Blobs decide what a command reads and where an ingest's bytes go: a holder
+    publishing another blob location must not serve this command."""
+    from sheaf.entrypoints.cli_session import READ_SETTINGS
+    from sheaf.entrypoints.ingest_commands import HOLDER_SETTINGS
+    from sheaf.entrypoints.settings import Settings
+    from sheaf.entrypoints.store_holder import compatibility
+
+    here = compatibility(Settings.from_environment({}, store="/tmp/kb.duckdb"))
+    there = compatibility(Settings.from_environment(
+        {"SHEAF_BLOBS": "s3://bucket/prefix"}, store="/tmp/kb.duckdb"))
+    differing = {key for key in here if here[key] != there[key]}
+    assert differing == {"blobs"}
+    assert "blobs" in READ_SETTINGS and "blobs" in HOLDER_SETTINGS
