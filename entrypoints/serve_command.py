@@ -67,6 +67,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
                 raise configuration_error(
                     "--port", f"cannot listen on {host}:{port}: {exc.strerror or exc}"
                 ) from None
+            port = runner.addresses[0][1]  # the one bound, when --port 0 asked for any
             click.echo(f"sheaf: serving {settings.location} on http://{host}:{port} "
                        f"({'token required' if settings.api_token else 'no token'})",
                        err=True)

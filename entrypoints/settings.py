@@ -309,7 +309,7 @@ def _queue_url(flag: str | None, env: _Environment) -> str | None:
     chosen = (flag or env.get("SHEAF_QUEUE") or "").strip()
     if not chosen:
         return None
-    if not chosen.startswith(("postgresql://", "postgres://")):
+    if not is_postgres_url(chosen):
         raise configuration_error(name, "wants a PostgreSQL URL, postgresql://user@host:port"
                                         f"/database, not {chosen.split('@')[-1]!r}")
     return chosen

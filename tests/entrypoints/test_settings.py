@@ -102,3 +102,8 @@ def test_flags_over_a_postgresql_store_keep_the_local_folder_the_environment_cho
     assert settings.store == tmp_path / "sheaf" / "sheaf.duckdb"
     again = settings.with_flags(embedder="hashing")
     assert again.store == settings.store and again.store_url == "postgresql://db/kb"
+
+
+def test_the_queue_url_scheme_is_read_as_the_stores_is_in_any_case() -> None:
+    settings = Settings.from_environment({"SHEAF_QUEUE": "POSTGRESQL://u@db/kb"})
+    assert settings.queue == "POSTGRESQL://u@db/kb"
