@@ -29,7 +29,18 @@ if TYPE_CHECKING:
 # Each command that a store's holder can answer prints from the JSON records of
 # `serialisation`, whether it read them from the store or from the holder (ADR-0022).
 
-DOCUMENT = click.argument("document", metavar="DOC")
+
+
+def _as_reference(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A DOC naming a local file becomes that file's resolved path, the key its source
+    is stored under: a relative path then finds the document whatever the directory it
+    was ingested from, and a store's holder (its own working directory) finds it too."""
+    if "://" not in value and Path(value).is_file():
+        return str(Path(value).resolve())
+    return value
+
+
+DOCUMENT = click.argument("document", metavar="DOC", callback=_as_reference)
 
 
 def register(group: click.Group) -> None:

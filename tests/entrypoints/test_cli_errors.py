@@ -190,3 +190,16 @@ def test_the_readme_lists_every_kind_under_the_exit_code_it_gets() -> None:
     assert not missing, f"kinds the README's exit codes do not list: {missing}"
     for kind in ErrorKind:
         assert exit_code(SheafError(kind, "x")) == listed[kind.value], kind
+
+
+def test_a_relative_file_path_finds_its_document_from_any_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "kb.duckdb"
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "fox.md").write_text("# Foxes\n\nFoxes wait for people to sleep.\n")
+    monkeypatch.chdir(tmp_path)
+    assert run("ingest", "notes/fox.md", "--store", store).exit_code == 0
+    monkeypatch.chdir(tmp_path / "notes")
+    shown = run("show", "fox.md", "--store", store)
+    assert shown.exit_code == 0 and "Foxes" in shown.stdout
+    assert run("show", "fox.md", "--store", store, "--json").exit_code == 0
