@@ -6,6 +6,7 @@ sees realistic document frequencies and stopwords."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sheaf.domain.chunking import Chunk
@@ -64,16 +65,16 @@ class TextSource:
         return "\n\n".join(parts) + "\n"
 
 
-def snippet_document(number: int, snippets: int, source: TextSource
+def snippet_document(number: int, snippets: int, text_of: Callable[[], str]
                      ) -> tuple[VersionRecord, SourceRef, tuple[Chunk, ...]]:
-    """A stored version of `snippets` snippets of about 60 words, as ingestion stores
+    """A stored version of `snippets` snippets, each `text_of()`, as ingestion stores
     one (written through the unit of work, so every index is maintained)."""
     doc = f"doc_{number:08d}"
     version_id = f"{doc}.v1"
     chunks = []
     offset = 0
     for i in range(snippets):
-        text = source.paragraph(60)
+        text = text_of()
         chunks.append(Chunk(id=f"{version_id}:snippet:{i}", level="snippet", index=i,
                             start=offset, end=offset + len(text), text=text, tokens=90,
                             heading_path=(), section_label=None, pages=(), parent_id=None,

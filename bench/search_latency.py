@@ -1,7 +1,7 @@
 """Search latency at 10k and 100k snippets on the DuckDB store: BM25, exact vector scan,
 HNSW (vss extension) and hybrid; and what keeping the indices current costs an ingest.
 
-    .venv/bin/python -P bench/search_latency.py [--sizes 10000 100000] [--queries 100]
+    .venv/bin/python -m bench.search_latency [--sizes 10000 100000] [--queries 100]
 
 Synthetic text (a Zipf vocabulary of 20,000 words, 60-word snippets, 50 per document),
 embedded by the hashing embedder (256 dimensions, what sheaf stores by default). Printed
@@ -18,17 +18,17 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
 
+from bench.generated_text import snippet_document
 from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.hashing_embedder import HashingEmbedder
 from sheaf.application.search import Search
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.embeddings import ChunkVectors
-from sheaf.domain.ingestion import SourceKind, SourceRef
+from sheaf.domain.ingestion import SourceRef
 from sheaf.domain.knowledge_records import VersionRecord
 from sheaf.domain.search_request import SearchMode
 from sheaf.domain.version_bundle import VersionBundle
@@ -44,22 +44,7 @@ def snippet_text(rng: random.Random) -> str:
 
 def document(number: int, rng: random.Random) -> tuple[VersionRecord, SourceRef,
                                                          tuple[Chunk, ...]]:
-    doc = f"doc_{number:08d}"
-    version_id = f"{doc}.v1"
-    chunks = []
-    offset = 0
-    for i in range(PER_DOCUMENT):
-        text = snippet_text(rng)
-        chunks.append(Chunk(id=f"{version_id}:snippet:{i}", level="snippet", index=i,
-                            start=offset, end=offset + len(text), text=text, tokens=90,
-                            heading_path=(), section_label=None, pages=(), parent_id=None,
-                            prev_id=None, next_id=None, retrieval_text=text))
-        offset += len(text) + 2
-    record = VersionRecord(id=version_id, document_id=doc, space="default", number=1,
-                           fetched_sha=doc, content_sha=doc, markdown_sha=doc,
-                           content_source="raw", content_type="text/plain", title=doc,
-                           created_at=datetime.now(UTC), characters=offset)
-    return record, SourceRef(SourceKind.FILE, f"/bench/{doc}", f"/bench/{doc}"), tuple(chunks)
+    return snippet_document(number, PER_DOCUMENT, lambda: snippet_text(rng))
 
 
 async def fill(store: DuckDbKnowledgeStore, embedder: HashingEmbedder, documents: int,

@@ -50,7 +50,7 @@ async def build(path: Path, snippets: int) -> None:
     source = TextSource(seed=snippets)
     started = time.perf_counter()
     for number in range(snippets // PER_DOCUMENT):
-        record, ref, chunks = snippet_document(number, PER_DOCUMENT, source)
+        record, ref, chunks = snippet_document(number, PER_DOCUMENT, lambda: source.paragraph(60))
         vectors = await embedder.embed([c.retrieval_text for c in chunks])
         async with store.storage().unit_of_work() as work:
             work.versions.add(VersionBundle(record, ref, chunks=chunks, vectors=ChunkVectors(
