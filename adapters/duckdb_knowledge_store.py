@@ -20,12 +20,14 @@ import anyio
 import duckdb
 
 from sheaf.adapters import duckdb_text_index as text_index
+from sheaf.adapters.store_rows import citations_from_rows
+from sheaf.adapters.store_rows import source_from_row as _source
 from sheaf.application.storage import Storage
 from sheaf.domain.content_source import ContentSource
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
-from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
+from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     BlockRow,
     DocumentCitation,
@@ -35,8 +37,6 @@ from sheaf.domain.knowledge_records import (
     StoreCompaction,
     StoreStatus,
     VersionRecord,
-    cited_location,
-    cited_url,
 )
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.value_codec import from_plain, to_plain
@@ -405,15 +405,7 @@ class DuckDbKnowledgeStore:
                 "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
                 "WHERE d.space = ? ORDER BY d.id, s.seen_at",
                 [json.dumps(list(dict.fromkeys(document_ids))), space]).fetchall()
-            titles: dict[str, str | None] = {}
-            sources: dict[str, list[SourceRecord]] = {}
-            for row in rows:
-                titles[row[0]] = row[1]
-                sources.setdefault(row[0], [])
-                if row[3] is not None:
-                    sources[row[0]].append(_source(row[2:]))
-            return {i: DocumentCitation(i, titles[i], cited_url(sources[i]),
-                                        cited_location(sources[i])) for i in titles}
+            return citations_from_rows(rows)
 
         return await self._read(read)
 
@@ -969,11 +961,6 @@ def _version(row: Sequence[Any]) -> VersionRecord:
         diagnostics=tuple(json.loads(row[15])), characters=int(row[16]),
         blocks=_blocks_from_json(row[17]), near_duplicate_of=row[18],
         near_duplicate_similarity=row[19], enrichment=json.loads(row[20]) if row[20] else None)
-
-
-def _source(row: Sequence[Any]) -> SourceRecord:
-    return SourceRecord(space=row[0], key=row[1], kind=SourceKind(row[2]), document_id=row[3],
-                        fetched_sha=row[4], original=row[5], final_url=row[6])
 
 
 def _naive(moment: datetime) -> datetime:

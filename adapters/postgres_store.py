@@ -24,10 +24,10 @@ from sheaf.adapters.postgres.rows import (
     Connection,
     chunk_from_row,
     documents_by_id,
-    source_from_row,
 )
 from sheaf.adapters.postgres.schema import SCHEMA_VERSION, migrate
 from sheaf.adapters.postgres.vector_tables import as_array
+from sheaf.adapters.store_rows import citations_from_rows
 from sheaf.application.storage import Storage
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.document_analysis import StoredStructure
@@ -37,11 +37,8 @@ from sheaf.domain.ingestion import SpacePolicy
 from sheaf.domain.knowledge_records import (
     DocumentCitation,
     DocumentRecord,
-    SourceRecord,
     SpaceCount,
     StoreStatus,
-    cited_location,
-    cited_url,
 )
 from sheaf.domain.resolved_content import ContentSource
 from sheaf.domain.search_request import NO_FILTERS, SearchFilters
@@ -173,15 +170,7 @@ class PostgresKnowledgeStore:
             "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
             "WHERE d.id = ANY(%s) AND d.space = %s ORDER BY d.id, s.seen_at, s.key",
             (list(dict.fromkeys(document_ids)), space))
-        titles: dict[str, str | None] = {}
-        sources: dict[str, list[SourceRecord]] = {}
-        for row in rows:
-            titles[row[0]] = row[1]
-            sources.setdefault(row[0], [])
-            if row[3] is not None:
-                sources[row[0]].append(source_from_row(row[2:]))
-        return {i: DocumentCitation(i, titles[i], cited_url(sources[i]),
-                                    cited_location(sources[i])) for i in titles}
+        return citations_from_rows(rows)
 
     async def unreferenced(self, hashes: Collection[str]) -> set[str]:
         wanted = sorted(set(hashes))

@@ -9,9 +9,9 @@ from typing import Any
 
 import psycopg
 
+from sheaf.adapters.store_rows import source_from_row
 from sheaf.domain.chunking import Chunk
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingestion import SourceKind
 from sheaf.domain.knowledge_records import BlockRow, DocumentRecord, SourceRecord, VersionRecord
 
 Connection = psycopg.AsyncConnection[tuple[Any, ...]]
@@ -96,11 +96,6 @@ def version_from_row(row: Sequence[Any]) -> VersionRecord:
                      for k, s, e, lv, lb, p in json.loads(row[17])),
         near_duplicate_of=row[18], near_duplicate_similarity=row[19],
         enrichment=json.loads(row[20]) if row[20] else None)
-
-
-def source_from_row(row: Sequence[Any]) -> SourceRecord:
-    return SourceRecord(space=row[0], key=row[1], kind=SourceKind(row[2]), document_id=row[3],
-                        fetched_sha=row[4], original=row[5], final_url=row[6])
 
 
 async def documents_by_id(c: Connection, ids: Sequence[str]) -> list[DocumentRecord]:
