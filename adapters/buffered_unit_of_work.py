@@ -9,18 +9,19 @@ from typing import Generic, Self, TypeVar
 
 Target = TypeVar("Target")
 Step = Callable[[Target], None]
+"""The usual step: a write on `Target` (a connection, the fake's state)."""
+StepT = TypeVar("StepT")
 
 
-class BufferedUnitOfWork(Generic[Target]):
+class BufferedUnitOfWork(Generic[StepT]):
     """Repositories call `record`; `commit` hands every recorded step to `apply`, which
-    runs them in one transaction on `Target` (a connection, the fake's state). Reads are
-    not buffered: they see what is committed."""
+    runs them in one transaction. Reads are not buffered: they see what is committed."""
 
-    def __init__(self, apply: Callable[[list[Step[Target]]], Awaitable[None]]) -> None:
+    def __init__(self, apply: Callable[[list[StepT]], Awaitable[None]]) -> None:
         self._apply = apply
-        self._steps: list[Step[Target]] = []
+        self._steps: list[StepT] = []
 
-    def record(self, step: Step[Target]) -> None:
+    def record(self, step: StepT) -> None:
         self._steps.append(step)
 
     async def __aenter__(self) -> Self:

@@ -46,7 +46,7 @@ def duckdb_storage(store: DuckDbKnowledgeStore) -> Storage:
                    store.compact)
 
 
-class DuckDbUnitOfWork(BufferedUnitOfWork[Connection]):
+class DuckDbUnitOfWork(BufferedUnitOfWork[Step[Connection]]):
     def __init__(self, store: DuckDbKnowledgeStore) -> None:
         super().__init__(self._apply)
         self._store = store

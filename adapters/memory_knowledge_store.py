@@ -187,7 +187,7 @@ class MemoryKnowledgeStore:
         return found
 
 
-class _MemoryUnitOfWork(BufferedUnitOfWork[_State]):
+class _MemoryUnitOfWork(BufferedUnitOfWork[Step[_State]]):
     def __init__(self, store: MemoryKnowledgeStore) -> None:
         super().__init__(store._apply)
         self.sources = _Sources(self, store)

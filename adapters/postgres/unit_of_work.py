@@ -11,12 +11,12 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 import attrs
 import psycopg
 
+from sheaf.adapters.buffered_unit_of_work import BufferedUnitOfWork
 from sheaf.adapters.postgres.connection_errors import operation_error
 from sheaf.adapters.postgres.rows import (
     CHUNK_FIELDS,
@@ -24,7 +24,6 @@ from sheaf.adapters.postgres.rows import (
     VERSION_COLUMNS,
     Connection,
     chunk_row,
-    source_from_row,
     version_row,
 )
 from sheaf.adapters.postgres.vector_tables import (
@@ -33,6 +32,7 @@ from sheaf.adapters.postgres.vector_tables import (
     delete_vectors,
     insert_vectors,
 )
+from sheaf.adapters.store_rows import source_from_row
 from sheaf.application.ports.unit_of_work import (
     ChunkRepository,
     SourceRepository,
@@ -68,31 +68,16 @@ class _Step:
     fingerprints): their HNSW index may be due afterwards."""
 
 
-class PostgresUnitOfWork:
+class PostgresUnitOfWork(BufferedUnitOfWork[_Step]):
     def __init__(self, store: PostgresKnowledgeStore) -> None:
+        super().__init__(self._write)
         self._store = store
-        self._steps: list[_Step] = []
         self.sources: SourceRepository = _Sources(self)
         self.versions: VersionRepository = _Versions(self)
         self.chunks: ChunkRepository = _Chunks(self)
 
-    def record(self, step: _Step) -> None:
-        self._steps.append(step)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None,
-                        error: BaseException | None, trace: TracebackType | None) -> None:
-        self._steps.clear()  # not committed (or failed): nothing is written
-
-    async def rollback(self) -> None:
-        self._steps.clear()
-
-    async def commit(self) -> None:
-        steps, self._steps = self._steps, []
-        if not steps:
-            return
+    async def _write(self, steps: list[_Step]) -> None:
+        """The steps in one transaction, under the advisory locks of what they touch."""
         store = self._store
         try:
             async with store._pool.connection() as c, c.transaction():
