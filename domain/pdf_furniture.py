@@ -115,11 +115,28 @@ def _band_blocks(boxes: list[TextBox]) -> list[BlockDraft]:
         # A page number on a row of its own sits above or below its line, so the
         # pieces read by rows from the top, each row from the left.
         pieces = sorted(row, key=lambda b: (_row_rank(row, b), b.bbox[0]))
-        text = " ".join(" ".join(b.text.split()) for b in pieces)
+        text = " ".join(_printed_once(b) for b in pieces)
         if text:
             out.append(BlockDraft(BlockKind.FURNITURE, text=text, pages=(row[0].page,),
                                   bbox=bbox_union(b.bbox for b in row)))
     return out
+
+
+def _printed_once(box: TextBox) -> str:
+    """The box's text, a page number drawn twice over itself (a fake bold: `143143` in a
+    box as wide as `143`) read once."""
+    text = " ".join(box.text.split())
+    half = len(text) // 2
+    size = max((line.size for line in box.lines), default=0.0)
+    if (len(text) % 2 == 0 and half and text[:half] == text[half:] and is_page_number(text)
+            and box.bbox[2] - box.bbox[0] < OVERPRINTED_WIDTH * size * len(text)):
+        return text[:half]
+    return text
+
+
+OVERPRINTED_WIDTH = 0.35
+"""A digit is about half an em wide; a number whose glyphs have under this share of an
+em each was drawn over itself."""
 
 
 def _centre(row: list[TextBox]) -> float:
