@@ -145,7 +145,8 @@ paragraph = st.lists(sentence, min_size=1, max_size=6).map(lambda ss: ". ".join(
 @given(paragraphs=st.lists(paragraph, min_size=8, max_size=20),
        lines_per_page=st.integers(5, 10), header=st.sampled_from(["all", "not first", None]),
        footer=st.booleans(), numbers=st.booleans())
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 def test_running_lines_stay_on_their_pages_and_out_of_sentences_and_search(
         paragraphs: list[str], lines_per_page: int, header: str | None, footer: bool,
         numbers: bool) -> None:
@@ -192,7 +193,9 @@ def test_a_page_without_body_text_keeps_its_running_lines_in_order() -> None:
 
 
 def test_two_columns_and_a_page_number_alone() -> None:
-    layout = Layout(footer=None, columns=2, lines_per_page=28)
+    # (At some column lengths pdfminer reads a lone last line of the left column after
+    # the right one, with or without running lines: a reading-order limit of its own.)
+    layout = Layout(footer=None, columns=2, lines_per_page=22)
     data, running = write_paged_pdf(PARAGRAPHS, layout)
     assert len(running) >= 4
     document = extract(data)

@@ -3,10 +3,9 @@ lines placed on their pages (tests/adapters/test_pdf_running_lines.py has the PD
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind, ListItem
 from sheaf.domain.pdf_furniture import (
