@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.chunking import BlockSpan, chunk_document
+from sheaf.domain.bm25 import bm25_scores
 from sheaf.domain.document import BlockKind, Document
+from sheaf.domain.document_analysis import analyse_version
 from sheaf.domain.quote_matching import MatchKind, find_quote
-from sheaf.domain.sections import Heading, detect_sections
 from tests.pdf_writer import write_raw_pages_pdf
 
 WORDS = ("tide", "growth", "leaf", "seagrass", "light", "meadow", "shoot", "root",
@@ -117,12 +117,10 @@ def check(document: Document, paragraphs: list[str], running: dict[int, list[str
             assert not any(w in block.draft.text for w in words if not w.isdigit())
             assert not block.draft.text.strip().isdigit()
     # Chunks are exact spans; what search and the embedder see has no running line.
-    headings = [Heading(b.draft.text, b.level, b.start, b.end) for b in document.blocks
-                if b.kind is BlockKind.HEADING]
-    spans = [BlockSpan(b.kind.value, b.start, b.end, b.draft.pages) for b in document.blocks]
-    chunks = chunk_document(document.text, spans, detect_sections(document.text, headings),
-                            version_id="v", title="T")
+    chunks = analyse_version(document, "v").chunks
     assert chunks
+    snippets = [c.retrieval_text for c in chunks if c.level == "snippet"]
+    assert not any(bm25_scores(snippets, "generated running journal"))
     for chunk in chunks:
         assert chunk.text == document.text[chunk.start:chunk.end]
         body = chunk.retrieval_text.split("\n", 1)[1]
