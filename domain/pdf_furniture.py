@@ -17,28 +17,26 @@ import attrs
 
 from sheaf.domain.document import BlockDraft, BlockKind
 from sheaf.domain.pdf_geometry import bbox_union, vertical_overlap
-from sheaf.domain.pdf_structure import TextBox, masked_running_text
+from sheaf.domain.pdf_structure import TextBox, is_printed_page_number, masked_running_text
 from sheaf.domain.pdf_text import join_lines
 
 _WORD = re.compile(r"[^\W\d_]{2}")
 _SLUG_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _SLUG_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AP]M)?\b", re.IGNORECASE)
 _LAYOUT_FILE = re.compile(r"\.(?:qxd|qxp|indd|fm|p65|pm\d|pmd|ps|eps)\b", re.IGNORECASE)
+_PROOF_STAGE = re.compile(r"\b(?:\d+(?:st|nd|rd|th)|first|second|third|final)\s+"
+                          r"(?:pass|proof)s?\b(?:\s+pages)?|\buncorrected\s+proofs?\b",
+                          re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _FLOWING = (BlockKind.PARAGRAPH, BlockKind.LIST)
 
 
-def is_page_number(text: str) -> bool:
-    """A line with no word of two letters once digits and lone roman numerals are
-    masked: a printed page number (`3`, `iii`, `- 12 -`, `143143`)."""
-    return not _WORD.search(masked_running_text(text))
-
-
 def is_printer_slug(text: str) -> bool:
-    """A printer's or typesetter's slug (`book.qxd 2/10/04 3:46 PM Page i`): a date with
-    a time of day, or a layout program's file name. It says when the file was set, not
-    what the page is, so it is kept once, like a margin stamp."""
-    return bool(_LAYOUT_FILE.search(text)) or (
+    """A printer's or typesetter's slug (`book.qxd 2/10/04 3:46 PM Page i`, `4TH PASS
+    PAGES`): a date with a time of day, a layout program's file name or a proof stage.
+    It says how the file was set, not what the page is, so it is kept once, like a
+    margin stamp."""
+    return bool(_LAYOUT_FILE.search(text) or _PROOF_STAGE.search(text)) or (
         bool(_SLUG_DATE.search(text)) and bool(_SLUG_TIME.search(text)))
 
 
@@ -102,7 +100,7 @@ def _band_blocks(boxes: list[TextBox]) -> list[BlockDraft]:
             rows.append([box])
         else:
             row.append(box)
-    numbers = [r for r in rows if all(is_page_number(b.text) for b in r)]
+    numbers = [r for r in rows if all(is_printed_page_number(b.text) for b in r)]
     worded = [r for r in rows if r not in numbers]
     for row in numbers:
         if worded:
@@ -128,7 +126,7 @@ def _printed_once(box: TextBox) -> str:
     text = " ".join(box.text.split())
     half = len(text) // 2
     size = max((line.size for line in box.lines), default=0.0)
-    if (len(text) % 2 == 0 and half and text[:half] == text[half:] and is_page_number(text)
+    if (len(text) % 2 == 0 and half and text[:half] == text[half:] and is_printed_page_number(text)
             and box.bbox[2] - box.bbox[0] < OVERPRINTED_WIDTH * size * len(text)):
         return text[:half]
     return text

@@ -307,6 +307,9 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
         text = box.text
         if not text:
             continue
+        if reason == "running_lines" and not _WORDED.search(masked_running_text(text)) \
+                and not (is_printed_page_number(text) and _outside_text(box, body_extents)):
+            reason = "letterless_running_lines"  # glyphs of a figure, rules, ornaments
         if reason == "running_lines" or (reason == "page_numbers"
                                          and _outside_text(box, body_extents)):
             # Running lines and printed page numbers stay on their pages as furniture.
@@ -355,6 +358,22 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
         notes.extend(f"{reason}_kept_as_furniture: {count} blocks"
                      for reason, count in sorted(kept.items()))
     return drafts
+
+
+_WORDED = re.compile(r"[^\W\d_]{2}")
+_PRINTED_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—|.]*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?[\s\-–—|.]*$",
+    re.IGNORECASE)
+
+
+def is_printed_page_number(text: str) -> bool:
+    """A page number as printed: `3`, `- 12 -`, `Page 4 of 9`, `xiv`, `12/40`; or one
+    drawn twice over itself (a fake bold), which reads `143143`."""
+    text = " ".join(text.split())
+    half = len(text) // 2
+    return bool(_PRINTED_PAGE_NUMBER.match(text)) or (
+        len(text) % 2 == 0 and text[:half] == text[half:]
+        and bool(_PRINTED_PAGE_NUMBER.match(text[:half])))
 
 
 def _drop_reason(box: TextBox, repeated: set[tuple[str, int]]) -> str | None:

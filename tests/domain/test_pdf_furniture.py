@@ -149,3 +149,11 @@ def test_a_number_drawn_over_itself_is_read_once() -> None:
     assert texts(list(pages[2].footers)) == ["143"]
     wide = attrs.evolve(doubled, bbox=(300, 43, 330, 51))
     assert texts(list(page_furniture([wide], [box(2, "Body", 400)])[2].footers)) == ["143143"]
+
+
+def test_printed_page_numbers() -> None:
+    from sheaf.domain.pdf_structure import is_printed_page_number
+
+    assert all(map(is_printed_page_number, ["3", "- 12 -", "Page 4 of 9", "xiv", "12/40",
+                                            "143143", "— 7 —"]))
+    assert not any(map(is_printed_page_number, ["❚❘❙ ❚❘❙", "Fig", "12345", "3 4", ","]))
