@@ -14,7 +14,12 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.markdown_rendering import assemble_document
 from sheaf.domain.metadata import DocumentMetadata
 from sheaf.domain.pdf_formulas import lift_formulas
-from sheaf.domain.pdf_furniture import furniture_blocks
+from sheaf.domain.pdf_furniture import (
+    furniture_blocks,
+    is_printer_slug,
+    page_furniture,
+    place_furniture,
+)
 from sheaf.domain.pdf_ruled_tables import Rule
 from sheaf.domain.pdf_structure import TextBox, join_title, structure_blocks, title_of
 from sheaf.domain.pdf_tables import lift_tables, place_by_position, place_tables
@@ -47,19 +52,21 @@ class PdfminerExtractor:
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
         notes: list[str] = []
         rules: dict[int, list[Rule]] = {}
-        furniture: list[TextBox] = []
+        stamps: list[TextBox] = []
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
                                 notes=notes, limits=self.limits, rules=rules,
-                                stamps=furniture))
+                                stamps=stamps))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")
         pages_with_text = {b.page for b in boxes}
         blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
+        read = boxes
         boxes, tables = lift_tables(boxes, rules)
         boxes, formulas = lift_formulas(boxes)
+        running: list[TextBox] = []
         drafts = place_tables(place_by_position(
-            structure_blocks(boxes, opened.page_count, opened.outline, notes, furniture),
+            structure_blocks(boxes, opened.page_count, opened.outline, notes, running),
             formulas), tables)
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
@@ -67,8 +74,12 @@ class PdfminerExtractor:
         # The first page's largest type is the title as printed; Info and XMP titles are
         # often another paper's or the journal's, so they only stand in.
         title = title_of(boxes)
-        # Running headers, footers and margin stamps once each, after the content.
-        drafts = join_title(drafts, title) + furniture_blocks(furniture)
+        # Running headers and footers on their pages, between blocks; margin stamps and
+        # printer's slugs (the same on every page) once each, after the content.
+        slugs = [box for box in running if is_printer_slug(box.text)]
+        on_pages = page_furniture([box for box in running if box not in slugs], read)
+        drafts = place_furniture(join_title(drafts, title), on_pages, opened.page_count)
+        drafts += furniture_blocks(stamps + slugs)
         title = title or opened.title or next(
             (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
         metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,

@@ -59,6 +59,8 @@ class ChunkSizes:
 
 
 DEFAULT_SIZES = ChunkSizes()
+FURNITURE = "furniture"
+"""The block kind of a paginated source's running headers and footers."""
 _WORD = re.compile(r"\S+")
 
 
@@ -106,6 +108,9 @@ class _Atom:
     end: int
     heading: bool
     pages: tuple[int, ...]
+    furniture: bool = False
+    """Part of a page's running header or footer: in the chunk's text (chunks are exact
+    spans), out of its retrieval text, and never where a chunk breaks for size."""
 
 
 def chunk_document(text: str, blocks: list[BlockSpan], sections: tuple[Section, ...], *,
@@ -154,6 +159,11 @@ def _atoms(text: str, blocks: list[BlockSpan], count: Callable[[str], int],
     atoms: list[_Atom] = []
     for block in blocks:
         heading = block.kind == "heading"
+        if block.kind == FURNITURE:
+            atoms.extend(_Atom(a, b, False, block.pages, furniture=True)
+                         for a, b in _word_windows(text, block.start, block.end, count,
+                                                   sizes.snippet_target, sizes.snippet_max))
+            continue
         if count(text[block.start:block.end]) <= sizes.snippet_max:
             atoms.append(_Atom(block.start, block.end, heading, block.pages))
             continue
@@ -236,9 +246,11 @@ def _top_level_starts(sections: tuple[Section, ...]) -> set[int]:
     return {s.start for s in sections if s.level == top}
 
 
-def _greedy_groups(atoms: list[_Atom], breaks_before: Callable[[list[_Atom], _Atom], bool]
-                   ) -> list[list[_Atom]]:
-    """Consecutive atoms in groups; a new group starts where `breaks_before` says so."""
+def _greedy_groups(atoms: list[_Atom], breaks_before: Callable[[list[_Atom], _Atom], bool],
+                   fits: Callable[[list[_Atom]], bool]) -> list[list[_Atom]]:
+    """Consecutive atoms in groups; a new group starts where `breaks_before` says so.
+    A group of furniture alone joins the next group (the last, the one before) when the
+    two fit together, so no chunk is only a running header."""
     groups: list[list[_Atom]] = []
     current: list[_Atom] = []
     for atom in atoms:
@@ -248,7 +260,22 @@ def _greedy_groups(atoms: list[_Atom], breaks_before: Callable[[list[_Atom], _At
         current.append(atom)
     if current:
         groups.append(current)
-    return groups
+    merged: list[list[_Atom]] = []
+    for group in groups:
+        if merged and all(a.furniture for a in merged[-1]) and fits(merged[-1] + group):
+            merged[-1] = merged[-1] + group
+        else:
+            merged.append(group)
+    if len(merged) > 1 and all(a.furniture for a in merged[-1]) \
+            and fits(merged[-2] + merged[-1]):
+        merged[-2:] = [merged[-2] + merged[-1]]
+    return merged
+
+
+def _leads_with_heading(current: list[_Atom]) -> bool:
+    """Whether the group's last atom other than furniture is a heading (or there is
+    none): the text after it belongs with it."""
+    return next((a.heading for a in reversed(current) if not a.furniture), True)
 
 
 def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...],
@@ -259,12 +286,17 @@ def _section_groups(text: str, atoms: list[_Atom], sections: tuple[Section, ...]
 
     def breaks_before(current: list[_Atom], atom: _Atom) -> bool:
         size = count(text[current[0].start:atom.end])
+        if atom.furniture:
+            return size > sizes.section_max
         natural_break = atom.heading and count(
             text[current[0].start:current[-1].end]) >= sizes.section_target // 2
         return (atom.start in boundaries or size > sizes.section_max or natural_break
-                or (size > sizes.section_target and not current[-1].heading))
+                or (size > sizes.section_target and not _leads_with_heading(current)))
 
-    return _greedy_groups(atoms, breaks_before)
+    def fits(group: list[_Atom]) -> bool:
+        return count(text[group[0].start:group[-1].end]) <= sizes.section_max
+
+    return _greedy_groups(atoms, breaks_before, fits)
 
 
 def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int],
@@ -273,10 +305,16 @@ def _snippet_groups(text: str, atoms: list[_Atom], count: Callable[[str], int],
 
     def breaks_before(current: list[_Atom], atom: _Atom) -> bool:
         size = count(text[current[0].start:atom.end])
-        return size > sizes.snippet_max or (atom.heading and not current[-1].heading) or (
-            size > sizes.snippet_target and not current[-1].heading)
+        if atom.furniture:
+            return size > sizes.snippet_max
+        leads = _leads_with_heading(current)
+        return size > sizes.snippet_max or (atom.heading and not leads) or (
+            size > sizes.snippet_target and not leads)
 
-    return _greedy_groups(atoms, breaks_before)
+    def fits(group: list[_Atom]) -> bool:
+        return count(text[group[0].start:group[-1].end]) <= sizes.snippet_max
+
+    return _greedy_groups(atoms, breaks_before, fits)
 
 
 def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: int,
@@ -284,14 +322,37 @@ def _chunk(text: str, chunk_id: str, level: str, index: int, start: int, end: in
            title: str | None, count: Callable[[str], int], prefix: bool,
            shorten: str = "full") -> Chunk:
     body = text[start:end]
-    section = next((s for s in reversed(sections) if s.start <= start < s.end), None)
+    # Where its own text starts says its section: leading furniture is in none.
+    anchor = next((a.start for a in atoms if not a.furniture), start)
+    section = next((s for s in reversed(sections) if s.start <= anchor < s.end), None)
     path = section.path if section else ()
     label = section.label if section else None
     pages = sorted({p for atom in atoms for p in atom.pages})
     page_range = (pages[0], pages[-1]) if pages else ()
-    retrieval = _retrieval_text(title, path, label, body, shorten) if prefix else body
+    searched = _without_furniture(text, atoms) if any(a.furniture for a in atoms) else body
+    retrieval = _retrieval_text(title, path, label, searched, shorten) if prefix else searched
     return Chunk(chunk_id, level, index, start, end, body, count(body), path, label,
                  tuple(page_range), parent_id, None, None, retrieval)
+
+
+def _without_furniture(text: str, atoms: list[_Atom]) -> str:
+    """The chunk's text with its running headers and footers left out: each run of
+    other atoms as printed, runs a blank line apart (what search and embedding see)."""
+    runs: list[str] = []
+    run_start: int | None = None
+    run_end = 0
+    for atom in atoms:
+        if atom.furniture:
+            if run_start is not None:
+                runs.append(text[run_start:run_end])
+                run_start = None
+            continue
+        if run_start is None:
+            run_start = atom.start
+        run_end = atom.end
+    if run_start is not None:
+        runs.append(text[run_start:run_end])
+    return "\n\n".join(runs)
 
 
 def _retrieval_text(title: str | None, path: tuple[str, ...], label: str | None,

@@ -23,8 +23,9 @@ class BlockKind(enum.Enum):
     REFERENCE = "reference"
     FORMULA = "formula"
     FURNITURE = "furniture"
-    """A paginated source's running header, footer or margin stamp, once per distinct
-    line, after the content (its pages say where it was printed)."""
+    """A paginated source's running header, footer or page number, on its page between
+    blocks; or a margin stamp or printer's slug, once per distinct line after the
+    content (its pages say where it was printed)."""
 
 
 @attrs.frozen

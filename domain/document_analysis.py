@@ -59,8 +59,9 @@ def analyse_version(document: Document, version_id: str, sizes: ChunkSizes = DEF
 def document_sections(document: Document) -> tuple[Section, ...]:
     headings = [Heading(b.draft.text, b.level, b.start, b.end) for b in document.blocks
                 if b.kind is BlockKind.HEADING]
+    furniture = [(b.start, b.end) for b in document.blocks if b.kind is BlockKind.FURNITURE]
     return detect_sections(document.text, headings, title=document.title,
-                           abstract=document.metadata.abstract)
+                           abstract=document.metadata.abstract, furniture=furniture)
 
 
 def document_chunks(document: Document, version_id: str,
@@ -75,7 +76,9 @@ def stored_structure(text: str, blocks: Sequence[BlockRow], title: str | None,
     """Sections and profile of stored text from its block rows (what a store written
     before they were stored is migrated with)."""
     headings = headings_from_blocks(text, [(b.kind, b.start, b.end, b.level) for b in blocks])
-    sections = detect_sections(text, headings, title=title, abstract=abstract)
+    furniture = [(b.start, b.end) for b in blocks if b.kind == BlockKind.FURNITURE.value]
+    sections = detect_sections(text, headings, title=title, abstract=abstract,
+                               furniture=furniture)
     return StoredStructure(sections, profile_text(text, [(b.kind, b.start, b.end)
                                                          for b in blocks]))
 

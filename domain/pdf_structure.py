@@ -283,10 +283,12 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
                      outline: tuple[tuple[str, int], ...] = (),
                      notes: list[str] | None = None,
                      furniture: list[TextBox] | None = None) -> list[BlockDraft]:
-    """Blocks in reading order: running headers, footers and page numbers removed,
+    """Blocks in reading order: running headers, footers and page numbers taken out,
     headings told apart from paragraphs by size, weight, font, length and numbering.
     Lines that repeat a bookmark title are headings at the bookmark's depth. What is
-    dropped by rule is counted in `notes`; the running lines dropped go to `furniture`."""
+    dropped or set aside by rule is counted in `notes`; the running lines and the page
+    numbers above or below a page's text go to `furniture`, to be put back at their
+    pages' boundaries (`pdf_furniture.place_furniture`)."""
     dropped: Counter[str] = Counter()
     in_references = False
     extents = _page_extents(boxes)
@@ -296,19 +298,27 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     repeated = running_lines(boxes, page_count)
     heading_sizes = sorted({line.size for box in boxes for line in box.lines
                             if line.size >= body.size * 1.12}, reverse=True)
+    reasons = [_drop_reason(box, repeated) for box in boxes]
+    body_extents = _page_extents([box for box, reason in zip(boxes, reasons, strict=True)
+                                  if reason is None and box.text])
+    kept: Counter[str] = Counter()
     drafts: list[BlockDraft] = []
-    for box in boxes:
+    for box, reason in zip(boxes, reasons, strict=True):
         text = box.text
         if not text:
             continue
-        reason = ("page_numbers" if _PAGE_NUMBER.match(text)
-                  else "running_lines" if _running_key(box) in repeated
-                  else "line_number_rulers" if is_line_number_ruler(box)
-                  else "ornaments" if is_decorative(text) else None)
+        if reason == "running_lines" and not _WORDED.search(masked_running_text(text)) \
+                and not (is_printed_page_number(text) and _outside_text(box, body_extents)):
+            reason = "letterless_running_lines"  # glyphs of a figure, rules, ornaments
+        if reason == "running_lines" or (reason == "page_numbers"
+                                         and _outside_text(box, body_extents)):
+            # Running lines and printed page numbers stay on their pages as furniture.
+            kept[reason] += 1
+            if furniture is not None:
+                furniture.append(box)
+            continue
         if reason:
             dropped[reason] += 1
-            if reason == "running_lines" and furniture is not None:
-                furniture.append(box)
             continue
         lines = list(box.lines)
         while lines and (_heading_like(lines[0], body, single=len(lines) == 1)
@@ -345,7 +355,42 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     if notes is not None:
         notes.extend(f"{reason}_dropped: {count} blocks"
                      for reason, count in sorted(dropped.items()))
+        notes.extend(f"{reason}_kept_as_furniture: {count} blocks"
+                     for reason, count in sorted(kept.items()))
     return drafts
+
+
+_WORDED = re.compile(r"[^\W\d_]{2}")
+_PRINTED_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—|.]*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?[\s\-–—|.]*$",
+    re.IGNORECASE)
+
+
+def is_printed_page_number(text: str) -> bool:
+    """A page number as printed: `3`, `- 12 -`, `Page 4 of 9`, `xiv`, `12/40`; or one
+    drawn twice over itself (a fake bold), which reads `143143`."""
+    text = " ".join(text.split())
+    half = len(text) // 2
+    return bool(_PRINTED_PAGE_NUMBER.match(text)) or (
+        len(text) % 2 == 0 and text[:half] == text[half:]
+        and bool(_PRINTED_PAGE_NUMBER.match(text[:half])))
+
+
+def _drop_reason(box: TextBox, repeated: set[tuple[str, int]]) -> str | None:
+    text = box.text
+    return ("page_numbers" if _PAGE_NUMBER.match(text)
+            else "running_lines" if _running_key(box) in repeated
+            else "line_number_rulers" if is_line_number_ruler(box)
+            else "ornaments" if is_decorative(text) else None)
+
+
+def _outside_text(box: TextBox, extents: dict[int, tuple[float, float]]) -> bool:
+    """Wholly above or below the page's other text (or on a page without any): where a
+    printed page number stands, not a number among the text (a ruler's, a figure's)."""
+    if box.page not in extents:
+        return True
+    low, high = extents[box.page]
+    return box.bbox[1] >= high or box.bbox[3] <= low
 
 
 _FOOTNOTE_MARKER = re.compile(r"^\s*(\d{1,2}|[*†‡§¶]{1,2})\s?(?=[^\W\d_]|http)")

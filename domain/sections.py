@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import attrs
 
@@ -54,7 +55,8 @@ def headings_from_blocks(text: str, blocks: list[tuple[str, int, int, int]]) -> 
 
 
 def detect_sections(text: str, headings: list[Heading], *, title: str | None = None,
-                    abstract: str | None = None) -> tuple[Section, ...]:
+                    abstract: str | None = None,
+                    furniture: Sequence[tuple[int, int]] = ()) -> tuple[Section, ...]:
     """Label and nest the headings into sections.
 
     The heading that repeats the document's title is the title, not a section. Once the
@@ -64,7 +66,8 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
     numbered "3.1" under "3") takes its parent's label unless its own heading names a
     canonical section with more than a common subsection word ("Overview"). An abstract
     without a heading is inferred from the text before the first heading, or from the
-    abstract metadata."""
+    abstract metadata; `furniture` (the spans of a page's running lines) is no part of
+    it, and never starts it."""
     title_key = normalise_heading(title) if title else None
     title_at = next((i for i, h in enumerate(headings)
                      if title_key and normalise_heading(h.text) == title_key), None)
@@ -101,7 +104,7 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
             in_references_at = heading.level
     sections = _close(sections, len(text))
     if not any(s.label == "abstract" for s in sections):
-        inferred = _inferred_abstract(text, kept, abstract)
+        inferred = _inferred_abstract(text, kept, abstract, furniture)
         if inferred is not None:
             sections = [inferred, *(attrs.evolve(s, index=s.index + 1, parent=None
                                                  if s.parent is None else s.parent + 1)
@@ -141,13 +144,18 @@ def _close(sections: list[Section], text_end: int) -> list[Section]:
     return closed
 
 
-def _inferred_abstract(text: str, headings: list[Heading], abstract: str | None
-                       ) -> Section | None:
+def _inferred_abstract(text: str, headings: list[Heading], abstract: str | None,
+                       furniture: Sequence[tuple[int, int]] = ()) -> Section | None:
     first = headings[0].start if headings else len(text)
     leading = text[:first]
-    words = len(leading.split())
+    skipped = [(a, b) for a, b in furniture if b <= first]
+    words = len(leading.split()) - sum(len(text[a:b].split()) for a, b in skipped)
     if MIN_ABSTRACT_WORDS <= words <= MAX_ABSTRACT_WORDS:
         start = len(leading) - len(leading.lstrip())
+        for a, b in sorted(skipped):  # the page's header before it is not its start
+            if a <= start:
+                start = max(start, b)
+                start += len(text[start:first]) - len(text[start:first].lstrip())
         end = len(leading.rstrip())
         return Section(0, None, "abstract", 1, start, end, ("Abstract",), inferred=True)
     if abstract:

@@ -162,3 +162,49 @@ def test_sizes_shrink_to_a_limit_and_not_beyond() -> None:
     fitted = ChunkSizes().within(240)
     assert fitted.snippet_max == 240 and fitted.snippet_target == 150
     assert fitted.section_max == ChunkSizes().section_max
+
+
+furniture = st.integers(1, 999).map(
+    lambda n: BlockDraft(BlockKind.FURNITURE, text=f"Running Header Qx {n}", pages=(n,)))
+paged_documents = st.lists(st.one_of(block, furniture), min_size=1, max_size=40).map(
+    assemble_document)
+
+
+@settings(max_examples=150, deadline=None)
+@given(paged_documents)
+def test_furniture_is_in_the_chunks_and_out_of_their_retrieval_text(document: Document) -> None:
+    text = document.text
+    chunks = chunks_of(document)
+    sections = [c for c in chunks if c.level == "section"]
+    for a, b in itertools.pairwise(sections):
+        assert a.end <= b.start and not text[a.end:b.start].strip()
+    if sections:
+        assert not text[:sections[0].start].strip() and not text[sections[-1].end:].strip()
+    only_furniture = all(b.kind is BlockKind.FURNITURE for b in document.blocks)
+    for chunk in chunks:
+        assert chunk.text == text[chunk.start:chunk.end]
+        assert chunk.tokens <= (SNIPPET_MAX if chunk.level == "snippet" else SECTION_MAX)
+        assert "Qx" not in chunk.retrieval_text
+        assert not any("Qx" in part for part in chunk.heading_path)
+        body = chunk.retrieval_text.split("\n", 1)[1]
+        # A chunk of furniture alone only when there is nothing else to join.
+        assert body.strip() or only_furniture or len(chunks) <= 2 or \
+            chunk.tokens > SNIPPET_MAX // 2
+
+
+def test_a_page_break_inside_a_snippet_leaves_its_heading_and_search_text_whole() -> None:
+    document = assemble_document([
+        BlockDraft(BlockKind.FURNITURE, text="Journal of Tests 1", pages=(1,)),
+        BlockDraft(BlockKind.HEADING, text="Introduction", level=2, pages=(1,)),
+        BlockDraft(BlockKind.FURNITURE, text="Journal of Tests 1 footer", pages=(1,)),
+        BlockDraft(BlockKind.FURNITURE, text="A Running Title", pages=(2,)),
+        BlockDraft(BlockKind.PARAGRAPH, text="Seagrass grows in the bay.", pages=(2,)),
+    ])
+    chunks = chunks_of(document)
+    snippets = [c for c in chunks if c.level == "snippet"]
+    assert len(snippets) == 1
+    snippet = snippets[0]
+    assert snippet.text == document.text
+    assert snippet.heading_path == ("Introduction",)
+    assert snippet.retrieval_text.endswith("\n## Introduction\n\nSeagrass grows in the bay.")
+    assert "Journal" not in snippet.retrieval_text and "Running" not in snippet.retrieval_text

@@ -115,3 +115,15 @@ def test_numbered_subsections_inherit_unless_they_name_a_canonical_section(
 def test_a_top_level_overview_is_still_an_introduction() -> None:
     assert dict(_sections_of("## Overview\n\nText.\n\n## Methods\n\nMore.\n"))["Overview"] == \
         "introduction"
+
+
+def test_a_page_header_before_an_inferred_abstract_does_not_start_it() -> None:
+    header = "Journal of Tests 12 (2024) 758"
+    prose = " ".join(["Seagrass meadows store carbon in their sediments."] * 12)
+    text = f"{header}\n\n{prose}\n\n## 1 Introduction\n\nText."
+    at = text.index("## 1")
+    headings = [Heading("1 Introduction", 2, at, at + len("## 1 Introduction"))]
+    plain = detect_sections(text, headings)
+    assert plain[0].label == "abstract" and plain[0].start == 0
+    sections = detect_sections(text, headings, furniture=[(0, len(header))])
+    assert sections[0].label == "abstract" and sections[0].start == text.index("Seagrass")
