@@ -8,8 +8,10 @@ to `python -c pass` measured in the same rounds, and the least CPU time (user + 
 of a run with its ratio, which waiting for a core on a shared machine does not inflate
 (the issue's targets: `--version` within 3x, `list` on a small store within 5x). The
 store is a small one made for the run (`--documents` generated notes, about ten snippets
-each). The same `list` and `search` are then timed while `sheaf serve` holds the store,
-so they run through it (ADR-0022).
+each). `sheaf list` prints the listing the store keeps beside it (ADR-0024); `sheaf list,
+no listing` has it deleted before each run, so it opens the store (and writes the listing
+again as it closes). The same commands are then timed while `sheaf serve` holds the
+store, so those that open it run through it (ADR-0022).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -63,13 +65,18 @@ def timed(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     return elapsed, cpu_of_children() - cpu
 
 
-def measure(commands: dict[str, list[str]], runs: int, env: dict[str, str]
+def measure(commands: dict[str, list[str]], runs: int, env: dict[str, str],
+            before: dict[str, Callable[[], None]] | None = None
             ) -> dict[str, list[tuple[float, float]]]:
+    """`before[name]`, when given, runs untimed before each run of that command."""
+    before = before or {}
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for argv in commands.values():  # one warm-up each: the page cache, .pyc files
+    for name, argv in commands.items():  # one warm-up each: the page cache, .pyc files
+        before.get(name, lambda: None)()
         timed(argv, env)
     for _ in range(runs):
         for name, argv in commands.items():
+            before.get(name, lambda: None)()
             times[name].append(timed(argv, env))
     return times
 
@@ -120,9 +127,12 @@ def main() -> None:
         env = {**os.environ, "SHEAF_STORE": str(store), "HOME": scratch}
         env.pop("SHEAF_EMBEDDER", None)
         timed([SHEAF, "ingest", str(folder / "notes")], env)
+        listing = Path(f"{store}.listing")
+        opened = {"sheaf list, no listing": lambda: listing.unlink(missing_ok=True)}
         on_store = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "sheaf list": [SHEAF, "list"],
+            "sheaf list, no listing": [SHEAF, "list"],
             "sheaf search --mode bm25": [SHEAF, "search", "seagrass density", "--mode",
                                          "bm25"],
         }
@@ -131,13 +141,13 @@ def main() -> None:
                     "sheaf --help": [SHEAF, "--help"], **on_store}
         print(f"{args.runs} runs each, {args.documents} documents in the store, "
               f"{os.cpu_count()} CPUs")
-        report("the store free", measure(commands, args.runs, env))
+        report("the store free", measure(commands, args.runs, env, opened))
         server = subprocess.Popen([SHEAF, "serve", "--port", str(free_port())], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             wait_for_holder(store, server)
             report("while `sheaf serve` holds the store (through it)",
-                   measure(on_store, args.runs, env))
+                   measure(on_store, args.runs, env, opened))
         finally:
             server.terminate()
             server.wait(timeout=30)

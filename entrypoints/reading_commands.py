@@ -69,8 +69,14 @@ def list_documents(as_json: bool, store: Path | None, space: str,
     def remote(holder: HolderClient) -> None:
         shown(holder.get("/v1/documents")["documents"])
 
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=remote)
+    settings = settings_for(READING, store=store, space=space, embedder=embedder)
+    if settings.store_url is None:  # the listing the store left beside it (ADR-0024)
+        from sheaf.entrypoints.listing_snapshot import stored_listing
+
+        if (listing := stored_listing(settings.store, settings.space)) is not None:
+            shown(listing)
+            return
+    with_knowledge(settings, work, remote=remote)
 
 
 @click.command()
