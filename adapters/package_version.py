@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -38,6 +39,13 @@ def sheaf_version() -> str:
         found = re.search(r'^version\s*=\s*"([^"]+)"', checkout.read_text(), re.M)
         if found:
             return found.group(1)
+    # Installed, the distribution's metadata folder sits beside the package, named with
+    # the version (a wheel's layout): one directory listing instead of a metadata scan.
+    installed = [entry.name[len("sheaf-"):-len(".dist-info")]
+                 for entry in os.scandir(_LAYER_DIR.parent.parent)
+                 if entry.name.startswith("sheaf-") and entry.name.endswith(".dist-info")]
+    if len(installed) == 1:
+        return installed[0]
     from importlib import metadata
 
     try:

@@ -111,4 +111,10 @@ def _write(target: Path, path: str, spaces: dict[str, Listing] | None) -> None:
 
 
 def _header(path: str) -> dict[str, Any]:
-    return {"format": FORMAT, "sheaf": sheaf_version(), "state": duckdb_file_state(path)}
+    return {"format": FORMAT, "sheaf": sheaf_version(), "records": _RECORDS.stat().st_mtime_ns,
+            "state": duckdb_file_state(path)}
+
+
+_RECORDS = Path(__file__).with_name("serialisation.py")
+"""The module that makes the listing's records: changed code (a checkout's, whose version
+stays the same) is another listing."""

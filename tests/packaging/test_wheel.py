@@ -74,3 +74,11 @@ def test_installed_wheel_imports_as_sheaf_only(wheel: Path, tmp_path: Path) -> N
     version = run(str(script), "--version")
     assert version.returncode == 0, version.stderr
     assert "installed package" in version.stdout and target in version.stdout
+    # The version is the wheel's, read from its .dist-info folder's name without the
+    # cost of importlib.metadata (`--version` and `list` start-up).
+    wheel_version = wheel.name.split("-")[1]
+    assert f"sheaf {wheel_version} (installed package)" in version.stdout
+    named = run(str(python), "-I", "-c", "import sys; from sheaf.adapters.package_version "
+                "import sheaf_version; print(sheaf_version(), "
+                "'importlib.metadata' in sys.modules)")
+    assert named.stdout.split() == [wheel_version, "False"], named.stderr
