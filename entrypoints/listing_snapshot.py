@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 SUFFIX = ".listing"
 FORMAT = 1
-LARGEST = 2_000
+LARGEST = 1_000
 """Stores with more documents keep no listing: gathering it would add to every close of a
 changed store what a listing that long saves at start-up."""
 
