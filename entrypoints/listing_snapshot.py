@@ -15,11 +15,10 @@ follow); each further line is one space and its documents.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import logging
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sheaf.adapters.duckdb_file_state import duckdb_file_state
@@ -34,16 +33,16 @@ LARGEST = 1_000
 """Stores with more documents keep no listing: gathering it would add to every close of a
 changed store what a listing that long saves at start-up."""
 
-logger = logging.getLogger("sheaf.store")
 Listing = list[dict[str, Any]]
 
 
-def stored_listing(store: Path, space: str) -> Listing | None:
+def stored_listing(store: str | os.PathLike[str], space: str) -> Listing | None:
     """`space`'s documents as the store had them when last closed, if the file has not
     changed since; None when that is not known (no listing, another version of sheaf,
     the file changed, or the listing unreadable or cut short)."""
     try:
-        header, *lines = Path(f"{store}{SUFFIX}").read_text(encoding="utf-8").splitlines()
+        with open(f"{store}{SUFFIX}", encoding="utf-8") as file:
+            header, *lines = file.read().splitlines()
         described = json.loads(header)
         if described.pop("spaces") != len(lines) or described != _header(str(store)):
             return None
@@ -66,14 +65,16 @@ async def keep_listing(store: Any, catalogue: DocumentCatalogue) -> None:
         store, "when_closed", None)
     if path == ":memory:" or when_closed is None:
         return
-    target = Path(f"{path}{SUFFIX}")
-    if stored_listing(Path(path), "") is not None:
+    target = f"{path}{SUFFIX}"
+    if stored_listing(path, "") is not None:
         return  # still current: the file is as it was when the listing was written
     before = duckdb_file_state(path)
     try:
         spaces = await _listings(catalogue)
     except Exception:  # a store that cannot list says so to `list`, not to this close
-        logger.debug("no listing kept for %s", path, exc_info=True)
+        import logging  # not for `list`, which only reads the listing
+
+        logging.getLogger("sheaf.store").debug("no listing kept for %s", path, exc_info=True)
         spaces = None
     if duckdb_file_state(path) != before:  # a commit while it was read: no listing
         spaces = None
@@ -92,11 +93,11 @@ async def _listings(catalogue: DocumentCatalogue) -> dict[str, Listing] | None:
             for count in status.spaces if count.documents}
 
 
-def _write(target: Path, path: str, spaces: dict[str, Listing] | None) -> None:
+def _write(target: str, path: str, spaces: dict[str, Listing] | None) -> None:
     if spaces is None:  # too large, or unreadable: a stale listing must not stay
-        target.unlink(missing_ok=True)
+        _remove(target)
         return
-    staged = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    staged = f"{target}.{os.getpid()}.tmp"
     try:
         with open(staged, "w", encoding="utf-8") as file:
             file.write(json.dumps({**_header(path), "spaces": len(spaces)}) + "\n")
@@ -105,16 +106,21 @@ def _write(target: Path, path: str, spaces: dict[str, Listing] | None) -> None:
                                       ensure_ascii=False, separators=(",", ":")) + "\n")
         os.replace(staged, target)
     except OSError:
-        staged.unlink(missing_ok=True)
-        target.unlink(missing_ok=True)
+        _remove(staged)
+        _remove(target)
         raise
 
 
+def _remove(name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name)
+
+
 def _header(path: str) -> dict[str, Any]:
-    return {"format": FORMAT, "sheaf": sheaf_version(), "records": _RECORDS.stat().st_mtime_ns,
-            "state": duckdb_file_state(path)}
+    return {"format": FORMAT, "sheaf": sheaf_version(),
+            "records": os.stat(_RECORDS).st_mtime_ns, "state": duckdb_file_state(path)}
 
 
-_RECORDS = Path(__file__).with_name("serialisation.py")
+_RECORDS = os.path.join(os.path.dirname(__file__), "serialisation.py")
 """The module that makes the listing's records: changed code (a checkout's, whose version
 stays the same) is another listing."""
