@@ -95,12 +95,6 @@ def _through_holder(settings: Settings, remote: Remote,
         return None
 
 
-def as_received(payload: Any) -> Any:
-    """A record as the holder's API delivers it (tuples as lists, enums as values): a
-    direct run prints from this too, so both print the same (ADR-0022)."""
-    return json.loads(json.dumps(payload, ensure_ascii=False))
-
-
 def echo_json(payload: object, *, indent: int | None = None) -> None:
     """One JSON document on stdout, flushed (a reader of a batch sees each line as it
     comes)."""

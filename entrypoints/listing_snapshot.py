@@ -56,10 +56,10 @@ def stored_listing(store: str | os.PathLike[str], space: str) -> Listing | None:
     return []  # every space with a document has its line
 
 
-async def keep_listing(store: Any, catalogue: DocumentCatalogue) -> None:
-    """Have `store` (a `DuckDbKnowledgeStore`) write its listing as it closes, unless the
-    listing beside it is still current. Failing to gather it only costs the next `list`
-    its speed, so nothing is raised."""
+async def keep_listing(store: object, catalogue: DocumentCatalogue) -> None:
+    """Have `store` write its listing as it closes, unless the listing beside it is still
+    current; a store that is not a DuckDB file (`when_closed`, `path`) keeps none.
+    Failing to gather it only costs the next `list` its speed, so nothing is raised."""
     path = getattr(store, "path", ":memory:")
     when_closed: Callable[[Callable[[], None]], None] | None = getattr(
         store, "when_closed", None)
@@ -82,8 +82,7 @@ async def keep_listing(store: Any, catalogue: DocumentCatalogue) -> None:
 
 
 async def _listings(catalogue: DocumentCatalogue) -> dict[str, Listing] | None:
-    from sheaf.entrypoints.cli_session import as_received
-    from sheaf.entrypoints.serialisation import document_summary
+    from sheaf.entrypoints.serialisation import as_received, document_summary
 
     status = await catalogue.status()
     if sum(count.documents for count in status.spaces) > LARGEST:

@@ -19,8 +19,9 @@ from sheaf.entrypoints.cli_options import (
     store_option,
     store_options,
 )
-from sheaf.entrypoints.cli_session import as_received, echo_json, with_knowledge
+from sheaf.entrypoints.cli_session import echo_json, with_knowledge
 from sheaf.entrypoints.console_listing import listing_lines
+from sheaf.entrypoints.serialisation import as_received
 from sheaf.entrypoints.settings import READING, Group
 
 if TYPE_CHECKING:
