@@ -174,6 +174,7 @@ class DuckDbKnowledgeStore:
             sample = unclean or not marker.exists()
             marker.unlink(missing_ok=True)
         self._lock = threading.Lock()
+        self._when_closed: list[Callable[[], None]] = []
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._full_text_loaded = False
         try:
@@ -687,7 +688,18 @@ class DuckDbKnowledgeStore:
         await self._run(close)
         if self.path != ":memory:":
             Path(self.path + CLEAN_CLOSE_SUFFIX).touch()
+            for callback in self._when_closed:
+                try:
+                    callback()
+                except OSError:  # a cache beside the file (ADR-0024) is not worth a failure
+                    logger.debug("after closing %s", self.path, exc_info=True)
         self._release_store()
+
+    def when_closed(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when `aclose` has closed the file, before its lock is released:
+        what it writes beside the file then describes the file as this process left it,
+        and no other sheaf process can change the file in between."""
+        self._when_closed.append(callback)
 
 
 _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "

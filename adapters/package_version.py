@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import functools
-import re
-from pathlib import Path
-from typing import NamedTuple
+import os
+from typing import TYPE_CHECKING, NamedTuple
 
-_LAYER_DIR = Path(__file__).resolve().parent
+if TYPE_CHECKING:
+    import re
+    from pathlib import Path
+
+# The folder holding the layers: a checkout's root, or the installed `sheaf` package. Read
+# with os.path: `--version` and `list` start without pathlib and re (ADR-0024).
+_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 # A NamedTuple, not attrs: `sheaf --version` loads this and nothing else of sheaf, and
@@ -33,11 +38,21 @@ class VersionInfo(NamedTuple):
 def sheaf_version() -> str:
     """The installed distribution's version; in a source checkout, pyproject.toml's
     (importlib.metadata costs about 10 ms to import and scan, a third of start-up)."""
-    checkout = _LAYER_DIR.parent / "pyproject.toml"
-    if (_LAYER_DIR.parent / ".git").exists() and checkout.is_file():
-        found = re.search(r'^version\s*=\s*"([^"]+)"', checkout.read_text(), re.M)
+    checkout = os.path.join(_ROOT, "pyproject.toml")
+    if os.path.exists(os.path.join(_ROOT, ".git")) and os.path.isfile(checkout):
+        import re
+
+        with open(checkout, encoding="utf-8") as file:
+            found = re.search(r'^version\s*=\s*"([^"]+)"', file.read(), re.M)
         if found:
             return found.group(1)
+    # Installed, the distribution's metadata folder sits beside the package, named with
+    # the version (a wheel's layout): one directory listing instead of a metadata scan.
+    installed = [entry.name[len("sheaf-"):-len(".dist-info")]
+                 for entry in os.scandir(os.path.dirname(_ROOT))
+                 if entry.name.startswith("sheaf-") and entry.name.endswith(".dist-info")]
+    if len(installed) == 1:
+        return installed[0]
     from importlib import metadata
 
     try:
@@ -51,17 +66,22 @@ def version_info(*, with_changes: bool = True) -> VersionInfo:
     repository's files (no git process); `with_changes` also asks git whether tracked
     files differ from it, which costs a `git status` (`sheaf version` does,
     `sheaf --version` does not)."""
-    root = _LAYER_DIR.parent
-    git_dir = root / ".git"
-    if git_dir.exists():
-        commit = head_commit(git_dir) or _git(root, "rev-parse", "HEAD")
+    if os.path.exists(os.path.join(_ROOT, ".git")):
+        from pathlib import Path
+
+        root = Path(_ROOT)
+        commit = head_commit(root / ".git") or _git(root, "rev-parse", "HEAD")
         status = _git(root, "status", "--porcelain", "--untracked-files=no") \
             if with_changes else None
-        return VersionInfo(sheaf_version(), str(root), "source checkout", commit, bool(status))
-    return VersionInfo(sheaf_version(), str(root), "installed package")
+        return VersionInfo(sheaf_version(), _ROOT, "source checkout", commit, bool(status))
+    return VersionInfo(sheaf_version(), _ROOT, "installed package")
 
 
-_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+@functools.cache
+def _commit_id() -> re.Pattern[str]:
+    import re
+
+    return re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 def head_commit(git: Path) -> str | None:
@@ -75,19 +95,19 @@ def head_commit(git: Path) -> str | None:
         if (git / "commondir").is_file():
             common = (git / (git / "commondir").read_text().strip()).resolve()
         head = (git / "HEAD").read_text().strip()
-        if _SHA.fullmatch(head):
+        if _commit_id().fullmatch(head):
             return head
         ref = head.removeprefix("ref:").strip()
         for folder in (git, common):
             loose = folder / ref
             if loose.is_file():
                 found = loose.read_text().strip()
-                return found if _SHA.fullmatch(found) else None
+                return found if _commit_id().fullmatch(found) else None
         packed = common / "packed-refs"
         if packed.is_file():
             for line in packed.read_text().splitlines():
                 sha, _, name = line.partition(" ")
-                if name == ref and _SHA.fullmatch(sha):
+                if name == ref and _commit_id().fullmatch(sha):
                     return sha
     except (OSError, UnicodeDecodeError):
         return None

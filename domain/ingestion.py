@@ -9,8 +9,8 @@ import attrs
 
 from sheaf.domain.content_source import ContentSource
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.spaces import DEFAULT_SPACE as DEFAULT_SPACE  # where callers import it
 
-DEFAULT_SPACE = "default"
 DEFAULT_MAX_INGEST_BYTES = 25 * 1024 * 1024
 
 

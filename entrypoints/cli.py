@@ -10,7 +10,6 @@ content, 75 the store is held by another process that could not serve the comman
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
@@ -24,10 +23,16 @@ from sheaf.domain.errors import (
     UnsupportedContent,
     family_of,
 )
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_FETCH, EXIT_CONTENT = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
-EXIT_LOCKED = 75  # sysexits' EX_TEMPFAIL: try again later
+from sheaf.entrypoints.exit_codes import (
+    EXIT_CONTENT,
+    EXIT_FAILED,
+    EXIT_FETCH,
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_USAGE,
+    reader_gone,
+)
 
 
 def exit_code(error: SheafError) -> int:
@@ -95,9 +100,8 @@ class SheafGroup(click.Group):
             raise click.exceptions.Exit(exit_code(exc)) from None
         except KeyboardInterrupt:
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-        except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as cat does
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+        except BrokenPipeError:  # the reader went away (`| head`)
+            raise click.exceptions.Exit(reader_gone()) from None
         except Exception as exc:  # a bug or an unreadable store: one line, details on debug
             import logging
 

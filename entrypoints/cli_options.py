@@ -13,7 +13,8 @@ import click
 from sheaf.domain.errors import SheafError
 from sheaf.domain.ingestion import DEFAULT_SPACE
 from sheaf.domain.search_request import parse_metadata_filter
-from sheaf.entrypoints.settings import Group, Settings, is_postgres_url
+from sheaf.entrypoints.settings import Group, Settings
+from sheaf.entrypoints.store_location import is_postgres_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFERENCES = ("auto", "pdf", "html")

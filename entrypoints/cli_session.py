@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from time import monotonic, sleep
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -47,27 +47,19 @@ def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
     import anyio
     import attrs
 
-    from sheaf.domain.errors import ErrorKind, SheafError
-    from sheaf.entrypoints.store_holder import locked_error
+    from sheaf.entrypoints.store_holder import waiting_for_store
 
     if settings.store_url is not None:  # a PostgreSQL store takes every process itself
         remote = None
-    deadline = monotonic() + settings.lock_wait
-    pause = 0.05
     once = attrs.evolve(settings, lock_wait=0.0)
-    while True:
+
+    def attempt() -> int:
         code = _through_holder(settings, remote, keys) if remote else None
         if code is not None:
             return code
-        try:
-            return anyio.run(_direct, once, work, hold, options)
-        except SheafError as exc:
-            if exc.kind is not ErrorKind.STORE_LOCKED:
-                raise
-            if monotonic() >= deadline:
-                raise locked_error(settings.store, exc, settings.lock_wait) from None
-        sleep(min(pause, max(0.0, deadline - monotonic())))
-        pause = min(pause * 2, 0.5)
+        return anyio.run(_direct, once, work, hold, options)
+
+    return waiting_for_store(settings.store, settings.lock_wait, attempt)
 
 
 async def _direct(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
@@ -101,12 +93,6 @@ def _through_holder(settings: Settings, remote: Remote,
         return remote(HolderClient(holder, settings.space)) or 0
     except HolderUnreachable:
         return None
-
-
-def as_received(payload: Any) -> Any:
-    """A record as the holder's API delivers it (tuples as lists, enums as values): a
-    direct run prints from this too, so both print the same (ADR-0022)."""
-    return json.loads(json.dumps(payload, ensure_ascii=False))
 
 
 def echo_json(payload: object, *, indent: int | None = None) -> None:

@@ -295,10 +295,15 @@ async def open_store(settings: Settings) -> KnowledgeStore:
     import anyio
 
     from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-    from sheaf.entrypoints.store_holder import open_waiting
+    from sheaf.entrypoints.store_holder import waiting_for_store
 
-    return await anyio.to_thread.run_sync(open_waiting, settings.store, settings.lock_wait,
-                                          DuckDbKnowledgeStore)
+    def opened() -> DuckDbKnowledgeStore:
+        return DuckDbKnowledgeStore(settings.store)
+
+    if settings.lock_wait <= 0:  # its caller waits (the CLI, around its holder check)
+        return await anyio.to_thread.run_sync(opened)
+    return await anyio.to_thread.run_sync(waiting_for_store, settings.store,
+                                          settings.lock_wait, opened)
 
 
 def open_blob_stores(settings: Settings) -> tuple[BlobStore, ArtifactStore,

@@ -1,8 +1,10 @@
-"""The `sheaf` console script: `sheaf --version` answered before click is imported
-(click is a third of that start-up); everything else is the click CLI."""
+"""The `sheaf` console script: `sheaf --version`, and `sheaf list` from a store's current
+listing, answered before click is imported (click alone costs more than the interpreter's
+start); everything else is the click CLI."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -13,6 +15,11 @@ def main() -> int:
 
         print(version_info(with_changes=False).describe())
         return 0
+    if sys.argv[1:2] == ["list"]:
+        from sheaf.entrypoints.console_listing import answered
+
+        if (code := answered(sys.argv[2:], os.environ)) is not None:
+            return code
     from sheaf.entrypoints.cli import main as run_cli
 
     return run_cli()

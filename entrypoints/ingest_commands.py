@@ -27,13 +27,13 @@ from sheaf.entrypoints.cli_options import (
     store_options,
 )
 from sheaf.entrypoints.cli_session import (
-    as_received,
     echo_json,
     interactive,
     progress,
     with_knowledge,
 )
 from sheaf.entrypoints.queue_commands import queue_url_option
+from sheaf.entrypoints.serialisation import as_received
 from sheaf.entrypoints.settings import ALL_GROUPS, Group
 
 if TYPE_CHECKING:

@@ -175,6 +175,10 @@ class Knowledge:
             raise first_failure(failures) from None
         finally:
             with anyio.CancelScope(shield=True):
+                if opened is not None:
+                    from sheaf.entrypoints.listing_snapshot import keep_listing
+
+                    await keep_listing(opened, services.catalogue)
                 await services.aclose()
 
     def with_space(self, space: str) -> Knowledge:

@@ -19,7 +19,9 @@ from sheaf.entrypoints.cli_options import (
     store_option,
     store_options,
 )
-from sheaf.entrypoints.cli_session import as_received, echo_json, with_knowledge
+from sheaf.entrypoints.cli_session import echo_json, with_knowledge
+from sheaf.entrypoints.console_listing import listing_lines
+from sheaf.entrypoints.serialisation import as_received
 from sheaf.entrypoints.settings import READING, Group
 
 if TYPE_CHECKING:
@@ -55,13 +57,8 @@ def list_documents(as_json: bool, store: Path | None, space: str,
                    embedder: str | None) -> None:
     """Documents of a space."""
     def shown(summaries: list[dict[str, Any]]) -> None:
-        for summary in summaries:
-            if as_json:
-                echo_json(summary)
-            else:
-                first = summary["sources"][0]["original"] if summary["sources"] else ""
-                click.echo(f"{summary['id']}  {summary['content']:<4}  "
-                           f"{(summary['title'] or '(untitled)')[:60]:<60}  {first}")
+        for line in listing_lines(summaries, as_json):
+            click.echo(line)
 
     async def work(kb: Knowledge) -> None:
         shown(as_received([serialisation.document_summary(d) for d in await kb.documents()]))
@@ -69,8 +66,14 @@ def list_documents(as_json: bool, store: Path | None, space: str,
     def remote(holder: HolderClient) -> None:
         shown(holder.get("/v1/documents")["documents"])
 
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=remote)
+    settings = settings_for(READING, store=store, space=space, embedder=embedder)
+    if settings.store_url is None:  # the listing the store left beside it (ADR-0024)
+        from sheaf.entrypoints.listing_snapshot import stored_listing
+
+        if (listing := stored_listing(settings.store, settings.space)) is not None:
+            shown(listing)
+            return
+    with_knowledge(settings, work, remote=remote)
 
 
 @click.command()

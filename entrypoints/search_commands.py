@@ -21,12 +21,12 @@ from sheaf.entrypoints.cli_options import (
     store_options,
 )
 from sheaf.entrypoints.cli_session import (
-    as_received,
     echo_json,
     interactive,
     progress,
     with_knowledge,
 )
+from sheaf.entrypoints.serialisation import as_received
 from sheaf.entrypoints.settings import READING, Group
 
 if TYPE_CHECKING:

@@ -8,6 +8,7 @@ them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -105,3 +106,9 @@ def space_policy(space: str, policy: SpacePolicy) -> JSON:
 def error(failure: SheafError) -> JSON:
     """What a tool call or a batch line says of a failure."""
     return {"kind": failure.kind.value, "message": failure.message}
+
+
+def as_received(payload: Any) -> Any:
+    """A record as the holder's API delivers it (tuples as lists, enums as values): a
+    direct run prints from this too, so both print the same (ADR-0022)."""
+    return json.loads(json.dumps(payload, ensure_ascii=False))

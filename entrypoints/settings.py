@@ -19,6 +19,7 @@ import attrs
 from sheaf.adapters.http_settings import DEFAULT_MAX_BYTES, HttpSettings
 from sheaf.domain.errors import ConfigurationError, configuration_error
 from sheaf.domain.ingestion import DEFAULT_SPACE
+from sheaf.entrypoints.store_location import is_postgres_url, store_location
 
 
 class Group(enum.Enum):
@@ -98,13 +99,6 @@ class LanguageModelSettings:
     model: str
     api_key: str | None = None
     concurrency: int = 4
-
-
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_postgres_url(location: str | Path) -> bool:
-    return isinstance(location, str) and location.strip().lower().startswith(POSTGRES_SCHEMES)
 
 
 @attrs.frozen
@@ -275,18 +269,8 @@ def _lock_wait(env: _Environment) -> float:
 
 
 def _store(flag: str | Path | None, env: _Environment) -> tuple[Path, str | None]:
-    """The DuckDB file, and the PostgreSQL URL when the store is one (the file's place
-    then still holds local staging)."""
-    chosen = flag or env.get("SHEAF_STORE")
-    data_home = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home())
-                                                / ".local" / "share")
-    default = Path(data_home) / "sheaf" / "sheaf.duckdb"
-    if chosen and is_postgres_url(chosen):
-        return default, str(chosen).strip()
-    if chosen and "://" in str(chosen):
-        raise configuration_error("--store" if flag else "SHEAF_STORE",
-                                  f"wants a DuckDB file or postgresql://..., not {chosen!r}")
-    return (Path(chosen).expanduser() if chosen else default), None
+    path, url = store_location(flag, env.get)
+    return Path(path), url
 
 
 def _blobs(flag: str | None, env: _Environment) -> str | None:

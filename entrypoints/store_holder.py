@@ -120,7 +120,7 @@ def locked_error(store: Path, found: SheafError, waited: float) -> SheafError:
     """`store_locked`: who holds the store, and what to do about it."""
     holder = read_holder(store)
     who = (f"process {holder.pid} ({holder.command})" if holder is not None
-           else found.message.rsplit(" held ", 1)[-1] if " held by " in found.message
+           else found.message.rsplit(" held by ", 1)[-1] if " held by " in found.message
            else "another process")
     through = (" It serves list, show, sections, search, quote, status, remove and "
                "ingest for sheaf commands with the same settings; this one it cannot serve."
@@ -131,20 +131,21 @@ def locked_error(store: Path, found: SheafError, waited: float) -> SheafError:
                       "(SHEAF_LOCK_WAIT=SECONDS).")
 
 
-def open_waiting(store: Path, wait: float, opener: Callable[[Path], T]) -> T:
-    """`opener(store)`, retried with backoff while another process holds the file, for
-    at most `wait` seconds; then `store_locked` naming the holder."""
+def waiting_for_store(store: Path, wait: float, attempt: Callable[[], T]) -> T:
+    """`attempt()`, tried again with backoff while it fails with `store_locked` (another
+    process holds the file), for at most `wait` seconds; then `store_locked` naming the
+    holder and what to do. The one wait every opener of a DuckDB store shares."""
     deadline = time.monotonic() + wait
     pause = 0.05
     while True:
         try:
-            return opener(store)
+            return attempt()
         except SheafError as exc:
             if exc.kind is not ErrorKind.STORE_LOCKED:
                 raise
             left = deadline - time.monotonic()
             if left <= 0:
-                raise (locked_error(store, exc, wait) if wait > 0 else exc) from None
+                raise locked_error(store, exc, wait) from None
             time.sleep(min(pause, left))
             pause = min(pause * 2, 0.5)
 

@@ -72,9 +72,24 @@ def test_version_and_help_load_neither_the_store_nor_the_extraction_stack(
         assert not imported(argv, env) & {*HEAVY, "duckdb"}, argv
 
 
+def without_listing(path: Path) -> None:
+    """Drop the listing the store keeps beside it (ADR-0024): the next `list` opens it."""
+    Path(f"{path}.listing").unlink()
+
+
+def test_list_prints_the_listing_kept_beside_the_store_without_opening_it(
+        store: tuple[Path, dict[str, str]]) -> None:
+    path, env = store
+    script = str(Path(sys.executable).parent / "sheaf")
+    assert Path(f"{path}.listing").exists()  # the ingest left it
+    listing = imported(["list"], env, program=(script,))
+    assert not listing & {*HEAVY, "duckdb", "anyio"}
+
+
 def test_list_and_a_bm25_search_read_the_store_without_the_http_or_extraction_stack(
         store: tuple[Path, dict[str, str]]) -> None:
-    _, env = store
+    path, env = store
+    without_listing(path)
     listing = imported(["list"], env)
     assert "duckdb" in listing  # it did open the store
     assert not listing & set(HEAVY)
@@ -83,8 +98,9 @@ def test_list_and_a_bm25_search_read_the_store_without_the_http_or_extraction_st
 
 def test_list_imports_neither_search_nor_quotes_nor_chunking(
         store: tuple[Path, dict[str, str]]) -> None:
-    _, env = store
+    path, env = store
     script = str(Path(sys.executable).parent / "sheaf")
+    without_listing(path)
     listing = imported_modules(["list"], env, program=(script,))
     assert "sheaf.adapters.duckdb_knowledge_store" in listing  # it did open the store
     assert not listing & set(NOT_FOR_LISTING)

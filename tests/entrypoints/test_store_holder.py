@@ -201,7 +201,7 @@ async def test_the_facade_on_a_held_store_waits_then_raises_store_locked(
                 pass
         assert time.monotonic() - started >= 0.3  # it waited before giving up
         assert caught.value.kind is ErrorKind.STORE_LOCKED
-        assert f"process {holder.pid}" in caught.value.message
+        assert f"is held by process {holder.pid} (" in caught.value.message
     finally:
         holder.communicate("", timeout=30)
     async with Knowledge.open(store) as kb:  # freed: it opens

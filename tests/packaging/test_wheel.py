@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.installed_wheel import ROOT, build_wheel, install_wheel
+
 LAYERS = ("domain", "application", "adapters", "entrypoints")
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--no-build-isolation", "-w", str(out), str(ROOT)], check=True,
-                   cwd=out)
-    (built,) = out.glob("sheaf-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_wheel_has_only_sheaf_and_every_subpackage(wheel: Path) -> None:
@@ -38,21 +34,10 @@ def test_wheel_has_only_sheaf_and_every_subpackage(wheel: Path) -> None:
 
 
 def test_installed_wheel_imports_as_sheaf_only(wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
-    python = env_dir / "bin" / "python"
-    target = subprocess.run([str(python), "-c", "import sysconfig; "
-                             "print(sysconfig.get_paths()['purelib'])"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    # Install the wheel alone (pip writes the console script from its entry points); its
-    # dependencies come from the test environment's
-    # site-packages, listed after it (that folder's own .pth files are not processed,
-    # so the editable checkout stays invisible).
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
-                    "--quiet", "--no-deps", "--no-index", str(wheel)], check=True)
-    deps = sysconfig.get_paths()["purelib"]
-    Path(target, "zz_test_dependencies.pth").write_text(deps + "\n")
-    script = env_dir / "bin" / "sheaf"
+    # Installed alone; its dependencies come from the test environment's site-packages,
+    # listed after it (that folder's own .pth files are not processed, so the editable
+    # checkout stays invisible).
+    python, script, target = install_wheel(wheel, tmp_path / "venv")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, check=False)
@@ -74,3 +59,11 @@ def test_installed_wheel_imports_as_sheaf_only(wheel: Path, tmp_path: Path) -> N
     version = run(str(script), "--version")
     assert version.returncode == 0, version.stderr
     assert "installed package" in version.stdout and target in version.stdout
+    # The version is the wheel's, read from its .dist-info folder's name without the
+    # cost of importlib.metadata (`--version` and `list` start-up).
+    wheel_version = wheel.name.split("-")[1]
+    assert f"sheaf {wheel_version} (installed package)" in version.stdout
+    named = run(str(python), "-I", "-c", "import sys; from sheaf.adapters.package_version "
+                "import sheaf_version; print(sheaf_version(), "
+                "'importlib.metadata' in sys.modules)")
+    assert named.stdout.split() == [wheel_version, "False"], named.stderr
