@@ -16,6 +16,9 @@ import zlib
 
 HEADER_BYTES = 3 * 4096
 WAL_SUFFIX = ".wal"
+# Beside the log, DuckDB 1.5 keeps commits made during a checkpoint and a log being
+# replayed in files of their own.
+LOGS = (WAL_SUFFIX, WAL_SUFFIX + ".checkpoint", WAL_SUFFIX + ".recovery")
 
 
 def duckdb_file_state(path: str) -> str | None:
@@ -24,7 +27,7 @@ def duckdb_file_state(path: str) -> str | None:
     it tells states of one file apart, beside their sizes, and hashlib's OpenSSL costs
     `sheaf list` a third of its start.)"""
     parts = []
-    for name in (path, path + WAL_SUFFIX):
+    for name in (path, *(path + suffix for suffix in LOGS)):
         try:
             with open(name, "rb") as file:
                 status = os.fstat(file.fileno())
@@ -32,7 +35,7 @@ def duckdb_file_state(path: str) -> str | None:
         except FileNotFoundError:
             if name == path:
                 return None
-            parts.append("no log")
+            parts.append("-")
             continue
         except OSError:
             return None

@@ -158,7 +158,9 @@ class DuckDbKnowledgeStore:
     owns its connection and runs every statement in a worker thread, one at a time."""
 
     def __init__(self, path: Path | str) -> None:
-        self.path = str(path)
+        # Absolute: the lock, the clean-close marker and the listing written at close must
+        # name this file even if the process changed directory since it was opened.
+        self.path = str(path) if str(path) == ":memory:" else os.path.abspath(path)
         unclean = sample = False
         self._file_lock: weakref.finalize[..., Any] | None = None
         if self.path != ":memory:":
@@ -691,7 +693,7 @@ class DuckDbKnowledgeStore:
             for callback in self._when_closed:
                 try:
                     callback()
-                except OSError:  # a cache beside the file (ADR-0024) is not worth a failure
+                except Exception:  # a cache beside the file (ADR-0024): never worth a lock
                     logger.debug("after closing %s", self.path, exc_info=True)
         self._release_store()
 

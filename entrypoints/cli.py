@@ -31,6 +31,7 @@ from sheaf.entrypoints.exit_codes import (
     EXIT_LOCKED,
     EXIT_OK,
     EXIT_USAGE,
+    internal_failure,
     reader_gone,
 )
 
@@ -106,8 +107,7 @@ class SheafGroup(click.Group):
             import logging
 
             logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
-            click.echo(f"sheaf: error: internal: {type(exc).__name__}: {exc} "
-                       "(LOG_LEVEL=debug shows the traceback)", err=True)
+            click.echo(internal_failure(exc), err=True)
             raise click.exceptions.Exit(EXIT_FAILED) from None
 
 

@@ -47,19 +47,29 @@ def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
     import anyio
     import attrs
 
+    from sheaf.domain.errors import ErrorKind, SheafError
     from sheaf.entrypoints.store_holder import waiting_for_store
 
     if settings.store_url is not None:  # a PostgreSQL store takes every process itself
         remote = None
     once = attrs.evolve(settings, lock_wait=0.0)
 
-    def attempt() -> int:
-        code = _through_holder(settings, remote, keys) if remote else None
-        if code is not None:
-            return code
+    def attempt() -> int | SheafError:
+        if remote:
+            try:
+                code = _through_holder(settings, remote, keys)
+            except SheafError as exc:
+                if exc.kind is not ErrorKind.STORE_LOCKED:
+                    raise
+                return exc  # the holder's own answer, not this process's wait
+            if code is not None:
+                return code
         return anyio.run(_direct, once, work, hold, options)
 
-    return waiting_for_store(settings.store, settings.lock_wait, attempt)
+    outcome = waiting_for_store(settings.store, settings.lock_wait, attempt)
+    if isinstance(outcome, SheafError):
+        raise outcome
+    return outcome
 
 
 async def _direct(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],

@@ -50,18 +50,36 @@ def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
         return None
     if url is not None or os.path.isdir(path):
         return None
-    from sheaf.entrypoints.exit_codes import EXIT_OK, reader_gone
     from sheaf.entrypoints.listing_snapshot import stored_listing
 
     listing = stored_listing(path, space)
     if listing is None:
         return None
+    lines = list(listing_lines(listing, as_json))
+    if not _prints_as_click(lines):
+        return None
+    from sheaf.entrypoints.exit_codes import EXIT_FAILED, EXIT_OK, internal_failure, reader_gone
+
     try:
-        sys.stdout.write("".join(f"{line}\n" for line in listing_lines(listing, as_json)))
-        sys.stdout.flush()
+        for line in lines:  # a line at a time, flushed, as click.echo writes
+            sys.stdout.write(f"{line}\n")
+            sys.stdout.flush()
     except BrokenPipeError:
         return reader_gone()
+    except OSError as exc:  # a full disk: the one line click's command prints too
+        sys.stderr.write(internal_failure(exc) + "\n")
+        return EXIT_FAILED
     return EXIT_OK
+
+
+def _prints_as_click(lines: list[str]) -> bool:
+    """Whether writing `lines` to stdout as they are gives what click.echo gives: not
+    when there is no stdout, when it does not take UTF-8 (click wraps it), or when a
+    line holds an escape sequence (click strips them from what is not a terminal)."""
+    stdout = sys.stdout
+    encoding = (getattr(stdout, "encoding", None) or "").lower().replace("-", "")
+    return stdout is not None and encoding == "utf8" and not any("\x1b" in line
+                                                                 for line in lines)
 
 
 def _options(args: Sequence[str]) -> tuple[bool, str, str | None] | None:

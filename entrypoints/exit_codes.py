@@ -17,3 +17,9 @@ def reader_gone() -> int:
     and the command stops quietly, as cat does."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_BROKEN_PIPE
+
+
+def internal_failure(exc: BaseException) -> str:
+    """The one line a failure sheaf did not foresee (a bug, a full disk) prints."""
+    return (f"sheaf: error: internal: {type(exc).__name__}: {exc} "
+            "(LOG_LEVEL=debug shows the traceback)")

@@ -175,11 +175,13 @@ class Knowledge:
             raise first_failure(failures) from None
         finally:
             with anyio.CancelScope(shield=True):
-                if opened is not None:
-                    from sheaf.entrypoints.listing_snapshot import keep_listing
+                try:
+                    if opened is not None:
+                        from sheaf.entrypoints.listing_snapshot import keep_listing
 
-                    await keep_listing(opened, services.catalogue)
-                await services.aclose()
+                        await keep_listing(opened, services.catalogue)
+                finally:
+                    await services.aclose()
 
     def with_space(self, space: str) -> Knowledge:
         """The same store and services on another space."""

@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sheaf.adapters.duckdb_file_state import duckdb_file_state
 from sheaf.adapters.package_version import sheaf_version
@@ -36,49 +36,60 @@ changed store what a listing that long saves at start-up."""
 Listing = list[dict[str, Any]]
 
 
+@runtime_checkable
+class ClosingFile(Protocol):
+    """A store that is a file, and runs callbacks once it has closed it (the DuckDB
+    store's `when_closed`)."""
+
+    path: str
+
+    def when_closed(self, callback: Callable[[], None]) -> None: ...
+
+
 def stored_listing(store: str | os.PathLike[str], space: str) -> Listing | None:
     """`space`'s documents as the store had them when last closed, if the file has not
     changed since; None when that is not known (no listing, another version of sheaf,
-    the file changed, or the listing unreadable or cut short)."""
+    the file changed or gone, or the listing unreadable or cut short)."""
+    real = os.path.realpath(store)  # a symlinked store logs beside the file it names
     try:
-        with open(f"{store}{SUFFIX}", encoding="utf-8") as file:
-            header, *lines = file.read().splitlines()
+        with open(f"{real}{SUFFIX}", encoding="utf-8") as file:
+            # "\n" only: a title may hold U+2028, which splitlines() would split at
+            header, *lines = file.read().removesuffix("\n").split("\n")
         described = json.loads(header)
-        if described.pop("spaces") != len(lines) or described != _header(str(store)):
+        if described.pop("spaces") != len(lines) or described["state"] is None \
+                or described != _header(real):
             return None
         for line in lines:
             entry = json.loads(line)
             if entry["space"] == space:
                 documents: Listing = entry["documents"]
                 return documents
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except Exception:  # whatever is wrong with it (even RecursionError): not believed
         return None
     return []  # every space with a document has its line
 
 
 async def keep_listing(store: object, catalogue: DocumentCatalogue) -> None:
     """Have `store` write its listing as it closes, unless the listing beside it is still
-    current; a store that is not a DuckDB file (`when_closed`, `path`) keeps none.
-    Failing to gather it only costs the next `list` its speed, so nothing is raised."""
-    path = getattr(store, "path", ":memory:")
-    when_closed: Callable[[Callable[[], None]], None] | None = getattr(
-        store, "when_closed", None)
-    if path == ":memory:" or when_closed is None:
+    current; a store that is not a file (not a `ClosingFile`) keeps none. Failing to
+    gather it only costs the next `list` its speed, so nothing is raised."""
+    if not isinstance(store, ClosingFile) or store.path == ":memory:":
         return
-    target = f"{path}{SUFFIX}"
-    if stored_listing(path, "") is not None:
+    real = os.path.realpath(store.path)
+    if stored_listing(real, "") is not None:
         return  # still current: the file is as it was when the listing was written
-    before = duckdb_file_state(path)
+    before = duckdb_file_state(real)
     try:
         spaces = await _listings(catalogue)
     except Exception:  # a store that cannot list says so to `list`, not to this close
         import logging  # not for `list`, which only reads the listing
 
-        logging.getLogger("sheaf.store").debug("no listing kept for %s", path, exc_info=True)
+        logging.getLogger("sheaf.store").debug("no listing kept for %s", real, exc_info=True)
         spaces = None
-    if duckdb_file_state(path) != before:  # a commit while it was read: no listing
+    if before is None or duckdb_file_state(real) != before:  # written to, or gone
         spaces = None
-    when_closed(lambda: _write(target, path, spaces))
+    inode = os.stat(real).st_ino if spaces is not None else None
+    store.when_closed(lambda: _write(real, inode, spaces))
 
 
 async def _listings(catalogue: DocumentCatalogue) -> dict[str, Listing] | None:
@@ -92,14 +103,27 @@ async def _listings(catalogue: DocumentCatalogue) -> dict[str, Listing] | None:
             for count in status.spaces if count.documents}
 
 
-def _write(target: str, path: str, spaces: dict[str, Listing] | None) -> None:
-    if spaces is None:  # too large, or unreadable: a stale listing must not stay
+def _write(path: str, inode: int | None, spaces: dict[str, Listing] | None) -> None:
+    """The listing of the file at `path`, if it is still the file (`inode`) whose
+    documents `spaces` are; else none, so that no stale listing stays."""
+    target = f"{path}{SUFFIX}"
+    header = _header(path)
+    try:
+        opened = os.stat(path)
+    except FileNotFoundError:
+        opened = None
+    if spaces is None or opened is None or opened.st_ino != inode or header["state"] is None:
         _remove(target)
         return
-    staged = f"{target}.{os.getpid()}.tmp"
+    # One name for the staged file: only the store's lock holder writes it, and one that
+    # a killed writer left is written over next time. Readable as the store file is.
+    staged = f"{target}.tmp"
     try:
-        with open(staged, "w", encoding="utf-8") as file:
-            file.write(json.dumps({**_header(path), "spaces": len(spaces)}) + "\n")
+        descriptor = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                             opened.st_mode & 0o666)
+        os.fchmod(descriptor, opened.st_mode & 0o666)
+        with open(descriptor, "w", encoding="utf-8") as file:
+            file.write(json.dumps({**header, "spaces": len(spaces)}) + "\n")
             for space in sorted(spaces):
                 file.write(json.dumps({"space": space, "documents": spaces[space]},
                                       ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -116,10 +140,22 @@ def _remove(name: str) -> None:
 
 
 def _header(path: str) -> dict[str, Any]:
-    return {"format": FORMAT, "sheaf": sheaf_version(),
-            "records": os.stat(_RECORDS).st_mtime_ns, "state": duckdb_file_state(path)}
+    return {"format": FORMAT, "sheaf": sheaf_version(), "records": _records_code(),
+            "state": duckdb_file_state(path)}
 
 
-_RECORDS = os.path.join(os.path.dirname(__file__), "serialisation.py")
-"""The module that makes the listing's records: changed code (a checkout's, whose version
-stays the same) is another listing."""
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# What makes the listing's records: a change to any of them (a checkout's code changes
+# under one version) is another listing. An install without sources has the version only.
+_RECORDS = ("entrypoints/serialisation.py", "domain/knowledge_records.py",
+            "adapters/store_rows.py", "adapters/duckdb_knowledge_store.py")
+
+
+def _records_code() -> list[int | None]:
+    times: list[int | None] = []
+    for name in _RECORDS:
+        try:
+            times.append(os.stat(os.path.join(_PACKAGE, name)).st_mtime_ns)
+        except OSError:
+            times.append(None)
+    return times

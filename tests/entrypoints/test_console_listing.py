@@ -78,11 +78,14 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch, home: str) -> dict[str, 
     return dict(os.environ)
 
 
-def _answer(args: list[str], environ: dict[str, str]) -> tuple[int | None, str]:
-    out = io.StringIO()
+def _answer(args: list[str], environ: dict[str, str], encoding: str = "utf-8"
+            ) -> tuple[int | None, str]:
+    """What `answered` returns and prints, on a stdout taking `encoding`."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding=encoding, newline="")
     with contextlib.redirect_stdout(out):
         code = answered(args, environ)
-    return code, out.getvalue()
+    out.flush()
+    return code, out.buffer.getvalue().decode(encoding)  # type: ignore[attr-defined]
 
 
 @settings(max_examples=120, deadline=None,
@@ -128,3 +131,29 @@ def test_the_console_script_lists_without_click_attrs_or_duckdb(
     done = subprocess.run([script, "list"], capture_output=True, text=True, env=env,
                           check=False, timeout=60)
     assert done.returncode == 0 and "Tides" in done.stdout and "Foxes" in done.stdout
+
+
+def test_what_click_would_print_otherwise_is_left_to_click(
+        stores: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _clean_environment(monkeypatch, stores["home"])
+    env = base | {"SHEAF_STORE": stores["a"]}
+    assert _answer([], env)[0] == 0
+    assert _answer([], env, encoding="ascii")[0] is None  # click wraps such a stdout
+    monkeypatch.setattr(sys, "stdout", None)
+    assert answered([], env) is None
+
+
+def test_a_full_disk_fails_as_the_click_command_fails(stores: dict[str, str]) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": stores["home"],
+           "SHEAF_STORE": stores["a"]}
+    script = str(Path(sys.executable).parent / "sheaf")
+    outcomes = []
+    for program in ([script], [sys.executable, "-m", "sheaf.entrypoints.cli"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([*program, "list"], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, env=env, check=False, timeout=60)
+        outcomes.append((done.returncode, done.stderr))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] != 0 and "No space left on device" in outcomes[0][1]

@@ -50,12 +50,13 @@ def from_the_store(store: Path, *flags: str) -> str:
 def retitled(store: Path, title: str) -> None:
     """Rewrite the listing's titles, keeping its header: a `list` that prints `title`
     printed from the listing."""
-    lines = listing_file(store).read_text().splitlines()
+    lines = listing_file(store).read_text().removesuffix("\n").split("\n")
     spaces = [json.loads(line) for line in lines[1:]]
     for space in spaces:
         for document in space["documents"]:
             document["title"] = title
-    listing_file(store).write_text("\n".join([lines[0], *map(json.dumps, spaces)]) + "\n")
+    listing_file(store).write_text("\n".join(
+        [lines[0], *(json.dumps(space, ensure_ascii=False) for space in spaces)]) + "\n")
 
 
 FLAG_SETS = [(), ("--json",), ("--space", "other"), ("--space", "other", "--json"),
@@ -173,3 +174,73 @@ def test_a_store_written_while_its_listing_is_gathered_keeps_none(
     done = run("ingest", store.parent / "gulls.md", "--store", store)
     assert done.exit_code == 0, done.output
     assert not listing_file(store).exists()
+
+
+def test_a_symlinked_store_is_followed_to_the_file_and_log_it_names(store: Path) -> None:
+    link = store.with_name("link.duckdb")
+    link.symlink_to(store)
+    assert listed(link) == listed(store)  # one listing, beside the file itself
+    retitled(store, "From the listing")
+    assert "From the listing" in listed(link)
+    connection = duckdb.connect(str(link))  # DuckDB logs beside the file the link names
+    connection.execute("PRAGMA disable_checkpoint_on_shutdown")
+    connection.execute("CREATE TABLE written_by_another_program (x INTEGER)")
+    connection.close()
+    assert Path(f"{store}.wal").exists() and not Path(f"{link}.wal").exists()
+    assert "From the listing" not in listed(link)
+
+
+@pytest.mark.anyio
+async def test_a_listing_is_written_beside_the_store_opened_not_the_directory_left_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sheaf import Knowledge
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "note.md").write_text("# Seagrass\n\nIt grew.\n")
+    monkeypatch.chdir(first)
+    async with Knowledge.open("kb.duckdb") as kb:
+        await kb.ingest(str(first / "note.md"))
+        monkeypatch.chdir(second)
+    assert not (second / "kb.duckdb.listing").exists()
+    assert "Seagrass" in listed(first / "kb.duckdb")
+    assert (first / "kb.duckdb.listing").exists()
+
+
+@pytest.mark.anyio
+async def test_a_store_moved_away_before_it_closed_leaves_no_listing(tmp_path: Path) -> None:
+    from sheaf import Knowledge
+
+    (tmp_path / "note.md").write_text("# Seagrass\n\nIt grew.\n")
+    async with Knowledge.open(tmp_path / "kb.duckdb") as kb:
+        await kb.ingest(str(tmp_path / "note.md"))
+        (tmp_path / "kb.duckdb").rename(tmp_path / "moved.duckdb")
+    assert not (tmp_path / "kb.duckdb.listing").exists()
+    assert not (tmp_path / "moved.duckdb.listing").exists()
+
+
+def test_a_poisoned_listing_is_not_believed_and_closes_still_close(store: Path) -> None:
+    expected = from_the_store(store)
+    header = listing_file(store).read_text().split("\n")[0]
+    listing_file(store).write_text(header + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    done = run("status", "--store", store)
+    assert done.exit_code == 0, done.output
+    assert listed(store) == expected
+    assert Path(f"{store}.closed").exists()  # the close ran to its end
+
+
+def test_a_line_separator_in_a_record_keeps_the_listing_readable(store: Path) -> None:
+    note = store.parent / "separated.md"
+    note.write_text("# Lines\u2028apart\n\nText.\n")
+    done = run("ingest", note, "--metadata", "note=one\u2028two\u0085three", "--store", store)
+    assert done.exit_code == 0, done.output
+    retitled(store, "From the listing")
+    assert "From the listing" in listed(store)
+
+
+def test_the_listing_is_as_private_as_the_store(store: Path) -> None:
+    store.chmod(0o600)
+    done = run("ingest", store.parent / "gulls.md", "--store", store)
+    assert done.exit_code == 0, done.output
+    assert listing_file(store).stat().st_mode & 0o777 == 0o600
