@@ -20,6 +20,7 @@ import anyio
 import duckdb
 
 from sheaf.adapters import duckdb_text_index as text_index
+from sheaf.adapters.duckdb_fingerprint_filter import FingerprintFilter
 from sheaf.adapters.store_rows import citations_from_rows
 from sheaf.adapters.store_rows import source_from_row as _source
 from sheaf.application.storage import Storage
@@ -27,6 +28,13 @@ from sheaf.domain.content_source import ContentSource
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
+from sheaf.domain.fingerprint_signs import (
+    REACH_THRESHOLDS,
+    FingerprintSigns,
+    fingerprint_signs,
+    reach,
+    reach_column,
+)
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     BlockRow,
@@ -48,7 +56,7 @@ if TYPE_CHECKING:
     from sheaf.domain.chunking import Chunk
     from sheaf.domain.document_analysis import StoredStructure
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 HNSW_OVERFETCH = 4
 READ_CURSORS = 4
 PRIMARY_KEY_LOOKUPS = 32
@@ -135,8 +143,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # sheaf's own full-text index, kept by every write (stores before this get theirs
     # built once, by this migration: `text_index.index_all`).
     text_index.SCHEMA,
+    # Each fingerprint's sign bitmaps and reaches, which the near-duplicate lookup filters
+    # by (domain/fingerprint_signs.py); stored rows get theirs from `_fill_fingerprint_signs`.
+    (
+        """ALTER TABLE fingerprints ADD COLUMN positive BLOB""",
+        """ALTER TABLE fingerprints ADD COLUMN negative BLOB""",
+        f"""ALTER TABLE fingerprints ADD COLUMN reaches
+            USMALLINT[{len(REACH_THRESHOLDS)}]""",
+    ),
 )
 _TEXT_INDEX_VERSION = 6
+_FINGERPRINT_SIGNS_VERSION = 7
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
                  "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text",
@@ -188,6 +205,7 @@ class DuckDbKnowledgeStore:
         # searched once by a scan since, whose next search loads the matrix.
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
         self._scanned: set[tuple[str, int]] = set()
+        self._fingerprints = FingerprintFilter()
 
     def _connect(self) -> None:
         # LOADing the full-text extension is most of an open (about 0.1-0.2 s): done by
@@ -251,6 +269,7 @@ class DuckDbKnowledgeStore:
         finally:
             self._connect()
         self._matrices.clear()
+        self._fingerprints.forget()
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -278,6 +297,8 @@ class DuckDbKnowledgeStore:
                     connection.execute(statement)
                 if version + 1 == _TEXT_INDEX_VERSION:
                     text_index.index_all(connection)
+                if version + 1 == _FINGERPRINT_SIGNS_VERSION:
+                    _fill_fingerprint_signs(connection)
                 if version > 0:
                     connection.execute("UPDATE sheaf_schema SET version = ?", [version + 1])
                 connection.execute("COMMIT")
@@ -535,15 +556,30 @@ class DuckDbKnowledgeStore:
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:
+        # The sign filter (exact: it drops only fingerprints whose cosine is certainly
+        # below the threshold) leaves a few candidates, whose cosine DuckDB computes as the
+        # scan of every fingerprint did, so the answers are the scan's to the last bit.
+        signs = fingerprint_signs(fingerprint)
+        new_reach = reach(fingerprint, threshold)
+        column = reach_column(threshold)
+
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-            rows = c.execute(
-                "SELECT document_id, similarity FROM (SELECT document_id, "
-                "array_cosine_similarity(fingerprint, "
-                f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) AS similarity "
-                "FROM fingerprints WHERE space = ?) WHERE similarity >= ? "
-                "ORDER BY similarity DESC, document_id",
-                [_vector_text(fingerprint), space, threshold]).fetchall()
-            return [(str(r[0]), float(r[1])) for r in rows]
+            if column is None:
+                rows = c.execute(_SIMILARITY_SQL.format(
+                    where="space = ?"), [_vector_text(fingerprint), space, threshold])
+                return [(str(r[0]), float(r[1])) for r in rows.fetchall()]
+            candidates = self._fingerprints.candidates(c, space, signs, new_reach, column)
+            if not candidates:
+                return []
+            # An IN list alone on the primary key is looked up through its index.
+            found = c.execute(_SIMILARITY_SQL.format(
+                where=f"document_id IN ({', '.join('?' * len(candidates))})")
+                if len(candidates) <= PRIMARY_KEY_LOOKUPS else _SIMILARITY_SQL.format(
+                where="""document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))"""),
+                [_vector_text(fingerprint), *(candidates if len(candidates) <=
+                                              PRIMARY_KEY_LOOKUPS else [json.dumps(candidates)]),
+                 threshold]).fetchall()
+            return [(str(r[0]), float(r[1])) for r in found if r[2] == space]
 
         return await self._read(read)
 
@@ -688,6 +724,35 @@ class DuckDbKnowledgeStore:
         if self.path != ":memory:":
             Path(self.path + CLEAN_CLOSE_SUFFIX).touch()
         self._release_store()
+
+
+_SIMILARITY_SQL = (
+    "SELECT document_id, similarity, space FROM (SELECT document_id, space, "
+    f"array_cosine_similarity(fingerprint, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) "
+    "AS similarity FROM fingerprints WHERE {where}) WHERE similarity >= ? "
+    "ORDER BY similarity DESC, document_id")
+
+
+def _fill_fingerprint_signs(c: duckdb.DuckDBPyConnection) -> None:
+    """Give every stored fingerprint its sign bitmaps and reaches (the migration to
+    `_FINGERPRINT_SIGNS_VERSION`), a thousand at a time."""
+    rows = c.execute("SELECT document_id, fingerprint FROM fingerprints").fetchall()
+    for start in range(0, len(rows), 1000):
+        batch = [_signs_row(str(d), fingerprint_signs(f)) for d, f in rows[start:start + 1000]]
+        c.execute(
+            "UPDATE fingerprints SET positive = from_hex(n.positive), "
+            "negative = from_hex(n.negative), reaches = n.reaches FROM (SELECT unnest("
+            "from_json(?::JSON, ?), recursive := true)) AS n WHERE fingerprints.document_id "
+            "= n.document_id", [json.dumps(batch), _SIGNS_SHAPE])
+
+
+_SIGNS_SHAPE = json.dumps([{"document_id": "VARCHAR", "positive": "VARCHAR",
+                            "negative": "VARCHAR", "reaches": ["USMALLINT"]}])
+
+
+def _signs_row(document_id: str, signs: FingerprintSigns) -> dict[str, object]:
+    return {"document_id": document_id, "positive": signs.positive.hex(),
+            "negative": signs.negative.hex(), "reaches": list(signs.reaches)}
 
 
 _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
