@@ -293,3 +293,28 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(tmp_path: Path) -> N
     ).fetchone()
     assert unfilled == (0,)
     await reopened.aclose()
+
+
+async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> None:
+    from sheaf.adapters.duckdb_knowledge_store import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
+
+    def threshold(store: DuckDbKnowledgeStore) -> str:
+        return str(store._connection.execute(
+            "SELECT current_setting('checkpoint_threshold')").fetchone()[0])  # type: ignore[index]
+
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    await save(store, version(1, "s1"), URL)
+    assert store._checkpoint_threshold == MIN_CHECKPOINT_BYTES  # a small file: the default
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:  # a file of about 200 MB
+        connection.execute("CREATE TABLE ballast AS SELECT repeat(md5(i::VARCHAR), 40) AS t "
+                           "FROM range(160000) r(i)")
+    size = path.stat().st_size
+    assert size * CHECKPOINT_SHARE > 2 * MIN_CHECKPOINT_BYTES
+    reopened = DuckDbKnowledgeStore(path)
+    await save(reopened, version(1, "s2", doc="doc_2"), attrs.evolve(URL, key="other"))
+    wanted = path.stat().st_size * CHECKPOINT_SHARE
+    assert abs(reopened._checkpoint_threshold - wanted) <= wanted / 8
+    assert threshold(reopened) != "16.0 MiB"
+    await reopened.aclose()
