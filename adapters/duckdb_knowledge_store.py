@@ -760,12 +760,21 @@ _SIMILARITY_SQL = (
     "ORDER BY similarity DESC, document_id")
 
 
+_SIGNS_BATCH = 1000
+
+
 def _fill_fingerprint_signs(c: duckdb.DuckDBPyConnection) -> None:
     """Give every stored fingerprint its sign bitmaps and reaches (the migration to
-    `_FINGERPRINT_SIGNS_VERSION`), a thousand at a time."""
-    rows = c.execute("SELECT document_id, fingerprint FROM fingerprints").fetchall()
-    for start in range(0, len(rows), 1000):
-        batch = [_signs_row(str(d), fingerprint_signs(f)) for d, f in rows[start:start + 1000]]
+    `_FINGERPRINT_SIGNS_VERSION`), `_SIGNS_BATCH` rows at a time: as Python floats all
+    the fingerprints of a large store would not fit in memory."""
+    last = c.execute("SELECT max(rowid) FROM fingerprints").fetchone()
+    end = int(last[0]) + 1 if last and last[0] is not None else 0
+    for start in range(0, end, _SIGNS_BATCH):
+        rows = c.execute("SELECT document_id, fingerprint FROM fingerprints WHERE rowid >= ? "
+                         "AND rowid < ?", [start, start + _SIGNS_BATCH]).fetchall()
+        if not rows:
+            continue
+        batch = [_signs_row(str(d), fingerprint_signs(f)) for d, f in rows]
         c.execute(
             "UPDATE fingerprints SET positive = from_hex(n.positive), "
             "negative = from_hex(n.negative), reaches = n.reaches FROM (SELECT unnest("

@@ -271,7 +271,9 @@ async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
     await store.aclose()
 
 
-async def test_a_version_6_store_gets_its_fingerprint_signs(tmp_path: Path) -> None:
+async def test_a_version_6_store_gets_its_fingerprint_signs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sheaf.adapters.duckdb_knowledge_store._SIGNS_BATCH", 7)
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
     stored = _fingerprints(2, 40)
