@@ -20,6 +20,7 @@ import anyio
 import duckdb
 
 from sheaf.adapters import duckdb_text_index as text_index
+from sheaf.adapters.duckdb_fingerprint_filter import FingerprintFilter
 from sheaf.adapters.store_rows import citations_from_rows
 from sheaf.adapters.store_rows import source_from_row as _source
 from sheaf.application.storage import Storage
@@ -27,6 +28,13 @@ from sheaf.domain.content_source import ContentSource
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
+from sheaf.domain.fingerprint_signs import (
+    REACH_THRESHOLDS,
+    FingerprintSigns,
+    fingerprint_signs,
+    reach,
+    reach_column,
+)
 from sheaf.domain.ingestion import SourceRef, SpacePolicy
 from sheaf.domain.knowledge_records import (
     BlockRow,
@@ -48,12 +56,16 @@ if TYPE_CHECKING:
     from sheaf.domain.chunking import Chunk
     from sheaf.domain.document_analysis import StoredStructure
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 HNSW_OVERFETCH = 4
 READ_CURSORS = 4
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 """Reads that run at once beside the writer; more wait for a free cursor."""
+CHECKPOINT_SHARE = 0.25
+"""DuckDB checkpoints when its write-ahead log reaches this share of the file's size."""
+MIN_CHECKPOINT_BYTES = 16 * 1024 * 1024
+"""... and never below DuckDB's own default threshold."""
 CLEAN_CLOSE_SUFFIX = ".closed"
 LOCK_SUFFIX = ".lock"
 """Beside the file after a clean close: the next open skips the index check."""
@@ -135,8 +147,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # sheaf's own full-text index, kept by every write (stores before this get theirs
     # built once, by this migration: `text_index.index_all`).
     text_index.SCHEMA,
+    # Each fingerprint's sign bitmaps and reaches, which the near-duplicate lookup filters
+    # by (domain/fingerprint_signs.py); stored rows get theirs from `_fill_fingerprint_signs`.
+    (
+        """ALTER TABLE fingerprints ADD COLUMN positive BLOB""",
+        """ALTER TABLE fingerprints ADD COLUMN negative BLOB""",
+        f"""ALTER TABLE fingerprints ADD COLUMN reaches
+            USMALLINT[{len(REACH_THRESHOLDS)}]""",
+    ),
 )
 _TEXT_INDEX_VERSION = 6
+_FINGERPRINT_SIGNS_VERSION = 7
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
                  "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text",
@@ -191,6 +212,7 @@ class DuckDbKnowledgeStore:
         # searched once by a scan since, whose next search loads the matrix.
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
         self._scanned: set[tuple[str, int]] = set()
+        self._fingerprints = FingerprintFilter()
 
     def _connect(self) -> None:
         # LOADing the full-text extension is most of an open (about 0.1-0.2 s): done by
@@ -199,6 +221,7 @@ class DuckDbKnowledgeStore:
         # when it was loaded before: a search waiting for a cursor stems at once.
         reload = self._full_text_loaded
         self._full_text_loaded = False
+        self._checkpoint_threshold = MIN_CHECKPOINT_BYTES  # a new connection's default
         try:
             self._connection = duckdb.connect(self.path)
         except duckdb.Error as exc:
@@ -254,6 +277,7 @@ class DuckDbKnowledgeStore:
         finally:
             self._connect()
         self._matrices.clear()
+        self._fingerprints.forget()
 
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -281,6 +305,8 @@ class DuckDbKnowledgeStore:
                     connection.execute(statement)
                 if version + 1 == _TEXT_INDEX_VERSION:
                     text_index.index_all(connection)
+                if version + 1 == _FINGERPRINT_SIGNS_VERSION:
+                    _fill_fingerprint_signs(connection)
                 if version > 0:
                     connection.execute("UPDATE sheaf_schema SET version = ?", [version + 1])
                 connection.execute("COMMIT")
@@ -538,15 +564,30 @@ class DuckDbKnowledgeStore:
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:
+        # The sign filter (exact: it drops only fingerprints whose cosine is certainly
+        # below the threshold) leaves a few candidates, whose cosine DuckDB computes as the
+        # scan of every fingerprint did, so the answers are the scan's to the last bit.
+        signs = fingerprint_signs(fingerprint)
+        new_reach = reach(fingerprint, threshold)
+        column = reach_column(threshold)
+
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-            rows = c.execute(
-                "SELECT document_id, similarity FROM (SELECT document_id, "
-                "array_cosine_similarity(fingerprint, "
-                f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) AS similarity "
-                "FROM fingerprints WHERE space = ?) WHERE similarity >= ? "
-                "ORDER BY similarity DESC, document_id",
-                [_vector_text(fingerprint), space, threshold]).fetchall()
-            return [(str(r[0]), float(r[1])) for r in rows]
+            if column is None:
+                rows = c.execute(_SIMILARITY_SQL.format(
+                    where="space = ?"), [_vector_text(fingerprint), space, threshold])
+                return [(str(r[0]), float(r[1])) for r in rows.fetchall()]
+            candidates = self._fingerprints.candidates(c, space, signs, new_reach, column)
+            if not candidates:
+                return []
+            # An IN list alone on the primary key is looked up through its index.
+            found = c.execute(_SIMILARITY_SQL.format(
+                where=f"document_id IN ({', '.join('?' * len(candidates))})")
+                if len(candidates) <= PRIMARY_KEY_LOOKUPS else _SIMILARITY_SQL.format(
+                where="""document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))"""),
+                [_vector_text(fingerprint), *(candidates if len(candidates) <=
+                                              PRIMARY_KEY_LOOKUPS else [json.dumps(candidates)]),
+                 threshold]).fetchall()
+            return [(str(r[0]), float(r[1])) for r in found if r[2] == space]
 
         return await self._read(read)
 
@@ -632,8 +673,30 @@ class DuckDbKnowledgeStore:
             raise
 
     async def settle(self) -> None:
-        """After a committed write: sort the postings when enough were appended."""
-        await self._run(self._cluster_postings)
+        """After a committed write: sort the postings when enough were appended, and let
+        the write-ahead log grow with the file before DuckDB checkpoints it."""
+        def settle(c: duckdb.DuckDBPyConnection) -> None:
+            self._cluster_postings(c)
+            self._scale_checkpoints(c)
+
+        await self._run(settle)
+
+    def _scale_checkpoints(self, c: duckdb.DuckDBPyConnection) -> None:
+        """A checkpoint rewrites every row group a write appended to, whole: a table's
+        last row group holds up to 122,880 rows, so with DuckDB's fixed 16 MiB threshold
+        each checkpoint cost more as the store grew (at 5,000 documents 1.1 s, rewriting
+        the chunks and fingerprints written since the first). Checkpointing once the log
+        reaches a share of the file keeps the rewriting per byte written constant."""
+        if self.path == ":memory:":
+            return
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            return
+        threshold = max(MIN_CHECKPOINT_BYTES, int(size * CHECKPOINT_SHARE))
+        if abs(threshold - self._checkpoint_threshold) > self._checkpoint_threshold / 8:
+            c.execute(f"SET checkpoint_threshold = '{threshold}B'")
+            self._checkpoint_threshold = threshold
 
     async def compact(self) -> StoreCompaction:
         """Rewrite the file with only its live data (`sheaf compact`); its size before
@@ -702,6 +765,44 @@ class DuckDbKnowledgeStore:
         what it writes beside the file then describes the file as this process left it,
         and no other sheaf process can change the file in between."""
         self._when_closed.append(callback)
+
+
+_SIMILARITY_SQL = (
+    "SELECT document_id, similarity, space FROM (SELECT document_id, space, "
+    f"array_cosine_similarity(fingerprint, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) "
+    "AS similarity FROM fingerprints WHERE {where}) WHERE similarity >= ? "
+    "ORDER BY similarity DESC, document_id")
+
+
+_SIGNS_BATCH = 1000
+
+
+def _fill_fingerprint_signs(c: duckdb.DuckDBPyConnection) -> None:
+    """Give every stored fingerprint its sign bitmaps and reaches (the migration to
+    `_FINGERPRINT_SIGNS_VERSION`), `_SIGNS_BATCH` rows at a time: as Python floats all
+    the fingerprints of a large store would not fit in memory."""
+    last = c.execute("SELECT max(rowid) FROM fingerprints").fetchone()
+    end = int(last[0]) + 1 if last and last[0] is not None else 0
+    for start in range(0, end, _SIGNS_BATCH):
+        rows = c.execute("SELECT document_id, fingerprint FROM fingerprints WHERE rowid >= ? "
+                         "AND rowid < ?", [start, start + _SIGNS_BATCH]).fetchall()
+        if not rows:
+            continue
+        batch = [_signs_row(str(d), fingerprint_signs(f)) for d, f in rows]
+        c.execute(
+            "UPDATE fingerprints SET positive = from_hex(n.positive), "
+            "negative = from_hex(n.negative), reaches = n.reaches FROM (SELECT unnest("
+            "from_json(?::JSON, ?), recursive := true)) AS n WHERE fingerprints.document_id "
+            "= n.document_id", [json.dumps(batch), _SIGNS_SHAPE])
+
+
+_SIGNS_SHAPE = json.dumps([{"document_id": "VARCHAR", "positive": "VARCHAR",
+                            "negative": "VARCHAR", "reaches": ["USMALLINT"]}])
+
+
+def _signs_row(document_id: str, signs: FingerprintSigns) -> dict[str, object]:
+    return {"document_id": document_id, "positive": signs.positive.hex(),
+            "negative": signs.negative.hex(), "reaches": list(signs.reaches)}
 
 
 _CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "

@@ -88,10 +88,13 @@ def index_snippets(c: duckdb.DuckDBPyConnection, version_id: str, document_id: s
         "docid, count(*) AS length FROM sheaf_new_terms GROUP BY docid) l USING (docid)")
     c.execute("INSERT INTO text_docs SELECT docid, chunk_id, ?, ?, ?, length "
               "FROM sheaf_new_lengths ORDER BY docid", [version_id, document_id, space])
+    # The new terms by a join that hashes the version's few terms and probes the
+    # vocabulary with them: `NOT IN` hashed the whole vocabulary on every write (at 500k
+    # terms 14 ms against 6).
     c.execute(
         "INSERT INTO text_terms SELECT term, (SELECT coalesce(max(termid), 0) FROM text_terms) "
-        "+ row_number() OVER (ORDER BY term) FROM (SELECT DISTINCT term FROM sheaf_new_terms "
-        "WHERE term NOT IN (SELECT term FROM text_terms))")
+        "+ row_number() OVER (ORDER BY term) FROM (SELECT DISTINCT n.term FROM "
+        "sheaf_new_terms n LEFT JOIN text_terms t USING (term) WHERE t.termid IS NULL)")
     c.execute(
         "INSERT INTO text_postings SELECT t.termid, n.docid, ?, count(*)::INTEGER, "
         "any_value(l.length) FROM sheaf_new_terms n JOIN text_terms t USING (term) "

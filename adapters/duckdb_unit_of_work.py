@@ -28,6 +28,7 @@ from sheaf.adapters.duckdb_knowledge_store import (
 from sheaf.application.storage import Storage
 from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
 from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION
+from sheaf.domain.fingerprint_signs import FingerprintSigns, fingerprint_signs
 from sheaf.domain.ingestion import SourceRef
 from sheaf.domain.knowledge_records import SourceRecord
 
@@ -51,6 +52,8 @@ class DuckDbUnitOfWork(BufferedUnitOfWork[Step[Connection]]):
         super().__init__(self._apply)
         self._store = store
         self._removes = False
+        # What the commit writes to the fingerprints, for the store's candidate filter.
+        self._fingerprints: list[tuple[str, str, FingerprintSigns]] = []
         self.sources = _Sources(self)
         self.versions = _Versions(self)
         self.chunks = _Chunks(self)
@@ -60,10 +63,15 @@ class DuckDbUnitOfWork(BufferedUnitOfWork[Step[Connection]]):
             for step in steps:
                 step(c)
 
-        await self._store._transaction(run)
+        try:
+            await self._store._transaction(run)
+        finally:
+            written, self._fingerprints = self._fingerprints, []
         if self._removes:
+            self._store._fingerprints.forget()
             await self._store._purge_removed()
         else:
+            self._store._fingerprints.added(written)
             await self._store.settle()
 
 
@@ -116,7 +124,16 @@ class _Versions:
         return await self._work._store._read(read)
 
     def add(self, bundle: VersionBundle) -> None:
-        self._work.record(lambda c: _add_version(c, bundle))
+        signs = (fingerprint_signs(bundle.fingerprint) if bundle.fingerprint is not None
+                 else None)
+
+        def write(c: Connection) -> None:
+            _add_version(c, bundle, signs)
+            if signs is not None:  # handed to the filter once the transaction commits
+                self._work._fingerprints.append((bundle.record.document_id,
+                                                 bundle.record.space, signs))
+
+        self._work.record(write)
 
     def annotate(self, space: str, version_id: str, summary: dict[str, object] | None,
                  diagnostics: tuple[str, ...]) -> None:
@@ -192,20 +209,30 @@ class _Chunks:
         self._work.record(write)
 
 
-def _add_version(c: Connection, bundle: VersionBundle) -> None:
+def _add_version(c: Connection, bundle: VersionBundle, signs: FingerprintSigns | None
+                 ) -> None:
     version = bundle.record
     now = _naive(version.created_at)
     if bundle.structure is not None:
         _save_structure(c, version.id, bundle.structure)
-    _delete_vectors(c, "document_id", version.document_id)
-    _delete_chunks(c, "document_id", version.document_id)
+    # A document's chunks, vectors and index entries exist only beside its row: a new
+    # document (most ingests) has none to delete, and looking for them by document id
+    # scans those tables (no index serves it), a cost that grew with the store.
+    if c.execute("SELECT count(*) FROM documents WHERE id = ?",
+                 [version.document_id]).fetchone() != (0,):
+        _delete_vectors(c, "document_id", version.document_id)
+        _delete_chunks(c, "document_id", version.document_id)
     _insert_chunk_rows(c, version.id, version.document_id, version.space, bundle.chunks)
     if bundle.vectors is not None:
         _insert_vectors(c, version.space, version.id, version.document_id, bundle.vectors)
     if bundle.fingerprint is not None:
-        c.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, "
-                  f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}])",
-                  [version.document_id, version.space, _vector_text(bundle.fingerprint)])
+        assert signs is not None
+        c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, fingerprint, "
+                  "positive, negative, reaches) VALUES (?, ?, "
+                  f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}], from_hex(?), from_hex(?), "
+                  f"?::VARCHAR::USMALLINT[{len(signs.reaches)}])",
+                  [version.document_id, version.space, _vector_text(bundle.fingerprint),
+                   signs.positive.hex(), signs.negative.hex(), json.dumps(list(signs.reaches))])
     c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
               "superseded_at IS NULL", [now, version.document_id])
     c.execute(f"INSERT INTO versions ({_VERSION_COLUMNS}) VALUES "

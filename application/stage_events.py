@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -13,6 +14,8 @@ import attrs
 from sheaf.domain.errors import SheafError
 
 logger = logging.getLogger("sheaf.ingest")
+KEPT_EVENTS = 10_000
+"""How many of the latest stage events a recorder keeps (about a thousand documents')."""
 
 
 @attrs.frozen
@@ -40,7 +43,9 @@ class StageRecorder:
     OpenTelemetry is installed, to a span per stage."""
 
     def __init__(self, listener: Callable[[StageEvent], None] | None = None) -> None:
-        self.events: list[StageEvent] = []
+        # The latest events only: a long-running process ingests without end, and every
+        # event kept would be memory that grew with the documents ingested.
+        self.events: deque[StageEvent] = deque(maxlen=KEPT_EVENTS)
         self._listener = listener
 
     @contextmanager

@@ -69,7 +69,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 6
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 7
     assert await reopened.chunks("default", "doc_1.v1") == ()
     found = await reopened.find("default", URL.key)
     assert found is not None and found.title == "Old"
@@ -207,3 +207,116 @@ async def test_no_other_store_opens_the_file_while_compaction_has_it_closed(
     assert await store.search_text("default", "anything", 5) is not None
     await store.aclose()
     DuckDbKnowledgeStore(path)._release_store()  # free again once closed
+
+
+def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
+    """Shingle fingerprints of generated texts, a third of them edited copies of an
+    earlier one (near-duplicates at every distance around the ingest threshold)."""
+    import random
+
+    from sheaf.domain.feature_hashing import shingle_fingerprint
+
+    rnd = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(300)]
+    texts: list[list[str]] = []
+    for _ in range(count):
+        if texts and rnd.random() < 0.35:
+            words = list(rnd.choice(texts))
+            for _ in range(rnd.randint(0, 25)):
+                words[rnd.randrange(len(words))] = rnd.choice(vocabulary)
+        else:
+            words = [rnd.choice(vocabulary) for _ in range(rnd.randint(5, 400))]
+        texts.append(words)
+    return [shingle_fingerprint(" ".join(words)) for words in texts]
+
+
+async def _scanned(store: DuckDbKnowledgeStore, space: str, fingerprint: tuple[float, ...],
+                   threshold: float) -> list[tuple[str, float]]:
+    """What the lookup answered before its filter: the cosine of every fingerprint."""
+    from sheaf.adapters.duckdb_knowledge_store import _SIMILARITY_SQL, _vector_text
+
+    def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
+        rows = c.execute(_SIMILARITY_SQL.format(where="space = ?"),
+                         [_vector_text(fingerprint), space, threshold]).fetchall()
+        return [(str(r[0]), float(r[1])) for r in rows]
+
+    return await store._read(read)
+
+
+async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
+        tmp_path: Path) -> None:
+    from tests.contract.test_knowledge_store_contract import remove
+
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    stored = _fingerprints(1, 80)
+    probes = _fingerprints(1, 110)[70:]  # the last 10 stored, and 30 edits or new ones
+    for i, fingerprint in enumerate(stored):
+        await save(store, version(1, f"s{i}", doc=f"doc_{i}"), attrs.evolve(
+            URL, key=f"https://journal.example/{i}"), fingerprint=fingerprint)
+        if i % 30 == 29:  # lookups along the way: the filter grows with the commits
+            assert await store.similar_documents("default", stored[i], 0.95) == \
+                await _scanned(store, "default", stored[i], 0.95)
+    await save(store, version(2, "s5b", doc="doc_5"), attrs.evolve(
+        URL, key="https://journal.example/5"), fingerprint=stored[57])  # doc_5 changed
+    await remove(store, "default", "doc_9")
+    found_any = 0
+    for threshold in (0.99, 0.95, 0.8, 0.4):
+        for probe in probes:
+            found = await store.similar_documents("default", probe, threshold)
+            assert found == await _scanned(store, "default", probe, threshold)
+            found_any += bool(found)
+    assert found_any > 20
+    near = await store.similar_documents("default", stored[57], 0.95)
+    assert {"doc_5", "doc_57"} <= {d for d, _ in near}
+    await store.aclose()
+
+
+async def test_a_version_6_store_gets_its_fingerprint_signs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sheaf.adapters.duckdb_knowledge_store._SIGNS_BATCH", 7)
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    stored = _fingerprints(2, 40)
+    for i, fingerprint in enumerate(stored):
+        await save(store, version(1, f"s{i}", doc=f"doc_{i}"), attrs.evolve(
+            URL, key=f"https://journal.example/{i}"), fingerprint=fingerprint)
+    expected = [await store.similar_documents("default", f, 0.95) for f in stored]
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:  # the same store as schema 6 held it
+        for column in ("positive", "negative", "reaches"):
+            connection.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
+        connection.execute("UPDATE sheaf_schema SET version = 6")
+    reopened = DuckDbKnowledgeStore(path)
+    assert (await reopened.status()).schema_version == SCHEMA_VERSION
+    assert [await reopened.similar_documents("default", f, 0.95) for f in stored] == expected
+    assert sum(len(e) > 1 for e in expected) >= 3  # near-duplicates among them
+    unfilled = reopened._connection.execute(
+        "SELECT count(*) FROM fingerprints WHERE positive IS NULL OR reaches IS NULL"
+    ).fetchone()
+    assert unfilled == (0,)
+    await reopened.aclose()
+
+
+async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> None:
+    from sheaf.adapters.duckdb_knowledge_store import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
+
+    def threshold(store: DuckDbKnowledgeStore) -> str:
+        return str(store._connection.execute(
+            "SELECT current_setting('checkpoint_threshold')").fetchone()[0])  # type: ignore[index]
+
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    await save(store, version(1, "s1"), URL)
+    assert store._checkpoint_threshold == MIN_CHECKPOINT_BYTES  # a small file: the default
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:  # a file of about 200 MB
+        connection.execute("CREATE TABLE ballast AS SELECT repeat(md5(i::VARCHAR), 40) AS t "
+                           "FROM range(160000) r(i)")
+    size = path.stat().st_size
+    assert size * CHECKPOINT_SHARE > 2 * MIN_CHECKPOINT_BYTES
+    reopened = DuckDbKnowledgeStore(path)
+    await save(reopened, version(1, "s2", doc="doc_2"), attrs.evolve(URL, key="other"))
+    wanted = path.stat().st_size * CHECKPOINT_SHARE
+    assert abs(reopened._checkpoint_threshold - wanted) <= wanted / 8
+    assert threshold(reopened) != "16.0 MiB"
+    await reopened.aclose()
