@@ -27,7 +27,8 @@ _LAYOUT_FILE = re.compile(r"\.(?:qxd|qxp|indd|fm|p65|pm\d|pmd|ps|eps)\b", re.IGN
 _PROOF_STAGE = re.compile(r"\b(?:\d+(?:st|nd|rd|th)|first|second|third|final)\s+"
                           r"(?:pass|proof)s?\b(?:\s+pages)?|\buncorrected\s+proofs?\b",
                           re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+# A sentence's end, and a footnote's number after it ("copies.16", "unavailable.”1").
+_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*(?:\s?\d{1,3})?$")
 _FLOWING = (BlockKind.PARAGRAPH, BlockKind.LIST)
 
 
@@ -147,15 +148,30 @@ def _row_rank(row: list[TextBox], box: TextBox) -> int:
         box.bbox[3] - box.bbox[1]) and vertical_overlap(other.bbox, box.bbox) < 0.5)
 
 
+_CAPTION = re.compile(r"(?i)(?:fig(?:ure)?|table|tab|algorithm|listing|scheme|chart|plate|"
+                      r"exhibit)\.?\s*(?:(?:[A-Z]\.?)?\d|[IVX]+\b)")
+SHORT_TEXT = 80
+"""Characters: about a line of a two-column page. Text shorter than this at a page break
+is a heading, a label, an index entry or a running head the detector missed more often
+than a paragraph's last or first line."""
+
+
 def continues(before: BlockDraft, after: BlockDraft) -> bool:
     """Whether `after` goes on with the text of `before` across a page (or column)
-    break: both running text, and `before` stops mid-sentence or `after` starts with a
-    lower-case letter."""
+    break: both running text of one kind, `after` no caption, and either `after` starts
+    with a lower-case letter, or `before` stops mid-sentence and neither side is as short
+    as a line (a label, an index entry, a missed running head are not a paragraph's
+    parts)."""
     if before.kind not in _FLOWING or after.kind is not before.kind:
         return False
     last = before.items[-1].text if before.items else before.text
     first = after.items[0].text if after.items else after.text
-    return not _SENTENCE_END.search(last.rstrip()) or first[:1].islower()
+    if _CAPTION.match(first.lstrip()):
+        return False
+    if first.lstrip()[:1].islower():
+        return True
+    return (not _SENTENCE_END.search(last.rstrip()) and len(last.strip()) >= SHORT_TEXT
+            and len(first.strip()) >= SHORT_TEXT)
 
 
 def place_furniture(drafts: Sequence[BlockDraft], furniture: dict[int, PageFurniture],
@@ -177,7 +193,10 @@ def place_furniture(drafts: Sequence[BlockDraft], furniture: dict[int, PageFurni
                 out.extend(furniture.get(number + 1, PageFurniture()).headers)
         shown = max(shown, page)
 
-    ordered = _footnotes_after_continuations(list(drafts))
+    furnished = {page for page in range(1, page_count)
+                 if furniture.get(page, PageFurniture()).footers
+                 or furniture.get(page + 1, PageFurniture()).headers}
+    ordered = _footnotes_after_continuations(list(drafts), furnished)
     due: int | None = None  # furniture waiting for the part that goes on next page
     flow: BlockDraft | None = None
     for draft in ordered:
@@ -200,10 +219,14 @@ def place_furniture(drafts: Sequence[BlockDraft], furniture: dict[int, PageFurni
     return out
 
 
-def _footnotes_after_continuations(drafts: list[BlockDraft]) -> list[BlockDraft]:
+def _footnotes_after_continuations(drafts: list[BlockDraft], furnished: set[int]
+                                   ) -> list[BlockDraft]:
     """A paragraph and its continuation on a later page joined into one paragraph
     printed on both (its box the first part's), and the footnotes that stood between
-    them moved after it; a list going on keeps its two parts, the footnotes after both."""
+    them moved after it; a list going on keeps its two parts, the footnotes after both.
+    Only across a page break with running lines (`furnished`: the pages whose break to
+    the next has some): where none would stand between the parts, the blocks stay as
+    extraction found them."""
     out: list[BlockDraft] = []
     i = 0
     while i < len(drafts):
@@ -212,6 +235,7 @@ def _footnotes_after_continuations(drafts: list[BlockDraft]) -> list[BlockDraft]
             j += 1
         notes = drafts[i:j]
         if j < len(drafts) and out and _on_later_page(out[-1], drafts[j]) \
+                and _across_furniture(out[-1], drafts[j], furnished) \
                 and continues(out[-1], drafts[j]):
             before, after = out[-1], drafts[j]
             if before.kind is BlockKind.PARAGRAPH:
@@ -231,3 +255,7 @@ def _footnotes_after_continuations(drafts: list[BlockDraft]) -> list[BlockDraft]
 
 def _on_later_page(before: BlockDraft, after: BlockDraft) -> bool:
     return bool(before.pages) and bool(after.pages) and min(after.pages) > max(before.pages)
+
+
+def _across_furniture(before: BlockDraft, after: BlockDraft, furnished: set[int]) -> bool:
+    return any(page in furnished for page in range(max(before.pages), min(after.pages)))

@@ -157,3 +157,43 @@ def test_printed_page_numbers() -> None:
     assert all(map(is_printed_page_number, ["3", "- 12 -", "Page 4 of 9", "xiv", "12/40",
                                             "143143", "— 7 —"]))
     assert not any(map(is_printed_page_number, ["❚❘❙ ❚❘❙", "Fig", "12345", "3 4", ","]))
+
+
+LONG_START = ("Sampling sites and methods are listed for each region in the appendix, with the "
+              "supplementary table giving the full list of stations")
+LONG_NEXT = ("The second survey measured canopy height at every station in spring, and "
+             "density fell with depth in every region sampled that year.")
+
+
+def test_what_does_not_go_on_a_paragraph_stays_apart_at_a_page_break() -> None:
+    # A caption at the top of the next page, a label or a missed running head (a line or
+    # so of text), and any break where no running line would stand between the parts.
+    for before, after in ((LONG_START, "Figure 1. The residual Hubble diagram."),
+                          (LONG_START, "Table IV lists the stations by region and depth."),
+                          ("INTRODUCTION 3", "On the day after the survey the team met."),
+                          (LONG_START, "Quayle, Dan, 110"),
+                          ("281-82 Quayle, Dan, 110", "Reagan, Ronald, 7, 40-44")):
+        drafts = [draft(BlockKind.PARAGRAPH, before, 1), draft(BlockKind.PARAGRAPH, after, 2)]
+        assert texts(place_furniture(drafts, furniture_of(2), 2)) == [
+            "header 1", before, "footer 1", "header 2", after, "footer 2"], (before, after)
+    for continuation in (LONG_NEXT, "page, where it ends."):
+        drafts = [draft(BlockKind.PARAGRAPH, LONG_START, 1),
+                  draft(BlockKind.PARAGRAPH, continuation, 2)]
+        assert texts(place_furniture(drafts, furniture_of(2, header=False, footer=False),
+                                     2)) == [LONG_START, continuation]
+
+
+def test_a_paragraph_stopping_mid_sentence_goes_on_with_a_capital_across_running_lines(
+        ) -> None:
+    drafts = [draft(BlockKind.PARAGRAPH, LONG_START, 1),
+              draft(BlockKind.PARAGRAPH, LONG_NEXT, 2)]
+    assert texts(place_furniture(drafts, furniture_of(2), 2)) == [
+        "header 1", f"{LONG_START} {LONG_NEXT}", "footer 1", "header 2", "footer 2"]
+
+
+def test_a_sentence_ended_by_a_footnote_number_and_an_appendix_caption_are_ends() -> None:
+    for before, after in ((LONG_START + ".16", LONG_NEXT), (LONG_START + ".”1", LONG_NEXT),
+                          (LONG_START, "Figure A.1. The left panel presents the function.")):
+        drafts = [draft(BlockKind.PARAGRAPH, before, 1), draft(BlockKind.PARAGRAPH, after, 2)]
+        assert texts(place_furniture(drafts, furniture_of(2), 2)) == [
+            "header 1", before, "footer 1", "header 2", after, "footer 2"], (before, after)
