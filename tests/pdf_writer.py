@@ -183,13 +183,8 @@ def write_raw_pages_pdf(pages: Sequence[Sequence[str]]) -> bytes:
     pdf = pikepdf.Pdf.new()
     fonts = _font_resources(pdf).Font
     for commands in pages:
-        pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
-            Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
-            Resources=pikepdf.Dictionary(Font=fonts),
-            Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True)
-    return out.getvalue()
+        _add_page(pdf, fonts, commands)
+    return _saved(pdf)
 
 
 def write_encoded_font_pdf(codes: Sequence[bytes], *, base_font: str = "Helvetica",
@@ -288,10 +283,18 @@ def write_right_to_left_pdf(lines: Sequence[tuple[int, bool, str]], *,
 
 def _one_page(pdf: pikepdf.Pdf, fonts: pikepdf.Dictionary, commands: Sequence[str]) -> bytes:
     """`pdf` with one page of `commands` drawn with `fonts`, saved deterministically."""
+    _add_page(pdf, fonts, commands)
+    return _saved(pdf)
+
+
+def _add_page(pdf: pikepdf.Pdf, fonts: pikepdf.Dictionary, commands: Sequence[str]) -> None:
     pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
         Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
         Resources=pikepdf.Dictionary(Font=fonts),
         Contents=pdf.make_stream("\n".join(commands).encode("latin-1")))))
+
+
+def _saved(pdf: pikepdf.Pdf) -> bytes:
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()
