@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sheaf.adapters.docx_extractor import DocxExtractor
-from sheaf.adapters.epub_extractor import EpubExtractor
-from sheaf.adapters.pptx_extractor import PptxExtractor
-from sheaf.adapters.xlsx_extractor import XlsxExtractor
+from sheaf.adapters.office.docx_extractor import DocxExtractor
+from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.pptx_extractor import PptxExtractor
+from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
 from sheaf.domain.errors import SheafError
 from tests.office_fixtures import docx_bytes, epub_bytes, pptx_bytes, rewrite_zip, xlsx_bytes
 

@@ -43,7 +43,7 @@ def inputs() -> dict[str, bytes]:
 
 _CHILD = """
 import json, resource, sys, time
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
 from sheaf.domain.errors import SheafError
 body = sys.stdin.buffer.read()
 started = time.perf_counter()

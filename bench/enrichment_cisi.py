@@ -20,10 +20,10 @@ from pathlib import Path
 
 import anyio
 
-from sheaf.domain.search_request import SearchMode
-from sheaf.entrypoints.knowledge import Knowledge
-from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
-from sheaf.entrypoints.settings import Settings
+from sheaf.domain.search.search_request import SearchMode
+from sheaf.entrypoints.api.knowledge import Knowledge
+from sheaf.entrypoints.api.retrieval_collection import RetrievalCollection, ingest_collection
+from sheaf.entrypoints.api.settings import Settings
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
 

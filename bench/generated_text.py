@@ -9,9 +9,9 @@ import random
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.ingestion import SourceKind, SourceRef
-from sheaf.domain.knowledge_records import VersionRecord
+from sheaf.domain.analysis.chunking import Chunk
+from sheaf.domain.store.ingestion import SourceKind, SourceRef
+from sheaf.domain.store.knowledge_records import VersionRecord
 
 _ONSETS = ("b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
            "br", "cl", "dr", "st", "tr", "gr", "pl", "sh", "ch", "th")

@@ -17,10 +17,10 @@ from typing import Any
 
 import attrs
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.domain.document import BlockKind, Document
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.domain.document.document import BlockKind, Document
+from sheaf.domain.document.markdown_rendering import render_plain
 from sheaf.domain.errors import SheafError
-from sheaf.domain.markdown_rendering import render_plain
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 _WORD = re.compile(r"\w+")

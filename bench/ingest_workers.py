@@ -40,7 +40,7 @@ from bench.ingest_batch import make_corpus  # noqa: E402
 from tests.postgres_server import PostgresServer, running_postgres  # noqa: E402
 
 SHEAF = str(Path(sys.executable).parent / "sheaf")
-SHARED_STORE = importlib.util.find_spec("sheaf.adapters.postgres_store") is not None
+SHARED_STORE = importlib.util.find_spec("sheaf.adapters.store.postgres.knowledge_store") is not None
 
 
 def _environment(server: PostgresServer, work: Path, run: str) -> dict[str, str]:
@@ -118,8 +118,8 @@ def measure(server: PostgresServer, corpus: Path, work: Path, workers: int,
 async def _noop_queue(url: str, jobs: int, processes: int) -> tuple[float, float]:
     """Enqueue `jobs` and run them through `processes` worker processes doing nothing:
     seconds to enqueue, and jobs/s through the queue alone."""
-    from sheaf.adapters.procrastinate_job_queue import ProcrastinateJobQueue
-    from sheaf.domain.ingest_jobs import IngestJob
+    from sheaf.adapters.queue.procrastinate_job_queue import ProcrastinateJobQueue
+    from sheaf.domain.queue.ingest_jobs import IngestJob
 
     async with ProcrastinateJobQueue(url) as queue:
         began = time.perf_counter()
@@ -127,8 +127,8 @@ async def _noop_queue(url: str, jobs: int, processes: int) -> tuple[float, float
                              for i in range(jobs)])
         enqueue_s = time.perf_counter() - began
     script = ("import asyncio, sys\n"
-              "from sheaf.adapters.procrastinate_job_queue import ProcrastinateJobQueue\n"
-              "from sheaf.domain.ingestion import IngestResult, IngestStatus\n"
+              "from sheaf.adapters.queue.procrastinate_job_queue import ProcrastinateJobQueue\n"
+              "from sheaf.domain.store.ingestion import IngestResult, IngestStatus\n"
               "async def ok(job):\n"
               "    return IngestResult(job.source, IngestStatus.UNCHANGED)\n"
               "async def main():\n"

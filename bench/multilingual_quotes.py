@@ -32,8 +32,8 @@ from pathlib import Path
 import anyio
 
 from sheaf import Knowledge
-from sheaf.domain.sentences import sentence_spans
-from sheaf.domain.text_profile import profile_text
+from sheaf.domain.analysis.sentences import sentence_spans
+from sheaf.domain.analysis.text_profile import profile_text
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 LANGUAGES = ("de", "fr", "es", "ru", "zh", "ja", "ar")

@@ -41,11 +41,11 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.document import BlockKind, Document
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.document.document import BlockKind, Document
+from sheaf.domain.document.markdown_rendering import document_plain_text
 from sheaf.domain.errors import SheafError
-from sheaf.domain.markdown_rendering import document_plain_text
-from sheaf.domain.pdf_text import repair_glyphs
+from sheaf.domain.pdf.text_repairs import repair_glyphs
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "pdf-dev"
 _WORD = re.compile(r"\w+")

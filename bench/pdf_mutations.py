@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.errors import SheafError
 from tests.pdf_writer import write_pdf
 

@@ -32,9 +32,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sheaf.adapters.postgres import vector_tables
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
-from sheaf.domain.embeddings import EmbeddingModel
+from sheaf.adapters.store.postgres import vector_tables
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+from sheaf.domain.search.embeddings import EmbeddingModel
 from tests.postgres_server import running_postgres
 
 SPACE = "bench"

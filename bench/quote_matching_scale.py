@@ -21,7 +21,7 @@ import time
 import types
 from pathlib import Path
 
-from sheaf.domain.quote_matching import find_quote
+from sheaf.domain.quotes.quote_matching import find_quote
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 PREVIOUS = "f04587b"
@@ -32,7 +32,7 @@ def previous_algorithm() -> types.ModuleType | None:
     root = Path(__file__).resolve().parents[1]
     try:
         source = subprocess.run(["git", "-C", str(root), "show",
-                                 f"{PREVIOUS}:domain/quote_matching.py"], check=True,
+                                 f"{PREVIOUS}:domain/quotes/quote_matching.py"], check=True,
                                 capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None

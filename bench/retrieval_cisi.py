@@ -29,10 +29,10 @@ from pathlib import Path
 
 import anyio
 
-from sheaf.domain.retrieval_metrics import RetrievalReport, evaluate
-from sheaf.domain.search_request import SearchMode
-from sheaf.entrypoints.knowledge import Knowledge
-from sheaf.entrypoints.retrieval_collection import RetrievalCollection, ingest_collection
+from sheaf.domain.search.retrieval_metrics import RetrievalReport, evaluate
+from sheaf.domain.search.search_request import SearchMode
+from sheaf.entrypoints.api.knowledge import Knowledge
+from sheaf.entrypoints.api.retrieval_collection import RetrievalCollection, ingest_collection
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "retrieval-cisi"
 
@@ -78,7 +78,7 @@ async def store_reports(collection: RetrievalCollection, spec: str, work: Path,
                         store: object, label: str) -> list[tuple[str, RetrievalReport, float]]:
     """bm25, vector and hybrid on an injected store (and, on PostgreSQL, its
     cover-density ranking too)."""
-    from sheaf.entrypoints.composition import InjectedAdapters
+    from sheaf.entrypoints.api.composition import InjectedAdapters
 
     rows = []
     async with Knowledge.open(embedder=spec, adapters=InjectedAdapters(store=store)) as kb:  # type: ignore[arg-type]
@@ -104,8 +104,8 @@ async def store_reports(collection: RetrievalCollection, spec: str, work: Path,
 
 def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+    from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
     from tests.postgres_server import running_postgres
 
     rows: list[tuple[str, RetrievalReport, float]] = []

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from bench.html_quality import MATH_BLOCKS, collapse, normalise_heading
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.domain.document import BlockKind
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.domain.document.document import BlockKind
 
 DEFAULT_CORPUS = (Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
                   / "scholarly-html-dev")

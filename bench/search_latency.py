@@ -23,15 +23,15 @@ from pathlib import Path
 import anyio
 
 from bench.generated_text import snippet_document
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.hashing_embedder import HashingEmbedder
-from sheaf.application.search import Search
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.embeddings import ChunkVectors
-from sheaf.domain.ingestion import SourceRef
-from sheaf.domain.knowledge_records import VersionRecord
-from sheaf.domain.search_request import SearchMode
-from sheaf.domain.version_bundle import VersionBundle
+from sheaf.adapters.models.hashing_embedder import HashingEmbedder
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.application.search.search import Search
+from sheaf.domain.analysis.chunking import Chunk
+from sheaf.domain.search.embeddings import ChunkVectors
+from sheaf.domain.search.search_request import SearchMode
+from sheaf.domain.store.ingestion import SourceRef
+from sheaf.domain.store.knowledge_records import VersionRecord
+from sheaf.domain.store.version_bundle import VersionBundle
 
 PER_DOCUMENT = 50
 WORDS = [f"w{i}" for i in range(20_000)]

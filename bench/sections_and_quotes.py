@@ -16,13 +16,13 @@ import json
 import sys
 from pathlib import Path
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.document import Document
-from sheaf.domain.document_analysis import document_sections
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.analysis.section_labels import SCIENTIFIC_CORE
+from sheaf.domain.document.document import Document
 from sheaf.domain.errors import SheafError
-from sheaf.domain.quote_matching import MatchKind, find_quote
-from sheaf.domain.section_labels import SCIENTIFIC_CORE
+from sheaf.domain.quotes.quote_matching import MatchKind, find_quote
+from sheaf.domain.store.document_analysis import document_sections
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 CANONICAL = SCIENTIFIC_CORE | {"abstract", "background", "related_work", "limitations",

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import anyio
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.adapters.onnx_embedder import OnnxEmbedder
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.document import Document
-from sheaf.domain.document_analysis import document_chunks
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.models.onnx_embedder import OnnxEmbedder
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.analysis.token_counting import ESTIMATED_TOKENS, TokenCounting
+from sheaf.domain.document.document import Document
 from sheaf.domain.errors import SheafError
-from sheaf.domain.token_counting import ESTIMATED_TOKENS, TokenCounting
+from sheaf.domain.store.document_analysis import document_chunks
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 

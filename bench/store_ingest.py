@@ -30,7 +30,7 @@ from pathlib import Path
 import anyio
 
 from bench.generated_text import TextSource
-from sheaf.entrypoints.knowledge import Knowledge
+from sheaf.entrypoints.api.knowledge import Knowledge
 
 CONCURRENCY = 4
 """What `ingest_many` runs at once by default."""

@@ -30,11 +30,11 @@ from pathlib import Path
 import anyio
 
 from bench.generated_text import TextSource, snippet_document
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.hashing_embedder import HashingEmbedder
-from sheaf.domain.embeddings import ChunkVectors
-from sheaf.domain.version_bundle import VersionBundle
-from sheaf.entrypoints.knowledge import Knowledge
+from sheaf.adapters.models.hashing_embedder import HashingEmbedder
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.domain.search.embeddings import ChunkVectors
+from sheaf.domain.store.version_bundle import VersionBundle
+from sheaf.entrypoints.api.knowledge import Knowledge
 
 PER_DOCUMENT = 50
 MODES = ("bm25", "vector", "hybrid")
@@ -93,8 +93,8 @@ def cold(path: Path, queries: list[str]) -> dict[str, float]:
     """Whole processes: the interpreter alone, the imports a search needs, searches."""
     python = sys.executable
     row("python -c pass", [whole_process([python, "-c", "pass"]) for _ in queries])
-    imports = [whole_process([python, "-c", "import sheaf.entrypoints.cli, "
-                              "sheaf.entrypoints.knowledge"]) for _ in queries]
+    imports = [whole_process([python, "-c", "import sheaf.entrypoints.cli.cli, "
+                              "sheaf.entrypoints.api.knowledge"]) for _ in queries]
     row("import cli + knowledge", imports)
     p50s = {"imports": statistics.median(imports)}
     for mode in MODES:

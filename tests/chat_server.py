@@ -6,7 +6,7 @@ import json
 
 from aiohttp import web
 
-from sheaf.adapters.memory_language_model import answer_for
+from sheaf.adapters.models.memory_language_model import answer_for
 from tests.local_server import LocalServer
 
 

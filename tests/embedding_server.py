@@ -7,7 +7,7 @@ import json
 
 from aiohttp import web
 
-from sheaf.domain.feature_hashing import hashed_vector, word_features
+from sheaf.domain.search.feature_hashing import hashed_vector, word_features
 from tests.local_server import LocalServer
 
 DIMENSION = 24

@@ -15,8 +15,8 @@ from typing import Any
 import attrs
 import pytest
 
-from sheaf.adapters.s3.location import S3Location
-from sheaf.adapters.s3.settings import S3Settings
+from sheaf.adapters.blobs.s3.location import S3Location
+from sheaf.adapters.blobs.s3.settings import S3Settings
 
 ACCESS_KEY_ID = "sheaf-test-key"
 SECRET_ACCESS_KEY = "sheaf-test-secret"  # moto accepts any pair unless told to check

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
-from sheaf.adapters.html.element_rules import is_reference_entry, is_skipped, tokens
-from sheaf.domain.document import BlockDraft, BlockKind, Link, ListItem
+from ...domain.document.document import BlockDraft, BlockKind, Link, ListItem
+from .element_rules import is_reference_entry, is_skipped, tokens
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BLOCK_TAGS = frozenset({

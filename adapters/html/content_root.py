@@ -8,14 +8,14 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
-from sheaf.adapters.html.element_rules import (
+from .element_rules import (
     is_junk,
     is_misjudgeable,
     is_skipped,
     mark_rescued,
     tokens,
 )
-from sheaf.adapters.html.page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
+from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (

@@ -9,7 +9,7 @@ from html5lib import treebuilders
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.html5parser import HTMLParser
 
-from sheaf.adapters.html.tag_tokenizer import PlainTagTokenizer
+from .tag_tokenizer import PlainTagTokenizer
 
 
 class _Parser(HTMLParser):  # type: ignore[misc]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from sheaf.domain.errors import ErrorKind, SheafError
+from ...domain.errors import ErrorKind, SheafError
 
 MAX_NESTING = 1000
 """Levels beyond which a page is refused; the 568 development pages peak at 56."""

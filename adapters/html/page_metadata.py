@@ -11,9 +11,9 @@ from xml.etree.ElementTree import Element
 
 import html5lib
 
-from sheaf.adapters.html.block_builder import clean_inline
-from sheaf.domain.document import Link
-from sheaf.domain.metadata import DocumentMetadata
+from ...domain.document.document import Link
+from ...domain.document.metadata import DocumentMetadata
+from .block_builder import clean_inline
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 _DOI_LINK = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
-from sheaf.adapters.html.block_builder import REFERENCE_HEADINGS, REFERENCE_TOKENS, clean_inline
-from sheaf.adapters.html.element_rules import is_skipped, tokens
+from .block_builder import REFERENCE_HEADINGS, REFERENCE_TOKENS, clean_inline
+from .element_rules import is_skipped, tokens
 
 _ABSTRACT = re.compile(r"(?:^|[-_])(?:abstract|abstracts|digest|executive-summary)(?:$|[-_])",
                        re.IGNORECASE)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from sheaf.domain.document import BlockDraft, BlockKind
+from ...domain.document.document import BlockDraft, BlockKind
 
 TRAILING_LINE = 60
 """Characters up to which a line after the article's last sentence is a label."""

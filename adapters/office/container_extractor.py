@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import anyio
 
-from sheaf.adapters.office.container_reading import Container
-from sheaf.domain.document import Document
+from ...domain.document.document import Document
+from .container_reading import Container
 
 
 class ContainerExtractor:

@@ -7,15 +7,15 @@ import zipfile
 import zlib
 from xml.etree.ElementTree import Element
 
-from sheaf.adapters.office.safe_xml import parse_xml
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.zip_container import (
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.office.zip_container import (
     DEFAULT_LIMITS,
     ContainerLimits,
     check_listing,
     check_ratio,
     read_zip_listing,
 )
+from .safe_xml import parse_xml
 
 _CHUNK = 64 * 1024
 

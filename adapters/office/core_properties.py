@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from sheaf.adapters.office.container_reading import Container
-from sheaf.domain.metadata import DocumentMetadata
+from ...domain.document.metadata import DocumentMetadata
+from .container_reading import Container
 
 CP = "{http://schemas.openxmlformats.org/package/2006/metadata/core-properties}"
 DC = "{http://purl.org/dc/elements/1.1/}"

@@ -6,8 +6,8 @@ import posixpath
 
 import attrs
 
-from sheaf.adapters.office.container_reading import Container
-from sheaf.domain.zip_container import resolve_member
+from ...domain.office.zip_container import resolve_member
+from .container_reading import Container
 
 PACKAGE_RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 OFFICE_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

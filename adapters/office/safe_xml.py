@@ -11,7 +11,7 @@ from __future__ import annotations
 from xml.etree.ElementTree import Element, TreeBuilder
 from xml.parsers import expat
 
-from sheaf.domain.errors import ErrorKind, SheafError
+from ...domain.errors import ErrorKind, SheafError
 
 
 class _Refused(Exception):

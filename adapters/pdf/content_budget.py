@@ -31,9 +31,9 @@ from pdfminer.pdftypes import (
 from pdfminer.psparser import PSKeyword
 from pdfminer.runlength import rldecode
 
-from sheaf.adapters.pdf.qpdf_content import MAX_TOKENISED_BYTES, instructions
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingestion import DEFAULT_MAX_INGEST_BYTES
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.store.ingestion import DEFAULT_MAX_INGEST_BYTES
+from .qpdf_content import MAX_TOKENISED_BYTES, instructions
 
 _MIB = 1024 * 1024
 # How often (in counted operations) the clock is read: often enough that a budget is

@@ -30,23 +30,23 @@ from pdfminer.pdfinterp import PDFGraphicState, PDFResourceManager, PDFTextState
 from pdfminer.pdfpage import PDFPage
 from pdfminer.psexceptions import PSException
 
-from sheaf.adapters.pdf.content_budget import (
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.pdf.formulas import is_math_font, is_math_symbol
+from ...domain.pdf.glyph_plausibility import implausibility, is_unmapped_reason
+from ...domain.pdf.ruled_tables import Rule, rule_segments
+from ...domain.pdf.structure import TextBox, TextLine, is_bold_font, rejoin_split_rows
+from ...domain.pdf.text_repairs import visual_to_logical
+from .content_budget import (
     BoundedInterpreter,
     BoundedParser,
     ContentBudget,
     ContentLimits,
 )
-from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
-from sheaf.adapters.pdf.glyph_boxes import GlyphBoxes
-from sheaf.adapters.pdf.pdfium_text import PdfiumPages, pdfium_available
-from sheaf.adapters.pdf.stable_grouping import StableFigure, StablePage
-from sheaf.adapters.pdf.turned_text import in_margin, turned_lines
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.glyph_plausibility import implausibility, is_unmapped_reason
-from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
-from sheaf.domain.pdf_ruled_tables import Rule, rule_segments
-from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font, rejoin_split_rows
-from sheaf.domain.pdf_text import visual_to_logical
+from .font_encoding import EncodingRepairingResources
+from .glyph_boxes import GlyphBoxes
+from .pdfium_text import PdfiumPages, pdfium_available
+from .stable_grouping import StableFigure, StablePage
+from .turned_text import in_margin, turned_lines
 
 # pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
 # form XObjects, whose text pdfminer otherwise leaves as loose glyphs with no spaces

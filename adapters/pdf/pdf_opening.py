@@ -9,8 +9,8 @@ import re
 import attrs
 import pikepdf
 
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.routing import has_pdf_magic
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.routing.routing import has_pdf_magic
 
 # pikepdf reports recoverable problems (unparsable XMP, repaired xref) through logging;
 # sheaf surfaces what matters as diagnostics instead.

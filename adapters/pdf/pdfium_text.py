@@ -12,10 +12,10 @@ import ctypes
 from collections import Counter
 from typing import Any
 
-from sheaf.domain.glyph_plausibility import implausible_fonts
-from sheaf.domain.pdf_formulas import is_math_font, is_math_symbol
-from sheaf.domain.pdf_geometry import bbox_union
-from sheaf.domain.pdf_structure import TextBox, TextLine, is_bold_font
+from ...domain.pdf.formulas import is_math_font, is_math_symbol
+from ...domain.pdf.geometry import bbox_union
+from ...domain.pdf.glyph_plausibility import implausible_fonts
+from ...domain.pdf.structure import TextBox, TextLine, is_bold_font
 
 try:
     import pypdfium2

@@ -27,8 +27,8 @@ from pdfminer.layout import (
 )
 from pdfminer.utils import Plane
 
-from sheaf.adapters.pdf.line_grouping import LineGrouping
-from sheaf.domain.pdf_text import is_right_to_left
+from ...domain.pdf.text_repairs import is_right_to_left
+from .line_grouping import LineGrouping
 
 _Element = LTTextBox | LTTextGroup
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from pdfminer.layout import LTChar
 
-from sheaf.domain.pdf_structure import TextBox, TextLine
+from ...domain.pdf.structure import TextBox, TextLine
 
 _Glyph = tuple[float, float, float, LTChar]
 """Start and end along the writing direction, type size, the glyph."""

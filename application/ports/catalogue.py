@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from sheaf.domain.knowledge_records import DocumentCitation, DocumentRecord, StoreStatus
+from ...domain.store.knowledge_records import DocumentCitation, DocumentRecord, StoreStatus
 
 if TYPE_CHECKING:  # annotations only: opening the store need not import chunking
-    from sheaf.domain.chunking import Chunk
-    from sheaf.domain.document_analysis import StoredStructure
+    from ...domain.analysis.chunking import Chunk
+    from ...domain.store.document_analysis import StoredStructure
 
 
 class Catalogue(Protocol):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from sheaf.domain.embeddings import EmbeddingModel
-from sheaf.domain.token_counting import TokenCounting
+from ...domain.analysis.token_counting import TokenCounting
+from ...domain.search.embeddings import EmbeddingModel
 
 
 class Embedder(Protocol):

@@ -6,7 +6,7 @@ from typing import Protocol
 
 import attrs
 
-from sheaf.domain.directory_listing import DirectoryListing
+from ...domain.routing.directory_listing import DirectoryListing
 
 
 @attrs.frozen

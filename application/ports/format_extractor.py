@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sheaf.domain.document import Document
+from ...domain.document.document import Document
 
 
 class FormatExtractor(Protocol):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from sheaf.domain.ingest_jobs import BatchSummary, IngestJob
-from sheaf.domain.ingestion import IngestResult
+from ...domain.queue.ingest_jobs import BatchSummary, IngestJob
+from ...domain.store.ingestion import IngestResult
 
 JobHandler = Callable[[IngestJob], Awaitable[IngestResult]]
 """Runs one job: the ingest's result, `failed` with its kind when it failed."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from sheaf.domain.completion import Completion
+from ...domain.enrichment.completion import Completion
 
 
 class LanguageModel(Protocol):

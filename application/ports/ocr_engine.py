@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Protocol
 
-from sheaf.domain.ocr_text import OcrPage
+from ...domain.ocr.recognised_text import OcrPage
 
 
 class OcrEngine(Protocol):

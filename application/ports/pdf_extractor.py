@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: the ports package loads with every store command
-    from sheaf.domain.document import Document
+    from ...domain.document.document import Document
 
 
 class PdfExtractor(Protocol):

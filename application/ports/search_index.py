@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from sheaf.domain.search_request import NO_FILTERS, SearchFilters
+from ...domain.search.search_request import NO_FILTERS, SearchFilters
 
 if TYPE_CHECKING:  # annotations only: opening the store need not import chunking
-    from sheaf.domain.chunking import Chunk
-    from sheaf.domain.embeddings import EmbeddingModel
+    from ...domain.analysis.chunking import Chunk
+    from ...domain.search.embeddings import EmbeddingModel
 
 
 class SearchIndex(Protocol):

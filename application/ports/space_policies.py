@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sheaf.domain.ingestion import SpacePolicy
+from ...domain.store.ingestion import SpacePolicy
 
 
 class SpacePolicies(Protocol):

@@ -6,14 +6,14 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
-from sheaf.domain.ingestion import SourceRef
-from sheaf.domain.knowledge_records import SourceRecord
+from ...domain.store.ingestion import SourceRef
+from ...domain.store.knowledge_records import SourceRecord
 
 if TYPE_CHECKING:  # annotations only: opening the store need not import chunking
-    from sheaf.domain.chunking import Chunk
-    from sheaf.domain.document_analysis import StoredStructure
-    from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
-    from sheaf.domain.version_bundle import VersionBundle
+    from ...domain.analysis.chunking import Chunk
+    from ...domain.search.embeddings import ChunkVectors, EmbeddingModel
+    from ...domain.store.document_analysis import StoredStructure
+    from ...domain.store.version_bundle import VersionBundle
 
 
 class SourceRepository(Protocol):

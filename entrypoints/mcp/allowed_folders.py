@@ -13,7 +13,7 @@ from pathlib import Path
 
 import attrs
 
-from sheaf.domain.errors import ErrorKind, SheafError
+from ...domain.errors import ErrorKind, SheafError
 
 
 @attrs.frozen

@@ -7,9 +7,9 @@ from pathlib import Path
 import anyio
 import click
 
-from sheaf.entrypoints.cli_options import settings_for, store_options
-from sheaf.entrypoints.mcp.output_budget import DEFAULT_TOKEN_BUDGET, MINIMUM_TOKEN_BUDGET
-from sheaf.entrypoints.settings import ALL_GROUPS
+from ..api.settings import ALL_GROUPS
+from ..cli.cli_options import settings_for, store_options
+from .output_budget import DEFAULT_TOKEN_BUDGET, MINIMUM_TOKEN_BUDGET
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -45,8 +45,8 @@ def mcp(over_http: bool, host: str, port: int, token: str | None, folders: tuple
         raise click.UsageError("serving MCP beyond loopback needs --token (or "
                                "SHEAF_API_TOKEN)")
     try:
-        from sheaf.entrypoints.mcp.server import ServerSettings
-        from sheaf.entrypoints.mcp.transports import serve_http, serve_stdio
+        from .server import ServerSettings
+        from .transports import serve_http, serve_stdio
     except ImportError as missing:
         raise click.UsageError(f"the MCP server needs the mcp extra: pip install "
                                f"'sheaf[mcp]' ({missing})") from None

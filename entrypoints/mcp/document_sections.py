@@ -3,8 +3,8 @@ label or heading."""
 
 from __future__ import annotations
 
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints.knowledge import Knowledge
+from ...domain.errors import ErrorKind, SheafError
+from ..api.knowledge import Knowledge
 
 
 async def section_span(knowledge: Knowledge, reference: str, name: str) -> tuple[int, int]:

@@ -17,12 +17,12 @@ from typing import Any
 
 import attrs
 
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.sentences import sentence_spans
+from ...domain.analysis.sentences import sentence_spans
+from ...domain.errors import ErrorKind, SheafError
 
 DEFAULT_TOKEN_BUDGET = 8000
 MINIMUM_TOKEN_BUDGET = 200
-CHARACTERS_PER_TOKEN = 4  # the estimate of sheaf.domain.chunking.estimate_tokens
+CHARACTERS_PER_TOKEN = 4  # the estimate of sheaf.domain.analysis.chunking.estimate_tokens
 # Sentences are looked for a little past the limit, so the last one inside it is known
 # to be whole without splitting the rest of a long document.
 _LOOKAHEAD = 2000

@@ -20,11 +20,11 @@ from urllib.parse import quote, unquote
 
 import attrs
 
-from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.entrypoints import serialisation
-from sheaf.entrypoints.knowledge import Knowledge
-from sheaf.entrypoints.mcp.document_sections import section_span
-from sheaf.entrypoints.mcp.output_budget import OutputBudget, sentence_cut
+from ...domain.errors import ErrorKind, SheafError
+from ..api import serialisation
+from ..api.knowledge import Knowledge
+from .document_sections import section_span
+from .output_budget import OutputBudget, sentence_cut
 
 SCHEME = "sheaf://documents/"
 DOCUMENTS_PER_PAGE = 100

@@ -12,14 +12,14 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from sheaf.adapters.package_version import version_info
-from sheaf.domain.errors import SheafError
-from sheaf.entrypoints.knowledge import Knowledge
-from sheaf.entrypoints.mcp import resources
-from sheaf.entrypoints.mcp.allowed_folders import AllowedFolders
-from sheaf.entrypoints.mcp.output_budget import DEFAULT_TOKEN_BUDGET, OutputBudget
-from sheaf.entrypoints.mcp.tool_calls import ToolCalls
-from sheaf.entrypoints.mcp.tool_catalogue import server_tools
+from ...adapters.installation.package_version import version_info
+from ...domain.errors import SheafError
+from ..api.knowledge import Knowledge
+from . import resources
+from .allowed_folders import AllowedFolders
+from .output_budget import DEFAULT_TOKEN_BUDGET, OutputBudget
+from .tool_calls import ToolCalls
+from .tool_catalogue import server_tools
 
 INSTRUCTIONS = (
     "sheaf holds documents (web pages, PDFs, text files) as Markdown with exact character "

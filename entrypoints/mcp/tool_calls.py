@@ -16,14 +16,14 @@ from typing import Any, TypeVar
 import anyio
 import attrs
 
-from sheaf.domain.errors import ErrorKind, SheafError, first_failure
-from sheaf.entrypoints import serialisation
-from sheaf.entrypoints.agent_tools import checked_against, run_checked_tool
-from sheaf.entrypoints.knowledge import Knowledge
-from sheaf.entrypoints.mcp.allowed_folders import AllowedFolders
-from sheaf.entrypoints.mcp.answer_text import answer_text
-from sheaf.entrypoints.mcp.document_sections import section_span
-from sheaf.entrypoints.mcp.output_budget import (
+from ...domain.errors import ErrorKind, SheafError, first_failure
+from ..api import serialisation
+from ..api.knowledge import Knowledge
+from ..tools.agent_tools import checked_against, run_checked_tool
+from .allowed_folders import AllowedFolders
+from .answer_text import answer_text
+from .document_sections import section_span
+from .output_budget import (
     OutputBudget,
     decode_cursor,
     encode_cursor,
@@ -31,7 +31,7 @@ from sheaf.entrypoints.mcp.output_budget import (
     sentence_cut,
     size_of,
 )
-from sheaf.entrypoints.mcp.tool_catalogue import PAGED_LISTS, ToolSpec
+from .tool_catalogue import PAGED_LISTS, ToolSpec
 
 Progress = Callable[[float, float | None, str], Awaitable[None]]
 """Reports progress: done so far, the total when known, and what is happening."""

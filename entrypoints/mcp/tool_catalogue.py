@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from sheaf.entrypoints.knowledge import Knowledge
+from ..api.knowledge import Knowledge
 
 # Tool name -> the list in its answer that the output budget pages through. A page is
 # the same call run again, so only reads are paged; other answers too large for the

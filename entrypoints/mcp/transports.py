@@ -14,11 +14,11 @@ from typing import Any
 
 import anyio
 
-from sheaf.domain.errors import configuration_error
-from sheaf.entrypoints.knowledge import Knowledge
-from sheaf.entrypoints.mcp.server import ServerSettings, build_server
-from sheaf.entrypoints.settings import Settings
-from sheaf.entrypoints.store_holder import holding
+from ...domain.errors import configuration_error
+from ..api.knowledge import Knowledge
+from ..api.settings import Settings
+from ..holder.store_holder import holding
+from .server import ServerSettings, build_server
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

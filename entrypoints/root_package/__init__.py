@@ -12,10 +12,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sheaf.application.quotes import Quote
-    from sheaf.application.search import SearchHit
-    from sheaf.domain.chunking import Chunk
-    from sheaf.domain.document_location import DocumentLocation
+    from sheaf.application.quotes.quotes import Quote
+    from sheaf.application.search.search import SearchHit
+    from sheaf.domain.analysis.chunking import Chunk
+    from sheaf.domain.analysis.sections import Section
+    from sheaf.domain.document.document_location import DocumentLocation
     from sheaf.domain.errors import (
         BlockedAddress,
         ConfigurationError,
@@ -30,27 +31,26 @@ if TYPE_CHECKING:
         TooLarge,
         UnsupportedContent,
     )
-    from sheaf.domain.ingestion import IngestResult, IngestStatus, SpacePolicy
-    from sheaf.domain.knowledge_records import DocumentRecord, StoreStatus
-    from sheaf.domain.sections import Section
-    from sheaf.entrypoints.knowledge import IngestProgress, Knowledge, StoredDocument
-    from sheaf.entrypoints.settings import Settings
+    from sheaf.domain.store.ingestion import IngestResult, IngestStatus, SpacePolicy
+    from sheaf.domain.store.knowledge_records import DocumentRecord, StoreStatus
+    from sheaf.entrypoints.api.knowledge import IngestProgress, Knowledge, StoredDocument
+    from sheaf.entrypoints.api.settings import Settings
 
 _WHERE = {
-    "Knowledge": "sheaf.entrypoints.knowledge",
-    "IngestProgress": "sheaf.entrypoints.knowledge",
-    "StoredDocument": "sheaf.entrypoints.knowledge",
-    "Settings": "sheaf.entrypoints.settings",
-    "IngestResult": "sheaf.domain.ingestion",
-    "IngestStatus": "sheaf.domain.ingestion",
-    "SpacePolicy": "sheaf.domain.ingestion",
-    "SearchHit": "sheaf.application.search",
-    "Quote": "sheaf.application.quotes",
-    "Section": "sheaf.domain.sections",
-    "Chunk": "sheaf.domain.chunking",
-    "DocumentRecord": "sheaf.domain.knowledge_records",
-    "StoreStatus": "sheaf.domain.knowledge_records",
-    "DocumentLocation": "sheaf.domain.document_location",
+    "Knowledge": "sheaf.entrypoints.api.knowledge",
+    "IngestProgress": "sheaf.entrypoints.api.knowledge",
+    "StoredDocument": "sheaf.entrypoints.api.knowledge",
+    "Settings": "sheaf.entrypoints.api.settings",
+    "IngestResult": "sheaf.domain.store.ingestion",
+    "IngestStatus": "sheaf.domain.store.ingestion",
+    "SpacePolicy": "sheaf.domain.store.ingestion",
+    "SearchHit": "sheaf.application.search.search",
+    "Quote": "sheaf.application.quotes.quotes",
+    "Section": "sheaf.domain.analysis.sections",
+    "Chunk": "sheaf.domain.analysis.chunking",
+    "DocumentRecord": "sheaf.domain.store.knowledge_records",
+    "StoreStatus": "sheaf.domain.store.knowledge_records",
+    "DocumentLocation": "sheaf.domain.document.document_location",
     **{name: "sheaf.domain.errors" for name in (
         "SheafError", "ErrorKind", "FetchError", "BlockedAddress", "TooLarge",
         "InvalidInput", "NotFound", "UnsupportedContent", "StoreError", "ModelError",

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from aiohttp import web
 
-from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
-from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.fetching.http_settings import HttpSettings
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.local_server import LocalServer
 

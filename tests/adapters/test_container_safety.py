@@ -12,23 +12,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.docx_extractor import DocxExtractor
-from sheaf.adapters.epub_extractor import EpubExtractor
-from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
+from sheaf.adapters.office.docx_extractor import DocxExtractor
+from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.pptx_extractor import PptxExtractor
 from sheaf.adapters.office.safe_xml import parse_xml
-from sheaf.adapters.pptx_extractor import PptxExtractor
-from sheaf.adapters.tesseract_ocr import TesseractOcr
-from sheaf.adapters.xlsx_extractor import XlsxExtractor
-from sheaf.application.document_extraction import DocumentExtraction
+from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.application.extraction.document_extraction import DocumentExtraction
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.media_type import DOCX_TYPE, EPUB_TYPE
-from sheaf.domain.zip_container import (
+from sheaf.domain.office.zip_container import (
     ContainerLimits,
     ZipMember,
     check_listing,
     is_safe_member_name,
 )
+from sheaf.domain.routing.media_type import DOCX_TYPE, EPUB_TYPE
 from tests.office_fixtures import (
     docx_bytes,
     epub_bytes,

@@ -10,7 +10,7 @@ import duckdb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.duckdb_file_state import duckdb_file_state
+from sheaf.adapters.store.duckdb.file_state import duckdb_file_state
 
 
 def test_no_file_has_no_state(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import attrs
 import duckdb
 import pytest
 
-from sheaf.adapters.duckdb_knowledge_store import (
+from sheaf.adapters.store.duckdb.knowledge_store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     DuckDbKnowledgeStore,
@@ -95,8 +95,8 @@ async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
 
 async def test_the_optional_hnsw_index_answers_vector_searches(tmp_path: Path) -> None:
     pytest.importorskip("duckdb_extension_vss")
-    from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
-    from sheaf.domain.search_request import SearchFilters
+    from sheaf.domain.search.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+    from sheaf.domain.search.search_request import SearchFilters
     from tests.contract.test_knowledge_store_contract import text_chunk
 
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
@@ -119,7 +119,7 @@ async def test_the_optional_hnsw_index_answers_vector_searches(tmp_path: Path) -
 
 async def test_indexes_are_checked_only_after_an_unclean_close(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sheaf.adapters.duckdb_knowledge_store as module
+    import sheaf.adapters.store.duckdb.knowledge_store as module
 
     checks: list[str] = []
     real = module._index_misses_rows
@@ -149,8 +149,8 @@ async def test_the_first_vector_search_scans_and_the_next_ones_agree() -> None:
     both rank alike, filters included."""
     import random
 
-    from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
-    from sheaf.domain.search_request import SearchFilters
+    from sheaf.domain.search.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+    from sheaf.domain.search.search_request import SearchFilters
     from tests.contract.test_knowledge_store_contract import text_chunk
 
     chooser = random.Random(3)
@@ -182,7 +182,7 @@ async def test_no_other_store_opens_the_file_while_compaction_has_it_closed(
         tmp_path: Path) -> None:
     """Compaction closes DuckDB's connection (and so its lock) to swap the rewritten file
     in; the store's own lock keeps every other opener out meanwhile."""
-    import sheaf.adapters.duckdb_knowledge_store as module
+    import sheaf.adapters.store.duckdb.knowledge_store as module
 
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
@@ -214,7 +214,7 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
     earlier one (near-duplicates at every distance around the ingest threshold)."""
     import random
 
-    from sheaf.domain.feature_hashing import shingle_fingerprint
+    from sheaf.domain.search.feature_hashing import shingle_fingerprint
 
     rnd = random.Random(seed)
     vocabulary = [f"w{i}" for i in range(300)]
@@ -233,7 +233,7 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
 async def _scanned(store: DuckDbKnowledgeStore, space: str, fingerprint: tuple[float, ...],
                    threshold: float) -> list[tuple[str, float]]:
     """What the lookup answered before its filter: the cosine of every fingerprint."""
-    from sheaf.adapters.duckdb_knowledge_store import _SIMILARITY_SQL, _vector_text
+    from sheaf.adapters.store.duckdb.knowledge_store import _SIMILARITY_SQL, _vector_text
 
     def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
         rows = c.execute(_SIMILARITY_SQL.format(where="space = ?"),
@@ -273,7 +273,7 @@ async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
 
 async def test_a_version_6_store_gets_its_fingerprint_signs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sheaf.adapters.duckdb_knowledge_store._SIGNS_BATCH", 7)
+    monkeypatch.setattr("sheaf.adapters.store.duckdb.knowledge_store._SIGNS_BATCH", 7)
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
     stored = _fingerprints(2, 40)
@@ -298,7 +298,7 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
 
 
 async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> None:
-    from sheaf.adapters.duckdb_knowledge_store import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
+    from sheaf.adapters.store.duckdb.knowledge_store import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
 
     def threshold(store: DuckDbKnowledgeStore) -> str:
         return str(store._connection.execute(

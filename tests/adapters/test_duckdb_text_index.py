@@ -13,9 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters import duckdb_text_index as text_index
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore, _load_packaged_extension
-from sheaf.domain.ingestion import SourceKind, SourceRef
+from sheaf.adapters.store.duckdb import text_index
+from sheaf.adapters.store.duckdb.knowledge_store import (
+    DuckDbKnowledgeStore,
+    _load_packaged_extension,
+)
+from sheaf.domain.store.ingestion import SourceKind, SourceRef
 from tests.contract.test_knowledge_store_contract import (
     remove,
     save,

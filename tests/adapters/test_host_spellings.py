@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
-from sheaf.adapters.guarded_resolver import GuardedConnector
-from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.fetching.guarded_resolver import GuardedConnector
+from sheaf.adapters.fetching.http_settings import HttpSettings
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.adapters.host_spellings import (
     BLOCKED_IPV4,
@@ -163,7 +163,7 @@ async def test_a_redirect_to_any_spelling_is_refused_without_a_connection(
         witness: ConnectionWitness) -> None:
     import ipaddress
 
-    from sheaf.domain.network_policy import IPAddress, blocked_reason
+    from sheaf.domain.fetching.network_policy import IPAddress, blocked_reason
 
     public_stand_in = ipaddress.ip_address("127.0.0.2")
 

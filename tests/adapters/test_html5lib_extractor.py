@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.html.nesting_depth import MAX_NESTING
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.domain.document import BlockKind, Document
+from sheaf.domain.document.document import BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 
 EXTRACTOR = Html5libExtractor()

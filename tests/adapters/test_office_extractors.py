@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.docx_extractor import DocxExtractor
-from sheaf.adapters.epub_extractor import EpubExtractor
-from sheaf.adapters.pptx_extractor import PptxExtractor
-from sheaf.adapters.xlsx_extractor import XlsxExtractor
-from sheaf.domain.document import BlockKind, Document
+from sheaf.adapters.office.docx_extractor import DocxExtractor
+from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.pptx_extractor import PptxExtractor
+from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
+from sheaf.domain.document.document import BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.sheet_tables import SheetLimits
+from sheaf.domain.office.sheet_tables import SheetLimits
 from tests.office_fixtures import docx_bytes, epub_bytes, pptx_bytes, rewrite_zip, xlsx_bytes
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.adapters.openai_chat_model import OpenAiChatModel
-from sheaf.domain.enrichment_prompts import summary_prompt
+from sheaf.adapters.models.openai_chat_model import OpenAiChatModel
+from sheaf.domain.enrichment.enrichment_prompts import summary_prompt
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.chat_server import ChatServer
 

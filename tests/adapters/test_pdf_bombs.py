@@ -24,7 +24,7 @@ MAX_SECONDS = 30
 
 _CHILD = textwrap.dedent(r"""
     import json, re, sys, time
-    from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+    from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
     from sheaf.domain.errors import SheafError
     data = open(sys.argv[1], "rb").read()
     started = time.monotonic()

@@ -9,11 +9,11 @@ import attrs
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.bm25 import bm25_scores
-from sheaf.domain.document import BlockKind, Document
-from sheaf.domain.document_analysis import analyse_version
-from sheaf.domain.quote_matching import MatchKind, find_quote
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.document.document import BlockKind, Document
+from sheaf.domain.quotes.quote_matching import MatchKind, find_quote
+from sheaf.domain.search.bm25 import bm25_scores
+from sheaf.domain.store.document_analysis import analyse_version
 from tests.pdf_writer import write_raw_pages_pdf
 
 WORDS = ("tide", "growth", "leaf", "seagrass", "light", "meadow", "shoot", "root",

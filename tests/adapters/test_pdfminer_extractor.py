@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.document import BlockKind
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.document.document import BlockKind
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.pdf_structure import masked_running_text
+from sheaf.domain.pdf.structure import masked_running_text
 from tests.pdf_writer import write_pdf
 
 EXTRACTOR = PdfminerExtractor(time_budget=30)

@@ -11,22 +11,22 @@ import anyio
 import attrs
 import pytest
 
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_embedder import MemoryEmbedder
-from sheaf.adapters.memory_file_reader import MemoryFileReader
-from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
-from sheaf.application.content_resolver import ContentResolver
-from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.ingestion import Ingestion, IngestionPorts
+from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+from sheaf.application.extraction.content_resolver import ContentResolver
+from sheaf.application.extraction.document_extraction import DocumentExtraction
+from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts
 from sheaf.application.ports.unit_of_work import UnitOfWork
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingestion import IngestStatus, SourceRef
-from sheaf.domain.version_bundle import VersionBundle
+from sheaf.domain.store.ingestion import IngestStatus, SourceRef
+from sheaf.domain.store.version_bundle import VersionBundle
 
 pytestmark = pytest.mark.anyio
 

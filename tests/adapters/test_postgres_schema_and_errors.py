@@ -5,14 +5,14 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from sheaf.adapters.postgres.connection_errors import (
+from sheaf.adapters.store.postgres.connection_errors import (
     connection_error,
     extension_error,
     operation_error,
 )
-from sheaf.adapters.postgres.location import shown_location
-from sheaf.adapters.postgres.schema import SCHEMA_VERSION
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+from sheaf.adapters.store.postgres.location import shown_location
+from sheaf.adapters.store.postgres.schema import SCHEMA_VERSION
 from sheaf.domain.errors import ErrorKind, SheafError
 
 pytestmark = pytest.mark.anyio

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.ingestion import SourceKind, SourceRef
-from sheaf.domain.knowledge_records import VersionRecord
-from sheaf.domain.version_bundle import VersionBundle
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+from sheaf.domain.analysis.chunking import Chunk
+from sheaf.domain.store.ingestion import SourceKind, SourceRef
+from sheaf.domain.store.knowledge_records import VersionRecord
+from sheaf.domain.store.version_bundle import VersionBundle
 from tests.contract.test_knowledge_store_contract import T0
 
 pytestmark = pytest.mark.anyio

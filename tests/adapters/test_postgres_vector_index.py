@@ -9,14 +9,14 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
-from sheaf.adapters.postgres import vector_tables
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel
-from sheaf.domain.ingestion import SourceKind, SourceRef
-from sheaf.domain.knowledge_records import VersionRecord
-from sheaf.domain.search_request import SearchFilters
-from sheaf.domain.version_bundle import VersionBundle
+from sheaf.adapters.store.postgres import vector_tables
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+from sheaf.domain.analysis.chunking import Chunk
+from sheaf.domain.search.embeddings import ChunkVectors, EmbeddingModel
+from sheaf.domain.search.search_request import SearchFilters
+from sheaf.domain.store.ingestion import SourceKind, SourceRef
+from sheaf.domain.store.knowledge_records import VersionRecord
+from sheaf.domain.store.version_bundle import VersionBundle
 from tests.contract.test_knowledge_store_contract import T0
 
 pytestmark = pytest.mark.anyio

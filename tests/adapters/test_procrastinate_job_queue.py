@@ -11,13 +11,13 @@ import anyio
 import pytest
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingest_jobs import IngestJob, JobState
-from sheaf.domain.ingestion import IngestResult, IngestStatus
+from sheaf.domain.queue.ingest_jobs import IngestJob, JobState
+from sheaf.domain.store.ingestion import IngestResult, IngestStatus
 
 pytestmark = pytest.mark.anyio
 procrastinate = pytest.importorskip("procrastinate", reason="the queue extra is absent")
 
-from sheaf.adapters.procrastinate_job_queue import QUEUE, ProcrastinateJobQueue  # noqa: E402
+from sheaf.adapters.queue.procrastinate_job_queue import QUEUE, ProcrastinateJobQueue  # noqa: E402
 
 
 @pytest.fixture

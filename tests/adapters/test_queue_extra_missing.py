@@ -10,7 +10,7 @@ from sheaf.domain.errors import ErrorKind, SheafError
 
 
 def test_a_missing_queue_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sheaf.adapters import procrastinate_job_queue
+    from sheaf.adapters.queue import procrastinate_job_queue
 
     monkeypatch.setitem(sys.modules, "procrastinate", None)  # import fails as if absent
     with pytest.raises(SheafError) as caught:

@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.adapters.ollama_embedder import OllamaEmbedder
-from sheaf.adapters.openai_embedder import OpenAiEmbedder
-from sheaf.adapters.remote_embedder import RemoteEmbedder
-from sheaf.domain.embeddings import unit_vector
+from sheaf.adapters.models.ollama_embedder import OllamaEmbedder
+from sheaf.adapters.models.openai_embedder import OpenAiEmbedder
+from sheaf.adapters.models.remote_embedder import RemoteEmbedder
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.search.embeddings import unit_vector
 from tests.embedding_server import DIMENSION, EmbeddingServer, server_vector
 
 pytestmark = pytest.mark.anyio

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.adapters.retry_policy import RetryPolicy
+from sheaf.adapters.fetching.retry_policy import RetryPolicy
 
 
 @given(st.integers(0, 8), st.floats(0, 1), st.floats(0.01, 2), st.floats(0, 0.9))

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.adapters.s3.location import S3Location, parse_s3_url
-from sheaf.adapters.s3.settings import MIB, S3Settings, settings_from_environment
+from sheaf.adapters.blobs.s3.location import S3Location, parse_s3_url
+from sheaf.adapters.blobs.s3.settings import MIB, S3Settings, settings_from_environment
 from sheaf.domain.errors import ErrorKind, SheafError
 
 
@@ -123,10 +123,10 @@ def test_thresholds_and_concurrency_must_be_positive() -> None:
 def test_without_the_s3_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from sheaf.adapters.s3_blob_store import blob_stores_from_url
+    from sheaf.adapters.blobs.s3.blob_store import blob_stores_from_url
 
     monkeypatch.setitem(sys.modules, "aiobotocore.session", None)  # as if not installed
-    monkeypatch.delitem(sys.modules, "sheaf.adapters.s3.connection", raising=False)
+    monkeypatch.delitem(sys.modules, "sheaf.adapters.blobs.s3.connection", raising=False)
     with pytest.raises(SheafError) as caught:
         blob_stores_from_url("s3://bucket/kb", environ={})
     assert caught.value.kind is ErrorKind.STORAGE

@@ -14,16 +14,16 @@ import anyio
 import pytest
 from aiohttp import web
 
-from sheaf.adapters.s3.location import S3Location
-from sheaf.adapters.s3.settings import MIB
+from sheaf.adapters.blobs.s3.location import S3Location
+from sheaf.adapters.blobs.s3.settings import MIB
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.local_server import LocalServer
 from tests.s3_server import S3Server
 
 pytest.importorskip("aiobotocore", reason="aiobotocore (the s3 extra) is not installed")
 
-from sheaf.adapters.s3_artifact_store import S3ArtifactStore
-from sheaf.adapters.s3_blob_store import S3BlobStore, blob_stores_from_url
+from sheaf.adapters.blobs.s3.artifact_store import S3ArtifactStore
+from sheaf.adapters.blobs.s3.blob_store import S3BlobStore, blob_stores_from_url
 
 pytestmark = pytest.mark.anyio
 

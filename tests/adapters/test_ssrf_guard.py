@@ -6,11 +6,11 @@ import ipaddress
 
 import pytest
 
-from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
-from sheaf.adapters.guarded_resolver import GuardedResolver
-from sheaf.adapters.http_settings import HttpSettings
+from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.fetching.guarded_resolver import GuardedResolver
+from sheaf.adapters.fetching.http_settings import HttpSettings
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.network_policy import IPAddress, blocked_reason
+from sheaf.domain.fetching.network_policy import IPAddress, blocked_reason
 from tests.adapters.static_resolver import StaticResolver
 from tests.local_server import LocalServer
 

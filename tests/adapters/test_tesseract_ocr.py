@@ -7,9 +7,9 @@ import io
 import pikepdf
 import pytest
 
-from sheaf.adapters.tesseract_ocr import TesseractOcr, parse_tsv
-from sheaf.domain.resolved_content import ContentSource
-from sheaf.entrypoints.composition import build_extraction
+from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr, parse_tsv
+from sheaf.domain.document.resolved_content import ContentSource
+from sheaf.entrypoints.api.composition import build_extraction
 from tests.office_fixtures import scanned_page, scanned_pdf
 from tests.pdf_writer import write_pdf
 
@@ -103,7 +103,7 @@ def _recall(recognised: str, expected: str) -> float:
 
 @pytest.mark.parametrize("size", [24, 28, 40])
 def test_only_speckled_pages_are_despeckled(size: int) -> None:
-    from sheaf.adapters.tesseract_ocr import despeckled
+    from sheaf.adapters.ocr.tesseract_ocr import despeckled
 
     clean = _speckled(scanned_page(size=size), 0, 0)
     assert despeckled(clean) is clean
@@ -114,7 +114,7 @@ def test_only_speckled_pages_are_despeckled(size: int) -> None:
 @needs_tesseract
 @pytest.mark.parametrize(("size", "seed"), [(24, 1), (32, 2)])
 async def test_a_speckled_scan_keeps_its_word_recall(size: int, seed: int) -> None:
-    from sheaf.domain.ocr_text import ocr_document
+    from sheaf.domain.ocr.recognised_text import ocr_document
     from tests.office_fixtures import SCANNED_TEXT
 
     buffer = io.BytesIO()

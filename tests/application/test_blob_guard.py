@@ -6,9 +6,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.ingestion import IngestOptions
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.application.ingestion.ingestion import IngestOptions
+from sheaf.application.store.document_catalogue import DocumentCatalogue
 from tests.application.test_ingestion import NOTES, World
 
 pytestmark = pytest.mark.anyio

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.application.content_resolver import ContentResolver
-from sheaf.domain.accept_policy import PDF_FIRST
-from sheaf.domain.document import BlockDraft, BlockKind, Document, Link
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.application.extraction.content_resolver import ContentResolver
+from sheaf.domain.document.document import BlockDraft, BlockKind, Document, Link
+from sheaf.domain.document.markdown_rendering import assemble_document
+from sheaf.domain.document.metadata import DocumentMetadata
+from sheaf.domain.document.resolved_content import ContentSource
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.markdown_rendering import assemble_document
-from sheaf.domain.metadata import DocumentMetadata
-from sheaf.domain.resolved_content import ContentSource
+from sheaf.domain.fetching.accept_policy import PDF_FIRST
 
 pytestmark = pytest.mark.anyio
 ARTICLE = "https://journal.example/articles/10.1234-abcd"

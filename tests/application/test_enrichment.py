@@ -7,22 +7,22 @@ from typing import Any
 
 import pytest
 
-from sheaf.adapters.memory_embedder import MemoryEmbedder
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.memory_language_model import MemoryLanguageModel
-from sheaf.adapters.openai_chat_model import OpenAiChatModel
-from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.enrichment import Enrichment, TokenBudget
-from sheaf.application.ingestion import IngestOptions
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.models.memory_language_model import MemoryLanguageModel
+from sheaf.adapters.models.openai_chat_model import OpenAiChatModel
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.application.enrichment.enrichment import Enrichment, TokenBudget
+from sheaf.application.ingestion.ingestion import IngestOptions
+from sheaf.application.ingestion.reindexing import Reindexing
 from sheaf.application.ports.language_model import LanguageModel
-from sheaf.application.quotes import Quotes
-from sheaf.application.reindexing import Reindexing
-from sheaf.application.search import Search
-from sheaf.domain.enrichment import EnrichmentKind
+from sheaf.application.quotes.quotes import Quotes
+from sheaf.application.search.search import Search
+from sheaf.application.store.document_catalogue import DocumentCatalogue
+from sheaf.application.store.document_structure import DocumentStructure
+from sheaf.domain.enrichment.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingestion import IngestStatus, SpacePolicy
-from sheaf.domain.search_request import SearchMode
+from sheaf.domain.search.search_request import SearchMode
+from sheaf.domain.store.ingestion import IngestStatus, SpacePolicy
 from tests.application.test_ingestion import World
 from tests.chat_server import ChatServer
 

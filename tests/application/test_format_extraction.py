@@ -7,27 +7,27 @@ import zipfile
 
 import pytest
 
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_file_reader import MemoryFileReader
-from sheaf.adapters.memory_format_extractor import MemoryFormatExtractor
-from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.memory_ocr_engine import MemoryOcrEngine
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.application.content_resolver import ContentResolver
-from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.ingestion import Ingestion, IngestionPorts, IngestOptions
-from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.ocr.memory_ocr_engine import MemoryOcrEngine
+from sheaf.adapters.office.memory_format_extractor import MemoryFormatExtractor
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.application.extraction.content_resolver import ContentResolver
+from sheaf.application.extraction.document_extraction import DocumentExtraction
+from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts, IngestOptions
+from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.document.markdown_rendering import assemble_document
+from sheaf.domain.document.resolved_content import ContentSource
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingestion import IngestStatus
-from sheaf.domain.markdown_rendering import assemble_document
-from sheaf.domain.media_type import DOCX_TYPE
-from sheaf.domain.ocr_text import OcrPage, OcrWord
-from sheaf.domain.resolved_content import ContentSource
-from sheaf.domain.routing import Route
+from sheaf.domain.ocr.recognised_text import OcrPage, OcrWord
+from sheaf.domain.routing.media_type import DOCX_TYPE
+from sheaf.domain.routing.routing import Route
+from sheaf.domain.store.ingestion import IngestStatus
 
 pytestmark = pytest.mark.anyio
 PDF = b"%PDF-1.7 a scan"

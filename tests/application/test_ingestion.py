@@ -7,23 +7,23 @@ from typing import Any
 
 import pytest
 
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_embedder import MemoryEmbedder
-from sheaf.adapters.memory_file_reader import MemoryFileReader
-from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
-from sheaf.application.content_resolver import ContentResolver
-from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.ingestion import Ingestion, IngestionPorts, IngestOptions
-from sheaf.application.storage import Storage
-from sheaf.domain.ingestion import IngestStatus, SpacePolicy
-from sheaf.domain.resolved_content import ContentSource
+from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+from sheaf.application.extraction.content_resolver import ContentResolver
+from sheaf.application.extraction.document_extraction import DocumentExtraction
+from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts, IngestOptions
+from sheaf.application.store.storage import Storage
+from sheaf.domain.document.resolved_content import ContentSource
+from sheaf.domain.store.ingestion import IngestStatus, SpacePolicy
 
 pytestmark = pytest.mark.anyio
 NOTES = "/data/notes.md"
@@ -212,9 +212,9 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
 
 
 async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> None:
-    from sheaf.application.document_catalogue import DocumentCatalogue
-    from sheaf.application.document_structure import DocumentStructure
-    from sheaf.application.reindexing import Reindexing
+    from sheaf.application.ingestion.reindexing import Reindexing
+    from sheaf.application.store.document_catalogue import DocumentCatalogue
+    from sheaf.application.store.document_structure import DocumentStructure
     from sheaf.domain.errors import ErrorKind, SheafError
 
     world = World()
@@ -250,10 +250,10 @@ async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> N
 
 
 async def test_reindexing_cuts_chunks_to_the_sizes_the_version_was_cut_to() -> None:
-    from sheaf.application.document_catalogue import DocumentCatalogue
-    from sheaf.application.document_structure import DocumentStructure
-    from sheaf.application.reindexing import Reindexing
-    from sheaf.domain.chunking import DEFAULT_SIZES, ChunkSizes
+    from sheaf.application.ingestion.reindexing import Reindexing
+    from sheaf.application.store.document_catalogue import DocumentCatalogue
+    from sheaf.application.store.document_structure import DocumentStructure
+    from sheaf.domain.analysis.chunking import DEFAULT_SIZES, ChunkSizes
 
     world = World()
     world.files.files["/data/long.md"] = ("# Long notes\n\n" + " ".join(

@@ -7,17 +7,17 @@ from __future__ import annotations
 import pytest
 
 from sheaf import Knowledge
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_file_reader import MemoryFileReader
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_job_queue import MemoryJobQueue
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.application.queued_ingestion import QueuedIngestion
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.queue.memory_job_queue import MemoryJobQueue
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.application.queue.queued_ingestion import QueuedIngestion
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingest_jobs import IngestJob
-from sheaf.domain.ingestion import IngestStatus
-from sheaf.entrypoints.composition import InjectedAdapters
+from sheaf.domain.queue.ingest_jobs import IngestJob
+from sheaf.domain.store.ingestion import IngestStatus
+from sheaf.entrypoints.api.composition import InjectedAdapters
 
 pytestmark = pytest.mark.anyio
 FOX = b"# Foxes\n\nFoxes wait for people to sleep. Then they visit the bins.\n"

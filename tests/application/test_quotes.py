@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.ingestion import IngestOptions
-from sheaf.application.quotes import Quotes
+from sheaf.application.ingestion.ingestion import IngestOptions
+from sheaf.application.quotes.quotes import Quotes
+from sheaf.application.store.document_catalogue import DocumentCatalogue
+from sheaf.application.store.document_structure import DocumentStructure
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.application.test_ingestion import World
 
@@ -25,7 +25,7 @@ TEXT = (b"# A Study of Tides\n\n## Abstract\n\nWe measured growth. It rose.\n\n"
 async def quotes(request: pytest.FixtureRequest) -> AsyncIterator[Quotes]:
     store = None
     if request.param == "postgres":
-        from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+        from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 
         store = await PostgresKnowledgeStore.connect(
             request.getfixturevalue("postgres_schema_url"))

@@ -9,19 +9,19 @@ from typing import Any
 
 import pytest
 
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.hashing_embedder import HashingEmbedder
-from sheaf.adapters.memory_embedder import MemoryEmbedder
-from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.reindexing import Reindexing
-from sheaf.application.search import Search, document_of_chunk
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.embeddings import cosine
+from sheaf.adapters.models.hashing_embedder import HashingEmbedder
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.application.ingestion.reindexing import Reindexing
+from sheaf.application.search.search import Search, document_of_chunk
+from sheaf.application.store.document_catalogue import DocumentCatalogue
+from sheaf.application.store.document_structure import DocumentStructure
+from sheaf.domain.analysis.chunking import Chunk
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.feature_hashing import shingle_fingerprint
-from sheaf.domain.ingestion import IngestStatus
-from sheaf.domain.search_request import Expansion, SearchMode
+from sheaf.domain.search.embeddings import cosine
+from sheaf.domain.search.feature_hashing import shingle_fingerprint
+from sheaf.domain.search.search_request import Expansion, SearchMode
+from sheaf.domain.store.ingestion import IngestStatus
 from tests.application.test_ingestion import World
 
 pytestmark = pytest.mark.anyio
@@ -34,7 +34,7 @@ async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[IndexedStore]
     if request.param == "duckdb":
         yield DuckDbKnowledgeStore(":memory:")
         return
-    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 
     store = await PostgresKnowledgeStore.connect(
         request.getfixturevalue("postgres_schema_url"))
@@ -194,7 +194,7 @@ async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> N
 
 async def seeded_chunks(world: World, path: str) -> list[Chunk]:
     """The snippets ingestion would make of `path`, without storing it."""
-    from sheaf.domain.document_analysis import document_chunks
+    from sheaf.domain.store.document_analysis import document_chunks
 
     extraction = await world.ingestion._extraction.extract(world.files.files[path],
                                                            declared_type="text/markdown",
@@ -246,7 +246,7 @@ async def test_citations_cost_the_same_queries_on_postgresql(
         k: int, postgres_schema_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import psycopg
 
-    from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 
     store = await PostgresKnowledgeStore.connect(postgres_schema_url)
     world = World(store)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sheaf.application.stage_events import KEPT_EVENTS, StageRecorder
+from sheaf.application.ingestion.stage_events import KEPT_EVENTS, StageRecorder
 
 
 def test_a_recorder_keeps_only_the_latest_events() -> None:

@@ -8,16 +8,16 @@ from typing import Any
 import duckdb
 import pytest
 
-import sheaf.domain.document_analysis as analysis
-from sheaf.adapters.duckdb_knowledge_store import MIGRATIONS, DuckDbKnowledgeStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.quotes import Quotes
-from sheaf.application.search import Search
-from sheaf.domain.document_analysis import stored_structure
-from sheaf.domain.knowledge_records import BlockRow
-from sheaf.domain.search_request import Expansion
+import sheaf.domain.store.document_analysis as analysis
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.store.duckdb.knowledge_store import MIGRATIONS, DuckDbKnowledgeStore
+from sheaf.application.quotes.quotes import Quotes
+from sheaf.application.search.search import Search
+from sheaf.application.store.document_catalogue import DocumentCatalogue
+from sheaf.application.store.document_structure import DocumentStructure
+from sheaf.domain.search.search_request import Expansion
+from sheaf.domain.store.document_analysis import stored_structure
+from sheaf.domain.store.knowledge_records import BlockRow
 from tests.application.test_ingestion import World
 
 pytestmark = pytest.mark.anyio

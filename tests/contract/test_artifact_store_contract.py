@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.filesystem_artifact_store import FilesystemArtifactStore
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.blobs.filesystem_artifact_store import FilesystemArtifactStore
+from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
 from sheaf.application.ports.artifact_store import ArtifactStore
 
 pytestmark = pytest.mark.anyio
@@ -23,7 +23,7 @@ async def artifacts(request: pytest.FixtureRequest,
     elif request.param == "filesystem":
         yield FilesystemArtifactStore(tmp_path)
     else:
-        from sheaf.adapters.s3_artifact_store import S3ArtifactStore
+        from sheaf.adapters.blobs.s3.artifact_store import S3ArtifactStore
 
         store = S3ArtifactStore(request.getfixturevalue("s3_bucket"),
                                 request.getfixturevalue("s3_server").settings())

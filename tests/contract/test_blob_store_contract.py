@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.filesystem_blob_store import FilesystemBlobStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.blobs.filesystem_blob_store import FilesystemBlobStore
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
 from sheaf.application.ports.blob_store import BlobStore
 from sheaf.domain.errors import ErrorKind, SheafError
 
@@ -24,7 +24,7 @@ async def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
     elif request.param == "filesystem":
         yield FilesystemBlobStore(tmp_path)
     else:
-        from sheaf.adapters.s3_blob_store import S3BlobStore
+        from sheaf.adapters.blobs.s3.blob_store import S3BlobStore
 
         server = request.getfixturevalue("s3_server")
         # A small threshold, so the large blob below goes up as a multipart upload.

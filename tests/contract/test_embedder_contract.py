@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.adapters.hashing_embedder import HashingEmbedder
-from sheaf.adapters.memory_embedder import MemoryEmbedder
-from sheaf.adapters.ollama_embedder import OllamaEmbedder
-from sheaf.adapters.openai_embedder import OpenAiEmbedder
+from sheaf.adapters.models.hashing_embedder import HashingEmbedder
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.models.ollama_embedder import OllamaEmbedder
+from sheaf.adapters.models.openai_embedder import OpenAiEmbedder
 from sheaf.application.ports.embedder import Embedder
 from tests.embedding_server import EmbeddingServer
 
@@ -32,7 +32,7 @@ async def embedder(request: pytest.FixtureRequest) -> AsyncIterator[Embedder]:
     elif request.param == "hashing":
         found = HashingEmbedder()
     elif request.param == "local":
-        local = pytest.importorskip("sheaf.adapters.onnx_embedder")
+        local = pytest.importorskip("sheaf.adapters.models.onnx_embedder")
         try:
             found = local.OnnxEmbedder.installed()
         except Exception as exc:  # any missing piece means skip
@@ -87,7 +87,7 @@ async def test_it_says_what_it_counts_and_counts_monotonically(embedder: Embedde
 
 
 async def test_the_local_model_counts_its_own_wordpieces_up_to_its_limit() -> None:
-    local = pytest.importorskip("sheaf.adapters.onnx_embedder")
+    local = pytest.importorskip("sheaf.adapters.models.onnx_embedder")
     try:
         embedder = local.OnnxEmbedder.installed()
     except Exception as exc:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.adapters.memory_html_extractor import MemoryHtmlExtractor
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.application.ports.html_extractor import HtmlExtractor
 from sheaf.application.ports.pdf_extractor import PdfExtractor
-from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.document.markdown_rendering import assemble_document
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.markdown_rendering import assemble_document
 from tests.pdf_writer import write_pdf
 
 pytestmark = pytest.mark.anyio

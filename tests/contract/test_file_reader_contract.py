@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.filesystem_file_reader import FilesystemFileReader
-from sheaf.adapters.memory_file_reader import MemoryFileReader
+from sheaf.adapters.files.filesystem_file_reader import FilesystemFileReader
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
 from sheaf.application.ports.file_reader import FileReader
 from sheaf.domain.errors import ErrorKind, SheafError
 

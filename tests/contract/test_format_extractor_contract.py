@@ -6,15 +6,15 @@ from collections.abc import Callable
 
 import pytest
 
-from sheaf.adapters.docx_extractor import DocxExtractor
-from sheaf.adapters.epub_extractor import EpubExtractor
-from sheaf.adapters.memory_format_extractor import MemoryFormatExtractor
-from sheaf.adapters.pptx_extractor import PptxExtractor
-from sheaf.adapters.xlsx_extractor import XlsxExtractor
+from sheaf.adapters.office.docx_extractor import DocxExtractor
+from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.memory_format_extractor import MemoryFormatExtractor
+from sheaf.adapters.office.pptx_extractor import PptxExtractor
+from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
 from sheaf.application.ports.format_extractor import FormatExtractor
-from sheaf.domain.document import BlockDraft, BlockKind
+from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.document.markdown_rendering import assemble_document
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.markdown_rendering import assemble_document
 from tests.office_fixtures import (
     DOCX_SENTENCE,
     EPUB_SENTENCE,

@@ -8,9 +8,9 @@ from typing import Protocol
 import attrs
 import pytest
 
-from sheaf.adapters.aiohttp_http_client import AiohttpHttpClient
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_http_client import MemoryHttpClient
+from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
 from sheaf.application.ports.http_client import HttpClient
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.local_server import LocalServer

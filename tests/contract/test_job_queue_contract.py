@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from sheaf.adapters.memory_job_queue import MemoryJobQueue
+from sheaf.adapters.queue.memory_job_queue import MemoryJobQueue
 from sheaf.application.ports.job_queue import JobQueue
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingest_jobs import IngestJob, QueuedFile
-from sheaf.domain.ingestion import IngestResult, IngestStatus
+from sheaf.domain.queue.ingest_jobs import IngestJob, QueuedFile
+from sheaf.domain.store.ingestion import IngestResult, IngestStatus
 
 pytestmark = pytest.mark.anyio
 MAX_ATTEMPTS = 3
@@ -26,7 +26,7 @@ async def queue(request: pytest.FixtureRequest) -> AsyncIterator[JobQueue]:
         yield MemoryJobQueue(max_attempts=MAX_ATTEMPTS, retry_wait=0.01)
         return
     pytest.importorskip("procrastinate", reason="procrastinate (the queue extra) is absent")
-    from sheaf.adapters.procrastinate_job_queue import ProcrastinateJobQueue
+    from sheaf.adapters.queue.procrastinate_job_queue import ProcrastinateJobQueue
 
     url = request.getfixturevalue("postgres_database")
     async with ProcrastinateJobQueue(url, max_attempts=MAX_ATTEMPTS, retry_wait=0.05,

@@ -10,22 +10,22 @@ from pathlib import Path
 import attrs
 import pytest
 
-from sheaf.adapters.duckdb_knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.postgres_store import PostgresKnowledgeStore
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 from sheaf.application.ports.unit_of_work import UnitOfWork
-from sheaf.domain.chunking import Chunk
-from sheaf.domain.document_analysis import StoredStructure
-from sheaf.domain.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+from sheaf.domain.analysis.chunking import Chunk
+from sheaf.domain.analysis.sections import Section
+from sheaf.domain.analysis.text_profile import TextProfile
+from sheaf.domain.document.resolved_content import ContentSource
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.frozen_mapping import freeze
-from sheaf.domain.ingestion import SourceKind, SourceRef, SpacePolicy
-from sheaf.domain.knowledge_records import BlockRow, SourceRecord, VersionRecord
-from sheaf.domain.resolved_content import ContentSource
-from sheaf.domain.search_request import SearchFilters
-from sheaf.domain.sections import Section
-from sheaf.domain.text_profile import TextProfile
-from sheaf.domain.version_bundle import VersionBundle
+from sheaf.domain.search.embeddings import ChunkVectors, EmbeddingModel, unit_vector
+from sheaf.domain.search.search_request import SearchFilters
+from sheaf.domain.store.document_analysis import StoredStructure
+from sheaf.domain.store.ingestion import SourceKind, SourceRef, SpacePolicy
+from sheaf.domain.store.knowledge_records import BlockRow, SourceRecord, VersionRecord
+from sheaf.domain.store.version_bundle import VersionBundle
+from sheaf.domain.values.frozen_mapping import freeze
 
 pytestmark = pytest.mark.anyio
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

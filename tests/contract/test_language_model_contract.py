@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.adapters.memory_language_model import MemoryLanguageModel
-from sheaf.adapters.openai_chat_model import OpenAiChatModel
+from sheaf.adapters.models.memory_language_model import MemoryLanguageModel
+from sheaf.adapters.models.openai_chat_model import OpenAiChatModel
 from sheaf.application.ports.language_model import LanguageModel
-from sheaf.domain.enrichment_prompts import context_prompt, summary_prompt
+from sheaf.domain.enrichment.enrichment_prompts import context_prompt, summary_prompt
 from tests.chat_server import ChatServer
 
 pytestmark = pytest.mark.anyio

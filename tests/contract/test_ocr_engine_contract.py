@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sheaf.adapters.memory_ocr_engine import MemoryOcrEngine
-from sheaf.adapters.tesseract_ocr import TesseractOcr
+from sheaf.adapters.ocr.memory_ocr_engine import MemoryOcrEngine
+from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
 from sheaf.application.ports.ocr_engine import OcrEngine
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ocr_text import OcrPage, OcrWord
+from sheaf.domain.ocr.recognised_text import OcrPage, OcrWord
 from tests.office_fixtures import scanned_page, scanned_pdf
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.errors import ErrorKind, SheafError
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "pdf-dev"
@@ -66,7 +66,7 @@ def test_protected_files_need_their_password(entry: dict[str, object]) -> None:
 _DIGESTS = """
 import hashlib, json, sys
 from pathlib import Path
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.errors import SheafError
 corpus = Path(sys.argv[1])
 out = {}

@@ -10,20 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_file_reader import MemoryFileReader
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.application.content_resolver import ContentResolver
-from sheaf.application.document_catalogue import DocumentCatalogue
-from sheaf.application.document_extraction import DocumentExtraction
-from sheaf.application.document_structure import DocumentStructure
-from sheaf.application.ingestion import Ingestion, IngestionPorts
-from sheaf.application.quotes import Quotes
+from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.application.extraction.content_resolver import ContentResolver
+from sheaf.application.extraction.document_extraction import DocumentExtraction
+from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts
+from sheaf.application.quotes.quotes import Quotes
+from sheaf.application.store.document_catalogue import DocumentCatalogue
+from sheaf.application.store.document_structure import DocumentStructure
 from sheaf.domain.errors import ErrorKind, SheafError
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / \

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.adapters.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.document import Document
-from sheaf.domain.document_analysis import document_chunks
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.document.document import Document
+from sheaf.domain.store.document_analysis import document_chunks
 
 CORPORA = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
 pytestmark = pytest.mark.anyio
@@ -40,7 +40,7 @@ def _sample() -> list[Document]:
 async def test_no_snippet_of_the_sample_is_longer_than_the_local_model_reads() -> None:
     if not (CORPORA / "scholarly-html-dev").is_dir():
         pytest.skip("the dev corpora are absent")
-    local = pytest.importorskip("sheaf.adapters.onnx_embedder")
+    local = pytest.importorskip("sheaf.adapters.models.onnx_embedder")
     try:
         counting = await local.OnnxEmbedder.installed().token_counting()
     except Exception as exc:  # any missing piece means skip

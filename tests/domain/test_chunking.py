@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.domain.chunking import (
+from sheaf.domain.analysis.chunking import (
     SECTION_MAX,
     SNIPPET_MAX,
     BlockSpan,
@@ -15,9 +15,9 @@ from sheaf.domain.chunking import (
     chunk_document,
     estimate_tokens,
 )
-from sheaf.domain.document import BlockDraft, BlockKind, Document
-from sheaf.domain.markdown_rendering import assemble_document
-from sheaf.domain.sections import Heading, detect_sections
+from sheaf.domain.analysis.sections import Heading, detect_sections
+from sheaf.domain.document.document import BlockDraft, BlockKind, Document
+from sheaf.domain.document.markdown_rendering import assemble_document
 
 words = st.sampled_from(["tide", "growth", "leaf", "the", "of", "seagrass", "light", "rose",
                          "meadow", "23", "percent", "Smith", "et", "al.", "Fig.", "(2019)."])

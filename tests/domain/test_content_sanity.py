@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.content_sanity import unreadable_text_reason
+from sheaf.domain.text.content_sanity import unreadable_text_reason
 
 
 @pytest.mark.parametrize("seed", range(20))

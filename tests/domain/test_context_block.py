@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.chunking import estimate_tokens
-from sheaf.domain.context_block import CitedPassage, context_block
-from sheaf.domain.sentences import sentence_spans
+from sheaf.domain.analysis.chunking import estimate_tokens
+from sheaf.domain.analysis.sentences import sentence_spans
+from sheaf.domain.search.context_block import CitedPassage, context_block
 
 SENTENCES = st.lists(st.sampled_from([
     "Seagrass grew with the tides.", "Shoot density doubled in spring.",

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sheaf.domain.document_location import DocumentLocation
-from sheaf.domain.ingestion import SourceKind
-from sheaf.domain.knowledge_records import DocumentRecord, SourceRecord, VersionRecord
+from sheaf.domain.document.document_location import DocumentLocation
+from sheaf.domain.store.ingestion import SourceKind
+from sheaf.domain.store.knowledge_records import DocumentRecord, SourceRecord, VersionRecord
 
 
 def record(*sources: tuple[SourceKind, str, str, str | None]) -> DocumentRecord:

@@ -10,8 +10,8 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.domain.feature_hashing import FINGERPRINT_DIMENSION, shingle_fingerprint
-from sheaf.domain.fingerprint_signs import (
+from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION, shingle_fingerprint
+from sheaf.domain.store.fingerprint_signs import (
     REACH_THRESHOLDS,
     fingerprint_signs,
     may_be_near,

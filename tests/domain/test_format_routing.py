@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from sheaf.domain.directory_listing import skip_reason
 from sheaf.domain.errors import ErrorKind
-from sheaf.domain.media_type import CSV_TYPE, DOCX_TYPE, EPUB_TYPE, PPTX_TYPE, XLSX_TYPE
-from sheaf.domain.routing import Route, describe_content, route_container, route_content
+from sheaf.domain.routing.directory_listing import skip_reason
+from sheaf.domain.routing.media_type import CSV_TYPE, DOCX_TYPE, EPUB_TYPE, PPTX_TYPE, XLSX_TYPE
+from sheaf.domain.routing.routing import Route, describe_content, route_container, route_content
 
 ZIP = b"PK\x03\x04\x14\x00\x00\x00"
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ingest_jobs import (
+from sheaf.domain.queue.ingest_jobs import (
     TRANSIENT_KINDS,
     BatchSummary,
     IngestJob,
@@ -19,7 +19,7 @@ from sheaf.domain.ingest_jobs import (
     is_transient,
     retry_delay,
 )
-from sheaf.domain.ingestion import IngestResult, IngestStatus
+from sheaf.domain.store.ingestion import IngestResult, IngestStatus
 
 text = st.text(min_size=1, max_size=30)
 maybe = st.none() | text

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.json_nesting import MAX_JSON_DEPTH, json_depth, parse_strict_json
-from sheaf.domain.raw_text import raw_document
+from sheaf.domain.text.raw_text import raw_document
+from sheaf.domain.values.json_nesting import MAX_JSON_DEPTH, json_depth, parse_strict_json
 
 values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                       lambda inner: st.lists(inner, max_size=3)

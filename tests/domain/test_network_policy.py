@@ -7,7 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.network_policy import blocked_host_reason, blocked_reason, parse_ip_literal
+from sheaf.domain.fetching.network_policy import (
+    blocked_host_reason,
+    blocked_reason,
+    parse_ip_literal,
+)
 
 
 @pytest.mark.parametrize(("spelling", "address"), [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.ocr_text import OcrPage, OcrWord, ocr_document
+from sheaf.domain.ocr.recognised_text import OcrPage, OcrWord, ocr_document
 
 
 def _word(text: str, x: int, line: int, paragraph: int = 1, confidence: float = 90.0

@@ -5,16 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.document import BlockDraft, BlockKind
-from sheaf.domain.markdown_rendering import render_markdown, render_plain
-from sheaf.domain.pdf_formulas import (
+from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.document.markdown_rendering import render_markdown, render_plain
+from sheaf.domain.pdf.formulas import (
     find_formulas,
     is_equation_number,
     is_math_font,
     lift_formulas,
     split_display_lines,
 )
-from sheaf.domain.pdf_structure import TextBox, TextLine
+from sheaf.domain.pdf.structure import TextBox, TextLine
 
 
 def line(text: str, x: float, y: float, *, math: int = 0, font: str = "Times-Roman",

@@ -7,14 +7,14 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.domain.document import BlockDraft, BlockKind, ListItem
-from sheaf.domain.pdf_furniture import (
+from sheaf.domain.document.document import BlockDraft, BlockKind, ListItem
+from sheaf.domain.pdf.furniture import (
     PageFurniture,
     furniture_blocks,
     page_furniture,
     place_furniture,
 )
-from sheaf.domain.pdf_structure import TextBox, TextLine
+from sheaf.domain.pdf.structure import TextBox, TextLine
 
 
 def box(page: int, text: str, top: float) -> TextBox:
@@ -45,7 +45,7 @@ def test_top_of_the_page_comes_first_and_letterless_lines_are_left_out() -> None
 
 
 def test_printer_slugs_are_told_from_running_lines() -> None:
-    from sheaf.domain.pdf_furniture import is_printer_slug
+    from sheaf.domain.pdf.furniture import is_printer_slug
 
     assert is_printer_slug("01_ch01_5425.qxd 2/10/04 3:46 PM Page iv")
     assert is_printer_slug("Downloaded on 12/3/2019 10:45 AM")
@@ -152,7 +152,7 @@ def test_a_number_drawn_over_itself_is_read_once() -> None:
 
 
 def test_printed_page_numbers() -> None:
-    from sheaf.domain.pdf_structure import is_printed_page_number
+    from sheaf.domain.pdf.structure import is_printed_page_number
 
     assert all(map(is_printed_page_number, ["3", "- 12 -", "Page 4 of 9", "xiv", "12/40",
                                             "143143", "— 7 —"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.domain.pdf_structure import TextLine, rejoin_split_rows
+from sheaf.domain.pdf.structure import TextLine, rejoin_split_rows
 
 LEFT, RIGHT, SIZE = 72.0, 300.0, 9.0
 

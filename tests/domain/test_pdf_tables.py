@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.domain.document import BlockDraft, BlockKind
-from sheaf.domain.pdf_structure import TextBox, TextLine
-from sheaf.domain.pdf_tables import find_tables, lift_tables, place_tables
+from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.pdf.aligned_tables import find_tables, lift_tables, place_tables
+from sheaf.domain.pdf.structure import TextBox, TextLine
 
 LINE_HEIGHT = 10.0
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.domain.pdf_structure import is_bold_font
-from sheaf.domain.pdf_text import (
+from sheaf.domain.pdf.structure import is_bold_font
+from sheaf.domain.pdf.text_repairs import (
     MATH_ACCENTS,
     SPACING_ACCENTS,
     join_lines,
@@ -72,7 +72,7 @@ def test_bold_fonts_by_name(name: str, bold: bool) -> None:
 
 
 def test_glyph_codes_are_implausible_and_writing_is_not() -> None:
-    from sheaf.domain.glyph_plausibility import implausibility
+    from sheaf.domain.pdf.glyph_plausibility import implausibility
 
     assert implausibility('!"#!"$ % &%\' % !$& !"#$% &\'"# !"#!"$ % &%\' % !$&') is not None
     assert implausibility("\ue000\ue001\ue002 " * 12) is not None
@@ -85,7 +85,7 @@ def test_glyph_codes_are_implausible_and_writing_is_not() -> None:
 
 
 def test_letters_shifted_by_a_private_encoding_are_implausible() -> None:
-    from sheaf.domain.glyph_plausibility import implausibility
+    from sheaf.domain.pdf.glyph_plausibility import implausibility
 
     plain = "the method improves recall on every paper of the development corpus " * 4
     shifted = "".join(chr((ord(c) - 97 + 7) % 26 + 97) if c.isalpha() else c for c in plain)
@@ -126,7 +126,7 @@ def test_a_math_accent_over_a_letter_with_no_precomposed_form_is_its_combining_m
 
 
 def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
-    from sheaf.domain.pdf_structure import TextBox, TextLine, is_decorative, is_line_number_ruler
+    from sheaf.domain.pdf.structure import TextBox, TextLine, is_decorative, is_line_number_ruler
 
     def box(texts: list[str]) -> TextBox:
         lines = tuple(TextLine(text=t, size=8, font="F", bold=False, chars=len(t),
@@ -143,7 +143,7 @@ def test_line_number_rulers_and_ornaments_are_told_from_text() -> None:
 
 
 def test_a_right_to_left_row_split_into_pieces_reads_whole_with_its_number() -> None:
-    from sheaf.domain.pdf_structure import TextBox, TextLine, merge_right_to_left_rows
+    from sheaf.domain.pdf.structure import TextBox, TextLine, merge_right_to_left_rows
 
     def piece(text: str, x0: float, x1: float, y: float = 700) -> TextBox:
         line = TextLine(text=text, size=14, font="BNazaninBold", bold=True, chars=len(text),

@@ -3,8 +3,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.quote_matching import MatchKind, find_quote
-from sheaf.domain.word_tokens import is_unit_boundary
+from sheaf.domain.analysis.word_tokens import is_unit_boundary
+from sheaf.domain.quotes.quote_matching import MatchKind, find_quote
 
 TEXT = ("## Results\n\nLeaf growth rose by 23 percent in the four days after spring tides. "
         "The algo-\nrithm “worked” — mostly. The ﬁrst trial\nfailed twice.")

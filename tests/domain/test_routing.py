@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sheaf.domain.errors import ErrorKind
-from sheaf.domain.routing import PDF_MAGIC, Route, route_content
+from sheaf.domain.routing.routing import PDF_MAGIC, Route, route_content
 
 content_types = st.one_of(
     st.none(),

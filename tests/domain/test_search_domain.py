@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.embeddings import cosine, unit_vector
-from sheaf.domain.feature_hashing import hashed_vector, shingle_fingerprint, word_features
-from sheaf.domain.rank_fusion import reciprocal_rank_fusion
-from sheaf.domain.retrieval_metrics import evaluate, score_query
-from sheaf.domain.search_request import parse_metadata_filter
+from sheaf.domain.search.embeddings import cosine, unit_vector
+from sheaf.domain.search.feature_hashing import hashed_vector, shingle_fingerprint, word_features
+from sheaf.domain.search.rank_fusion import reciprocal_rank_fusion
+from sheaf.domain.search.retrieval_metrics import evaluate, score_query
+from sheaf.domain.search.search_request import parse_metadata_filter
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:

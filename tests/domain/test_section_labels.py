@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from sheaf.domain.section_labels import label_heading, normalise_heading
+from sheaf.domain.analysis.section_labels import label_heading, normalise_heading
 
 
 @pytest.mark.parametrize(("heading", "label"), [

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from sheaf.domain.document import BlockDraft, BlockKind
-from sheaf.domain.markdown_rendering import assemble_document
-from sheaf.domain.sections import Heading, detect_sections, is_scientific
+from sheaf.domain.analysis.sections import Heading, detect_sections, is_scientific
+from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.document.markdown_rendering import assemble_document
 
 
 def headings_of(drafts: list[BlockDraft]) -> tuple[str, list[Heading]]:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.sentences import sentence_spans
+from sheaf.domain.analysis.sentences import sentence_spans
 
 
 def split(text: str) -> list[str]:

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.document import BlockKind
+from sheaf.domain.document.document import BlockKind
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.sheet_tables import SheetLimits, delimited_document, sheet_blocks
+from sheaf.domain.office.sheet_tables import SheetLimits, delimited_document, sheet_blocks
 
 cell = st.text(alphabet="abcXYZ019 |-", max_size=6)
 

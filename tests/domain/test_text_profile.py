@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from sheaf.domain.document import BlockDraft, BlockKind, ListItem
-from sheaf.domain.markdown_rendering import assemble_document
-from sheaf.domain.text_profile import profile_text
+from sheaf.domain.analysis.text_profile import profile_text
+from sheaf.domain.document.document import BlockDraft, BlockKind, ListItem
+from sheaf.domain.document.markdown_rendering import assemble_document
 
 
 def test_profile_counts_and_spans() -> None:

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from sheaf.domain.accept_policy import HTML_FIRST, PDF_FIRST, accept_header_for
 from sheaf.domain.errors import ErrorKind, SheafError
-from sheaf.domain.url_normalisation import normalise_url
+from sheaf.domain.fetching.accept_policy import HTML_FIRST, PDF_FIRST, accept_header_for
+from sheaf.domain.fetching.url_normalisation import normalise_url
 
 
 @pytest.mark.parametrize(("url", "expected"), [
@@ -86,14 +86,14 @@ def test_accept_header(url: str, accept: str) -> None:
     ("example.org.", "example.org."), ("ＥＸＡＭＰＬＥ．org", "example.org"),
 ])
 def test_hosts_normalise_to_the_ascii_a_connection_uses(host: str, expected: str) -> None:
-    from sheaf.domain.url_normalisation import canonical_host
+    from sheaf.domain.fetching.url_normalisation import canonical_host
     assert canonical_host(host) == expected
 
 
 @pytest.mark.parametrize("host", ["⒈⒉⒎.0.0.1", "a..b", "exa mple.org", "%zz.org", "[::g]",
                                   "host%2fpath.org"])
 def test_hosts_that_do_not_normalise_cleanly_are_refused(host: str) -> None:
-    from sheaf.domain.url_normalisation import canonical_host
+    from sheaf.domain.fetching.url_normalisation import canonical_host
     with pytest.raises(SheafError) as caught:
         canonical_host(host)
     assert caught.value.kind is ErrorKind.INVALID_URL

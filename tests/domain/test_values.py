@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.chunking import DEFAULT_SIZES, Chunk
-from sheaf.domain.document_analysis import StoredStructure
-from sheaf.domain.frozen_mapping import FrozenMapping, freeze
-from sheaf.domain.knowledge_records import BlockRow, VersionRecord
-from sheaf.domain.sections import Section
-from sheaf.domain.staged_version import StagedVersion
-from sheaf.domain.text_profile import TextProfile
+from sheaf.domain.analysis.chunking import DEFAULT_SIZES, Chunk
+from sheaf.domain.analysis.sections import Section
+from sheaf.domain.analysis.text_profile import TextProfile
+from sheaf.domain.store.document_analysis import StoredStructure
+from sheaf.domain.store.knowledge_records import BlockRow, VersionRecord
+from sheaf.domain.store.staged_version import StagedVersion
+from sheaf.domain.values.frozen_mapping import FrozenMapping, freeze
 
 words = st.text(max_size=12)
 maybe_words = st.one_of(st.none(), words)
@@ -60,7 +60,7 @@ def test_staged_artifacts_round_trip_with_their_sections(staged: StagedVersion) 
 
 @given(st.lists(sections, max_size=4).map(tuple), profiles)
 def test_stored_structure_round_trips(found: tuple[Section, ...], profile: TextProfile) -> None:
-    from sheaf.domain.value_codec import from_plain, to_plain
+    from sheaf.domain.values.value_codec import from_plain, to_plain
 
     structure = StoredStructure(found, profile, DEFAULT_SIZES)
     assert from_plain(StoredStructure, to_plain(structure)) == structure
@@ -97,7 +97,7 @@ def test_version_records_are_values() -> None:
 
 
 def test_ingest_options_are_values() -> None:
-    from sheaf.application.ingestion import IngestOptions
+    from sheaf.application.ingestion.ingestion import IngestOptions
 
     options = IngestOptions(metadata={"team": "blue"})
     assert hash(options) == hash(IngestOptions(metadata={"team": "blue"}))

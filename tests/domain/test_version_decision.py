@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheaf.domain.ingestion import IngestStatus, SourceKind, document_id_for
-from sheaf.domain.knowledge_records import SourceRecord
-from sheaf.domain.version_decision import decide
+from sheaf.domain.store.ingestion import IngestStatus, SourceKind, document_id_for
+from sheaf.domain.store.knowledge_records import SourceRecord
+from sheaf.domain.store.version_decision import decide
 
 shas = st.sampled_from(["a" * 64, "b" * 64, "c" * 64])
 keys = st.text(min_size=1, max_size=20)

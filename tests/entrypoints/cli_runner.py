@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 from click.testing import CliRunner, Result
 
-from sheaf.entrypoints.cli import sheaf
+from sheaf.entrypoints.cli.cli import sheaf
 
 SHEAF = shutil.which("sheaf", path=str(Path(sys.executable).parent)) or "sheaf"
 SAMPLES = Path(__file__).resolve().parents[2] / "entrypoints" / "samples"

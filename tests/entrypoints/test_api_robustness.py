@@ -14,8 +14,8 @@ import aiohttp
 import anyio
 import pytest
 
-from sheaf.application.quotes import MAX_QUOTE_CHARACTERS
-from sheaf.entrypoints.http_api import SETTINGS
+from sheaf.application.quotes.quotes import MAX_QUOTE_CHARACTERS
+from sheaf.entrypoints.http.http_api import SETTINGS
 from tests.entrypoints import test_http_api
 from tests.entrypoints.test_http_api import TOKEN, Api, Start
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import sheaf.domain.document_analysis as analysis_module
+import sheaf.domain.store.document_analysis as analysis_module
 from sheaf import Knowledge
-from sheaf.domain.ingestion import IngestStatus
-from sheaf.entrypoints.cli import main
+from sheaf.domain.store.ingestion import IngestStatus
+from sheaf.entrypoints.cli.cli import main
 from tests.entrypoints.cli_runner import SHEAF
 
 pytestmark = pytest.mark.anyio

@@ -112,7 +112,7 @@ HEAVY = ("aiohttp", "duckdb", "numpy", "pdfminer", "pikepdf", "html5lib")
 
 
 def test_help_and_version_import_none_of_the_heavy_dependencies() -> None:
-    probe = ("import sys\nfrom sheaf.entrypoints.cli import main\n"
+    probe = ("import sys\nfrom sheaf.entrypoints.cli.cli import main\n"
              "for argv in (['--help'], ['--version'], ['ingest', '--help']):\n"
              "    assert main(argv) == 0, argv\n"
              f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.entrypoints.cli import sheaf
+from sheaf.entrypoints.cli.cli import sheaf
 from tests.entrypoints.cli_runner import run
 from tests.entrypoints.test_cli_reference import commands
 
@@ -172,7 +172,7 @@ def test_the_readme_lists_every_kind_under_the_exit_code_it_gets() -> None:
     import re
 
     from sheaf.domain.errors import ErrorKind, SheafError
-    from sheaf.entrypoints.cli import exit_code
+    from sheaf.entrypoints.cli.cli import exit_code
 
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     paragraph = readme[readme.index("Exit codes follow"):].split("\n\n")[0]

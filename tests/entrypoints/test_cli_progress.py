@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.entrypoints import cli_session, ingest_commands, search_commands
+from sheaf.entrypoints.cli import cli_session, ingest_commands, search_commands
 from tests.entrypoints.cli_runner import run
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sheaf.entrypoints.cli import sheaf
+from sheaf.entrypoints.cli.cli import sheaf
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FLAG = re.compile(r"--[a-z][a-z-]*")
@@ -89,7 +89,7 @@ def tree_command(name: str) -> click.Command:
 
 
 def test_every_variable_sheaf_reads_is_in_the_configuration_table() -> None:
-    from sheaf.entrypoints.settings import ENVIRONMENT
+    from sheaf.entrypoints.api.settings import ENVIRONMENT
 
     text = README.read_text(encoding="utf-8")
     table = text[text.index("## Configuration\n"):text.index("\n## ", text.index(

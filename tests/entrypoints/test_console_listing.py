@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from sheaf.entrypoints.cli import sheaf
-from sheaf.entrypoints.console_listing import answered
+from sheaf.entrypoints.cli.cli import sheaf
+from sheaf.entrypoints.cli.console_listing import answered
 from tests.entrypoints.cli_runner import run
 from tests.entrypoints.test_startup_imports import imported
 
@@ -150,7 +150,7 @@ def test_a_full_disk_fails_as_the_click_command_fails(stores: dict[str, str]) ->
            "SHEAF_STORE": stores["a"]}
     script = str(Path(sys.executable).parent / "sheaf")
     outcomes = []
-    for program in ([script], [sys.executable, "-m", "sheaf.entrypoints.cli"]):
+    for program in ([script], [sys.executable, "-m", "sheaf.entrypoints.cli.cli"]):
         with open("/dev/full", "w") as full:
             done = subprocess.run([*program, "list"], stdout=full, stderr=subprocess.PIPE,
                                   text=True, env=env, check=False, timeout=60)

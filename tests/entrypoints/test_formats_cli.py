@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.adapters.tesseract_ocr import TesseractOcr
+from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
 from tests.entrypoints.cli_runner import Completed, run, sheaf_on
 from tests.office_fixtures import (
     DOCX_SENTENCE,
@@ -101,7 +101,7 @@ async def test_sections_and_an_exact_quote(ingested: tuple[Path, Path, str], nam
 @pytest.mark.skipif(not OCR, reason="Tesseract is not installed (apt-get install tesseract-ocr)")
 @pytest.mark.parametrize("make", [scanned_page, scanned_pdf], ids=["png", "pdf"])
 async def test_ocr_word_recall_on_a_rendered_page(make: object) -> None:
-    from sheaf.domain.ocr_text import ocr_document
+    from sheaf.domain.ocr.recognised_text import ocr_document
 
     pages = await TesseractOcr().recognise(make())  # type: ignore[operator]
     recognised = ocr_document(pages).text.split()

@@ -15,9 +15,9 @@ from aiohttp import web
 from openapi_spec_validator import validate
 
 from sheaf import Knowledge, Settings
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.entrypoints.http_api import KNOWLEDGE, SETTINGS, ApiSettings, build_app
-from sheaf.entrypoints.openapi import openapi_document
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.entrypoints.http.http_api import KNOWLEDGE, SETTINGS, ApiSettings, build_app
+from sheaf.entrypoints.http.openapi import openapi_document
 from tests.local_server import LocalServer
 from tests.pdf_writer import write_pdf
 

@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 
 from sheaf import Knowledge
-from sheaf.entrypoints.http_api import ApiSettings, build_app
+from sheaf.entrypoints.http.http_api import ApiSettings, build_app
 from tests.entrypoints.cli_runner import json_lines, run_async
 
 pytestmark = pytest.mark.anyio

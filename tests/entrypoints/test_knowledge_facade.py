@@ -11,10 +11,10 @@ import anyio
 import pytest
 
 from sheaf import Knowledge
-from sheaf.adapters.html5lib_extractor import Html5libExtractor
-from sheaf.domain.chunking import estimate_tokens
+from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.domain.analysis.chunking import estimate_tokens
 from sheaf.domain.errors import SheafError
-from sheaf.domain.ingestion import IngestStatus
+from sheaf.domain.store.ingestion import IngestStatus
 from tests.local_server import LocalServer
 
 pytestmark = pytest.mark.anyio
@@ -217,7 +217,7 @@ async def test_errors_inside_open_come_out_as_their_family(tmp_path: Path) -> No
 
 def test_the_package_root_exports_the_public_types() -> None:
     import sheaf
-    from sheaf.application.search import SearchHit
+    from sheaf.application.search.search import SearchHit
     from sheaf.domain import errors
 
     assert sheaf.SearchHit is SearchHit and sheaf.SheafError is errors.SheafError

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from sheaf import Knowledge
-from sheaf.adapters.http_settings import HttpSettings
-from sheaf.adapters.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.memory_embedder import MemoryEmbedder
-from sheaf.adapters.memory_file_reader import MemoryFileReader
-from sheaf.adapters.memory_http_client import MemoryHttpClient
-from sheaf.adapters.memory_knowledge_store import MemoryKnowledgeStore
-from sheaf.domain.ingestion import IngestStatus
-from sheaf.entrypoints.composition import InjectedAdapters
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.domain.store.ingestion import IngestStatus
+from sheaf.entrypoints.api.composition import InjectedAdapters
 
 pytestmark = pytest.mark.anyio
 PAGE = ("<html><head><title>Tidal Rhythms</title></head><body><article><h1>Tidal Rhythms</h1>"

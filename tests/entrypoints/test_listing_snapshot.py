@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sheaf.entrypoints import listing_snapshot
+from sheaf.entrypoints.api import listing_snapshot
 from tests.entrypoints.cli_runner import run
 
 NOTES = {"tides.md": "# Tides\n\nSeagrass grew with the tides.\n",

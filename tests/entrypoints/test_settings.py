@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sheaf.domain.errors import ConfigurationError
-from sheaf.entrypoints.settings import ALL_GROUPS, ENVIRONMENT, Group, Settings
+from sheaf.entrypoints.api.settings import ALL_GROUPS, ENVIRONMENT, Group, Settings
 
 WHOLE_NUMBERS = ("SHEAF_MAX_BYTES", "SHEAF_EMBEDDING_DIMENSION", "SHEAF_EMBEDDING_MAX_TOKENS",
                  "SHEAF_LLM_CONCURRENCY", "SHEAF_LLM_TOKEN_BUDGET")

@@ -18,19 +18,30 @@ HEAVY = (*EXTRACTION, "aiohttp", "numpy", "mcp", "onnxruntime")
 # modules behind chunks, structure, quotes and search (each was imported by a package's
 # or the facade's top level before).
 NOT_FOR_LISTING = (
-    "sheaf.application.search", "sheaf.application.quotes",
-    "sheaf.application.document_structure", "sheaf.application.reindexing",
-    "sheaf.application.enrichment", "sheaf.application.retrieval_evaluation",
-    "sheaf.application.ingestion", "sheaf.entrypoints.agent_tools",
-    "sheaf.domain.chunking", "sheaf.domain.sections", "sheaf.domain.sentences",
-    "sheaf.domain.document_analysis", "sheaf.domain.quote_matching",
-    "sheaf.domain.context_block", "sheaf.domain.routing", "sheaf.domain.token_counting",
-    "sheaf.domain.document", "sheaf.domain.resolved_content", "sheaf.domain.diagnostics",
+    "sheaf.application.search.search",
+    "sheaf.application.quotes.quotes",
+    "sheaf.application.store.document_structure",
+    "sheaf.application.ingestion.reindexing",
+    "sheaf.application.enrichment.enrichment",
+    "sheaf.application.search.retrieval_evaluation",
+    "sheaf.application.ingestion.ingestion",
+    "sheaf.entrypoints.tools.agent_tools",
+    "sheaf.domain.analysis.chunking",
+    "sheaf.domain.analysis.sections",
+    "sheaf.domain.analysis.sentences",
+    "sheaf.domain.store.document_analysis",
+    "sheaf.domain.quotes.quote_matching",
+    "sheaf.domain.search.context_block",
+    "sheaf.domain.routing.routing",
+    "sheaf.domain.analysis.token_counting",
+    "sheaf.domain.document.document",
+    "sheaf.domain.document.resolved_content",
+    "sheaf.domain.document.diagnostics",
 )
 
 
 def imported_modules(argv: list[str], env: dict[str, str], *,
-                     program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli")) -> set[str]:
+                     program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli.cli")) -> set[str]:
     """Every module the process imported, by its full dotted name."""
     done = subprocess.run([sys.executable, "-X", "importtime", *program, *argv],
                           capture_output=True, text=True, check=False, timeout=120, env=env)
@@ -41,7 +52,7 @@ def imported_modules(argv: list[str], env: dict[str, str], *,
 
 
 def imported(argv: list[str], env: dict[str, str], *,
-             program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli")) -> set[str]:
+             program: tuple[str, ...] = ("-m", "sheaf.entrypoints.cli.cli")) -> set[str]:
     """The top-level packages the process imported."""
     return {name.split(".")[0] for name in imported_modules(argv, env, program=program)}
 
@@ -53,7 +64,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     path = folder / "kb.duckdb"
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder),
            "SHEAF_STORE": str(path)}
-    done = subprocess.run([sys.executable, "-m", "sheaf.entrypoints.cli", "ingest",
+    done = subprocess.run([sys.executable, "-m", "sheaf.entrypoints.cli.cli", "ingest",
                            str(folder / "note.md")], capture_output=True, text=True,
                           check=False, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
@@ -102,12 +113,12 @@ def test_list_imports_neither_search_nor_quotes_nor_chunking(
     script = str(Path(sys.executable).parent / "sheaf")
     without_listing(path)
     listing = imported_modules(["list"], env, program=(script,))
-    assert "sheaf.adapters.duckdb_knowledge_store" in listing  # it did open the store
+    assert "sheaf.adapters.store.duckdb.knowledge_store" in listing  # it did open the store
     assert not listing & set(NOT_FOR_LISTING)
     # The modules it left out still load where they are used: a search imports them.
     searching = imported_modules(["search", "seagrass", "--mode", "bm25"], env,
                                  program=(script,))
-    assert {"sheaf.application.search", "sheaf.domain.chunking"} <= searching
+    assert {"sheaf.application.search.search", "sheaf.domain.analysis.chunking"} <= searching
 
 
 def test_every_command_a_module_registers_is_in_the_lazy_table() -> None:
@@ -117,10 +128,10 @@ def test_every_command_a_module_registers_is_in_the_lazy_table() -> None:
 
     import click
 
-    from sheaf.entrypoints.cli import _COMMANDS
+    from sheaf.entrypoints.cli.cli import _COMMANDS
 
     for module in set(_COMMANDS.values()):
         group = click.Group()
-        importlib.import_module(f"sheaf.entrypoints.{module}").register(group)
+        importlib.import_module(module, "sheaf.entrypoints.cli").register(group)
         assert {name: module for name in group.commands} == {
             name: where for name, where in _COMMANDS.items() if where == module}, module

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sheaf.entrypoints.knowledge import Knowledge
+from sheaf.entrypoints.api.knowledge import Knowledge
 from tests.entrypoints.cli_runner import json_lines, run_async
 
 pytestmark = pytest.mark.anyio

@@ -17,8 +17,8 @@ import pytest
 
 from sheaf import Knowledge, StoreError
 from sheaf.domain.errors import ErrorKind
-from sheaf.entrypoints.settings import Settings
-from sheaf.entrypoints.store_holder import (
+from sheaf.entrypoints.api.settings import Settings
+from sheaf.entrypoints.holder.store_holder import (
     HolderRecord,
     compatibility,
     holder_path,
@@ -33,7 +33,7 @@ NOTES = {"tides.md": "# Tides\n\n## Methods\n\nWe counted seagrass shoots at low
 
 def sheaf(env: dict[str, str], *args: str, cwd: Path | None = None
           ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sheaf.entrypoints.cli", *args],
+    return subprocess.run([sys.executable, "-m", "sheaf.entrypoints.cli.cli", *args],
                           capture_output=True, text=True, check=False, timeout=120,
                           env=env, cwd=cwd)
 
@@ -56,7 +56,7 @@ def store(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 @pytest.fixture
 def serving(store: tuple[Path, dict[str, str]]) -> Iterator[subprocess.Popen[str]]:
     folder, env = store
-    server = subprocess.Popen([sys.executable, "-m", "sheaf.entrypoints.cli", "serve",
+    server = subprocess.Popen([sys.executable, "-m", "sheaf.entrypoints.cli.cli", "serve",
                                "--port", "0"], env=env, text=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -84,7 +84,7 @@ READS = (("list",), ("list", "--json"), ("show", "{doc}"), ("show", "{doc}", "--
 def concurrently(env: dict[str, str], commands: list[list[str]]
                  ) -> list[tuple[int, str, str]]:
     """Every command at once (through the holder they need not take turns)."""
-    runs = [subprocess.Popen([sys.executable, "-m", "sheaf.entrypoints.cli", *argv],
+    runs = [subprocess.Popen([sys.executable, "-m", "sheaf.entrypoints.cli.cli", *argv],
                              env=env, text=True, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE) for argv in commands]
     found = []
@@ -149,7 +149,7 @@ def test_two_ingests_at_once_both_end_stored(tmp_path: Path) -> None:
             name = f"n{number}-{item}.md"
             (folder / name).write_text(f"# Note {number} {item}\n\nText {number} {item}.\n")
             names.append(name)
-    runs = [subprocess.Popen([sys.executable, "-m", "sheaf.entrypoints.cli", "ingest",
+    runs = [subprocess.Popen([sys.executable, "-m", "sheaf.entrypoints.cli.cli", "ingest",
                               str(tmp_path / f"batch{number}")], env=env, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for number in range(2)]
@@ -213,8 +213,8 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
         tmp_path: Path) -> None:
     import anyio
 
-    from sheaf.entrypoints.holder_client import HolderClient
-    from sheaf.entrypoints.store_holder import holding
+    from sheaf.entrypoints.holder.holder_client import HolderClient
+    from sheaf.entrypoints.holder.store_holder import holding
 
     (tmp_path / "notes").mkdir()
     for number in range(12):
@@ -248,10 +248,10 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
 def test_a_holder_with_other_blobs_is_not_used() -> None:
     """Blobs decide what a command reads and where an ingest's bytes go: a holder
     publishing another blob location must not serve this command."""
-    from sheaf.entrypoints.cli_session import READ_SETTINGS
-    from sheaf.entrypoints.ingest_commands import HOLDER_SETTINGS
-    from sheaf.entrypoints.settings import Settings
-    from sheaf.entrypoints.store_holder import compatibility
+    from sheaf.entrypoints.api.settings import Settings
+    from sheaf.entrypoints.cli.cli_session import READ_SETTINGS
+    from sheaf.entrypoints.cli.ingest_commands import HOLDER_SETTINGS
+    from sheaf.entrypoints.holder.store_holder import compatibility
 
     here = compatibility(Settings.from_environment({}, store="/tmp/kb.duckdb"))
     there = compatibility(Settings.from_environment(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sheaf.domain.errors import ConfigurationError
-from sheaf.entrypoints.settings import Settings
+from sheaf.entrypoints.api.settings import Settings
 
 
 @pytest.mark.parametrize("url", [
@@ -61,9 +61,10 @@ async def test_a_postgresql_store_without_the_extra_says_what_to_install(
     import sys
 
     from sheaf.domain.errors import ErrorKind, SheafError
-    from sheaf.entrypoints.composition import open_store
+    from sheaf.entrypoints.api.composition import open_store
 
-    monkeypatch.setitem(sys.modules, "sheaf.adapters.postgres_store", None)  # not importable
+    # Not importable:
+    monkeypatch.setitem(sys.modules, "sheaf.adapters.store.postgres.knowledge_store", None)
     with pytest.raises(SheafError) as caught:
         await open_store(Settings.from_environment({}, store="postgresql://u:pw@db/kb"))
     assert caught.value.kind is ErrorKind.STORAGE

@@ -42,17 +42,17 @@ def test_installed_wheel_imports_as_sheaf_only(wheel: Path, tmp_path: Path) -> N
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, check=False)
 
-    ok = run(str(python), "-I", "-c", "import sheaf.domain, sheaf.entrypoints.cli; "
+    ok = run(str(python), "-I", "-c", "import sheaf.domain, sheaf.entrypoints.cli.cli; "
              "print(sheaf.domain.__file__)")
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith(target)
     # The public API from the package root, imported lazily: the domain alone pulls no
     # adapter dependency.
-    root = run(str(python), "-I", "-c", "import sys, sheaf.domain.chunking; "
+    root = run(str(python), "-I", "-c", "import sys, sheaf.domain.analysis.chunking; "
                "assert 'aiohttp' not in sys.modules and 'duckdb' not in sys.modules; "
                "from sheaf import Knowledge; print(Knowledge.__module__)")
     assert root.returncode == 0, root.stderr
-    assert root.stdout.strip() == "sheaf.entrypoints.knowledge"
+    assert root.stdout.strip() == "sheaf.entrypoints.api.knowledge"
     for name in LAYERS:
         missing = run(str(python), "-I", "-c", f"import {name}")
         assert missing.returncode != 0 and "ModuleNotFoundError" in missing.stderr
@@ -63,7 +63,8 @@ def test_installed_wheel_imports_as_sheaf_only(wheel: Path, tmp_path: Path) -> N
     # cost of importlib.metadata (`--version` and `list` start-up).
     wheel_version = wheel.name.split("-")[1]
     assert f"sheaf {wheel_version} (installed package)" in version.stdout
-    named = run(str(python), "-I", "-c", "import sys; from sheaf.adapters.package_version "
+    named = run(str(python), "-I", "-c", "import sys; from "
+                "sheaf.adapters.installation.package_version "
                 "import sheaf_version; print(sheaf_version(), "
                 "'importlib.metadata' in sys.modules)")
     assert named.stdout.split() == [wheel_version, "False"], named.stderr

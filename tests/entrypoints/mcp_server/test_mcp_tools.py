@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError as McpError
 
 from sheaf import Knowledge
-from sheaf.domain.sentences import sentence_spans
+from sheaf.domain.analysis.sentences import sentence_spans
 from sheaf.entrypoints.mcp.output_budget import CHARACTERS_PER_TOKEN, size_of
 from sheaf.entrypoints.mcp.server import ServerSettings, build_server
 from tests.entrypoints.mcp_server.fixtures import write_library

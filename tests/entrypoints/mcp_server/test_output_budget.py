@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sheaf.domain.analysis.sentences import sentence_spans
+from sheaf.domain.analysis.text_profile import profile_text
 from sheaf.domain.errors import SheafError
-from sheaf.domain.sentences import sentence_spans
-from sheaf.domain.text_profile import profile_text
 from sheaf.entrypoints.mcp.output_budget import (
     OutputBudget,
     decode_cursor,

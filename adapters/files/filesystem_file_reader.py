@@ -1,0 +1,101 @@
+"""Reading local files for extraction and ingestion."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import anyio
+
+from ...application.ports.file_reader import LocalFile
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.routing.directory_listing import (
+    SNIFF_BYTES,
+    DirectoryListing,
+    SkippedFile,
+    skip_reason,
+)
+from ...domain.routing.media_type import (
+    CSV_TYPE,
+    DOCX_TYPE,
+    EPUB_TYPE,
+    PPTX_TYPE,
+    TSV_TYPE,
+    XLSX_TYPE,
+)
+
+TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml",
+              ".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
+              ".markdown": "text/markdown", ".json": "application/json",
+              ".csv": CSV_TYPE, ".tsv": TSV_TYPE, ".docx": DOCX_TYPE, ".pptx": PPTX_TYPE,
+              ".xlsx": XLSX_TYPE, ".epub": EPUB_TYPE, ".png": "image/png",
+              ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".tif": "image/tiff",
+              ".tiff": "image/tiff"}
+"""The type a file's name suggests: a hint its bytes must confirm."""
+
+
+class FilesystemFileReader:
+    """Files by path; `.gz` files are inflated under the same size cap."""
+
+    async def read(self, path: str, max_bytes: int) -> LocalFile:
+        return await anyio.to_thread.run_sync(self._read, path, max_bytes)
+
+    def _read(self, path: str, max_bytes: int) -> LocalFile:
+        file = Path(path).expanduser()
+        if not file.is_file():
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such file: {path}")
+        if file.stat().st_size > max_bytes:
+            raise SheafError(ErrorKind.TOO_LARGE, f"{path} is over the {max_bytes} byte limit")
+        data = file.read_bytes()
+        name = file.name.lower()
+        if name.endswith(".gz"):
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            try:
+                data = inflater.decompress(data, max_bytes + 1)
+            except zlib.error as exc:
+                raise SheafError(ErrorKind.CORRUPT, f"{path}: not valid gzip: {exc}") from None
+            if len(data) > max_bytes:
+                raise SheafError(ErrorKind.TOO_LARGE, f"{path} inflates past {max_bytes} bytes")
+            name = name[:-3]
+        return LocalFile(str(file.resolve()), data, TYPE_HINTS.get(Path(name).suffix))
+
+    async def is_directory(self, path: str) -> bool:
+        return Path(path).expanduser().is_dir()
+
+    async def list_directory(self, path: str, recursive: bool) -> DirectoryListing:
+        return await anyio.to_thread.run_sync(self._list, path, recursive)
+
+    def _list(self, path: str, recursive: bool) -> DirectoryListing:
+        folder = Path(path).expanduser()
+        if not folder.is_dir():
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such directory: {path}")
+        entries = folder.rglob("*") if recursive else folder.iterdir()
+        files: list[str] = []
+        skipped: list[SkippedFile] = []
+        for entry in sorted(entries):
+            if entry.is_dir() or any(part.startswith(".") for part in
+                                     entry.relative_to(folder).parts[:-1]):
+                continue  # hidden folders are not walked
+            where = str(entry.absolute())
+            if not entry.is_file():
+                skipped.append(SkippedFile(where, "not a regular file"))
+                continue
+            try:
+                with entry.open("rb") as handle:
+                    head = handle.read(SNIFF_BYTES)
+            except OSError as exc:
+                skipped.append(SkippedFile(where, f"unreadable ({exc.strerror or exc})"))
+                continue
+            reason = skip_reason(entry.name, type_hint_for(entry.name), head)
+            if reason is None:
+                files.append(str(entry.resolve()))
+            else:
+                skipped.append(SkippedFile(where, reason))
+        return DirectoryListing(tuple(files), tuple(skipped))
+
+
+def type_hint_for(name: str) -> str | None:
+    """The type a file name suggests (`.gz` looked through)."""
+    lowered = name.lower()
+    lowered = lowered[:-3] if lowered.endswith(".gz") else lowered
+    return TYPE_HINTS.get(Path(lowered).suffix)

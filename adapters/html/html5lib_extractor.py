@@ -1,0 +1,215 @@
+"""The HTML extractor port over html5lib: parse once, choose the article, walk it once."""
+
+from __future__ import annotations
+
+import logging
+import re
+from xml.etree.ElementTree import Element
+
+import anyio
+import attrs
+
+from ...domain.document.document import BlockDraft, BlockKind, Document
+from ...domain.document.markdown_rendering import assemble_document, with_title_heading
+from ...domain.errors import ErrorKind, SheafError
+from .block_builder import BlockBuilder, clean_inline, visible_text
+from .content_root import content_root_candidates, page_titles
+from .document_parsing import parse_document
+from .element_rules import is_skipped
+from .nesting_depth import check_nesting
+from .page_metadata import read_metadata, structured_article_body
+from .satellites import find_satellites
+from .script_state import script_state_article
+from .script_stripping import strip_scripts
+from .trailing_chrome import without_trailing_chrome
+
+logger = logging.getLogger("sheaf.html")
+
+
+class Html5libExtractor:
+    """Extracts the main content of a page as structured Markdown with its metadata, in a
+    worker thread (bounded by `limiter` when one is shared)."""
+
+    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
+        self._limiter = limiter
+
+    async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, url, charset,
+                                              limiter=self._limiter)
+
+    def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
+        """Synchronous extraction, for callers already off the event loop."""
+        stripped = strip_scripts(body)
+        check_nesting(stripped, url=url)
+        html = parse_document(stripped, charset)
+        candidates = content_root_candidates(html)
+        metadata, head_links, json_ld = read_metadata(
+            html, url, _first_heading(candidates[0].element) or _first_heading(html))
+        # Abstracts and reference lists live outside the body on publisher pages only.
+        scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
+        log: list[str] = []  # the decision log: roots passed over, and why
+        for candidate in candidates:
+            root, why = candidate.element, candidate.why
+            before, after = find_satellites(html, root) if scholarly else ([], [])
+            # Scholarly figures are content; a news photo's caption is not the article's.
+            builder = BlockBuilder(url, photo_captions=scholarly)
+            drafts = builder.build_all([*before, *candidate.parts, *after])
+            if before or after:
+                why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
+            # The last candidate takes whatever prose it has: a short page is still a page.
+            last = candidate is candidates[-1]
+            refusal = None if last else _implausible(drafts, candidate.prose, html)
+            if refusal is not None and _declared_article(why):
+                # A declared article that is all links is a post of links (a link roll,
+                # a reading list): read again with its lists of links kept.
+                builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
+                linked = builder.build_all([*before, *candidate.parts, *after])
+                if _implausible(linked, candidate.prose, html) is None:
+                    drafts, refusal = linked, None
+                    why += "; its lists of links kept"
+            if refusal is None:
+                break
+            log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
+        else:
+            raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
+        structured = structured_article_body(json_ld)
+        kept = _prose_length(drafts)
+        if structured and kept < SHORT_TEXT and len(structured) >= STRUCTURED_MIN \
+                and len(structured) > STRUCTURED_GAIN * kept \
+                and _continues(drafts, structured):
+            # The markup shows next to nothing, and the page declares its article in
+            # JSON-LD: the text is rendered by script.
+            log.append(f"HTML content root <{root.tag}> ({why}) passed over: {kept} "
+                       f"characters kept, JSON-LD articleBody has {len(structured)}")
+            drafts = [BlockDraft(BlockKind.PARAGRAPH, text=line)
+                      for line in (clean_inline(part) for part in structured.split("\n"))
+                      if line]
+            why = "JSON-LD articleBody"
+            root = html
+        elif kept < SHORT_TEXT:
+            state = self._script_state(body, html, metadata.title, url, scholarly)
+            state_prose = _prose_length(state[0]) if state else 0
+            if state and state_prose >= STRUCTURED_MIN and state_prose > STRUCTURED_GAIN * kept:
+                # The page ships its story as script state and renders it in the browser.
+                log.append(f"HTML content root <{root.tag}> ({why}) passed over: {kept} "
+                           f"characters kept, the script state titled after the page has "
+                           f"{state_prose}")
+                drafts, builder = state
+                why = "script state titled after the page"
+                root = html
+        logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
+        h1 = _first_heading(root) or _first_heading(html)
+        drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
+        if not any(d.kind is not BlockKind.HEADING for d in drafts):
+            raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
+        if metadata.title is None:
+            first = next((d for d in drafts if d.kind is BlockKind.HEADING), None)
+            metadata = attrs.evolve(metadata, title=first.text if first else None)
+            drafts = drafts[1:] if first is not None and drafts[0] is first else drafts
+        drafts = with_title_heading(drafts, metadata.title)
+        return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
+                                 notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+
+
+    @staticmethod
+    def _script_state(raw: bytes, html: Element, title: str | None, url: str, scholarly: bool
+                      ) -> tuple[list[BlockDraft], BlockBuilder] | None:
+        titles = page_titles(html) | ({" ".join(title.lower().split())} if title else set())
+        parts = script_state_article(raw, titles)
+        if not parts:
+            return None
+        builder = BlockBuilder(url, photo_captions=scholarly)
+        return builder.build_all(parts), builder
+
+
+MIN_KEPT_SHARE = 0.25
+"""Share of the prose credited to a root that its extraction must give back; below it
+(and below `SHORT_TEXT`) the builder's rules found the root to be chrome."""
+SHORT_TEXT = 300
+
+
+PAGE_TEXT_SHARE = 0.1
+"""Share of the page's visible text below which a short extraction is not the article."""
+
+
+STRUCTURED_MIN = 200
+STRUCTURED_GAIN = 2.0
+"""How many times longer than the extraction a JSON-LD articleBody must be to replace it."""
+
+
+def _declared_article(why: str) -> bool:
+    return why.startswith(("semantic container <article>",
+                           "semantic container [itemprop=articleBody]"))
+
+
+def _continues(drafts: list[BlockDraft], structured: str) -> bool:
+    """True when the structured body is the article the markup shows part of: the first
+    paragraph kept (if any) opens the same way in it."""
+    first = next((d.text for d in drafts if d.kind is BlockKind.PARAGRAPH), None)
+    return first is None or " ".join(first.split()[:6]) in " ".join(structured.split())
+
+
+def _prose_length(drafts: list[BlockDraft]) -> int:
+    return sum(len(d.text) + sum(len(i.text) for i in d.items)
+               + sum(len(c) for row in d.rows for c in row)
+               for d in drafts if d.kind is not BlockKind.HEADING)
+
+
+def _implausible(drafts: list[BlockDraft], credited: int, html: Element) -> str | None:
+    """Why an extraction cannot be the article, or None when it can."""
+    prose = _prose_length(drafts)
+    if not prose:
+        return "nothing but headings or chrome inside"
+    if prose >= SHORT_TEXT:
+        return None
+    if prose < MIN_KEPT_SHARE * credited:
+        return f"{prose} characters kept of {credited} scored"
+    # Prose set in <span>s and <div>s escapes paragraph scoring; the page's own visible
+    # text shows that the short root is not all there is.
+    body = next(html.iter("body"), html)
+    page_text = len(clean_inline("".join(visible_text(body))))
+    if prose < PAGE_TEXT_SHARE * page_text:
+        return f"{prose} characters kept of the page's {page_text}"
+    return None
+
+
+def _without_title_heading(drafts: list[BlockDraft], titles: set[str | None]
+                           ) -> list[BlockDraft]:
+    """The heading that repeats the page's title near the top gives way to the title
+    heading the document is given; short lines above it are the banner over the title
+    (article type, journal, date), not the article, and go with it."""
+    wanted = {_comparable(t) for t in titles if t}
+    matching = [i for i, d in enumerate(drafts[:_TITLE_WITHIN])
+                if d.kind is BlockKind.HEADING and _comparable(d.text) in wanted]
+    if not matching:
+        return drafts
+    above = [d for i, d in enumerate(drafts[:matching[-1]]) if i not in matching]
+    if all(_is_banner_line(d) for d in above):
+        above = []
+    return above + drafts[matching[-1] + 1:]
+
+
+_TITLE_WITHIN = 8
+"""Blocks searched for the title heading."""
+_BANNER_LINE = 120
+"""Characters beyond which a block above the title is prose, not banner."""
+_LABEL_PREFIX = re.compile(r"^(?:title|article title)\s*:\s*", re.IGNORECASE)
+
+
+def _is_banner_line(draft: BlockDraft) -> bool:
+    return draft.kind in (BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.LIST) and len(
+        " ".join(i.text for i in draft.items) if draft.kind is BlockKind.LIST
+        else draft.text) <= _BANNER_LINE
+
+
+def _comparable(text: str) -> str:
+    return _LABEL_PREFIX.sub("", " ".join(text.lower().split()))
+
+
+def _first_heading(root: Element) -> str | None:
+    for element in root.iter("h1"):
+        if not is_skipped(element, inside_root=True):
+            text = clean_inline("".join(element.itertext()))
+            if text:
+                return text
+    return None

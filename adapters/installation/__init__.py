@@ -1,0 +1,1 @@
+"""Which sheaf is installed and running, and from where."""

@@ -1,0 +1,1 @@
+"""Embedders and language models: local, remote and in-memory."""

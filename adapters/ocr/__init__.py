@@ -1,0 +1,1 @@
+"""OCR over the Tesseract command line, and its in-memory fake."""

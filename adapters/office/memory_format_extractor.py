@@ -1,0 +1,24 @@
+"""An in-memory format extractor: answers with documents registered for given bodies."""
+
+from __future__ import annotations
+
+from ...domain.document.document import Document
+from ...domain.errors import ErrorKind, SheafError
+
+
+class MemoryFormatExtractor:
+    """Returns the document registered for a body; refuses any other body as corrupt,
+    like a real extractor refuses bytes that are not its format."""
+
+    def __init__(self) -> None:
+        self._documents: dict[bytes, Document] = {}
+
+    def add(self, body: bytes, document: Document) -> None:
+        self._documents[body] = document
+
+    async def extract(self, body: bytes, *, location: str) -> Document:
+        try:
+            return self._documents[body]
+        except KeyError:
+            raise SheafError(ErrorKind.CORRUPT, "not a document this extractor knows",
+                             url=location) from None

@@ -1,0 +1,88 @@
+"""The PDF extractor port over pikepdf (open, repair, decrypt) and pdfminer.six (layout)."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+
+from ...domain.document.document import Document
+from ...domain.document.markdown_rendering import assemble_document
+from ...domain.document.metadata import DocumentMetadata
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.pdf.aligned_tables import lift_tables, place_by_position, place_tables
+from ...domain.pdf.formulas import lift_formulas
+from ...domain.pdf.furniture import (
+    furniture_blocks,
+    is_printer_slug,
+    page_furniture,
+    place_furniture,
+)
+from ...domain.pdf.ruled_tables import Rule
+from ...domain.pdf.structure import TextBox, join_title, structure_blocks, title_of
+from .content_budget import ContentLimits
+from .layout_reading import read_boxes
+from .pdf_opening import open_pdf
+
+DEFAULT_TIME_BUDGET = 120.0
+DEFAULT_MAX_PAGES = 2000
+
+
+class PdfminerExtractor:
+    """Extracts a PDF's text as structured blocks, each knowing its page and box."""
+
+    def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
+                 max_pages: int = DEFAULT_MAX_PAGES,
+                 limiter: anyio.CapacityLimiter | None = None,
+                 limits: ContentLimits | None = None) -> None:
+        self.time_budget = time_budget
+        self.max_pages = max_pages
+        self.limits = limits or ContentLimits()
+        self._limiter = limiter
+
+    async def extract(self, body: bytes, *, password: str | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, password,
+                                              limiter=self._limiter)
+
+    def extract_sync(self, body: bytes, password: str | None = None) -> Document:
+        deadline = time.monotonic() + self.time_budget
+        opened = open_pdf(body, password)
+        if opened.page_count > self.max_pages:
+            raise SheafError(ErrorKind.TOO_LARGE,
+                             f"{opened.page_count} pages, over the {self.max_pages} page limit")
+        notes: list[str] = []
+        rules: dict[int, list[Rule]] = {}
+        stamps: list[TextBox] = []
+        boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
+                                notes=notes, limits=self.limits, rules=rules,
+                                stamps=stamps))
+        if not boxes:
+            raise SheafError(ErrorKind.NO_TEXT_LAYER,
+                             "no page has a text layer (a scan?); OCR is not supported")
+        pages_with_text = {b.page for b in boxes}
+        blank = [p for p in range(1, opened.page_count + 1) if p not in pages_with_text]
+        read = boxes
+        boxes, tables = lift_tables(boxes, rules)
+        boxes, formulas = lift_formulas(boxes)
+        running: list[TextBox] = []
+        drafts = place_tables(place_by_position(
+            structure_blocks(boxes, opened.page_count, opened.outline, notes, running),
+            formulas), tables)
+        if not drafts:
+            raise SheafError(ErrorKind.NO_TEXT_LAYER,
+                             "the text layer holds no words; OCR is not supported")
+        # The first page's largest type is the title as printed; Info and XMP titles are
+        # often another paper's or the journal's, so they only stand in.
+        title = title_of(boxes)
+        # Running headers and footers on their pages, between blocks; margin stamps and
+        # printer's slugs (the same on every page) once each, after the content.
+        slugs = [box for box in running if is_printer_slug(box.text)]
+        on_pages = page_furniture([box for box in running if box not in slugs], read)
+        drafts = place_furniture(join_title(drafts, title), on_pages, opened.page_count)
+        drafts += furniture_blocks(stamps + slugs)
+        title = title or opened.title or next(
+            (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
+        metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,
+                                    description=opened.subject, keywords=opened.keywords)
+        return assemble_document(drafts, metadata=metadata, page_count=opened.page_count,
+                                 notes=notes, pages_without_text=blank)

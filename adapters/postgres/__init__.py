@@ -1,1 +1,0 @@
-"""Pieces of the PostgreSQL + pgvector store: schema, rows, searches, unit of work."""

@@ -1,0 +1,1 @@
+"""The ingestion job queue: on PostgreSQL through procrastinate, and in memory."""

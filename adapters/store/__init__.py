@@ -1,0 +1,1 @@
+"""The knowledge store: DuckDB (the default), PostgreSQL + pgvector, and in memory."""

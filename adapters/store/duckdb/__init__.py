@@ -1,0 +1,1 @@
+"""The knowledge store on an embedded DuckDB file: sheaf's default, no server needed."""

@@ -1,0 +1,1 @@
+"""The knowledge store on PostgreSQL + pgvector: schema, rows, searches, unit of work."""

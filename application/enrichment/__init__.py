@@ -1,0 +1,1 @@
+"""Optional LLM enrichment of stored documents."""

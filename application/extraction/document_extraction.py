@@ -1,0 +1,200 @@
+"""Extracting bytes already in hand (a local file, an upload) through the same routing rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+
+from ...domain.document.content_source import ContentSource
+from ...domain.document.document import BlockDraft, Document
+from ...domain.document.markdown_rendering import assemble_document
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.ocr.recognised_text import OcrPage, confidence_notes, ocr_blocks, ocr_document
+from ...domain.office.sheet_tables import delimited_document
+from ...domain.office.zip_container import check_listing, read_zip_listing
+from ...domain.routing.media_type import (
+    CSV_TYPE,
+    DOCX_TYPE,
+    EPUB_TYPE,
+    PPTX_TYPE,
+    TSV_TYPE,
+    XLSX_TYPE,
+)
+from ...domain.routing.routing import (
+    Route,
+    RoutingDecision,
+    image_type,
+    route_container,
+    route_content,
+)
+from ...domain.text.content_sanity import unreadable_text_reason
+from ...domain.text.raw_text import raw_document
+from ...domain.text.text_decoding import decode_text
+from ..ports.format_extractor import FormatExtractor
+from ..ports.html_extractor import HtmlExtractor
+from ..ports.ocr_engine import OcrEngine
+from ..ports.pdf_extractor import PdfExtractor
+
+_FORMATS: dict[Route, tuple[ContentSource, str]] = {
+    Route.DOCX: (ContentSource.DOCX, DOCX_TYPE),
+    Route.PPTX: (ContentSource.PPTX, PPTX_TYPE),
+    Route.XLSX: (ContentSource.SPREADSHEET, XLSX_TYPE),
+    Route.EPUB: (ContentSource.EPUB, EPUB_TYPE),
+}
+
+
+@attrs.frozen
+class Extraction:
+    """A document, the path that produced it and the routing decision behind it."""
+
+    document: Document
+    source: ContentSource
+    decision: RoutingDecision
+    content_type: str = ""
+    """The media type the bytes were read as (found, not merely declared)."""
+
+
+class DocumentExtraction:
+    """Routes bytes by what they are and hands them to the matching extractor.
+
+    `formats` maps the container routes (DOCX, PPTX, XLSX, EPUB) to their extractors;
+    `ocr` reads images, and the pages of PDFs that have no text layer.
+    """
+
+    def __init__(self, html_extractor: HtmlExtractor, pdf_extractor: PdfExtractor, *,
+                 formats: Mapping[Route, FormatExtractor] | None = None,
+                 ocr: OcrEngine | None = None) -> None:
+        self._html = html_extractor
+        self._pdf = pdf_extractor
+        self._formats = dict(formats or {})
+        self._ocr = ocr
+
+    @property
+    def html(self) -> HtmlExtractor:
+        """The HTML extractor, for a resolver that reads fetched pages the same way."""
+        return self._html
+
+    @property
+    def pdf(self) -> PdfExtractor:
+        """The PDF extractor, for a resolver that reads fetched PDFs the same way."""
+        return self._pdf
+
+    def route(self, body: bytes, *, declared_type: str | None, location: str,
+              strict: bool = True) -> RoutingDecision:
+        """The route `body` takes (container members inspected); a typed error when it would
+        be refused, or when markup or text bytes are not readable text. What a dry run
+        checks without extracting; `strict=False` for fetched web pages (ADR-0004)."""
+        decision = route_content(declared_type, body[:4096], location, strict=strict)
+        if decision.route is Route.CONTAINER:
+            try:
+                members = read_zip_listing(body)
+                check_listing(members)
+            except SheafError as exc:
+                raise exc.with_url(location) from None
+            decision = route_container(decision, [m.name for m in members])
+        if decision.refusal is not None:
+            raise SheafError(decision.refusal, decision.reason, url=location)
+        if decision.route not in (Route.PDF, Route.IMAGE) and decision.route not in _FORMATS:
+            # Markup and plain text only: binary containers are judged by their readers.
+            unreadable = unreadable_text_reason(body, decision.media_type.charset)
+            if unreadable is not None:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable, url=location)
+        return decision
+
+    async def extract(self, body: bytes, *, declared_type: str | None, location: str,
+                      password: str | None = None) -> Extraction:
+        """Extract `body`; `declared_type` is a hint the bytes must confirm."""
+        decision = self.route(body, declared_type=declared_type, location=location)
+        return await self.extract_routed(body, decision, location, password)
+
+    async def extract_routed(self, body: bytes, decision: RoutingDecision, location: str,
+                             password: str | None = None) -> Extraction:
+        """Extract `body` along a route `route` already chose (so bytes are routed once)."""
+        try:
+            return await self._extract(body, decision, location, password)
+        except SheafError as exc:
+            raise exc.with_url(location) from None
+
+    async def _extract(self, body: bytes, decision: RoutingDecision, location: str,
+                       password: str | None) -> Extraction:
+        if decision.route is Route.PDF:
+            document, source = await self._pdf_document(body, password)
+            return Extraction(document, source, decision, "application/pdf")
+        if decision.route is Route.HTML:
+            document = await self._html.extract(body, url=location,
+                                                charset=decision.media_type.charset)
+            return Extraction(document, ContentSource.HTML, decision, "text/html")
+        if decision.route is Route.IMAGE:
+            found = image_type(body[:16]) or "image"
+            if self._ocr is None:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
+                                 f"{found} needs OCR, and no OCR engine is configured")
+            pages = await self._ocr.recognise(body, pages=None)
+            return Extraction(ocr_document(pages), ContentSource.OCR, decision, found)
+        if decision.route in _FORMATS:
+            source, media_type = _FORMATS[decision.route]
+            extractor = self._formats.get(decision.route)
+            if extractor is None:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
+                                 f"{decision.reason}, but no {decision.route.value} extractor "
+                                 "is configured")
+            return Extraction(await extractor.extract(body, location=location), source,
+                              decision, media_type)
+        text = decode_text(body, decision.media_type.charset)
+        if decision.route is Route.CSV:
+            essence = decision.media_type.essence
+            name = location.rstrip("/").rsplit("/", 1)[-1] or "table"
+            document = delimited_document(text, name,
+                                          delimiter="\t" if essence == TSV_TYPE else None)
+            return Extraction(document, ContentSource.SPREADSHEET, decision,
+                              essence or CSV_TYPE)
+        document = raw_document(text, decision.media_type.essence or "text/plain")
+        if not document.text.strip():
+            raise SheafError(ErrorKind.EMPTY, "the text is empty")
+        return Extraction(document, ContentSource.RAW, decision,
+                          decision.media_type.essence or "text/plain")
+
+    async def _pdf_document(self, body: bytes, password: str | None
+                            ) -> tuple[Document, ContentSource]:
+        """The PDF's text layer; pages without one are read by OCR when an engine is set.
+        Pages that have a text layer are never OCR'd."""
+        try:
+            document = await self._pdf.extract(body, password=password)
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.NO_TEXT_LAYER:
+                raise
+            if self._ocr is None:
+                raise SheafError(ErrorKind.NO_TEXT_LAYER,
+                                 f"{exc.message}; no OCR engine is configured") from None
+            try:
+                pages = await self._ocr.recognise(body, pages=None)
+            except SheafError as ocr_exc:
+                raise SheafError(ErrorKind.NO_TEXT_LAYER,
+                                 f"{exc.message}; {ocr_exc.message}") from None
+            return ocr_document(pages), ContentSource.OCR
+        blank = list(document.pages_without_text)
+        if not blank or self._ocr is None:
+            return document, ContentSource.PDF
+        try:
+            pages = await self._ocr.recognise(body, pages=blank)
+        except SheafError as exc:
+            note = f"ocr: pages {', '.join(map(str, blank))} not read: {exc.message}"
+            return attrs.evolve(document, notes=(*document.notes, note)), ContentSource.PDF
+        return _with_ocr_pages(document, pages), ContentSource.PDF
+
+
+def _with_ocr_pages(document: Document, pages: tuple[OcrPage, ...]) -> Document:
+    """The text layer's blocks with the OCR'd pages' blocks slotted in by page (a block
+    without a page stays after the one before it)."""
+    recognised = list(pages)
+    keyed: list[tuple[int, int, BlockDraft]] = []
+    page = 0
+    for draft in [b.draft for b in document.blocks] + ocr_blocks(recognised):
+        page = min(draft.pages) if draft.pages else page
+        keyed.append((page, len(keyed), draft))
+    drafts = [draft for _, _, draft in sorted(keyed, key=lambda k: (k[0], k[1]))]
+    notes = document.notes
+    return assemble_document(drafts, metadata=document.metadata, links=document.links,
+                             page_count=document.page_count,
+                             notes=[*notes, *confidence_notes(recognised)])

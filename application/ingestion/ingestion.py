@@ -1,0 +1,400 @@
+"""Ingestion: a source (URL or file) fetched or read, deduplicated, extracted and stored."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+
+import attrs
+
+from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
+from ...domain.analysis.token_counting import ESTIMATED_TOKENS
+from ...domain.document.content_source import ContentSource
+from ...domain.document.document import Document
+from ...domain.enrichment.enrichment import EnrichmentKind
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.fetching.url_normalisation import is_url, normalise_url
+from ...domain.queue.ingest_jobs import QueuedFile
+from ...domain.routing.directory_listing import DirectoryListing, SkippedFile
+from ...domain.search.feature_hashing import shingle_fingerprint
+from ...domain.store.document_analysis import StoredStructure, VersionAnalysis, analyse_version
+from ...domain.store.ingestion import (
+    DEFAULT_SPACE,
+    IngestResult,
+    IngestStatus,
+    SourceKind,
+    SourceRef,
+    SpacePolicy,
+)
+from ...domain.store.knowledge_records import BlockRow, VersionRecord
+from ...domain.store.staged_version import StagedVersion
+from ...domain.store.version_bundle import VersionBundle
+from ...domain.store.version_decision import decide
+from ...domain.values.frozen_mapping import frozen_mapping
+from ..concurrency.worker_pool import WorkerPool
+from ..enrichment.enrichment import Enrichment
+from ..extraction.content_resolver import ContentResolver, FetchedPage, Preference
+from ..extraction.document_extraction import DocumentExtraction
+from ..ports.artifact_store import ArtifactStore
+from ..ports.blob_store import BlobStore
+from ..ports.embedder import Embedder
+from ..ports.file_reader import FileReader
+from ..ports.unit_of_work import UnitOfWork
+from ..search.snippet_embedding import embed_snippets
+from ..store.storage import Storage
+from .blob_guard import blob_guard
+from .keyed_locks import KeyedLocks
+from .stage_events import StageRecorder
+from .staging import stage_key
+
+
+@attrs.frozen
+class IngestOptions:
+    """How one source is ingested."""
+
+    space: str = DEFAULT_SPACE
+    metadata: Mapping[str, str] = attrs.field(factory=dict, converter=frozen_mapping)
+    force: bool = False
+    dry_run: bool = False
+    password: str | None = None
+    prefer: Preference = "auto"
+    resume: bool = False
+    """Use a complete set of staged artifacts instead of extracting again."""
+    source_id: str | None = None
+    """The caller's own id for the source, kept and searchable."""
+    version_id: str | None = None
+    enrich: frozenset[EnrichmentKind] | None = None
+    """LLM enrichments for new and changed versions; None follows the space's policy."""
+    upload_name: str | None = None
+    """For a file a client uploaded: the file name it gave, which citations show."""
+    queued_file: QueuedFile | None = None
+    """A file read on the machine that enqueued it, its bytes waiting in the blob store:
+    ingested from there, keyed by its path as a local ingest of it would be."""
+
+
+@attrs.frozen
+class _Extracted:
+    document: Document
+    source: ContentSource
+    content_type: str
+    content: bytes
+    final_url: str | None
+    diagnostics: tuple[str, ...]
+
+
+logger = logging.getLogger("sheaf.ingestion")
+
+NEAR_DUPLICATE_THRESHOLD = 0.95
+"""Cosine of shingle fingerprints at or above which a new document is flagged."""
+
+
+@attrs.frozen
+class IngestionPorts:
+    """What ingestion reads from and writes to."""
+
+    resolver: ContentResolver
+    extraction: DocumentExtraction
+    files: FileReader
+    storage: Storage
+    blobs: BlobStore
+    artifacts: ArtifactStore
+
+
+class Ingestion:
+    """Stores what a source holds. Same source and bytes: `unchanged`, nothing re-extracted;
+    new bytes: `changed`, a new version replaces the old; bytes already stored under
+    another source: `duplicate`, recorded as an alias. A new version is analysed once,
+    enriched before it is embedded, and committed as one bundle."""
+
+    def __init__(self, ports: IngestionPorts, *,
+                 embedder: Embedder | None = None,
+                 enrichment: Enrichment | None = None,
+                 chunk_sizes: ChunkSizes = DEFAULT_SIZES,
+                 recorder: StageRecorder | None = None,
+                 pool: WorkerPool | None = None,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self._resolver = ports.resolver
+        self._extraction = ports.extraction
+        self._files = ports.files
+        self._storage = ports.storage
+        self._blobs = ports.blobs
+        self._artifacts = ports.artifacts
+        self.recorder = recorder or StageRecorder()
+        self.embedder = embedder
+        self.near_duplicate_threshold = NEAR_DUPLICATE_THRESHOLD
+        self._pool = pool or WorkerPool()
+        self.enrichment = enrichment
+        self.chunk_sizes = chunk_sizes
+        self._clock = clock
+        self._locks = KeyedLocks()
+
+    async def expand(self, sources: list[str], recursive: bool = False) -> list[str]:
+        """URLs and files as given; each directory replaced by the files under it that
+        sheaf can ingest."""
+        return list((await self.expand_listing(sources, recursive)).files)
+
+    async def expand_listing(self, sources: list[str], recursive: bool = False
+                             ) -> DirectoryListing:
+        """Like `expand`, with every file a directory holds that is left out, and why."""
+        return await expand_listing(self._files, sources, recursive)
+
+    async def ingest(self, source: str, options: IngestOptions | None = None) -> IngestResult:
+        """Ingest one source; failures come back as a `failed` result naming their kind.
+
+        An unexpected exception (a defect, not bad input) is logged in full and becomes
+        this source's `internal` failure, so one source never ends a batch."""
+        options = options or IngestOptions()
+        try:
+            return await self._ingest(source, options)
+        except SheafError as exc:
+            return IngestResult(source, IngestStatus.FAILED, error_kind=exc.kind.value,
+                                message=str(exc))
+        except Exception as exc:  # isolation is the point: a defect fails one source
+            logger.exception("ingesting %s failed unexpectedly", source)
+            first_line = (str(exc).strip().splitlines() or [""])[0][:200]
+            return IngestResult(source, IngestStatus.FAILED,
+                                error_kind=ErrorKind.INTERNAL.value,
+                                message=f"{type(exc).__name__}: {first_line}".rstrip(": "))
+
+    async def _ingest(self, source: str, options: IngestOptions) -> IngestResult:
+        space = options.space
+        policy = await self._storage.policies.policy(space)
+        policy.check_enabled(source)
+        record = self.recorder
+        page: FetchedPage | None = None
+        with record.stage(source, "fetch"):
+            if is_url(source):
+                ref = SourceRef(SourceKind.URL, normalise_url(source), source)
+                page = await self._resolver.fetch(source, options.prefer)
+                body = page.response.body
+                type_hint: str | None = page.response.content_type
+            elif options.queued_file is not None:
+                queued = options.queued_file
+                ref = SourceRef(SourceKind.FILE, queued.path, source)
+                body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
+            else:
+                local = await self._files.read(source, policy.max_bytes)
+                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                       if options.upload_name else
+                       SourceRef(SourceKind.FILE, local.path, source))
+                body, type_hint = local.data, local.type_hint
+        policy.check_size(len(body), source)
+        fetched_sha = hashlib.sha256(body).hexdigest()
+        # Concurrent ingests of the same bytes or the same source take turns, so the
+        # second one sees the first one's document (duplicate or unchanged, not new twice).
+        async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
+                self._locks.hold(f"key:{space}:{ref.key}"), \
+                blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
+            return await self._store_new_bytes(work, source, ref, page, body, type_hint,
+                                               fetched_sha, options, policy)
+
+    async def _queued_bytes(self, queued: QueuedFile, source: str) -> bytes:
+        try:
+            body = await self._blobs.get(queued.sha256)
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.DOCUMENT_NOT_FOUND:
+                raise
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"the queued bytes of {source} "
+                             f"({queued.sha256[:12]}) are no longer in the blob store: "
+                             "enqueue it again") from None
+        if hashlib.sha256(body).hexdigest() != queued.sha256:  # a store that cannot check
+            raise SheafError(ErrorKind.CORRUPT, f"the queued bytes of {source} do not "
+                             f"match their sha256 {queued.sha256[:12]}")
+        return body
+
+    async def _store_new_bytes(self, work: UnitOfWork, source: str, ref: SourceRef,
+                               page: FetchedPage | None, body: bytes, type_hint: str | None,
+                               fetched_sha: str, options: IngestOptions,
+                               policy: SpacePolicy) -> IngestResult:
+        space = options.space
+        record = self.recorder
+        known = await work.sources.get(space, ref.key)
+        twin = await work.sources.holding(space, fetched_sha) if known is None else None
+        latest = (await work.versions.latest_number(space, known.document_id)
+                  if known is not None else 0)
+        decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
+        document_id = decision.document_id
+        if decision.outcome in (IngestStatus.UNCHANGED, IngestStatus.DUPLICATE):
+            with record.stage(source, "dedup", document_id) as state:
+                state["outcome"] = decision.outcome.value
+                if not options.dry_run:
+                    if decision.outcome is IngestStatus.UNCHANGED:
+                        work.sources.touch(space, ref.key)
+                    else:
+                        work.sources.add(space, document_id, ref, fetched_sha,
+                                         _final_url(page))
+                    await work.commit()
+            return IngestResult(source, decision.outcome, document_id)
+        status = decision.outcome
+        if options.dry_run:
+            if page is None:  # what a real run would refuse (empty, unsupported, spoofed)
+                self._extraction.route(body, declared_type=type_hint, location=source)
+            return IngestResult(source, status, known.document_id if known else None)
+
+        number, version_id = decision.number, decision.version_id
+        assert number is not None and version_id is not None  # new or changed: stored
+        staging_key = stage_key(space, ref.key, fetched_sha)
+        prepared = (await self._staged(staging_key, version_id) if options.resume else None)
+        text: str | None = None
+        if prepared is not None:
+            with record.stage(source, "extract", document_id) as state:
+                state["outcome"] = "resumed"
+        else:
+            with record.stage(source, "extract", document_id):
+                extracted = await self._extract(page, body, type_hint, source, options)
+            policy.check_kind(extracted.source, source)  # before anything is written
+            text = extracted.document.text
+            with record.stage(source, "chunk", document_id):
+                counting = (await self.embedder.token_counting() if self.embedder
+                            else ESTIMATED_TOKENS)
+                analysis = await self._pool.run(analyse_version, extracted.document,
+                                                version_id, self.chunk_sizes, counting)
+            with record.stage(source, "stage", document_id):
+                prepared = await self._stage(staging_key, version_id, body, fetched_sha,
+                                             extracted, analysis)
+        policy.check_kind(ContentSource(prepared.content_source), source)
+        kinds = options.enrich if options.enrich is not None else frozenset(
+            EnrichmentKind(k) for k in policy.enrich)
+        chunks, summary, enriched = prepared.chunks, None, None
+        notes: tuple[str, ...] = ()
+        if kinds:
+            with record.stage(source, "enrich", document_id) as state:
+                if text is None:
+                    text = (await self._blobs.get(prepared.markdown_sha)).decode("utf-8")
+                chunks, summary, notes, enriched = await self._enrich(prepared, text, kinds)
+                state["outcome"] = enriched
+        with record.stage(source, "embed", document_id):
+            vectors = await embed_snippets(self.embedder, self._storage.index, space, chunks)
+        with record.stage(source, "near-duplicates", document_id) as state:
+            fingerprint = await self._pool.run(shingle_fingerprint, " ".join(
+                c.text for c in chunks if c.level == "snippet"))
+            near, similarity = await self._near_duplicate(space, document_id, fingerprint)
+            state["outcome"] = near or "none"
+        with record.stage(source, "store", document_id):
+            version = VersionRecord(
+                id=version_id, document_id=document_id, space=space, number=number,
+                fetched_sha=fetched_sha, content_sha=prepared.content_sha,
+                markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
+                content_type=prepared.content_type, title=prepared.title,
+                created_at=self._clock(), metadata=prepared.metadata,
+                caller_metadata=options.metadata, caller_version_id=options.version_id,
+                diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
+                characters=prepared.characters, near_duplicate_of=near,
+                near_duplicate_similarity=similarity, enrichment=summary)
+            structure = (StoredStructure(prepared.sections, prepared.profile,
+                                         self.chunk_sizes)
+                         if prepared.profile is not None else None)
+            work.versions.add(VersionBundle(
+                version, ref, structure, chunks, vectors, fingerprint, prepared.final_url,
+                options.source_id))
+            await work.commit()
+        return IngestResult(source, status, document_id, version.id, title=prepared.title,
+                            near_duplicate_of=near, enrichment=enriched)
+
+    async def _enrich(self, prepared: StagedVersion, text: str,
+                      kinds: frozenset[EnrichmentKind]
+                      ) -> tuple[tuple[Chunk, ...], dict[str, object] | None,
+                                 tuple[str, ...], str]:
+        """The chunks with their contexts, the summary, diagnostics and outcome. A failure
+        leaves the version to be stored unenriched, with a diagnostic saying why."""
+        if self.enrichment is None:
+            note = "enrich: skipped, no language model is configured (SHEAF_LLM_BASE_URL)"
+            return prepared.chunks, None, (note,), "skipped"
+        try:
+            done = await self.enrichment.prepare(prepared.title, text, prepared.markdown_sha,
+                                                 prepared.chunks, kinds)
+        except SheafError as exc:
+            note = (f"enrich: failed, stored without enrichment: {exc.kind.value}: "
+                    f"{exc.message}")
+            return prepared.chunks, None, (note,), "failed"
+        return (done.chunks, done.summary.as_dict() if done.summary else None,
+                done.diagnostics, "partial" if done.diagnostics else "enriched")
+
+    async def _near_duplicate(self, space: str, document_id: str,
+                              fingerprint: tuple[float, ...]
+                              ) -> tuple[str | None, float | None]:
+        if not any(fingerprint):
+            return None, None
+        for other, similarity in await self._storage.index.similar_documents(
+                space, fingerprint, self.near_duplicate_threshold):
+            if other != document_id:
+                return other, similarity
+        return None, None
+
+    async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
+                     extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
+        """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
+        meta.json, whose presence marks the set complete (what `resume` looks for)."""
+        markdown = extracted.document.text
+        document = extracted.document
+        await self._blobs.put(body, fetched_sha)
+        content_sha = fetched_sha
+        if extracted.content is not body:  # a linked PDF: keep its bytes too
+            content_sha = await self._blobs.put(extracted.content)
+        markdown_sha = await self._blobs.put(markdown.encode())
+        staged = StagedVersion(
+            version_id=version_id, title=document.title, content_source=extracted.source.value,
+            content_type=extracted.content_type, metadata=document.metadata.as_dict(),
+            diagnostics=extracted.diagnostics, blocks=_block_rows(document),
+            characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
+            markdown_sha=markdown_sha, chunks=analysis.chunks,
+            sections=analysis.sections, profile=analysis.profile)
+        await self._artifacts.write(key, "document.md", markdown.encode())
+        await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
+        await self._artifacts.write(key, "meta.json", staged.meta_json())
+        return staged
+
+    async def _staged(self, key: str, version_id: str) -> StagedVersion | None:
+        meta = await self._artifacts.read(key, "meta.json")
+        chunks = await self._artifacts.read(key, "chunks.jsonl")
+        if meta is None or chunks is None:
+            return None
+        staged = StagedVersion.from_artifacts(meta, chunks)
+        if staged is None or staged.profile is None or staged.version_id != version_id \
+                or not await self._blobs.has(staged.markdown_sha):
+            return None  # staged for another version number, or its blobs are gone
+        return staged
+
+    async def _extract(self, page: FetchedPage | None, body: bytes, type_hint: str | None,
+                       source: str, options: IngestOptions) -> _Extracted:
+        if page is not None:
+            resolved = await self._resolver.extract(page, options.password)
+            return _Extracted(resolved.document, resolved.source, resolved.content_type,
+                              resolved.raw or body, resolved.final_url,
+                              tuple(resolved.diagnostics.messages()))
+        extraction = await self._extraction.extract(body, declared_type=type_hint,
+                                                    location=source, password=options.password)
+        if not extraction.document.text.strip():
+            raise SheafError(ErrorKind.EMPTY, "no text could be extracted", url=source)
+        return _Extracted(extraction.document, extraction.source,
+                          extraction.content_type or extraction.decision.media_type.essence
+                          or type_hint or "",
+                          body, None, (f"route: {extraction.decision.reason}",
+                                       *(f"extract: {n}" for n in extraction.document.report)))
+
+
+async def expand_listing(files: FileReader, sources: list[str], recursive: bool = False
+                         ) -> DirectoryListing:
+    """URLs and files as given, each directory replaced by the files under it that sheaf
+    can ingest, with every file left out and why."""
+    expanded: list[str] = []
+    skipped: list[SkippedFile] = []
+    for source in sources:
+        if not is_url(source) and await files.is_directory(source):
+            listing = await files.list_directory(source, recursive)
+            expanded += listing.files
+            skipped += listing.skipped
+        else:
+            expanded.append(source)
+    return DirectoryListing(tuple(expanded), tuple(skipped))
+
+
+def _final_url(page: FetchedPage | None) -> str | None:
+    return page.response.url if page is not None else None
+
+
+def _block_rows(document: Document) -> tuple[BlockRow, ...]:
+    return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
+                          label=b.draft.label, pages=b.draft.pages) for b in document.blocks)

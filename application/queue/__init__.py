@@ -1,0 +1,1 @@
+"""Ingestion through a durable job queue."""

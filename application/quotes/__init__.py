@@ -1,0 +1,1 @@
+"""Quotes and sections of stored documents, with citations."""

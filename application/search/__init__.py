@@ -1,0 +1,1 @@
+"""Search over stored snippets, their embedding, and retrieval evaluation."""

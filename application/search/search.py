@@ -1,0 +1,207 @@
+"""Search over stored snippets: BM25, vectors or both fused, with what an agent needs to
+cite each hit and re-anchor it with `quote`."""
+
+from __future__ import annotations
+
+import attrs
+
+from ...domain.analysis.chunking import Chunk
+from ...domain.document.document_location import DocumentLocation
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.search.rank_fusion import RRF_K, reciprocal_rank_fusion
+from ...domain.search.search_request import NO_FILTERS, Expansion, SearchFilters, SearchMode
+from ..ports.embedder import Embedder
+from ..store.document_structure import DocumentStructure, StructuredDocument
+from ..store.storage import Storage
+
+CANDIDATES = 100
+"""How deep each ranking goes before fusion: RRF needs more than the k finally shown."""
+
+
+@attrs.frozen
+class ExpandedContext:
+    """Text around a hit, an exact span of the document's canonical text."""
+
+    kind: str
+    start: int
+    end: int
+    text: str
+    heading_path: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class SearchHit:
+    """A snippet with its scores, span, section and document."""
+
+    chunk: Chunk
+    score: float
+    document_id: str
+    title: str | None = None
+    url: str | None = None
+    location: DocumentLocation | None = None
+    """Where the document came from (URL, local path and `file:` URI, upload name)."""
+    bm25_score: float | None = None
+    vector_score: float | None = None
+    context: ExpandedContext | None = None
+
+    @property
+    def text(self) -> str:
+        """The snippet's own words, exactly as the document has them."""
+        return self.chunk.text
+
+    def as_dict(self) -> dict[str, object]:
+        chunk = self.chunk
+        found: dict[str, object] = {
+            "document_id": self.document_id, "title": self.title, "url": self.url,
+            "location": self.location.as_dict() if self.location else None,
+            "score": round(self.score, 6),
+            "bm25_score": None if self.bm25_score is None else round(self.bm25_score, 6),
+            "vector_score": None if self.vector_score is None else round(self.vector_score, 6),
+            "chunk_id": chunk.id, "start": chunk.start, "end": chunk.end, "text": chunk.text,
+            "heading_path": list(chunk.heading_path), "section": chunk.section_label,
+            "pages": list(chunk.pages)}
+        if self.context is not None:
+            found["context"] = attrs.asdict(self.context)
+        return found
+
+
+def document_of_chunk(chunk_id: str) -> str:
+    """`doc_x.v2:snippet:7` belongs to `doc_x`."""
+    return version_of_chunk(chunk_id).rsplit(".v", 1)[0]
+
+
+def version_of_chunk(chunk_id: str) -> str:
+    return chunk_id.rsplit(":", 2)[0]
+
+
+class Search:
+    """Ranks current snippets of a space. `hybrid` fuses the BM25 and vector rankings by
+    reciprocal rank; `auto` (the default) is hybrid with a semantic embedder and BM25
+    otherwise."""
+
+    def __init__(self, storage: Storage, embedder: Embedder | None = None,
+                 structure: DocumentStructure | None = None) -> None:
+        self._index = storage.index
+        self._catalogue = storage.catalogue
+        self.embedder = embedder
+        self._structure = structure
+
+    async def search(self, space: str, query: str, k: int = 10, *,
+                     mode: SearchMode = SearchMode.AUTO,
+                     filters: SearchFilters = NO_FILTERS,
+                     group_by_document: bool = False,
+                     expand: Expansion | None = None, window: int = 1,
+                     rrf_k: int = RRF_K, with_documents: bool = True) -> list[SearchHit]:
+        """The `k` best snippets (or, grouped, the best snippet of each of `k` documents)
+        for `query`. `expand` adds the text around each hit; `window` is its N."""
+        if not query.strip():
+            raise SheafError(ErrorKind.INVALID_QUERY, "the query is empty")
+        if k < 1:
+            raise SheafError(ErrorKind.INVALID_QUERY, f"k must be at least 1, not {k}")
+        if mode is SearchMode.AUTO:
+            semantic = self.embedder is not None and not (await self.embedder.model()).lexical
+            mode = SearchMode.HYBRID if semantic else SearchMode.BM25
+        if mode is not SearchMode.BM25 and self.embedder is None:
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"{mode.value} search needs an embedder; none is configured")
+        depth = max(CANDIDATES, k) * (3 if group_by_document else 1)
+        ranked, bm25, cosine = await self._ranked(space, query, mode, filters, depth, rrf_k)
+        if group_by_document:  # best first, so a document's first snippet is its best
+            firsts: dict[str, tuple[str, float]] = {}
+            for chunk_id, score in ranked:
+                firsts.setdefault(document_of_chunk(chunk_id), (chunk_id, score))
+            ranked = list(firsts.values())
+        ranked = ranked[:k]
+        scores = dict(ranked)
+        hits = [SearchHit(chunk, scores[chunk.id], document_of_chunk(chunk.id),
+                          bm25_score=bm25.get(chunk.id), vector_score=cosine.get(chunk.id))
+                for chunk in await self._index.snippets(space, [i for i, _ in ranked])]
+        if expand is not None:
+            hits = await self._expanded(space, hits, expand, window)
+        return await self._with_documents(space, hits) if with_documents else hits
+
+    async def _ranked(self, space: str, query: str, mode: SearchMode,
+                      filters: SearchFilters, depth: int, rrf_k: int
+                      ) -> tuple[list[tuple[str, float]], dict[str, float], dict[str, float]]:
+        """The fused or single ranking of snippet ids, with each ranking's own scores."""
+        lexical: list[tuple[str, float]] = []
+        semantic: list[tuple[str, float]] = []
+        if mode is not SearchMode.VECTOR:
+            lexical = await self._index.search_text(space, query, depth, filters)
+        if mode is not SearchMode.BM25 and self.embedder is not None:
+            stored = await self._index.embedding_model(space)
+            model = await self.embedder.model()
+            model.require_same(stored, space)
+            if stored is None and model.lexical:
+                raise SheafError(ErrorKind.INVALID_QUERY, (
+                    f"space {space!r} holds no vectors: a lexical embedder's ({model.name}) "
+                    "are not stored at ingest, since auto search ranks by BM25 with it; "
+                    f"`sheaf reindex --embeddings` stores them for {mode.value} search"))
+            if stored is not None:
+                (vector,) = await self.embedder.embed([query])
+                semantic = await self._index.search_vectors(space, model, vector, depth,
+                                                            filters)
+        bm25, cosine = dict(lexical), dict(semantic)
+        if mode is SearchMode.BM25:
+            return lexical, bm25, cosine
+        if mode is SearchMode.VECTOR:
+            return semantic, bm25, cosine
+        fused = reciprocal_rank_fusion([[i for i, _ in lexical], [i for i, _ in semantic]],
+                                       rrf_k)
+        return fused, bm25, cosine
+
+    async def _expanded(self, space: str, hits: list[SearchHit], expand: Expansion,
+                        window: int) -> list[SearchHit]:
+        if self._structure is None:
+            raise SheafError(ErrorKind.INVALID_QUERY, "context expansion is not configured")
+        loaded: dict[str, StructuredDocument] = {}
+        expanded = []
+        for hit in hits:
+            if hit.document_id not in loaded:
+                loaded[hit.document_id] = await self._structure.load(space, hit.document_id)
+            document = loaded[hit.document_id]
+            if expand is Expansion.SNIPPET_WINDOW:
+                context = await self._snippet_window(space, document, hit.chunk, window)
+            else:
+                context = _section_context(document, hit.chunk, expand, window)
+            expanded.append(attrs.evolve(hit, context=context))
+        return expanded
+
+    async def _snippet_window(self, space: str, document: StructuredDocument, chunk: Chunk,
+                              window: int) -> ExpandedContext:
+        snippets = [c for c in await self._catalogue.chunks(space, version_of_chunk(chunk.id))
+                    if c.level == "snippet"]
+        at = next(i for i, c in enumerate(snippets) if c.id == chunk.id)
+        first, last = snippets[max(0, at - window)], snippets[min(len(snippets) - 1,
+                                                                  at + window)]
+        return ExpandedContext(Expansion.SNIPPET_WINDOW.value, first.start, last.end,
+                               document.text[first.start:last.end], chunk.heading_path)
+
+    async def _with_documents(self, space: str, hits: list[SearchHit]) -> list[SearchHit]:
+        cited = await self._catalogue.citations(space, [h.document_id for h in hits])
+        enriched = []
+        for hit in hits:
+            citation = cited.get(hit.document_id)
+            enriched.append(attrs.evolve(
+                hit, title=citation.title if citation else None,
+                url=citation.url if citation else None,
+                location=citation.location if citation else None))
+        return enriched
+
+
+def _section_context(document: StructuredDocument, chunk: Chunk, expand: Expansion,
+                     window: int) -> ExpandedContext:
+    """The innermost section holding the hit, or it with `window` sections either side at
+    its level (siblings under the same parent)."""
+    sections = document.sections
+    holding = [s for s in sections if s.start <= chunk.start < s.end] or list(sections)
+    if not holding:
+        return ExpandedContext(expand.value, 0, len(document.text), document.text)
+    section = max(holding, key=lambda s: (s.level, s.start))
+    start, end = section.start, section.end
+    if expand is Expansion.SECTION_NEIGHBOURHOOD:
+        siblings = [s for s in sections if s.parent == section.parent]
+        at = siblings.index(section)
+        start = siblings[max(0, at - window)].start
+        end = siblings[min(len(siblings) - 1, at + window)].end
+    return ExpandedContext(expand.value, start, end, document.text[start:end], section.path)

@@ -1,0 +1,2 @@
+"""The document model every extractor produces: blocks over one canonical text, metadata,
+diagnostics."""

@@ -1,0 +1,1 @@
+"""LLM enrichment: results, prompts and completions."""

@@ -1,0 +1,1 @@
+"""Recognised words of scanned pages, and the document they make."""

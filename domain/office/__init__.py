@@ -1,0 +1,1 @@
+"""ZIP-based document containers and spreadsheet tables."""

@@ -1,0 +1,109 @@
+"""Spreadsheets and delimited text as sections of Markdown tables.
+
+Each sheet (or CSV file) is a section headed by its name; a sheet longer than a table
+should be is split into row ranges, each its own sub-section repeating the header row,
+so a chunk or a quote never holds cells without the column names that explain them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+import attrs
+
+from ..document.document import BlockDraft, BlockKind, Document
+from ..document.markdown_rendering import assemble_document
+from ..document.metadata import DocumentMetadata
+from ..errors import ErrorKind, SheafError
+
+
+@attrs.frozen
+class SheetLimits:
+    """How big a table gets before it is split, and past which a sheet is refused."""
+
+    rows_per_table: int = 200
+    max_cells: int = 2_000_000
+    max_cell_characters: int = 32_767
+    """Excel's own cap on one cell."""
+
+
+DEFAULT_SHEET_LIMITS = SheetLimits()
+
+
+def sheet_blocks(name: str, rows: Sequence[Sequence[str]], *, level: int = 1,
+                 limits: SheetLimits = DEFAULT_SHEET_LIMITS) -> list[BlockDraft]:
+    """A heading for the sheet and its non-empty rows as tables of at most
+    `limits.rows_per_table` body rows, each repeating the first (header) row."""
+    table = trimmed_rows(rows)
+    check_size(name, table, limits)
+    drafts = [BlockDraft(BlockKind.HEADING, text=name, level=level)]
+    if not table:
+        return drafts
+    header, body = table[0], table[1:]
+    if len(body) <= limits.rows_per_table:
+        drafts.append(BlockDraft(BlockKind.TABLE, rows=tuple(table)))
+        return drafts
+    for start in range(0, len(body), limits.rows_per_table):
+        part = body[start:start + limits.rows_per_table]
+        # Row numbers as the sheet counts them: the header is row 1.
+        first, last = start + 2, start + 1 + len(part)
+        drafts.append(BlockDraft(BlockKind.HEADING, text=f"{name}, rows {first}-{last}",
+                                 level=min(level + 1, 6)))
+        drafts.append(BlockDraft(BlockKind.TABLE, rows=(header, *part)))
+    return drafts
+
+
+def trimmed_rows(rows: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    """Rows without empty rows and without the empty columns trailing every row."""
+    cleaned = [tuple(cell.strip() for cell in row) for row in rows]
+    cleaned = [row for row in cleaned if any(row)]
+    width = max((max((i + 1 for i, c in enumerate(row) if c), default=0) for row in cleaned),
+                default=0)
+    return [row[:width] + ("",) * (width - len(row)) for row in cleaned]
+
+
+def check_size(name: str, rows: Sequence[Sequence[str]], limits: SheetLimits) -> None:
+    cells = sum(len(row) for row in rows)
+    if cells > limits.max_cells:
+        raise SheafError(ErrorKind.TOO_LARGE,
+                         f"sheet {name!r} has {cells} cells, over the {limits.max_cells} "
+                         "cell limit")
+
+
+def delimited_document(text: str, name: str, *, delimiter: str | None = None,
+                       limits: SheetLimits = DEFAULT_SHEET_LIMITS) -> Document:
+    """A CSV or TSV file as one section of tables; the delimiter is sniffed when not given."""
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        raise SheafError(ErrorKind.EMPTY, "the file holds no rows")
+    chosen = delimiter or sniff_delimiter(text)
+    csv.field_size_limit(limits.max_cell_characters + 1)
+    rows: list[list[str]] = []
+    cells = 0
+    try:
+        for row in csv.reader(io.StringIO(text, newline=""), delimiter=chosen):
+            cells += len(row)
+            if cells > limits.max_cells:
+                raise SheafError(ErrorKind.TOO_LARGE,
+                                 f"{name} has over {limits.max_cells} cells, the limit")
+            rows.append(row)
+    except csv.Error as exc:
+        raise SheafError(ErrorKind.CORRUPT, f"{name} is not valid delimited text: {exc}") from None
+    drafts = sheet_blocks(name, rows, limits=limits)
+    if len(drafts) < 2:
+        raise SheafError(ErrorKind.EMPTY, "the file holds no rows")
+    # The title is the name without its extension, so the file's own section (headed by
+    # the full name) is not taken for the title heading.
+    title = name.rsplit(".", 1)[0] if "." in name.strip(".") else name
+    return assemble_document(drafts, metadata=DocumentMetadata(title=title))
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter that splits the first lines into the same number of fields."""
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","

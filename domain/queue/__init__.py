@@ -1,0 +1,1 @@
+"""Ingestion as queued jobs."""

@@ -1,0 +1,2 @@
+"""Ranking and its inputs: BM25, embeddings, rank fusion, search requests, context blocks,
+metrics."""

@@ -1,0 +1,1 @@
+"""Frozen values: an immutable mapping, records to JSON-ready values and back, bounded JSON."""

@@ -1,0 +1,329 @@
+"""The composition root: real adapters wired into the use cases."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+import attrs
+
+from ...adapters.blobs.filesystem_artifact_store import FilesystemArtifactStore
+from ...adapters.blobs.filesystem_blob_store import FilesystemBlobStore
+from ...application.concurrency.worker_pool import WorkerPool
+from ...application.store.document_catalogue import DocumentCatalogue
+from ...domain.errors import ErrorKind, SheafError
+from .settings import EmbedderSettings
+
+# The extractors (html5lib, pdfminer, pikepdf), aiohttp and the remote models are
+# imported where they are built, and so are the use cases beyond the catalogue (search,
+# quotes, structure, reindexing, enrichment): a command that only reads the store's
+# records (`sheaf list`) never loads them (ADR-0022).
+if TYPE_CHECKING:
+    from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+    from ...adapters.fetching.http_settings import HttpSettings
+    from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+    from ...adapters.store.memory_store import MemoryKnowledgeStore
+    from ...adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+    from ...application.enrichment.enrichment import Enrichment, TokenBudget
+    from ...application.extraction.content_resolver import ContentResolver
+    from ...application.extraction.document_extraction import DocumentExtraction
+    from ...application.ingestion.ingestion import Ingestion
+    from ...application.ingestion.reindexing import Reindexing
+    from ...application.ingestion.stage_events import StageEvent
+    from ...application.ports.artifact_store import ArtifactStore
+    from ...application.ports.blob_store import BlobStore
+    from ...application.ports.embedder import Embedder
+    from ...application.ports.file_reader import FileReader
+    from ...application.ports.format_extractor import FormatExtractor
+    from ...application.ports.http_client import HttpClient
+    from ...application.ports.language_model import LanguageModel
+    from ...application.quotes.quotes import Quotes
+    from ...application.search.search import Search
+    from ...application.store.document_structure import DocumentStructure
+    from ...application.store.storage import Storage
+    from ...domain.analysis.chunking import ChunkSizes
+    from .settings import LanguageModelSettings, Settings
+
+KnowledgeStore = Union["DuckDbKnowledgeStore", "MemoryKnowledgeStore",
+                       "PostgresKnowledgeStore"]
+
+
+def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
+                   extraction: DocumentExtraction | None = None
+                   ) -> tuple[AiohttpHttpClient, ContentResolver]:
+    """A resolver over aiohttp and `extraction` (`build_extraction`'s by default), so
+    fetched bodies and local files are read by the same extractors; close the client
+    when done."""
+    from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+    from ...application.extraction.content_resolver import ContentResolver
+
+    client = AiohttpHttpClient(settings)
+    extraction = extraction or build_extraction(pool)
+    return client, ContentResolver(client, extraction.html, extraction.pdf,
+                                   extraction=extraction)
+
+
+def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
+    """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB, and
+    images and scanned PDF pages through Tesseract (when it is installed)."""
+    from ...adapters.html.html5lib_extractor import Html5libExtractor
+    from ...adapters.ocr.tesseract_ocr import TesseractOcr
+    from ...adapters.office.docx_extractor import DocxExtractor
+    from ...adapters.office.epub_extractor import EpubExtractor
+    from ...adapters.office.pptx_extractor import PptxExtractor
+    from ...adapters.office.xlsx_extractor import XlsxExtractor
+    from ...adapters.pdf.pdfminer_extractor import PdfminerExtractor
+    from ...application.extraction.document_extraction import DocumentExtraction
+    from ...domain.routing.routing import Route
+
+    limiter = pool.limiter if pool else None
+    formats: dict[Route, FormatExtractor] = {
+        Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
+        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter)}
+    return DocumentExtraction(Html5libExtractor(limiter),
+                              PdfminerExtractor(limiter=limiter), formats=formats,
+                              ocr=TesseractOcr(limiter=limiter))
+
+
+def blob_folder(store_path: Path) -> Path:
+    """Blobs live beside the DuckDB file: `kb.duckdb` keeps them in `kb.blobs/`."""
+    return store_path.with_suffix(".blobs")
+
+
+@attrs.define
+class KnowledgeServices:
+    """The embedded default: a DuckDB file with its blob folder, and the use cases on it.
+
+    Ingestion (the HTTP client, the extractors) is built on first use: reading and
+    searching never import aiohttp, html5lib or pdfminer. So are structure, quotes,
+    search and reindexing: listing the catalogue imports none of their modules."""
+
+    store: KnowledgeStore
+    """The store's adapter (the CLI's store commands use its extra methods)."""
+    storage: Storage
+    catalogue: DocumentCatalogue
+    pool: WorkerPool
+    build_ingestion: Callable[[], tuple[HttpClient, Ingestion]]
+    embedder: Embedder | None = None
+    enrichment: Enrichment | None = None
+    closers: tuple[Callable[[], Awaitable[None]], ...] = ()
+    """What else was opened for these services (an S3 connection), closed with them."""
+    client: HttpClient | None = attrs.field(default=None, init=False)
+    """None until ingestion is first used."""
+    _ingestion: Ingestion | None = attrs.field(default=None, init=False)
+    _structure: DocumentStructure | None = attrs.field(default=None, init=False)
+    _quotes: Quotes | None = attrs.field(default=None, init=False)
+    _search: Search | None = attrs.field(default=None, init=False)
+    _reindexing: Reindexing | None = attrs.field(default=None, init=False)
+
+    @property
+    def ingestion(self) -> Ingestion:
+        if self._ingestion is None:
+            self.client, self._ingestion = self.build_ingestion()
+        return self._ingestion
+
+    @property
+    def structure(self) -> DocumentStructure:
+        if self._structure is None:
+            from ...application.store.document_structure import DocumentStructure
+
+            self._structure = DocumentStructure(self.catalogue, self.pool)
+        return self._structure
+
+    @property
+    def quotes(self) -> Quotes:
+        if self._quotes is None:
+            from ...application.quotes.quotes import Quotes
+
+            self._quotes = Quotes(self.structure, self.pool)
+        return self._quotes
+
+    @property
+    def search(self) -> Search:
+        if self._search is None:
+            from ...application.search.search import Search
+
+            self._search = Search(self.storage, self.embedder, self.structure)
+        return self._search
+
+    @property
+    def reindexing(self) -> Reindexing:
+        if self._reindexing is None:
+            from ...application.ingestion.reindexing import Reindexing
+
+            self._reindexing = Reindexing(self.storage, self.structure, self.embedder,
+                                          self.enrichment)
+        return self._reindexing
+
+    async def aclose(self) -> None:
+        # Every close runs even when one before it fails: a client that cannot close must
+        # not leave the store unclosed (and without its clean-close marker).
+        async with contextlib.AsyncExitStack() as closing:
+            closing.push_async_callback(self.storage.close)
+            for close_other in self.closers:
+                closing.push_async_callback(close_other)
+            if self.enrichment is not None:
+                closing.push_async_callback(self.enrichment.model.aclose)
+            if self.embedder is not None:
+                closing.push_async_callback(self.embedder.aclose)
+            close = getattr(self.client, "aclose", None)  # an injected client may need none
+            if close is not None:
+                closing.push_async_callback(close)
+
+
+def build_language_model(settings: LanguageModelSettings | None) -> LanguageModel | None:
+    """The enrichment model; None (enrichment off) without settings."""
+    if settings is None:
+        return None
+    from ...adapters.models.openai_chat_model import OpenAiChatModel
+
+    return OpenAiChatModel(settings.base_url, settings.model, api_key=settings.api_key,
+                           concurrency=settings.concurrency)
+
+
+def build_embedder(settings: EmbedderSettings | str) -> Embedder | None:
+    """An embedder from its settings (a bare spec string means no remote options)."""
+    if isinstance(settings, str):
+        settings = EmbedderSettings(settings)
+    kind, argument = settings.kind, settings.argument
+    if kind == "none":
+        return None
+    if kind == "hashing":
+        from ...adapters.models.hashing_embedder import HashingEmbedder
+
+        return HashingEmbedder(int(argument)) if argument else HashingEmbedder()
+    if kind in ("local", "onnx"):
+        from ...adapters.models.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder.from_directory(Path(argument)) if argument else \
+            OnnxEmbedder.installed()
+    if kind == "openai" and argument:
+        from ...adapters.models.openai_embedder import OpenAiEmbedder
+
+        return OpenAiEmbedder(settings.url or "https://api.openai.com/v1", argument,
+                              dimension=settings.dimension, api_key=settings.api_key,
+                              input_limit=settings.max_tokens)
+    if kind == "ollama" and argument:
+        from ...adapters.models.ollama_embedder import OllamaEmbedder
+
+        return OllamaEmbedder(settings.url or "http://127.0.0.1:11434", argument,
+                              dimension=settings.dimension, api_key=settings.api_key,
+                              input_limit=settings.max_tokens)
+    raise SheafError(ErrorKind.CONFIGURATION,
+                     f"unknown embedder {settings.spec!r}: use hashing, hashing:DIM, local, "
+                     "onnx:DIR, openai:MODEL, ollama:MODEL or none")
+
+
+def build_knowledge(settings: HttpSettings, store_path: Path | None,
+                    listener: Callable[[StageEvent], None] | None = None,
+                    embedder: Embedder | None = None,
+                    pool: WorkerPool | None = None,
+                    language_model: LanguageModel | None = None,
+                    budget: TokenBudget | None = None,
+                    chunk_sizes: ChunkSizes | None = None,
+                    adapters: InjectedAdapters | None = None) -> KnowledgeServices:
+    """Everything on one DuckDB file (or on the `adapters` given, for tests and
+    embedding); CPU-heavy work shares one bounded `pool`; enrichment is on when a
+    `language_model` is given."""
+    pool = pool or WorkerPool()
+    given = adapters or InjectedAdapters()
+    if given.store is not None:
+        store = given.store
+    else:
+        if store_path is None:
+            raise SheafError(ErrorKind.INVALID_QUERY, "no store path and no store given")
+        from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+
+        store = DuckDbKnowledgeStore(store_path)
+    storage = store.storage()
+    folder = blob_folder(store_path) if store_path is not None else None
+    if folder is None:  # nothing on disk: blobs and artifacts in memory too
+        from ...adapters.blobs.memory_artifact_store import MemoryArtifactStore
+        from ...adapters.blobs.memory_blob_store import MemoryBlobStore
+
+        blobs: BlobStore = given.blobs or MemoryBlobStore()
+        artifacts: ArtifactStore = given.artifacts or MemoryArtifactStore()
+    else:
+        blobs = given.blobs or FilesystemBlobStore(folder)
+        artifacts = given.artifacts or FilesystemArtifactStore(folder)
+    catalogue = DocumentCatalogue(storage, blobs, artifacts)
+    enrichment = None
+    if language_model is not None:
+        from ...application.enrichment.enrichment import Enrichment
+
+        enrichment = Enrichment(storage, catalogue, language_model, embedder, budget=budget)
+
+    def build_ingestion() -> tuple[HttpClient, Ingestion]:
+        from ...adapters.files.filesystem_file_reader import FilesystemFileReader
+        from ...application.extraction.content_resolver import ContentResolver
+        from ...application.ingestion.ingestion import Ingestion, IngestionPorts
+        from ...application.ingestion.stage_events import StageRecorder
+        from ...domain.analysis.chunking import DEFAULT_SIZES
+
+        extraction = build_extraction(pool)
+        client: HttpClient
+        if given.http_client is not None:
+            client = given.http_client
+            resolver = ContentResolver(client, extraction.html, extraction.pdf,
+                                       extraction=extraction)
+        else:
+            client, resolver = build_resolver(settings, pool, extraction)
+        return client, Ingestion(
+            IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(),
+                           storage, blobs, artifacts),
+            recorder=StageRecorder(listener), embedder=embedder, pool=pool,
+            enrichment=enrichment, chunk_sizes=chunk_sizes or DEFAULT_SIZES)
+
+    return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
+                             enrichment)
+
+
+async def open_store(settings: Settings) -> KnowledgeStore:
+    """The store `settings` name: PostgreSQL for a postgresql:// URL, else the DuckDB
+    file (opened in a worker thread: it connects, migrates and may check indexes; a file
+    another process holds is waited for, then refused with `store_locked`)."""
+    if settings.store_url is not None:
+        try:
+            from ...adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+        except ImportError as exc:
+            raise SheafError(ErrorKind.STORAGE,
+                             f"{settings.location} needs the postgres extra: pip install "
+                             f"'sheaf[postgres]' ({exc})") from None
+        return await PostgresKnowledgeStore.connect(settings.store_url)
+    import anyio
+
+    from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+    from ..holder.store_holder import waiting_for_store
+
+    def opened() -> DuckDbKnowledgeStore:
+        return DuckDbKnowledgeStore(settings.store)
+
+    if settings.lock_wait <= 0:  # its caller waits (the CLI, around its holder check)
+        return await anyio.to_thread.run_sync(opened)
+    return await anyio.to_thread.run_sync(waiting_for_store, settings.store,
+                                          settings.lock_wait, opened)
+
+
+def open_blob_stores(settings: Settings) -> tuple[BlobStore, ArtifactStore,
+                                                  Callable[[], Awaitable[None]]] | None:
+    """The S3 blob and artifact stores `settings.blobs` names, with what closes their
+    shared connection; None for the default folder."""
+    if settings.blobs is None:
+        return None
+    from ...adapters.blobs.s3.blob_store import blob_stores_from_url
+
+    blobs, artifacts = blob_stores_from_url(settings.blobs)
+    return blobs, artifacts, blobs.aclose
+
+
+@attrs.frozen
+class InjectedAdapters:
+    """Adapters to use instead of the defaults (DuckDB file, filesystem, aiohttp)."""
+
+    store: KnowledgeStore | None = None
+    blobs: BlobStore | None = None
+    artifacts: ArtifactStore | None = None
+    http_client: HttpClient | None = None
+    files: FileReader | None = None

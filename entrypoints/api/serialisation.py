@@ -1,0 +1,114 @@
+"""The one JSON form of every result sheaf gives out.
+
+The CLI's `--json`, the HTTP API and the LLM tools (and the MCP server after them) all
+print these records, so the same document, hit or quote reads the same everywhere; an
+interface may wrap them in an envelope of its own (`{"results": [...]}`), never reshape
+them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ...domain.errors import SheafError
+
+if TYPE_CHECKING:
+    from ...application.quotes.quotes import Quote
+    from ...application.search.search import SearchHit
+    from ...domain.analysis.chunking import Chunk
+    from ...domain.analysis.sections import Section
+    from ...domain.store.ingestion import IngestResult, SpacePolicy
+    from ...domain.store.knowledge_records import DocumentRecord, StoreStatus
+
+JSON = dict[str, Any]
+
+
+def document_summary(document: DocumentRecord) -> JSON:
+    """A document as listed: identity, current version, sources and caller labels.
+    `content` is the kind of content its text came from (html, pdf, raw, ...)."""
+    current = document.current
+    return {
+        "id": document.id, "title": document.title, "space": document.space,
+        "url": document.url, "location": document.location.as_dict(),
+        "content": current.content_source, "content_type": current.content_type,
+        "version": current.id, "versions": len(document.versions),
+        "characters": current.characters,
+        "metadata": dict(current.metadata), "caller_metadata": dict(current.caller_metadata),
+        "source_id": document.caller_source_id,
+        "near_duplicate_of": current.near_duplicate_of,
+        "near_duplicate_similarity": current.near_duplicate_similarity,
+        "generated_summary": current.enrichment,
+        "sources": [{"kind": s.kind.value, "original": s.original,
+                     "final_url": s.final_url} for s in document.sources],
+        "updated_at": document.updated_at.isoformat() if document.updated_at else None,
+    }
+
+
+def document_detail(document: DocumentRecord) -> JSON:
+    """A document as shown: its summary, the extraction's diagnostics and every version."""
+    return document_summary(document) | {
+        "diagnostics": list(document.current.diagnostics),
+        "history": [{"id": v.id, "created_at": v.created_at.isoformat(),
+                     "superseded_at": v.superseded_at.isoformat() if v.superseded_at
+                     else None, "sha256": v.fetched_sha} for v in document.versions]}
+
+
+def document_meta(document: DocumentRecord) -> JSON:
+    """The current version's extracted metadata and what the caller attached."""
+    current = document.current
+    return {"metadata": dict(current.metadata),
+            "caller_metadata": dict(current.caller_metadata),
+            "caller_version_id": current.caller_version_id}
+
+
+def hits(found: Iterable[SearchHit]) -> list[JSON]:
+    """Ranked hits, each with its rank (from 1), scores, text and citation."""
+    return [{"rank": rank, **hit.as_dict()} for rank, hit in enumerate(found, start=1)]
+
+
+def quote(found: Quote) -> JSON:
+    return {key: list(value) if isinstance(value, tuple) else value
+            for key, value in found.as_dict().items()}
+
+
+def section(found: Section) -> JSON:
+    return {"index": found.index, "label": found.label, "level": found.level,
+            "heading": found.heading, "path": list(found.path), "start": found.start,
+            "end": found.end, "parent": found.parent, "inferred": found.inferred}
+
+
+def chunk(found: Chunk) -> JSON:
+    return attrs.asdict(found)
+
+
+def ingest_result(result: IngestResult) -> JSON:
+    return result.as_dict()
+
+
+def store_status(status: StoreStatus) -> JSON:
+    return {"store": status.location, "schema_version": status.schema_version,
+            "last_ingest": status.last_ingest.isoformat() if status.last_ingest else None,
+            "spaces": [{"space": s.space, "documents": s.documents, "versions": s.versions,
+                        "sources": s.sources} for s in status.spaces]}
+
+
+def space_policy(space: str, policy: SpacePolicy) -> JSON:
+    return {"space": space, "ingestion_enabled": policy.ingestion_enabled,
+            "max_bytes": policy.max_bytes,
+            "allowed_kinds": sorted(k.value for k in policy.allowed_kinds),
+            "enrich": sorted(policy.enrich)}
+
+
+def error(failure: SheafError) -> JSON:
+    """What a tool call or a batch line says of a failure."""
+    return {"kind": failure.kind.value, "message": failure.message}
+
+
+def as_received(payload: Any) -> Any:
+    """A record as the holder's API delivers it (tuples as lists, enums as values): a
+    direct run prints from this too, so both print the same (ADR-0022)."""
+    return json.loads(json.dumps(payload, ensure_ascii=False))

@@ -1,0 +1,256 @@
+"""`sheaf ingest` and `sheaf reconcile`: sources into the store, and a list of sources
+compared with it."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import click
+
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.fetching.url_normalisation import is_url
+from ...domain.queue.ingest_jobs import IngestJob
+from ...domain.store.ingestion import IngestStatus
+from ..api import serialisation
+from ..api.serialisation import as_received
+from ..api.settings import ALL_GROUPS, Group
+from . import queue_commands
+from .cli_options import (
+    KEY_VALUE,
+    PREFERENCES,
+    json_option,
+    network_options,
+    settings_for,
+    store_options,
+)
+from .cli_session import (
+    echo_json,
+    interactive,
+    progress,
+    with_knowledge,
+)
+from .queue_commands import queue_url_option
+
+if TYPE_CHECKING:
+    from ..api.knowledge import Knowledge
+    from ..holder.holder_client import HolderClient
+
+# What a dry run's outcome means for a source that should already be in the store.
+RECONCILED = {IngestStatus.NEW: "missing", IngestStatus.CHANGED: "stale",
+              IngestStatus.UNCHANGED: "present", IngestStatus.DUPLICATE: "present",
+              IngestStatus.FAILED: "unreachable"}
+BATCH_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(ingest)
+    group.add_command(reconcile)
+
+
+def _sources(given: tuple[str, ...], batch: Path | None) -> list[str]:
+    found = list(given)
+    if batch is not None:
+        try:
+            lines = batch.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"cannot read {batch}: {exc}"
+                             ) from None
+        found += [line.split("#", 1)[0].strip() for line in lines]
+    return [s for s in found if s]
+
+
+def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
+    return {"allow_private": network.pop("allow_private") or None,
+            "max_bytes": network.pop("max_bytes"), "timeout": network.pop("timeout")}
+
+
+@click.command()
+@click.argument("sources", nargs=-1, metavar="SOURCE...")
+@click.option("--batch", type=BATCH_FILE, help="a file listing one source per line")
+@click.option("--recursive", is_flag=True, help="walk directories deeply")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--force", is_flag=True, help="re-extract unchanged sources")
+@click.option("--resume", is_flag=True, help="reuse the staged artifacts of an interrupted "
+                                             "ingest instead of extracting again")
+@click.option("--dry-run", is_flag=True, help="report what each source would be; store "
+                                              "nothing")
+@click.option("--password", help="password of encrypted PDFs")
+@click.option("--enrich", metavar="KINDS", help="LLM enrichment of new and changed "
+              "documents: summary, context or summary,context (default: the space's)")
+@click.option("--token-budget", type=click.IntRange(min=1),
+              help="tokens this run may spend on enrichment (or SHEAF_LLM_TOKEN_BUDGET)")
+@click.option("--prefer", type=click.Choice(PREFERENCES), default="auto", show_default=True)
+@click.option("--metadata", type=KEY_VALUE, multiple=True, help="a label stored with "
+              "each document (repeatable)")
+@click.option("--source-id", help="your own id for the (single) source")
+@click.option("--version-id", help="your own id for this version")
+@click.option("--queue", "queued", is_flag=True, help="enqueue one job per source for "
+              "`sheaf worker` processes instead of ingesting here; prints the batch id")
+@click.option("--wait", is_flag=True, help="with --queue: follow the batch to its end and "
+                                           "print its summary")
+@queue_url_option
+@json_option
+@store_options
+@network_options
+def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concurrency: int,
+           metadata: tuple[tuple[str, str], ...], as_json: bool, store: Path | None,
+           space: str, embedder: str | None, token_budget: int | None, queued: bool,
+           wait: bool, queue_url: str | None, **options: Any) -> None:
+    """Fetch or read sources (URLs, files, directories) into the knowledge store."""
+    fetch_flags = _fetch_flags(options)
+    found = _sources(sources, batch)
+    if not found:
+        raise click.UsageError("nothing to ingest (give sources or --batch)")
+    if queued or wait or queue_url:
+        _enqueue(found, recursive, metadata, as_json, store, space, wait, queue_url,
+                 fetch_flags, options, queued)
+        return
+    settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
+                            token_budget=token_budget, **fetch_flags)
+    live = interactive(as_json)
+
+    async def shown(skipped: list[dict[str, str]], total: int,
+                    results: AsyncIterator[dict[str, Any]]) -> int:
+        """The run's output from JSON records (skipped files, then each result as it
+        comes), whether this process ingests or the store's holder does (ADR-0022)."""
+        for one in skipped:  # every file of a directory is accounted for
+            if as_json:
+                echo_json({"source": one["path"], "status": "skipped",
+                           "reason": one["reason"]})
+            else:
+                click.echo(f"skipped   {one['path']}  ({one['reason']})", err=True)
+        done: list[dict[str, Any]] = []
+        with progress("ingesting", total, live) as advance:
+            async for result in results:
+                done.append(result)
+                advance(1)
+                _report(result, len(done), total, as_json, live)
+        counts = Counter(r["status"] for r in done)
+        summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
+        click.echo(f"summary: {summary}, {len(skipped)} skipped", err=True)
+        for one in skipped:
+            click.echo(f"  skipped {one['path']}: {one['reason']}", err=True)
+        for failed in (r for r in done if r["status"] == IngestStatus.FAILED.value):
+            click.echo(f"  failed {failed['source']}: {failed.get('error_kind')}: "
+                       f"{failed.get('message')}", err=True)
+        return 1 if counts.get("failed") else 0
+
+    async def work(kb: Knowledge) -> int:
+        listing = await kb.listing(found, recursive=recursive)
+
+        async def results() -> AsyncIterator[dict[str, Any]]:
+            async for event in kb.ingest_many(listing, concurrency=concurrency,
+                                              metadata=dict(metadata), **options):
+                yield as_received(serialisation.ingest_result(event.result))
+
+        return await shown([{"path": s.path, "reason": s.reason} for s in listing.skipped],
+                           len(listing.files), results())
+
+    def remote(holder: HolderClient) -> int:
+        # Local paths travel absolute (the holder's working directory is its own) and
+        # are printed as they were given.
+        given = {s if is_url(s) else os.path.abspath(s): s for s in found}
+        answer = holder.lines("/v1/batch", {
+            "sources": list(given), "recursive": recursive, "concurrency": concurrency,
+            "metadata": dict(metadata), **{k: v for k, v in options.items()
+                                           if v is not None}})
+        head = next(answer)
+
+        async def results() -> AsyncIterator[dict[str, Any]]:
+            while (result := await anyio.to_thread.run_sync(next, answer, None)) is not None:
+                yield result | {"source": given.get(result["source"], result["source"])}
+
+        return anyio.run(shown, head["skipped"], head["total"], results())
+
+    with_knowledge(settings, work, remote=remote, remote_settings=HOLDER_SETTINGS,
+                   hold=True)
+
+
+def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str], ...],
+             as_json: bool, store: Path | None, space: str, wait: bool,
+             queue_url: str | None, fetch_flags: dict[str, Any], options: dict[str, Any],
+             queued: bool) -> None:
+    if not queued:
+        raise click.UsageError("--wait and --queue-url go with --queue")
+    if options.get("dry_run"):
+        raise click.UsageError("--dry-run cannot be queued: run it here, without --queue")
+    if any(value for value in fetch_flags.values()):
+        raise click.UsageError("--allow-private, --max-bytes and --timeout are the "
+                               "workers' settings: give them to `sheaf worker`")
+    settings = settings_for({Group.STORE, Group.QUEUE}, store=store, space=space,
+                            queue=queue_url)
+    template = IngestJob(batch="", source="", space=settings.space,
+                         metadata=dict(metadata), force=options["force"],
+                         resume=options["resume"], password=options["password"],
+                         prefer=options["prefer"], enrich=options["enrich"],
+                         source_id=options["source_id"], version_id=options["version_id"])
+    queue_commands.enqueue(settings, found, recursive=recursive, template=template,
+                           as_json=as_json, wait=wait)
+
+
+HOLDER_SETTINGS = ("embedder", "blobs", "max_bytes", "timeout", "allow_private",
+                   "language_model", "token_budget")
+"""What an ingest depends on besides its sources: it goes through a holder only when
+that holder has the same."""
+
+
+def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
+            live: bool) -> None:
+    if as_json:
+        echo_json(result)
+        return
+    notes = []
+    if result.get("error_kind"):
+        notes.append(result.get("message") or result["error_kind"])
+    if result.get("near_duplicate_of"):
+        notes.append(f"near duplicate of {result['near_duplicate_of']}")
+    enrichment = result.get("enrichment")
+    if enrichment and enrichment != "enriched":
+        notes.append(f"enrichment {enrichment}: see sheaf show --diagnostics")
+    # Under a progress bar only what needs reading is printed; in a log, every source.
+    if notes or not live:
+        line = f"[{done}/{total}] {result['status']:<9} {result['source']}"
+        click.echo(line + "".join(f"  ({note})" for note in notes), err=True)
+
+
+@click.command()
+@click.option("--batch", type=BATCH_FILE, required=True,
+              help="a file listing one source per line")
+@click.option("--sample", type=click.IntRange(min=1), help="check only N sources, chosen "
+                                                          "at random")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@json_option
+@store_options
+@network_options
+def reconcile(batch: Path, sample: int | None, concurrency: int, as_json: bool,
+              store: Path | None, space: str, embedder: str | None, **network: Any) -> None:
+    """Compare a list of sources with the store: present, stale, missing or unreachable."""
+    settings = settings_for({Group.STORE, Group.EMBEDDER, Group.FETCH}, store=store,
+                            space=space, embedder=embedder, **_fetch_flags(network))
+    sources = _sources((), batch)
+    if sample is not None and sample < len(sources):
+        sources = random.sample(sources, sample)
+
+    async def work(kb: Knowledge) -> int:
+        verdicts: Counter[str] = Counter()
+        async for event in kb.ingest_many(sources, concurrency=concurrency, dry_run=True):
+            verdict = RECONCILED[event.result.status]
+            verdicts[verdict] += 1
+            if as_json:
+                echo_json({"source": event.result.source, "state": verdict,
+                           **({"error": event.result.message} if event.result.message
+                              else {})})
+            else:
+                click.echo(f"{verdict:<11} {event.result.source}")
+        click.echo("summary: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in
+                                           ("present", "stale", "missing", "unreachable")),
+                   err=True)
+        return 0 if verdicts.get("present", 0) == sum(verdicts.values()) else 1
+
+    with_knowledge(settings, work)

@@ -1,0 +1,47 @@
+"""How results are printed: Markdown, plain text or JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...domain.document.document import Document
+from ...domain.document.markdown_rendering import document_plain_text
+
+FORMATS = ("markdown", "text", "json")
+SUFFIXES = {"markdown": ".md", "text": ".txt", "json": ".json"}
+
+
+def document_json(document: Document) -> dict[str, Any]:
+    """Blocks with their exact spans, pages and boxes, plus metadata and links."""
+    blocks = []
+    for block in document.blocks:
+        entry: dict[str, Any] = {"kind": block.kind.value, "start": block.start,
+                                 "end": block.end}
+        if block.level:
+            entry["level"] = block.level
+        if block.draft.label:
+            entry["label"] = block.draft.label
+        if block.draft.pages:
+            entry["pages"] = list(block.draft.pages)
+        if block.draft.bbox:
+            entry["bbox"] = [round(v, 1) for v in block.draft.bbox]
+        blocks.append(entry)
+    return {
+        "metadata": document.metadata.as_dict(),
+        "page_count": document.page_count,
+        "blocks": blocks,
+        "links": [{"text": link.text, "url": link.url} for link in document.links
+                  if not link.rel],
+        "notes": list(document.notes),
+        "text": document.text,
+    }
+
+
+def render(document: Document, fmt: str, extra: dict[str, Any] | None = None) -> str:
+    if fmt == "markdown":
+        return document.text + "\n"
+    if fmt == "text":
+        return document_plain_text(document) + "\n"
+    payload = {**(extra or {}), **document_json(document)}
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"

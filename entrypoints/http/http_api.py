@@ -1,0 +1,450 @@
+"""The HTTP API (aiohttp.web): documents, search, quotes, health, and its OpenAPI document.
+
+The server owns its DuckDB store: one process writes (the store serialises writes as
+DuckDB requires, reads run concurrently on their own cursors). Ingests beyond
+`max_pending` at once are refused with 429 rather than queued without bound. Uploads
+stream to disk under the size cap, counted while reading.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import re
+import tempfile
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+from aiohttp import BodyPartReader, web
+from aiohttp.helpers import parse_mimetype
+
+from ...adapters.fetching.http_settings import DEFAULT_MAX_BYTES
+from ...adapters.installation.package_version import sheaf_version
+from ...domain.errors import ErrorKind, SheafError
+from ...domain.fetching.url_normalisation import is_url
+from ...domain.search.search_request import Expansion, SearchMode, parse_metadata_filter
+from ...domain.store.ingestion import IngestResult, IngestStatus
+from ...domain.values.json_nesting import parse_strict_json
+from ..api import serialisation
+from ..api.knowledge import Knowledge
+from .openapi import openapi_document
+from .problem_details import problem, status_of
+
+logger = logging.getLogger("sheaf.api")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+KNOWLEDGE = web.AppKey("knowledge", Knowledge)
+SETTINGS = web.AppKey("settings", "ApiSettings")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@attrs.define
+class ApiSettings:
+    """How the server behaves; `token` None means no authentication (loopback use)."""
+
+    space: str = "default"
+    token: str | None = None
+    max_upload_bytes: int = DEFAULT_MAX_BYTES
+    max_pending: int = 8
+    uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
+    pending: int = 0
+    holder: bool = False
+    batches: int = 0
+    """`/v1/batch` requests running: the holder waits for them before it stops."""
+    """The store holder's own loopback API for other sheaf processes of its user
+    (ADR-0022): `/v1/batch` runs a whole `sheaf ingest` (local paths, every option,
+    failed sources as results), `/v1/status` is `sheaf status`, and error details keep
+    their paths (a CLI run through it prints what a direct run would)."""
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, kind: str, detail: str,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.kind, self.detail, self.headers = status, kind, detail, headers
+
+
+def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
+    """The application over `knowledge` (whoever opened it closes it); `?space=` picks
+    another space of the same store."""
+    app = web.Application(middlewares=[_errors, _authentication],
+                          client_max_size=settings.max_upload_bytes + 1024 * 1024)
+    app[KNOWLEDGE] = knowledge
+    app[SETTINGS] = settings
+    app.router.add_get("/v1/health", health)
+    app.router.add_get("/openapi.json", openapi)
+    app.router.add_post("/v1/documents", ingest)
+    app.router.add_get("/v1/documents", list_documents)
+    app.router.add_get("/v1/documents/{id}", get_document)
+    app.router.add_get("/v1/documents/{id}/markdown", get_markdown)
+    app.router.add_get("/v1/documents/{id}/sections", get_sections)
+    app.router.add_get("/v1/documents/{id}/chunks", get_chunks)
+    app.router.add_delete("/v1/documents/{id}", delete_document)
+    app.router.add_get("/v1/search", search)
+    app.router.add_post("/v1/quote", quote)
+    if settings.holder:
+        app.router.add_post("/v1/batch", ingest_batch)
+        app.router.add_get("/v1/status", store_status)
+    return app
+
+
+# -- middleware ------------------------------------------------------------------------
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except SheafError as exc:
+        return problem(status_of(exc.kind), exc.kind.value, exc.message,
+                       public=not request.app[SETTINGS].holder)
+    except _Refusal as refusal:
+        return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return problem(exc.status, "http_error", exc.reason, headers={
+            k: v for k, v in exc.headers.items() if k.lower() == "allow"})
+    except Exception:  # a bug: logged in full, answered as a problem, server stays up
+        logger.exception("internal error on %s %s", request.method, request.path)
+        return problem(500, "internal_error", "sheaf failed unexpectedly; see the log")
+
+
+@web.middleware
+async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
+    token = request.app[SETTINGS].token
+    if token and request.path not in ("/v1/health", "/openapi.json"):
+        # Header bytes that are not UTF-8 arrive as surrogates: compared, never encoded
+        # strictly (that raised, and the server answered 500).
+        given = request.headers.get("Authorization", "").encode("utf-8", "surrogateescape")
+        expected = f"Bearer {token}".encode()
+        if not hmac.compare_digest(given, expected):
+            raise _Refusal(401, "unauthorized",
+                           "missing or wrong token: send 'Authorization: Bearer <token>'",
+                           {"WWW-Authenticate": 'Bearer realm="sheaf"'})
+    return await handler(request)
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _knowledge(request: web.Request) -> Knowledge:
+    """The knowledge base on the request's space."""
+    space = request.query.get("space") or request.app[SETTINGS].space
+    return request.app[KNOWLEDGE].with_space(space)
+
+
+def _json(payload: Any, status: int = 200) -> web.Response:
+    return web.json_response(payload, status=status,
+                             dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
+
+def _bad(detail: str) -> _Refusal:
+    return _Refusal(400, "invalid_request", detail)
+
+
+def _json_value(text: str, what: str) -> Any:
+    try:
+        return parse_strict_json(text, what)
+    except ValueError as exc:
+        raise _bad(f"{what} is not JSON: {exc}") from None
+
+
+async def _json_body(request: web.Request, hint: str) -> Any:
+    try:
+        text = (await request.read()).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad(f"the body must be UTF-8 JSON {hint}") from None
+    return _json_value(text, "the body")
+
+
+def _count(payload: dict[str, Any], name: str) -> int | None:
+    """An optional positive whole number from a JSON body; booleans and floats refused."""
+    value = payload.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _bad(f"{name} must be a whole number of at least 1, not {json.dumps(value)}")
+    return value
+
+
+def _int(request: web.Request, name: str, default: int) -> int:
+    value = request.query.get(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise _bad(f"{name} must be an integer, not {value[:40]!r}") from None
+
+
+# -- handlers ----------------------------------------------------------------------------
+async def health(request: web.Request) -> web.Response:
+    status = await request.app[KNOWLEDGE].status()
+    return _json({"status": "ok", "version": sheaf_version(), "store": status.location,
+                  "schema_version": status.schema_version})
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return _json(openapi_document())
+
+
+async def ingest(request: web.Request) -> web.Response:
+    settings = request.app[SETTINGS]
+    if settings.pending >= settings.max_pending:
+        raise _Refusal(429, "queue_full",
+                       f"{settings.pending} ingests are running; try again shortly",
+                       {"Retry-After": "2"})
+    settings.pending += 1
+    upload: Path | None = None
+    try:
+        if request.content_type.startswith("multipart/"):
+            source, options = await _receive_upload(request)
+            upload = Path(source)
+        else:
+            source, options = await _url_request(request)
+        result = await _knowledge(request).ingest(source, **options)
+    finally:
+        settings.pending -= 1
+        if upload is not None:  # the store keeps its own copy of the bytes
+            _discard_upload(upload, settings.uploads)
+    return _ingested(result)
+
+
+def _discard_upload(upload: Path, uploads: Path) -> None:
+    upload.unlink(missing_ok=True)
+    if upload.parent != uploads and uploads in upload.parents:
+        with contextlib.suppress(OSError):  # another upload of the same bytes is arriving
+            upload.parent.rmdir()
+
+
+def _ingested(result: IngestResult) -> web.Response:
+    if result.status is IngestStatus.FAILED:
+        kind = ErrorKind(result.error_kind) if result.error_kind else ErrorKind.HTTP_ERROR
+        raise SheafError(kind, result.message or "ingest failed")
+    return _json(serialisation.ingest_result(result),
+                 201 if result.status is IngestStatus.NEW else 200)
+
+
+def _options(payload: dict[str, Any]) -> dict[str, Any]:
+    metadata = payload.get("metadata") or {}
+    if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise _bad("metadata must be an object of strings")
+    source_id = payload.get("source_id")
+    if source_id is not None and not isinstance(source_id, str):
+        raise _bad("source_id must be a string")
+    return {"metadata": metadata, "source_id": source_id,
+            "force": bool(payload.get("force", False))}
+
+
+async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
+    payload = await _json_body(request, "{\"url\": ...} or a multipart upload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
+        raise _bad("the JSON body needs a \"url\" string")
+    url = payload["url"]
+    if not is_url(url):
+        raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
+    return url, _options(payload)
+
+
+_HOLDER_OPTIONS = {"password": str, "enrich": str, "prefer": str, "dry_run": bool,
+                   "resume": bool, "version_id": str}
+
+
+async def store_status(request: web.Request) -> web.Response:
+    """The holder's `sheaf status`: the store's location, schema and counts per space."""
+    return _json(serialisation.store_status(await request.app[KNOWLEDGE].status()))
+
+
+async def ingest_batch(request: web.Request) -> web.StreamResponse:
+    """The holder's `sheaf ingest` for another process: directories expanded here, then
+    JSON lines: `{"total", "skipped"}` first, one ingest result per source as each
+    finishes. The holder does not stop while one runs."""
+    payload = await _json_body(request, "{\"sources\": [...]}")
+    sources = payload.get("sources") if isinstance(payload, dict) else None
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise _bad("the JSON body needs a \"sources\" list of strings")
+    options = _options(payload)  # and every other option of `sheaf ingest`:
+    for name, kind in _HOLDER_OPTIONS.items():
+        value = payload.get(name)
+        if value is not None:
+            if not isinstance(value, kind):
+                raise _bad(f"{name} must be a {kind.__name__}")
+            options[name] = value
+    concurrency = _count(payload, "concurrency") or 4
+    kb = _knowledge(request)
+    settings = request.app[SETTINGS]
+    settings.batches += 1
+    try:
+        found = await kb.listing(sources, recursive=bool(payload.get("recursive")))
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+
+        async def line(value: Any) -> None:
+            await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
+
+        await line({"total": len(found.files), "skipped": [
+            {"path": s.path, "reason": s.reason} for s in found.skipped]})
+        async for event in kb.ingest_many(found, concurrency=concurrency, **options):
+            await line(serialisation.ingest_result(event.result))
+        await response.write_eof()
+        return response
+    finally:
+        settings.batches -= 1
+
+
+async def _receive_upload(request: web.Request) -> tuple[str, dict[str, Any]]:
+    """The `file` part streamed to disk, counted against the cap as it arrives; stored
+    by content hash and name, so the same upload twice is `unchanged`."""
+    settings = request.app[SETTINGS]
+    if not parse_mimetype(request.headers.get("Content-Type", "")).parameters.get("boundary"):
+        raise _bad("the multipart body has no boundary in its Content-Type")
+    try:
+        reader = await request.multipart()
+    except (KeyError, ValueError, AssertionError):
+        raise _bad("the multipart body's Content-Type is malformed") from None
+    payload: dict[str, Any] = {}
+    stored: Path | None = None
+    upload_name = "upload"
+    try:
+        while (part := await _next_part(reader)) is not None:
+            if not isinstance(part, BodyPartReader):
+                continue
+            if part.name == "file":
+                if stored is not None:
+                    raise _bad("the multipart body has more than one \"file\" part")
+                # The name as the client gave it (its folders left out): what citations
+                # show. Clients percent-encode what the header cannot carry (aiohttp, curl).
+                given = urllib.parse.unquote(part.filename or "")
+                upload_name = given.replace("\\", "/").rsplit("/", 1)[-1].strip() or "upload"
+                stored = await _spool(part, settings)
+            elif part.name == "metadata":
+                payload["metadata"] = _json_value(await part.text(), "the metadata part")
+            elif part.name == "source_id":
+                payload["source_id"] = await part.text()
+        if stored is None:
+            raise _bad("the multipart body needs a \"file\" part")
+        return str(stored), _options(payload) | {"upload_name": upload_name}
+    except BaseException:
+        if stored is not None:
+            _discard_upload(stored, settings.uploads)
+        raise
+
+
+async def _next_part(reader: Any) -> Any:
+    try:
+        return await reader.next()
+    except (ValueError, AssertionError, KeyError):  # aiohttp's multipart parser refusing
+        raise _bad("the multipart body is malformed") from None
+
+
+async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
+    settings.uploads.mkdir(parents=True, exist_ok=True)
+    name = _SAFE_NAME.sub("_", Path(part.filename or "upload").name).strip("._") or "upload"
+    digest = hashlib.sha256()
+    size = 0
+    with tempfile.NamedTemporaryFile(dir=settings.uploads, delete=False) as spool:
+        try:
+            while chunk := await part.read_chunk(64 * 1024):
+                size += len(chunk)
+                if size > settings.max_upload_bytes:
+                    raise SheafError(ErrorKind.TOO_LARGE,
+                                     f"the upload is over the {settings.max_upload_bytes} "
+                                     "byte limit")
+                digest.update(chunk)
+                spool.write(chunk)
+        except BaseException:
+            Path(spool.name).unlink(missing_ok=True)
+            raise
+    target = settings.uploads / digest.hexdigest()[:32] / name
+    target.parent.mkdir(exist_ok=True)
+    Path(spool.name).replace(target)
+    return target
+
+
+async def list_documents(request: web.Request) -> web.Response:
+    documents = await _knowledge(request).documents()
+    return _json({"documents": [serialisation.document_summary(d) for d in documents]})
+
+
+async def get_document(request: web.Request) -> web.Response:
+    record = await _knowledge(request).record(request.match_info["id"])
+    return _json(serialisation.document_detail(record))
+
+
+async def get_markdown(request: web.Request) -> web.Response:
+    document = await _knowledge(request).document(request.match_info["id"])
+    return web.Response(text=document.markdown, content_type="text/markdown",
+                        charset="utf-8")
+
+
+async def get_sections(request: web.Request) -> web.Response:
+    kb = _knowledge(request)
+    record = await kb.record(request.match_info["id"])
+    return _json({"document_id": record.id, "sections": [
+        serialisation.section(s) for s in await kb.sections(record.id)]})
+
+
+async def get_chunks(request: web.Request) -> web.Response:
+    level = request.query.get("level")
+    if level not in (None, "section", "snippet"):
+        raise _bad("level is section or snippet")
+    kb = _knowledge(request)
+    record = await kb.record(request.match_info["id"])
+    return _json({"document_id": record.id, "chunks": [
+        serialisation.chunk(c) for c in await kb.chunks(record.id)
+        if level is None or c.level == level]})
+
+
+async def delete_document(request: web.Request) -> web.Response:
+    removed = await _knowledge(request).remove(request.match_info["id"])
+    return _json({"removed": removed.id, "title": removed.title})
+
+
+async def search(request: web.Request) -> web.Response:
+    query = request.query.get("q", "")
+    if not query.strip():
+        raise _bad("q (the query) is required")
+    try:
+        mode = SearchMode(request.query.get("mode", "auto"))
+        expand_value = request.query.get("expand")
+        expand = Expansion(expand_value) if expand_value else None
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+    found = await _knowledge(request).search(
+        query, _int(request, "k", 10), mode=mode,
+        document=request.query.getall("doc", []),
+        section=request.query.getall("section", []),
+        source=request.query.getall("source", []),
+        metadata=parse_metadata_filter(request.query.getall("meta", [])),
+        group_by_document=request.query.get("group", "").lower() in ("1", "true", "yes"),
+        expand=expand, window=_int(request, "window", 1))
+    return _json({"query": query, "results": serialisation.hits(found)})
+
+
+async def quote(request: web.Request) -> web.Response:
+    payload = await _json_body(request, "{\"document_id\": ..., \"text\": ...}")
+    if not isinstance(payload, dict) or not isinstance(payload.get("document_id"), str):
+        raise _bad("the JSON body needs a \"document_id\" string")
+    kb, document = _knowledge(request), payload["document_id"]
+    lines = payload.get("lines")
+    if isinstance(payload.get("text"), str):
+        found = await kb.quote(document, payload["text"], find_all=bool(payload.get("all")))
+    elif isinstance(payload.get("section"), str):
+        found = await kb.quote(document, section=payload["section"],
+                               first=_count(payload, "first"), last=_count(payload, "last"))
+    elif payload.get("sentence") is not None:
+        found = await kb.quote(document, sentence=_count(payload, "sentence"))
+    elif payload.get("paragraph") is not None:
+        found = await kb.quote(document, paragraph=_count(payload, "paragraph"))
+    elif lines is not None:
+        if not isinstance(lines, list) or len(lines) != 2:
+            raise _bad("lines must be a pair [first, last]")
+        first = _count({"lines[0]": lines[0]}, "lines[0]") or 1
+        last = _count({"lines[1]": lines[1]}, "lines[1]") or 1
+        found = await kb.quote(document, lines=(first, last))
+    else:
+        raise _bad("give text, sentence, paragraph, lines [a, b] or section")
+    return _json({"quotes": [serialisation.quote(q) for q in found]})
