@@ -32,11 +32,16 @@ def env(postgres_database: str, tmp_path: Path) -> dict[str, str]:
 
 
 async def _busy(url: str) -> int:
+    """Jobs waiting in the queue; none while the enqueuing command has not yet made the
+    queue's tables (this test may be the first on its database, as under xdist)."""
     import psycopg
 
     async with await psycopg.AsyncConnection.connect(url) as connection:
-        row = await (await connection.execute(
-            "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'")).fetchone()
+        try:
+            row = await (await connection.execute(
+                "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'")).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
     return int(row[0]) if row else 0
 
 
