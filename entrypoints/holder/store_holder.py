@@ -25,8 +25,11 @@ import attrs
 from ...domain.errors import ErrorKind, SheafError
 
 if TYPE_CHECKING:
-    from ..api.knowledge import Knowledge
+    from aiohttp import web
+
+    from ..api.knowledge_api import KnowledgeApi
     from ..api.settings import Settings
+    from .holder_api import HeldRequests
 
 T = TypeVar("T")
 HOLDER_SUFFIX = ".holder"
@@ -122,9 +125,9 @@ def locked_error(store: Path, found: SheafError, waited: float) -> SheafError:
     who = (f"process {holder.pid} ({holder.command})" if holder is not None
            else found.message.rsplit(" held by ", 1)[-1] if " held by " in found.message
            else "another process")
-    through = (" It serves list, show, sections, search, quote, status, remove and "
-               "ingest for sheaf commands with the same settings; this one it cannot serve."
-               if holder is not None else "")
+    through = (" It serves list, show, sections, search, quote, status, space, remove, "
+               "ingest and reconcile for sheaf commands with the same settings; this one "
+               "it cannot serve." if holder is not None else "")
     return SheafError(ErrorKind.STORE_LOCKED,
                       f"the store at {store} is held by {who} and was not freed within "
                       f"{waited:g} s.{through} Stop that process, or wait longer "
@@ -151,12 +154,13 @@ def waiting_for_store(store: Path, wait: float, attempt: Callable[[], T]) -> T:
 
 
 @asynccontextmanager
-async def holding(kb: Knowledge, settings: Settings, command: str | None = None
+async def holding(kb: KnowledgeApi, settings: Settings, command: str | None = None
                   ) -> AsyncIterator[HolderRecord | None]:
-    """Serve the HTTP API on `kb` at a loopback port with a fresh token and publish it
-    in `<store>.holder` until the block ends (the file goes first, then the server,
-    once the ingests other processes run through it have finished). A PostgreSQL store
-    is shared by every process itself: nothing is served or published (None)."""
+    """Serve the holder's API (`holder_api`) on `kb` at a loopback port with a fresh
+    token and publish it in `<store>.holder` until the block ends (the file goes first,
+    then the server, once the requests other processes sent it have been answered). A
+    PostgreSQL store is shared by every process itself: nothing is served or published
+    (None)."""
     if settings.store_url is not None:
         yield None
         return
@@ -165,15 +169,11 @@ async def holding(kb: Knowledge, settings: Settings, command: str | None = None
     import anyio
     from aiohttp import web
 
-    from ..api.composition import blob_folder
-    from ..http.http_api import ApiSettings, build_app
+    from .holder_api import HeldRequests, build_holder_app
 
     token = secrets.token_urlsafe(32)
-    served = ApiSettings(space=settings.space, token=token, holder=True,
-                         max_upload_bytes=settings.fetch.max_bytes,
-                         uploads=blob_folder(settings.store) / "uploads")
-    app = build_app(kb, served)
-    runner = web.AppRunner(app, access_log=None)
+    requests = HeldRequests()
+    runner = web.AppRunner(build_holder_app(kb, token, requests), access_log=None)
     await runner.setup()
     try:
         site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -186,11 +186,29 @@ async def holding(kb: Knowledge, settings: Settings, command: str | None = None
             yield record
         finally:
             withdraw(settings.store, record)
-            # Another process's ingest running through this one finishes first (aiohttp
-            # would cancel it after its shutdown timeout); no new one can find us now.
             with anyio.CancelScope(shield=True):
-                while served.batches:
-                    await anyio.sleep(0.05)
+                await _answer_the_connected(runner, site, requests)
     finally:
         with anyio.CancelScope(shield=True):
             await runner.cleanup()
+
+
+QUIET_SECONDS = 10.0
+"""How long a holder that is done keeps a connection that sends nothing: a command going
+through it sends its next request at once."""
+
+
+async def _answer_the_connected(runner: web.AppRunner, site: web.TCPSite,
+                                requests: HeldRequests) -> None:
+    """Stop taking connections (a command finding none opens the store once it is free),
+    then answer the commands already connected to the end: while a request runs, and
+    while a connection stays open with the last request under `QUIET_SECONDS` ago
+    (aiohttp would cancel a running one after its shutdown timeout)."""
+    import anyio
+
+    await site.stop()
+    requests.ended = max(requests.ended, time.monotonic())
+    server = runner.server
+    while requests.running or (server is not None and server.connections
+                               and time.monotonic() - requests.ended < QUIET_SECONDS):
+        await anyio.sleep(0.05)

@@ -213,6 +213,7 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
         tmp_path: Path) -> None:
     import anyio
 
+    from sheaf.entrypoints.holder.held_knowledge import HeldKnowledge
     from sheaf.entrypoints.holder.holder_client import HolderClient
     from sheaf.entrypoints.holder.store_holder import holding
 
@@ -220,15 +221,24 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
     for number in range(12):
         (tmp_path / "notes" / f"n{number}.md").write_text(f"# Note {number}\n\nText.\n")
     settings = Settings.from_environment({}, store=tmp_path / "kb.duckdb")
-    received: list[dict[str, object]] = []
+    received: list[object] = []
     started = anyio.Event()
 
     def client(record: HolderRecord, token: anyio.lowlevel.EventLoopToken) -> None:
-        answer = HolderClient(record, "default").lines("/v1/batch", {
-            "sources": [str(tmp_path / "notes")], "concurrency": 1})
-        received.append(next(answer))
-        anyio.from_thread.run_sync(started.set, token=token)
-        received.extend(answer)
+        """Another process's `sheaf ingest` through the holder, on its own event loop."""
+        connection = HolderClient(record)
+
+        async def batch() -> None:
+            async for event in HeldKnowledge(connection, "default").ingest_many(
+                    [str(tmp_path / "notes")], concurrency=1):
+                received.append(event)
+                if len(received) == 1:
+                    anyio.from_thread.run_sync(started.set, token=token)
+
+        try:
+            anyio.run(batch)
+        finally:
+            connection.close()
 
     async with Knowledge.open(settings=settings) as kb:
         async with anyio.create_task_group() as tasks:
@@ -241,7 +251,7 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
         # Counted once the client has read to the end (its thread may still be reading
         # the last line when the holder is done): a holder that stopped before the batch
         # ended would have cut its stream short.
-        assert len(received) == 13  # the header and every source's result
+        assert len(received) == 12  # every source's result
         assert len(await kb.documents()) == 12
 
 
