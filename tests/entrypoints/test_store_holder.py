@@ -77,6 +77,11 @@ READS = (("list",), ("list", "--json"), ("show", "{doc}"), ("show", "{doc}", "--
          ("quote", "{doc}", "--text", "shoot density doubled"),
          ("quote", "{doc}", "--section", "results", "--first", "1", "--json"),
          ("status",), ("status", "--json"),
+         # Through a holder since KnowledgeApi: what the public API did not give.
+         ("show", "{doc}", "--meta"), ("sections", "{doc}", "--json"),
+         ("search", "--queries", "{folder}/queries.jsonl", "--mode", "bm25"),
+         ("space", "default", "--json"),
+         ("reconcile", "--batch", "{folder}/sources.txt", "--concurrency", "1"),
          ("quote", "{doc}", "--text", "not in the text at all, anywhere"),
          ("show", "no-such-document"))
 
@@ -102,7 +107,10 @@ def test_reads_through_a_running_server_print_what_a_direct_run_prints(
     assert holder.command == "sheaf serve"
     assert holder_path(folder / "kb.duckdb").stat().st_mode & 0o777 == 0o600
     doc = str(folder / "tides.md")  # a document named by its path
-    commands = [[a.format(doc=doc) for a in argv] for argv in READS]
+    (folder / "queries.jsonl").write_text('{"id": "q1", "text": "seagrass"}\n'
+                                          '{"id": "q2", "text": "urban foxes"}\n')
+    (folder / "sources.txt").write_text(f"{doc}\n{folder / 'foxes.md'}\n")
+    commands = [[a.format(doc=doc, folder=folder) for a in argv] for argv in READS]
     through = concurrently(env, commands)
     failed = [(argv, code, errors[-300:])
               for argv, (code, _, errors) in zip(READS[:-2], through, strict=False) if code]
