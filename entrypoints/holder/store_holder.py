@@ -2,10 +2,11 @@
 
 DuckDB lets one process open a file for writing and no other process open it at all.
 The process that holds a store for long (`sheaf serve`, `sheaf mcp`, `sheaf ingest`)
-serves the HTTP API on a loopback port and says so in `<store>.holder` beside the file:
-its pid, its command, that address and a random token, readable by its user alone.
-Another sheaf process finding the file runs its command through that holder; without a
-reachable holder it waits briefly for the lock, then fails with `store_locked`.
+serves the holder's API (`holder_api`) on a loopback port and says so in
+`<store>.holder` beside the file: its pid, its command, that address and a random
+token, readable by its user alone. Another sheaf process finding the file runs its
+command through that holder (`HeldKnowledge`); without a reachable holder it waits
+briefly for the lock, then fails with `store_locked`.
 """
 
 from __future__ import annotations
