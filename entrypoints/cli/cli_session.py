@@ -56,7 +56,6 @@ def _run(settings: Settings, work: Callable[[Any], Awaitable[int | None]],
     """Through the holder when there is one that can serve; else here, once the store is
     free. Both are tried again until SHEAF_LOCK_WAIT is spent: a holder may publish
     itself just after this process found the store locked."""
-    import anyio
     import attrs
 
     from ...domain.errors import ErrorKind, SheafError
@@ -76,6 +75,8 @@ def _run(settings: Settings, work: Callable[[Any], Awaitable[int | None]],
                 return exc  # the holder's own answer, not this process's wait
             if code is not None:
                 return code
+        import anyio
+
         return anyio.run(_direct, once, work, hold, options)
 
     outcome = waiting_for_store(settings.store, settings.lock_wait, attempt)
@@ -108,14 +109,14 @@ def _through_holder(settings: Settings, work: Work, shared: Sequence[str]) -> in
     mine = compatibility(settings)
     if any(holder.compatibility.get(key) != mine[key] for key in shared):
         return None
-    import anyio
+    import asyncio  # not anyio: what a command through a holder runs needs none of it
 
     from ..holder.held_knowledge import HeldKnowledge
     from ..holder.holder_client import HolderClient, HolderUnreachable
 
     client = HolderClient(holder)
     try:
-        return anyio.run(work, HeldKnowledge(client, settings.space)) or 0
+        return asyncio.run(work(HeldKnowledge(client, settings.space))) or 0
     except HolderUnreachable:
         return None
     finally:

@@ -4,19 +4,20 @@ Each call is one request to the holder's loopback API (`holder_api`), made in a 
 thread so the event loop never waits on it; each answer decodes (`value_codec`) into
 the very records `Knowledge` returns there, and each failure into the same
 `SheafError`. Local paths travel absolute (the holder's working directory is its own)
-and come back as they were given.
+and come back as they were given. The threads are asyncio's, not anyio's: a command
+going through a holder starts without anyio (`sheaf list`, ADR-0022); sheaf runs on
+asyncio in any case.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import attrs
 
-from ...domain.fetching.url_normalisation import is_url
 from ...domain.values.value_codec import from_plain, to_plain
 from ..api.knowledge_results import IngestProgress, StoredDocument
 from .holder_client import HolderClient, known_error
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 
 def _travelling(source: str) -> str:
+    from ...domain.fetching.url_normalisation import is_url
+
     return source if is_url(source) else os.path.abspath(source)
 
 
@@ -53,8 +56,8 @@ class HeldKnowledge:
         return HeldKnowledge(self._client, space)
 
     async def _call(self, operation: str, **arguments: Any) -> Any:
-        return await anyio.to_thread.run_sync(self._client.call, operation, self.space,
-                                              to_plain(arguments))
+        return await asyncio.to_thread(self._client.call, operation, self.space,
+                                       to_plain(arguments))
 
     # -- ingestion ---------------------------------------------------------------------
     async def ingest(self, source: str, *, metadata: Mapping[str, str] | None = None,
@@ -102,7 +105,7 @@ class HeldKnowledge:
             "listing": DirectoryListing(tuple(sent), listing.skipped),
             "concurrency": concurrency, "metadata": metadata, **options}))
         try:
-            while (line := await anyio.to_thread.run_sync(next, lines, None)) is not None:
+            while (line := await asyncio.to_thread(next, lines, None)) is not None:
                 if "failure" in line:
                     raise known_error(line["failure"]["kind"], line["failure"]["detail"])
                 event = line["progress"]
