@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 from aiohttp import web
 
-from ...domain.errors import SheafError
+from ...domain.errors import ErrorKind, SheafError
 from ...domain.routing.directory_listing import DirectoryListing
 from ...domain.values.value_codec import from_plain, to_plain
 from ..api.knowledge_api import KnowledgeApi
@@ -107,10 +107,10 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return await handler(request)
     except SheafError as exc:
         return problem(status_of(exc.kind), exc.kind.value, exc.message, public=False)
-    except web.HTTPException as exc:
-        if exc.status < 400:
+    except web.HTTPException as exc:  # no held operation: plain, so no client takes it
+        if exc.status < 400:            # for an answer of this holder's
             raise
-        return problem(exc.status, "http_error", exc.reason, public=False)
+        return web.Response(status=exc.status, text=exc.reason)
     except Exception:  # a bug: logged in full, answered as a problem, holder stays up
         logger.exception("internal error on %s %s", request.method, request.path)
         return problem(500, "internal_error", "sheaf failed unexpectedly; see the log")
@@ -129,9 +129,10 @@ async def _asked(request: web.Request) -> tuple[KnowledgeApi, dict[str, Any]]:
         body = json.loads(await request.read())
         space, arguments = body["space"], body["arguments"]
     except (ValueError, KeyError, TypeError):
-        raise web.HTTPBadRequest(reason="the body is {\"space\", \"arguments\"}") from None
+        space = arguments = None
     if not isinstance(space, str) or not isinstance(arguments, dict):
-        raise web.HTTPBadRequest(reason="the body is {\"space\", \"arguments\"}")
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         "a held operation's body is {\"space\": ..., \"arguments\": {...}}")
     return request.app[KNOWLEDGE].with_space(space), arguments
 
 

@@ -23,6 +23,9 @@ from .store_holder import HolderRecord
 
 # The API's own refusals, as the kind a direct run raises for the same mistake.
 _API_KINDS = {"invalid_request": ErrorKind.INVALID_QUERY}
+# What a holder of another sheaf version answers: its public API's refusal of a path it
+# does not have, or an operation it does not know.
+_NOT_HELD = frozenset({"http_error", "unknown_operation"})
 # What a connection the holder no longer takes ends in: refused once it stopped
 # listening, reset when it stopped before taking one that was already on its way.
 _GONE = (ConnectionRefusedError, ConnectionResetError, BrokenPipeError)
@@ -133,6 +136,9 @@ def failure(status: int, body: bytes, holder: HolderRecord) -> Exception:
         return HolderUnreachable(f"{holder.url} answered {status}, not as sheaf does")
     if status == 401:
         return HolderUnreachable(f"{holder.url} refused the holder's token")
+    if kind in _NOT_HELD:
+        return HolderUnreachable(f"{holder.url} does not answer this sheaf's operations "
+                                 f"(another version of sheaf?): {detail}")
     return known_error(kind, detail)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -161,3 +162,27 @@ async def test_a_holder_that_refuses_the_token_is_no_holder(pair: Pair) -> None:
             await HeldKnowledge(stranger, "default").documents()
     finally:
         stranger.close()
+
+
+async def test_an_address_that_answers_but_holds_nothing_is_no_holder(pair: Pair,
+                                                                      tmp_path: Path
+                                                                      ) -> None:
+    """What a holder of another sheaf version (the public API, as holders served before)
+    answers to a held operation: the command opens the store itself."""
+    from sheaf.entrypoints.http.http_api import ApiSettings, build_app
+
+    runner = web.AppRunner(build_app(pair.local, ApiSettings(uploads=tmp_path)),
+                           access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        public = HolderClient(attrs.evolve(
+            pair.holder, url=f"http://127.0.0.1:{runner.addresses[0][1]}"))
+        try:
+            with pytest.raises(HolderUnreachable, match="another version of sheaf"):
+                await HeldKnowledge(public, "default").documents()
+        finally:
+            public.close()
+    finally:
+        await runner.cleanup()
