@@ -143,7 +143,7 @@ class DuckDbConnection:
         await self.run(close)
 
     def release_lock(self) -> None:
-        """Drop the store's lock file (after `aclose`, or when opening failed)."""
+        """Drop the store's lock file (after `aclose`: the store's last step)."""
         if self._store_lock is not None:
             self._store_lock.release()
 
