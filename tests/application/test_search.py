@@ -227,11 +227,11 @@ async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
     search = Search(store.storage())
     counts = [0]
     cursors = []
-    while not store._free_cursors.empty():
-        cursors.append(store._free_cursors.get())
+    while not store.connection._free_cursors.empty():
+        cursors.append(store.connection._free_cursors.get())
     for cursor in cursors:
-        store._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
-    store._connection = _CountingCursor(store._connection, counts)  # type: ignore[assignment]
+        store.connection._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
+    store.connection.writer = _CountingCursor(store.connection.writer, counts)  # type: ignore[assignment]
     hits = await search.search("default", "heron", k)
     assert len(hits) == k and len({h.document_id for h in hits}) == k
     assert all(h.title and h.location and h.location.path for h in hits)
