@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
+.PHONY: test test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,queue,mcp]'
 	@touch $(STAMP)
 
-# mypy sees the layer folders as sheaf.* through a tree of links (the editable
-# install's import hook is invisible to it).
+# mypy and import-linter read modules by their import names, sheaf.*: they see the layer
+# folders through a tree of links (the editable install's import hook is invisible to both;
+# the relative imports inside the package are what editors resolve, ADR-0025).
 .typecheck/sheaf:
 	@mkdir -p .typecheck/sheaf
 	@for layer in domain application adapters entrypoints; do ln -sfn ../../$$layer .typecheck/sheaf/$$layer; done
@@ -24,12 +25,21 @@ lint: $(STAMP)
 typecheck: $(STAMP) .typecheck/sheaf
 	MYPYPATH=.typecheck $(BIN)/mypy --strict -p sheaf.domain -p sheaf.application
 
+# The layer rules and the absence of import circles (pyproject's [tool.importlinter]).
+imports: $(STAMP) .typecheck/sheaf
+	PYTHONPATH=.typecheck $(BIN)/lint-imports --no-cache
+
+# Every internal import resolves from the checkout's tree alone (pyright's engine); slow,
+# so it runs in `make test-slow`.
+tree-imports: $(STAMP)
+	$(BIN)/pytest -q tests/packaging/test_tree_imports.py
+
 # `make test` leaves out the tests marked slow (corpus sweeps, PDF bombs and determinism,
 # kill -9 recovery); `make test-slow` runs them, and .ci/run runs both.
 pytest: $(STAMP)
 	$(BIN)/pytest -q -m "not slow"
 
-test: lint typecheck pytest
+test: lint typecheck imports pytest
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
     from ...adapters.fetching.http_settings import HttpSettings
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
-    from ...adapters.store.memory_store import MemoryKnowledgeStore
+    from ...adapters.store.memory.knowledge_store import MemoryKnowledgeStore
     from ...adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
     from ...application.enrichment.enrichment import Enrichment, TokenBudget
     from ...application.extraction.content_resolver import ContentResolver

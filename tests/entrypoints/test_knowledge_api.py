@@ -16,7 +16,7 @@ from aiohttp import web
 
 from sheaf import Knowledge, SheafError
 from sheaf.adapters.files.memory_file_reader import MemoryFileReader
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.domain.store.ingestion import IngestStatus
 from sheaf.entrypoints.api.composition import InjectedAdapters
 from sheaf.entrypoints.api.knowledge_api import KnowledgeApi
