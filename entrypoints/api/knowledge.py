@@ -446,7 +446,7 @@ class Knowledge:
     def tools(style: str = "openai") -> list[dict[str, Any]]:
         """JSON Schema definitions of the tools `call_tool` runs, in OpenAI's format or
         Anthropic's (`style="anthropic"`)."""
-        from ..tools.agent_tools import tool_definitions
+        from .agent_tools import tool_definitions
 
         return tool_definitions(style)
 
@@ -454,7 +454,7 @@ class Knowledge:
         """Run a tool call from a model. Arguments may be the JSON text models send. The
         answer is JSON-ready: the result, or `{"error": {"kind", "message"}}` for bad
         arguments and failures, so the model can correct itself."""
-        from ..tools.agent_tools import run_tool
+        from .agent_tools import run_tool
 
         return await run_tool(self, name, arguments)
 

@@ -59,7 +59,7 @@ def _run(settings: Settings, work: Callable[[Any], Awaitable[int | None]],
     import attrs
 
     from ...domain.errors import ErrorKind, SheafError
-    from ..holder.store_holder import waiting_for_store
+    from ..api.held_store import waiting_for_store
 
     if settings.store_url is not None:  # a PostgreSQL store takes every process itself
         shared = None
@@ -101,7 +101,7 @@ async def _direct(settings: Settings, work: Callable[[Any], Awaitable[int | None
 def _through_holder(settings: Settings, work: Work, shared: Sequence[str]) -> int | None:
     """`work`'s exit code when a live holder with these settings answered; None to open
     the store here (no holder, other settings, or it went away before answering)."""
-    from ..holder.store_holder import compatibility, read_holder
+    from ..api.held_store import compatibility, read_holder
 
     holder = read_holder(settings.store)
     if holder is None:

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...domain.errors import ErrorKind, SheafError
+from ..api.held_store import HolderRecord
 from .held_operations import OPERATIONS_PATH
-from .store_holder import HolderRecord
 
 # The API's own refusals, as the kind a direct run raises for the same mistake.
 _API_KINDS = {"invalid_request": ErrorKind.INVALID_QUERY}

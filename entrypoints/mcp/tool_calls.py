@@ -18,8 +18,8 @@ import attrs
 
 from ...domain.errors import ErrorKind, SheafError, first_failure
 from ..api import serialisation
+from ..api.agent_tools import checked_against, run_checked_tool
 from ..api.knowledge_api import KnowledgeApi
-from ..tools.agent_tools import checked_against, run_checked_tool
 from .allowed_folders import AllowedFolders
 from .answer_text import answer_text
 from .document_sections import section_span

@@ -22,7 +22,7 @@ import attrs
 import pytest
 from click.testing import Result
 
-from sheaf.entrypoints.holder.store_holder import read_holder
+from sheaf.entrypoints.api.held_store import read_holder
 from tests.entrypoints.cli_runner import run
 
 NOTES = {"tides.md": "# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide.\n\n"

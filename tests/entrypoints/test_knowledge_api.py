@@ -19,11 +19,11 @@ from sheaf.adapters.files.memory_file_reader import MemoryFileReader
 from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.domain.store.ingestion import IngestStatus
 from sheaf.entrypoints.api.composition import InjectedAdapters
+from sheaf.entrypoints.api.held_store import HolderRecord
 from sheaf.entrypoints.api.knowledge_api import KnowledgeApi
 from sheaf.entrypoints.holder.held_knowledge import HeldKnowledge
 from sheaf.entrypoints.holder.holder_api import HeldRequests, build_holder_app
 from sheaf.entrypoints.holder.holder_client import HolderClient, HolderUnreachable
-from sheaf.entrypoints.holder.store_holder import HolderRecord
 
 FILES = {
     "/notes/tides.md": b"# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide.\n\n"

@@ -17,14 +17,14 @@ import pytest
 
 from sheaf import Knowledge, StoreError
 from sheaf.domain.errors import ErrorKind
-from sheaf.entrypoints.api.settings import Settings
-from sheaf.entrypoints.holder.store_holder import (
+from sheaf.entrypoints.api.held_store import (
     HolderRecord,
     compatibility,
     holder_path,
     publish,
     read_holder,
 )
+from sheaf.entrypoints.api.settings import Settings
 
 NOTES = {"tides.md": "# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide.\n\n"
                      "## Results\n\nSeagrass grew with the tides. Shoot density doubled.\n",
@@ -266,10 +266,10 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
 def test_a_holder_with_other_blobs_is_not_used() -> None:
     """Blobs decide what a command reads and where an ingest's bytes go: a holder
     publishing another blob location must not serve this command."""
+    from sheaf.entrypoints.api.held_store import compatibility
     from sheaf.entrypoints.api.settings import Settings
     from sheaf.entrypoints.cli.cli_session import READ_SETTINGS
     from sheaf.entrypoints.cli.ingest_commands import HOLDER_SETTINGS
-    from sheaf.entrypoints.holder.store_holder import compatibility
 
     here = compatibility(Settings.from_environment({}, store="/tmp/kb.duckdb"))
     there = compatibility(Settings.from_environment(

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
 from ...domain.search.search_request import Expansion
-from ..api import serialisation
+from . import serialisation
 
 if TYPE_CHECKING:
-    from ..api.knowledge_api import KnowledgeApi
+    from .knowledge_api import KnowledgeApi
 
 TOOLS: dict[str, dict[str, Any]] = {
     "ingest_url": {
