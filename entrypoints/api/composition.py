@@ -295,7 +295,7 @@ async def open_store(settings: Settings) -> KnowledgeStore:
     import anyio
 
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
-    from ..holder.store_holder import waiting_for_store
+    from .held_store import waiting_for_store
 
     def opened() -> DuckDbKnowledgeStore:
         return DuckDbKnowledgeStore(settings.store)
