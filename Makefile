@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
+.PHONY: test test-integration test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,12 +34,31 @@ imports: $(STAMP) .typecheck/sheaf
 tree-imports: $(STAMP)
 	$(BIN)/pytest -q tests/packaging/test_tree_imports.py
 
-# `make test` leaves out the tests marked slow (corpus sweeps, PDF bombs and determinism,
-# kill -9 recovery); `make test-slow` runs them, and .ci/run runs both.
+# Three sets, each test in exactly one, and .ci/run runs all three:
+# - `make test`: everything but the two below, over every core (pytest-xdist; WORKERS=0
+#   for one process), with the property tests at a quarter of their examples
+#   (EXAMPLES=full runs the counts written in the tests, as .ci/run does);
+# - `make test-integration`: the tests marked integration, that start real PostgreSQL and
+#   S3 servers on loopback or run several whole sheaf processes (tests/conftest.py marks
+#   every test that asks for a server);
+# - `make test-slow`: the tests marked slow (corpus sweeps, PDF bombs and determinism,
+#   kill -9 recovery), integration or not.
+# `--dist loadgroup` keeps a module whose tests share a module-scoped fixture on one worker
+# (pytest.mark.xdist_group). The tests' and sources' bytecode is cached (__pycache__,
+# ignored by git) even where PYTHONDONTWRITEBYTECODE is set: every worker imports them all,
+# and compiling them again costs each worker seconds.
+WORKERS ?= auto
+EXAMPLES ?= quick
+XDIST = -n $(WORKERS) --dist loadgroup
+TEST_ENV = TEST_EXAMPLES=$(EXAMPLES) PYTHONDONTWRITEBYTECODE=
+
 pytest: $(STAMP)
-	$(BIN)/pytest -q -m "not slow"
+	$(TEST_ENV) $(BIN)/pytest -q -m "not slow and not integration" $(XDIST)
 
 test: lint typecheck imports pytest
+
+test-integration: $(STAMP)
+	$(TEST_ENV) $(BIN)/pytest -q -m "integration and not slow" $(XDIST)
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow

@@ -37,6 +37,7 @@ from tests.office_fixtures import (
     scanned_pdf,
     xlsx_bytes,
 )
+from tests.property_examples import examples
 
 EXTRACTORS = [(DocxExtractor(), docx_bytes), (PptxExtractor(), pptx_bytes),
               (XlsxExtractor(), xlsx_bytes), (EpubExtractor(), epub_bytes)]
@@ -223,7 +224,7 @@ def _fixture_body(index: int) -> bytes:
     return EXTRACTORS[index][1]()  # type: ignore[operator, no-any-return]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.sampled_from(range(len(EXTRACTORS))), st.data())
 def test_damaged_containers_end_in_a_document_or_a_typed_error(index: int,
                                                                data: st.DataObject) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sheaf.adapters.html import document_parsing
 from sheaf.adapters.html.document_parsing import parse_document
 from sheaf.adapters.html.tag_tokenizer import PlainTagTokenizer
+from tests.property_examples import examples
 
 
 def tokens(tokenizer_class: type[Any], text: str, chunk_size: int | None = None
@@ -87,7 +88,7 @@ pieces = st.sampled_from([
 ])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(pieces, max_size=40), st.sampled_from([None, 3, 16, 64]))
 def test_tokens_are_the_stock_tokenizers(parts: list[str], chunk_size: int | None) -> None:
     text = "".join(parts)
@@ -95,7 +96,7 @@ def test_tokens_are_the_stock_tokenizers(parts: list[str], chunk_size: int | Non
                                                                  chunk_size)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(pieces, max_size=40), st.sampled_from([5, 17, 10240]))
 def test_trees_are_the_stock_parsers(parts: list[str], chunk_size: int) -> None:
     body = "".join(parts).encode()

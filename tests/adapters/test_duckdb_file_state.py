@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.store.duckdb.file_state import duckdb_file_state
+from tests.property_examples import examples
 
 
 def test_no_file_has_no_state(tmp_path: Path) -> None:
@@ -46,7 +47,7 @@ def test_a_copy_swapped_in_is_another_file(tmp_path: Path) -> None:
     assert duckdb_file_state(str(path)) != before
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.lists(st.sampled_from(["insert", "insert same", "checkpoint", "read"]),
                 min_size=1, max_size=8))
 def test_every_commit_and_checkpoint_gives_a_state_not_seen_before(

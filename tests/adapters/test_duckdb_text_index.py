@@ -24,6 +24,7 @@ from tests.contract.test_knowledge_store_contract import (
     version,
     write,
 )
+from tests.property_examples import examples
 
 pytestmark = pytest.mark.anyio
 
@@ -161,7 +162,7 @@ _OPERATION = st.one_of(
               st.lists(st.lists(st.sampled_from(WORDS), max_size=8), max_size=3)))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(operations=st.lists(_OPERATION, min_size=1, max_size=8),
        query=st.lists(st.sampled_from(QUERY_WORDS), min_size=1, max_size=4, unique=True))
 def test_random_writes_and_removals_keep_index_and_chunks_agreeing(

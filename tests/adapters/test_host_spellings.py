@@ -30,6 +30,7 @@ from tests.adapters.host_spellings import (
     url_for,
 )
 from tests.local_server import LocalServer
+from tests.property_examples import examples
 
 pytestmark = pytest.mark.anyio
 
@@ -148,7 +149,7 @@ def blocked_spellings(draw: st.DrawFn) -> str:
     return "".join(out)
 
 
-@settings(max_examples=300, deadline=None,
+@settings(max_examples=examples(300), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(host=blocked_spellings())
 async def test_generated_spellings_are_refused_without_a_connection(

@@ -14,6 +14,7 @@ from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.html.nesting_depth import MAX_NESTING
 from sheaf.domain.document.document import BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
+from tests.property_examples import examples
 
 EXTRACTOR = Html5libExtractor()
 URL = "https://publisher.example/article/10.1000/xyz"
@@ -187,7 +188,7 @@ def _visible_to_the_parser(page: str, text: str) -> bool:
     return False
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markup)
 def test_arbitrary_markup_gives_a_document_or_a_typed_error(html: str) -> None:
     marker = "SCRIPTMARKER"
@@ -233,7 +234,7 @@ def test_a_long_flat_run_of_unclosed_items_is_not_deep() -> None:
     assert "item 4999" in document.text
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["<b>", "<i>", "<div>", "<ul><li>", "<table><tr><td>", "<p>",
                                  "</div>", "</b>", "<section>", "<a href=x>", "<h2>", "<ol>"]),
                 min_size=1, max_size=30), st.integers(min_value=1, max_value=120))
@@ -271,7 +272,7 @@ BLOCK_WRAPPERS = {
 }
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_inline_markup(3), min_size=1, max_size=5), st.sampled_from(sorted(BLOCK_WRAPPERS)))
 def test_inline_elements_join_without_invented_spaces(parts: list[tuple[str, str]],
                                                       block: str) -> None:

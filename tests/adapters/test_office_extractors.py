@@ -17,6 +17,7 @@ from sheaf.domain.document.document import BlockKind, Document
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.office.sheet_tables import SheetLimits
 from tests.office_fixtures import docx_bytes, epub_bytes, pptx_bytes, rewrite_zip, xlsx_bytes
+from tests.property_examples import examples
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
@@ -92,7 +93,7 @@ words = st.text(alphabet="abcdefghij klmnop", min_size=1, max_size=30).map(
     lambda s: " ".join(s.split())).filter(bool)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["p", "h1", "h2", "h3", "bullet"]), words),
                 min_size=1, max_size=12))
 def test_docx_keeps_every_paragraph_in_order_with_its_heading_level(

@@ -17,6 +17,7 @@ from sheaf.adapters.pdf.content_budget import ContentBudget, ContentLimits
 from sheaf.adapters.pdf.font_encoding import EncodingRepairingResources
 from sheaf.adapters.pdf.layout_reading import LAYOUT, _pages
 from tests.pdf_writer import write_raw_page_pdf
+from tests.property_examples import examples
 
 MATRICES = ["1 0 0 1", "0 1 -1 0", "0 -1 1 0", "-1 0 0 -1", "1 0 0 -1", "1.5 0 0 0.8",
             "0.9 0.3 -0.3 0.9", "1 0 0.4 1", "-1 0 0 1"]
@@ -56,7 +57,7 @@ def _glyphs_and_lines(page: LTPage) -> tuple[list[tuple[object, ...]], list[tupl
     st.sampled_from([0, 3]), st.sampled_from([100, 80, 130]), st.sampled_from([0, 2.5, -3]),
     st.text(alphabet="abcdefghij KLMNOP 0123,.()", min_size=1, max_size=30),
     st.sampled_from(["F1", "F2", "F3"])), min_size=1, max_size=12))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_glyphs_and_lines_are_pdfminers_in_any_matrix_spacing_scaling_and_rise(
         runs: list[tuple[str, int, int, float, float, float, int, float, str, str]]) -> None:
     commands = []

@@ -15,6 +15,7 @@ from sheaf.domain.quotes.quote_matching import MatchKind, find_quote
 from sheaf.domain.search.bm25 import bm25_scores
 from sheaf.domain.store.document_analysis import analyse_version
 from tests.pdf_writer import write_raw_pages_pdf
+from tests.property_examples import examples
 
 WORDS = ("tide", "growth", "leaf", "seagrass", "light", "meadow", "shoot", "root",
          "canopy", "sediment", "density", "grazing", "season", "depth", "bed")
@@ -156,7 +157,7 @@ paragraph = st.lists(sentence, min_size=1, max_size=6).map(lambda ss: ". ".join(
 @given(paragraphs=st.lists(paragraph, min_size=8, max_size=20),
        lines_per_page=st.integers(5, 10), header=st.sampled_from(["all", "not first", None]),
        footer=st.booleans(), numbers=st.booleans())
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=examples(15), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 def test_running_lines_stay_on_their_pages_and_out_of_sentences_and_search(
         paragraphs: list[str], lines_per_page: int, header: str | None, footer: bool,

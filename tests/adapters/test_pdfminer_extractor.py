@@ -15,6 +15,7 @@ from sheaf.domain.document.document import BlockKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.pdf.structure import masked_running_text
 from tests.pdf_writer import write_pdf
+from tests.property_examples import examples
 
 EXTRACTOR = PdfminerExtractor(time_budget=30)
 LONG_SENTENCE = ("The sentence that crosses the column break begins near the foot of the "
@@ -146,7 +147,7 @@ def test_page_limit_and_time_budget() -> None:
 SMALL_PDF = write_pdf(PAPER[:4])
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, len(SMALL_PDF) - 1), st.integers(0, 255)),
                 min_size=1, max_size=8),
        st.one_of(st.none(), st.integers(0, len(SMALL_PDF))))
@@ -244,7 +245,7 @@ def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp:
                           lambda text: re.search("[a-z]{2}", masked_running_text(text))
                           is not None),
        pages=st.integers(min_value=1, max_value=3), right=st.booleans())
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_margin_stamp_reads_in_its_own_direction_once_and_an_axis_label_stays_out(
         turn: str, stamp: str, pages: int, right: bool) -> None:
     from tests.pdf_writer import write_raw_pages_pdf

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.script_stripping import strip_scripts
+from tests.property_examples import examples
 
 
 def visible_text(body: bytes) -> str:
@@ -73,7 +74,7 @@ pieces = st.sampled_from([
 ])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(pieces, max_size=30))
 def test_stripping_keeps_the_visible_text(tokens: list[str]) -> None:
     body = "".join(tokens).encode()

@@ -9,7 +9,7 @@ import pytest
 from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
 from sheaf.application.ingestion.ingestion import IngestOptions
 from sheaf.application.store.document_catalogue import DocumentCatalogue
-from tests.application.test_ingestion import NOTES, World
+from tests.application.world import NOTES, World
 
 pytestmark = pytest.mark.anyio
 

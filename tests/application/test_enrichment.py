@@ -23,7 +23,7 @@ from sheaf.domain.enrichment.enrichment import EnrichmentKind
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search.search_request import SearchMode
 from sheaf.domain.store.ingestion import IngestStatus, SpacePolicy
-from tests.application.test_ingestion import World
+from tests.application.world import World
 from tests.chat_server import ChatServer
 
 pytestmark = pytest.mark.anyio

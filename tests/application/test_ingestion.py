@@ -2,65 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
-from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.fetching.http_settings import HttpSettings
-from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
-from sheaf.adapters.files.memory_file_reader import MemoryFileReader
 from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.models.memory_embedder import MemoryEmbedder
 from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
-from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 from sheaf.application.extraction.content_resolver import ContentResolver
 from sheaf.application.extraction.document_extraction import DocumentExtraction
 from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts, IngestOptions
-from sheaf.application.store.storage import Storage
 from sheaf.domain.document.resolved_content import ContentSource
 from sheaf.domain.store.ingestion import IngestStatus, SpacePolicy
+from tests.application.world import NOTE_TEXT, NOTES, World
 
 pytestmark = pytest.mark.anyio
-NOTES = "/data/notes.md"
-NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
 
 
-class World:
-    def __init__(self, store: DuckDbKnowledgeStore | MemoryKnowledgeStore
-                 | PostgresKnowledgeStore | None = None) -> None:
-        self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
-        html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
-        self.files = MemoryFileReader({NOTES: NOTE_TEXT})
-        self.store = store or MemoryKnowledgeStore()
-        self.blobs = MemoryBlobStore()
-        self.ingestion = Ingestion(IngestionPorts(
-            ContentResolver(self.http, html, pdf), DocumentExtraction(html, pdf), self.files,
-            self.store.storage(), self.blobs, MemoryArtifactStore()), embedder=MemoryEmbedder())
-
-    @property
-    def storage(self) -> Storage:
-        return self.store.storage()
-
-    def stages(self, source: str) -> list[str]:
-        return [e.stage for e in self.ingestion.recorder.events if e.source == source]
-
-
-@pytest.fixture(params=["memory", "postgres"])
-async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
-    """The use case on the fake store, and on PostgreSQL (its identity rules and
-    writes are the same use case code)."""
-    if request.param == "memory":
-        yield World()
-        return
-    store = await PostgresKnowledgeStore.connect(
-        request.getfixturevalue("postgres_schema_url"))
-    yield World(store)
-    await store.aclose()
+@pytest.fixture
+def world() -> World:
+    return World()
 
 
 async def test_new_then_unchanged_without_extracting_again(world: World) -> None:

@@ -1,9 +1,6 @@
-"""Quotes of stored documents, with fakes of every port but the store: the fake, or
-PostgreSQL."""
+"""Quotes of stored documents, with fakes of every port."""
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,7 +9,7 @@ from sheaf.application.quotes.quotes import Quotes
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.document_structure import DocumentStructure
 from sheaf.domain.errors import ErrorKind, SheafError
-from tests.application.test_ingestion import World
+from tests.application.world import World
 
 pytestmark = pytest.mark.anyio
 PAPER = "/data/paper.md"
@@ -21,21 +18,13 @@ TEXT = (b"# A Study of Tides\n\n## Abstract\n\nWe measured growth. It rose.\n\n"
         b"## 2 Results\n\nGrowth rose by 23 percent after spring tides.\n")
 
 
-@pytest.fixture(params=["memory", "postgres"])
-async def quotes(request: pytest.FixtureRequest) -> AsyncIterator[Quotes]:
-    store = None
-    if request.param == "postgres":
-        from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
-
-        store = await PostgresKnowledgeStore.connect(
-            request.getfixturevalue("postgres_schema_url"))
-    world = World(store)
+@pytest.fixture
+async def quotes() -> Quotes:
+    world = World()
     world.files.files[PAPER] = TEXT
     result = await world.ingestion.ingest(PAPER, IngestOptions())
     assert result.document_id
-    yield Quotes(DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
-    if store is not None:
-        await store.aclose()
+    return Quotes(DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
 
 
 async def test_by_text_with_citation(quotes: Quotes) -> None:

@@ -1,5 +1,6 @@
-"""Search over ingested documents: the store is DuckDB in memory or PostgreSQL (ranking
-is the real index's), every other port a fake."""
+"""Search over ingested documents: the store is DuckDB in memory (ranking is the real
+index's), every other port a fake. The same search on PostgreSQL is the store contract's
+(tests/contract/) and tests/adapters/test_postgres_search_statements.py's."""
 
 from __future__ import annotations
 
@@ -22,27 +23,20 @@ from sheaf.domain.search.embeddings import cosine
 from sheaf.domain.search.feature_hashing import shingle_fingerprint
 from sheaf.domain.search.search_request import Expansion, SearchMode
 from sheaf.domain.store.ingestion import IngestStatus
-from tests.application.test_ingestion import World
+from tests.application.world import World
 
 pytestmark = pytest.mark.anyio
-IndexedStore = Any  # DuckDbKnowledgeStore or PostgresKnowledgeStore
 
 
-@pytest.fixture(params=["duckdb", "postgres"])
-async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[IndexedStore]:
-    """A store with a real search index: DuckDB in memory, or PostgreSQL."""
-    if request.param == "duckdb":
-        yield DuckDbKnowledgeStore(":memory:")
-        return
-    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
-
-    store = await PostgresKnowledgeStore.connect(
-        request.getfixturevalue("postgres_schema_url"))
+@pytest.fixture
+async def indexed() -> AsyncIterator[DuckDbKnowledgeStore]:
+    """A store with a real search index: DuckDB in memory."""
+    store = DuckDbKnowledgeStore(":memory:")
     yield store
     await store.aclose()
 
 
-async def test_hits_carry_their_document_and_span(indexed: IndexedStore) -> None:
+async def test_hits_carry_their_document_and_span(indexed: DuckDbKnowledgeStore) -> None:
     world = World(indexed)
     world.files.files["/d/tides.md"] = b"# Tides\n\n## Results\n\nSeagrass grew with the tides.\n"
     world.files.files["/d/foxes.md"] = b"# Foxes\n\nFoxes wait for people to sleep.\n"
@@ -69,7 +63,7 @@ TIDES = (b"# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide every
 FOXES = b"# Foxes\n\nFoxes wait for people to sleep. Urban foxes eat from bins.\n"
 
 
-async def seeded(store: IndexedStore, embedder: MemoryEmbedder | None = None
+async def seeded(store: DuckDbKnowledgeStore, embedder: MemoryEmbedder | None = None
                  ) -> tuple[World, Search]:
     world = World(store)
     if embedder is not None:
@@ -82,7 +76,7 @@ async def seeded(store: IndexedStore, embedder: MemoryEmbedder | None = None
                          DocumentStructure(DocumentCatalogue(world.storage, world.blobs)))
 
 
-async def test_each_mode_ranks_and_reports_its_scores(indexed: IndexedStore) -> None:
+async def test_each_mode_ranks_and_reports_its_scores(indexed: DuckDbKnowledgeStore) -> None:
     _, search = await seeded(indexed)
     bm25 = await search.search("default", "seagrass tides", 5, mode=SearchMode.BM25)
     vector = await search.search("default", "seagrass tides", 5, mode=SearchMode.VECTOR)
@@ -98,7 +92,7 @@ async def test_each_mode_ranks_and_reports_its_scores(indexed: IndexedStore) -> 
     assert hybrid[0].as_dict()["section"] == "results"
 
 
-async def test_auto_is_hybrid_only_with_a_semantic_embedder(indexed: IndexedStore) -> None:
+async def test_auto_is_hybrid_only_with_a_semantic_embedder(indexed: DuckDbKnowledgeStore) -> None:
     _, search = await seeded(indexed)  # the World's embedder is a semantic stand-in
     (auto,) = await search.search("default", "seagrass tides", 1)
     assert auto.bm25_score and auto.vector_score is not None
@@ -107,14 +101,14 @@ async def test_auto_is_hybrid_only_with_a_semantic_embedder(indexed: IndexedStor
     assert lexical.vector_score is None
 
 
-async def test_grouping_keeps_the_best_snippet_per_document(indexed: IndexedStore) -> None:
+async def test_grouping_keeps_the_best_snippet_per_document(indexed: DuckDbKnowledgeStore) -> None:
     _, search = await seeded(indexed)
     hits = await search.search("default", "seagrass foxes tides", 10, group_by_document=True,
                                mode=SearchMode.BM25)
     assert len({h.document_id for h in hits}) == len(hits) == 2
 
 
-async def test_expansions_are_exact_spans_of_the_document(indexed: IndexedStore) -> None:
+async def test_expansions_are_exact_spans_of_the_document(indexed: DuckDbKnowledgeStore) -> None:
     world, search = await seeded(indexed)
     for expand in Expansion:
         (hit,) = await search.search("default", "shoot density doubled", 1, expand=expand,
@@ -132,7 +126,8 @@ async def test_expansions_are_exact_spans_of_the_document(indexed: IndexedStore)
             assert "## Methods" in context.text and "## Discussion" in context.text
 
 
-async def test_a_space_embedded_by_another_model_is_refused_clearly(indexed: IndexedStore) -> None:
+async def test_a_space_embedded_by_another_model_is_refused_clearly(
+        indexed: DuckDbKnowledgeStore) -> None:
     world, search = await seeded(indexed)
     search.embedder = MemoryEmbedder(name="another", dimension=16)
     with pytest.raises(SheafError) as caught:
@@ -145,7 +140,8 @@ async def test_a_space_embedded_by_another_model_is_refused_clearly(indexed: Ind
     assert await world.storage.catalogue.find("default", "/d/new.md") is None
 
 
-async def test_reindex_embeddings_moves_the_space_to_the_new_model(indexed: IndexedStore) -> None:
+async def test_reindex_embeddings_moves_the_space_to_the_new_model(
+        indexed: DuckDbKnowledgeStore) -> None:
     world, _ = await seeded(indexed)
     structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     wider = MemoryEmbedder(name="wider", dimension=32)
@@ -157,7 +153,7 @@ async def test_reindex_embeddings_moves_the_space_to_the_new_model(indexed: Inde
     assert hits and "eagrass" in hits[0].chunk.text
 
 
-async def test_bad_queries_are_typed_errors(indexed: IndexedStore) -> None:
+async def test_bad_queries_are_typed_errors(indexed: DuckDbKnowledgeStore) -> None:
     _, search = await seeded(indexed)
     for query, k in (("  ", 5), ("seagrass", 0)):
         with pytest.raises(SheafError) as caught:
@@ -216,8 +212,7 @@ class _CountingCursor:
         return getattr(self._cursor, name)
 
 
-@pytest.mark.parametrize("k", [1, 50])
-async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
+async def test_citations_cost_the_same_queries_whatever_k() -> None:
     store = DuckDbKnowledgeStore(":memory:")
     world = World(store)
     for n in range(60):
@@ -232,42 +227,12 @@ async def test_citations_cost_the_same_queries_whatever_k(k: int) -> None:
     for cursor in cursors:
         store.connection._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
     store.connection.writer = _CountingCursor(store.connection.writer, counts)  # type: ignore[assignment]
-    hits = await search.search("default", "heron", k)
-    assert len(hits) == k and len({h.document_id for h in hits}) == k
-    assert all(h.title and h.location and h.location.path for h in hits)
-    assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
-    # The query's terms, the ranking, the snippets, the citations: not one per hit.
-    assert 3 <= counts[0] <= 4
-    await store.aclose()
-
-
-@pytest.mark.parametrize("k", [1, 50])
-async def test_citations_cost_the_same_queries_on_postgresql(
-        k: int, postgres_schema_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import psycopg
-
-    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
-
-    store = await PostgresKnowledgeStore.connect(postgres_schema_url)
-    world = World(store)
-    for n in range(60):
-        world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
-                                            "\n").encode()
-        await world.ingestion.ingest(f"/d/n{n}.md")
-    search = Search(store.storage())
-    await search.search("default", "heron", 1)  # the space's text statistics, once
-    counts = [0]
-    execute = psycopg.AsyncConnection.execute
-
-    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
-        counts[0] += 1
-        return await execute(self, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counted)
-    hits = await search.search("default", "heron", k)
-    monkeypatch.undo()
-    assert len(hits) == k and len({h.document_id for h in hits}) == k
-    assert all(h.title and h.location and h.location.path for h in hits)
-    assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
-    assert 2 <= counts[0] <= 3  # ranking, the snippets, the citations: not one per hit
+    for k in (1, 50):  # one store for both: ingesting the 60 notes is most of the time
+        counts[0] = 0
+        hits = await search.search("default", "heron", k)
+        assert len(hits) == k and len({h.document_id for h in hits}) == k
+        assert all(h.title and h.location and h.location.path for h in hits)
+        assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
+        # The query's terms, the ranking, the snippets, the citations: not one per hit.
+        assert 3 <= counts[0] <= 4, k
     await store.aclose()

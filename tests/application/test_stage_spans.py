@@ -8,7 +8,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tests.application.test_ingestion import NOTES, World
+from tests.application.world import NOTES, World
 
 pytestmark = pytest.mark.anyio
 EXPORTER = InMemorySpanExporter()

@@ -19,7 +19,7 @@ from sheaf.application.store.document_structure import DocumentStructure
 from sheaf.domain.search.search_request import Expansion
 from sheaf.domain.store.document_analysis import stored_structure
 from sheaf.domain.store.knowledge_records import BlockRow
-from tests.application.test_ingestion import World
+from tests.application.world import World
 
 pytestmark = pytest.mark.anyio
 PAPER = (b"# Tidal meadows\n\n## Methods\n\nWe counted seagrass shoots at low tide. "

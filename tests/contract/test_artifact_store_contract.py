@@ -15,7 +15,8 @@ from sheaf.application.ports.artifact_store import ArtifactStore
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["memory", "filesystem", "s3"])
+@pytest.fixture(params=["memory", "filesystem",
+                        pytest.param("s3", marks=pytest.mark.integration)])
 async def artifacts(request: pytest.FixtureRequest,
                     tmp_path: Path) -> AsyncIterator[ArtifactStore]:
     if request.param == "memory":

@@ -17,7 +17,8 @@ from sheaf.domain.errors import ErrorKind, SheafError
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["memory", "filesystem", "s3"])
+@pytest.fixture(params=["memory", "filesystem",
+                        pytest.param("s3", marks=pytest.mark.integration)])
 async def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[BlobStore]:
     if request.param == "memory":
         yield MemoryBlobStore()

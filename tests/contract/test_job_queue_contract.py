@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 MAX_ATTEMPTS = 3
 
 
-@pytest.fixture(params=["memory", "procrastinate"])
+@pytest.fixture(params=["memory", pytest.param("procrastinate", marks=pytest.mark.integration)])
 async def queue(request: pytest.FixtureRequest) -> AsyncIterator[JobQueue]:
     if request.param == "memory":
         yield MemoryJobQueue(max_attempts=MAX_ATTEMPTS, retry_wait=0.01)

@@ -72,7 +72,8 @@ async def remove(store: Store, space: str, document_id: str) -> set[str]:
                                                  v.markdown_sha)})
 
 
-@pytest.fixture(params=["memory", "duckdb", "postgres"])
+@pytest.fixture(params=["memory", "duckdb",
+                        pytest.param("postgres", marks=pytest.mark.integration)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     if request.param == "memory":
         yield MemoryKnowledgeStore()

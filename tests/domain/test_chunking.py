@@ -18,6 +18,7 @@ from sheaf.domain.analysis.chunking import (
 from sheaf.domain.analysis.sections import Heading, detect_sections
 from sheaf.domain.document.document import BlockDraft, BlockKind, Document
 from sheaf.domain.document.markdown_rendering import assemble_document
+from tests.property_examples import examples
 
 words = st.sampled_from(["tide", "growth", "leaf", "the", "of", "seagrass", "light", "rose",
                          "meadow", "23", "percent", "Smith", "et", "al.", "Fig.", "(2019)."])
@@ -42,7 +43,7 @@ def chunks_of(document: Document) -> tuple:  # type: ignore[type-arg]
     return chunk_document(document.text, spans, sections, version_id="doc.v1", title="T")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(documents)
 def test_chunk_properties(document: Document) -> None:
     text = document.text
@@ -89,7 +90,7 @@ def test_ids_links_and_retrieval_text() -> None:
     assert sections[1].section_label == "methods"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(documents, st.integers(min_value=40, max_value=400))
 def test_configured_sizes_are_limits_too(document: Document, target: int) -> None:
     sizes = ChunkSizes.for_snippets(target)
@@ -136,7 +137,7 @@ odd_documents = st.lists(st.one_of(
     min_size=1, max_size=20).map(assemble_document)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(odd_documents, st.integers(32, 300), st.text("Tidal Rhythms ", max_size=600))
 def test_no_snippet_is_longer_than_the_model_reads(document: Document, limit: int,
                                                    title: str) -> None:
@@ -170,7 +171,7 @@ paged_documents = st.lists(st.one_of(block, furniture), min_size=1, max_size=40)
     assemble_document)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(paged_documents)
 def test_furniture_is_in_the_chunks_and_out_of_their_retrieval_text(document: Document) -> None:
     text = document.text

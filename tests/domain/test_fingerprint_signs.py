@@ -18,6 +18,7 @@ from sheaf.domain.store.fingerprint_signs import (
     reach,
     reach_column,
 )
+from tests.property_examples import examples
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -36,7 +37,7 @@ coordinates = st.lists(st.integers(-4, 4), min_size=8, max_size=96)
 thresholds = st.sampled_from([*REACH_THRESHOLDS, 0.97, 0.93, 0.85, 0.6, 0.999])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(coordinates, st.data(), thresholds)
 def test_a_fingerprint_within_the_threshold_is_never_filtered_out(
         base: list[int], data: st.DataObject, threshold: float) -> None:
@@ -52,7 +53,7 @@ def test_a_fingerprint_within_the_threshold_is_never_filtered_out(
         assert passes(other, first, threshold)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]),
                 min_size=20, max_size=300), st.data())
 def test_near_duplicate_texts_pass_at_the_ingest_threshold(words: list[str],

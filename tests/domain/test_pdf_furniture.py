@@ -15,6 +15,7 @@ from sheaf.domain.pdf.furniture import (
     place_furniture,
 )
 from sheaf.domain.pdf.structure import TextBox, TextLine
+from tests.property_examples import examples
 
 
 def box(page: int, text: str, top: float) -> TextBox:
@@ -24,7 +25,7 @@ def box(page: int, text: str, top: float) -> TextBox:
 
 
 @given(pages=st.integers(min_value=3, max_value=40), first=st.integers(1, 900))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_a_footer_whose_page_number_changes_is_one_line_with_every_page(
         pages: int, first: int) -> None:
     boxes = [box(p, f"Journal of Tests 12 (2008) {first + p - 1}", 40) for p in range(1, pages + 1)]

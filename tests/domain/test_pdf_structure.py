@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheaf.domain.pdf.structure import TextLine, rejoin_split_rows
+from tests.property_examples import examples
 
 LEFT, RIGHT, SIZE = 72.0, 300.0, 9.0
 
@@ -28,7 +29,7 @@ def _paragraph(rows: int, split_row: int, cut: float, right_first: bool) -> list
     return lines
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=st.integers(3, 12), data=st.data(), cut=st.floats(100, 200),
        right_first=st.booleans())
 def test_a_justified_row_cut_in_two_reads_as_one_line_left_to_right(

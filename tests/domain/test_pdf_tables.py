@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from sheaf.domain.document.document import BlockDraft, BlockKind
 from sheaf.domain.pdf.aligned_tables import find_tables, lift_tables, place_tables
 from sheaf.domain.pdf.structure import TextBox, TextLine
+from tests.property_examples import examples
 
 LINE_HEIGHT = 10.0
 
@@ -41,7 +42,7 @@ def _column_boxes(grid: list[list[str]], *, left: float = 72.0, top: float = 600
 _cell = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789.%", min_size=1, max_size=9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(3, 12).flatmap(lambda rows: st.integers(2, 6).flatmap(
     lambda cols: st.lists(st.lists(_cell, min_size=cols, max_size=cols),
                           min_size=rows, max_size=rows))))
@@ -70,7 +71,7 @@ def test_a_wrapped_cell_joins_the_row_above() -> None:
                               ("Online", "market, auction, coupons"), ("Cafe", "all cafes"))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(3, 30), st.integers(40, 70))
 def test_two_columns_of_prose_are_not_a_table(lines_per_column: int, chars: int) -> None:
     sentence = ("the quick brown fox jumps over the lazy dog " * 3)[:chars]

@@ -16,6 +16,7 @@ from sheaf.domain.pdf.text_repairs import (
     repair_glyphs,
     visual_to_logical,
 )
+from tests.property_examples import examples
 
 
 @pytest.mark.parametrize(("lines", "joined"), [
@@ -49,7 +50,7 @@ def test_right_to_left_lines_read_in_logical_order() -> None:
     assert visual_to_logical(list("plain English (2024)")) == "plain English (2024)"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.permutations(range(8)))
 def test_a_right_to_left_line_reads_by_position_whatever_the_drawing_order(
         order: list[int]) -> None:
@@ -100,7 +101,7 @@ _ACCENTED_LETTERS = sorted(
     and unicodedata.normalize("NFD", c)[1] in _MARK_TO_SPACING)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(_ACCENTED_LETTERS), st.text(alphabet="abcdefghij", max_size=5),
        st.text(alphabet="klmnopqrs", max_size=5))
 def test_an_accent_drawn_as_its_own_glyph_lands_on_the_letter_after_it(

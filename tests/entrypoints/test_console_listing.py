@@ -21,6 +21,11 @@ from sheaf.entrypoints.cli.cli import sheaf
 from sheaf.entrypoints.cli.console_listing import answered
 from tests.entrypoints.cli_runner import run
 from tests.entrypoints.test_startup_imports import imported
+from tests.property_examples import examples
+
+# One worker for the module under xdist (`--dist loadgroup`): its module-scoped stores are
+# made once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_console_listing")
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +93,7 @@ def _answer(args: list[str], environ: dict[str, str], encoding: str = "utf-8"
     return code, out.buffer.getvalue().decode(encoding)  # type: ignore[attr-defined]
 
 
-@settings(max_examples=120, deadline=None,
+@settings(max_examples=examples(120), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_whenever_it_answers_it_answers_as_the_click_command(

@@ -18,7 +18,10 @@ pytest.importorskip("procrastinate", reason="procrastinate (the queue extra) is 
 PAGE = ("<html><head><title>Kelp</title></head><body><article><h1>Kelp</h1><p>Kelp "
         "forests shelter fish, and the otters keep urchins in check.</p></article></body>"
         "</html>")
-WORKER = ("worker", "--until-idle", "--retry-wait", "0.05", "--heartbeat", "0.5",
+# A worker silent for three heartbeats is taken for dead and its jobs requeued: at 0.5 s a
+# machine loaded by parallel test workers stalled the worker's own loop for 1.5 s and it
+# requeued its own job. Nothing here tests stalls, and 1.5 s runs as fast as 0.5 s did.
+WORKER = ("worker", "--until-idle", "--retry-wait", "0.05", "--heartbeat", "1.5",
           "--allow-private")
 
 
@@ -29,11 +32,16 @@ def env(postgres_database: str, tmp_path: Path) -> dict[str, str]:
 
 
 async def _busy(url: str) -> int:
+    """Jobs waiting in the queue; none while the enqueuing command has not yet made the
+    queue's tables (this test may be the first on its database, as under xdist)."""
     import psycopg
 
     async with await psycopg.AsyncConnection.connect(url) as connection:
-        row = await (await connection.execute(
-            "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'")).fetchone()
+        try:
+            row = await (await connection.execute(
+                "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'")).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
     return int(row[0]) if row else 0
 
 

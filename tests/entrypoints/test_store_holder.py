@@ -29,6 +29,8 @@ from sheaf.entrypoints.api.settings import Settings
 NOTES = {"tides.md": "# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide.\n\n"
                      "## Results\n\nSeagrass grew with the tides. Shoot density doubled.\n",
          "foxes.md": "# Foxes\n\n## Results\n\nUrban foxes eat from bins at night.\n"}
+# Several real processes at once: `make test-integration` (and .ci/run) runs them.
+pytestmark = pytest.mark.integration
 
 
 def sheaf(env: dict[str, str], *args: str, cwd: Path | None = None

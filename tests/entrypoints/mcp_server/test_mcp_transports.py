@@ -21,7 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from sheaf.entrypoints.mcp.output_budget import CHARACTERS_PER_TOKEN, size_of
 from tests.entrypoints.mcp_server.fixtures import write_library
 
-pytestmark = pytest.mark.anyio
+# Real `sheaf mcp` processes: `make test-integration` (and .ci/run) runs them.
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 SHEAF = str(Path(sys.executable).with_name("sheaf"))
 BUDGET = 1000
 TOKEN = "s3cret-for-tests"

@@ -1,0 +1,55 @@
+"""The use-case harness: the ingestion use case wired to the in-memory fake of every port.
+
+The use-case tests run on these fakes alone, so they start no database; the stores'
+own behaviour on DuckDB and PostgreSQL is the contract suite's (tests/contract/). A test
+that wants a real search index hands `World` a DuckDB store in memory."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
+from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
+from sheaf.adapters.files.memory_file_reader import MemoryFileReader
+from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
+from sheaf.adapters.models.memory_embedder import MemoryEmbedder
+from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
+from sheaf.application.extraction.content_resolver import ContentResolver
+from sheaf.application.extraction.document_extraction import DocumentExtraction
+from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts
+from sheaf.application.store.storage import Storage
+
+if TYPE_CHECKING:
+    from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
+
+    KnowledgeStore = DuckDbKnowledgeStore | MemoryKnowledgeStore | PostgresKnowledgeStore
+
+NOTES = "/data/notes.md"
+NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
+
+
+class World:
+    """Ingestion over fakes: files, HTTP, extractors, blobs, artifacts and embedder, and
+    the fake store unless the test hands it another."""
+
+    def __init__(self, store: KnowledgeStore | None = None) -> None:
+        self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
+        html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
+        self.files = MemoryFileReader({NOTES: NOTE_TEXT})
+        self.store: KnowledgeStore = store or MemoryKnowledgeStore()
+        self.blobs = MemoryBlobStore()
+        self.ingestion = Ingestion(IngestionPorts(
+            ContentResolver(self.http, html, pdf), DocumentExtraction(html, pdf), self.files,
+            self.store.storage(), self.blobs, MemoryArtifactStore()), embedder=MemoryEmbedder())
+
+    @property
+    def storage(self) -> Storage:
+        return self.store.storage()
+
+    def stages(self, source: str) -> list[str]:
+        """The stages ingestion recorded for `source`, in order."""
+        return [e.stage for e in self.ingestion.recorder.events if e.source == source]
