@@ -38,9 +38,9 @@ tree-imports: $(STAMP)
 # - `make test`: everything but the two below, over every core (pytest-xdist; WORKERS=0
 #   for one process), with the property tests at a quarter of their examples
 #   (EXAMPLES=full runs the counts written in the tests, as .ci/run does);
-# - `make test-integration`: the tests marked integration, that start real PostgreSQL and
-#   S3 servers on loopback or run several whole sheaf processes (tests/conftest.py marks
-#   every test that asks for a server);
+# - `make test-integration`: the tests marked integration: real PostgreSQL and S3 servers
+#   on loopback (tests/conftest.py marks every test that asks for one), whole sheaf
+#   processes, and the longest scenarios over DuckDB files (pyproject.toml lists them);
 # - `make test-slow`: the tests marked slow (corpus sweeps, PDF bombs and determinism,
 #   kill -9 recovery), integration or not.
 # `--dist loadgroup` keeps a module whose tests share a module-scoped fixture on one worker

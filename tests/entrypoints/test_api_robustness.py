@@ -91,6 +91,7 @@ async def test_malformed_requests_are_4xx_problems(start_api: Start, tmp_path: P
     assert "/tmp" not in str(corrupt["detail"]) and "object at 0x" not in str(corrupt["detail"])
 
 
+@pytest.mark.integration  # seconds of the heaviest quotes at once: `make test-integration`
 async def test_health_answers_while_the_heaviest_quote_runs(start_api: Start) -> None:
     api = await start_api(max_upload=5_000_000)
     rng = random.Random(2)

@@ -122,6 +122,7 @@ def test_help_and_version_import_none_of_the_heavy_dependencies() -> None:
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.integration  # the whole job in a process of its own: `make test-integration`
 def test_demo_runs_the_whole_knowledge_job_and_logs_its_decisions(tmp_path: Path) -> None:
     done = subprocess.run([SHEAF, "demo"], capture_output=True, text=True, check=False,
                           timeout=120, env={"LOG_LEVEL": "debug", "PATH": "/usr/bin:/bin",

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+# Each example in a process of its own: `make test-integration` (and .ci/run) runs them.
+pytestmark = pytest.mark.integration
 
 
 def test_the_scripted_agent_loop_quotes_with_a_citation() -> None:

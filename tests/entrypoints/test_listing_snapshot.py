@@ -12,6 +12,10 @@ import pytest
 from sheaf.entrypoints.api import listing_snapshot
 from tests.entrypoints.cli_runner import run
 
+# A real DuckDB file, ingested into by the CLI for every test, then written by other
+# connections, checkpointed, linked and moved: `make test-integration` (and .ci/run).
+pytestmark = pytest.mark.integration
+
 NOTES = {"tides.md": "# Tides\n\nSeagrass grew with the tides.\n",
          "foxes.md": "# Foxes\n\nUrban foxes eat from bins at night.\n",
          "kelp.md": "# Kelp\n\nKelp forests shelter fish.\n",

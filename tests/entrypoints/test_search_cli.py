@@ -9,7 +9,9 @@ import pytest
 
 from tests.entrypoints.cli_runner import Completed, run_async, sheaf_on
 
-pytestmark = pytest.mark.anyio
+# Whole scenarios, several CLI runs each on a DuckDB file: `make test-integration` (and
+# .ci/run) runs them; the search use case itself is tests/application/test_search.py's.
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 TIDES = ("# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide every week.\n\n"
          "## Results\n\nSeagrass grew with the tides. Shoot density doubled in spring.\n")
