@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-integration test-slow demo lint typecheck pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
+.PHONY: test test-integration test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,queue,mcp]'
 	@touch $(STAMP)
 
-# mypy sees the layer folders as sheaf.* through a tree of links (the editable
-# install's import hook is invisible to it).
+# mypy and import-linter read modules by their import names, sheaf.*: they see the layer
+# folders through a tree of links (the editable install's import hook is invisible to both;
+# the relative imports inside the package are what editors resolve, ADR-0025).
 .typecheck/sheaf:
 	@mkdir -p .typecheck/sheaf
 	@for layer in domain application adapters entrypoints; do ln -sfn ../../$$layer .typecheck/sheaf/$$layer; done
@@ -23,6 +24,15 @@ lint: $(STAMP)
 
 typecheck: $(STAMP) .typecheck/sheaf
 	MYPYPATH=.typecheck $(BIN)/mypy --strict -p sheaf.domain -p sheaf.application
+
+# The layer rules and the absence of import circles (pyproject's [tool.importlinter]).
+imports: $(STAMP) .typecheck/sheaf
+	PYTHONPATH=.typecheck $(BIN)/lint-imports --no-cache
+
+# Every internal import resolves from the checkout's tree alone (pyright's engine); slow,
+# so it runs in `make test-slow`.
+tree-imports: $(STAMP)
+	$(BIN)/pytest -q tests/packaging/test_tree_imports.py
 
 # Three sets, each test in exactly one, and .ci/run runs all three:
 # - `make test`: everything but the two below, over every core (pytest-xdist; WORKERS=0
@@ -46,7 +56,7 @@ TEST_ENV = TEST_EXAMPLES=$(EXAMPLES) PYTHONDONTWRITEBYTECODE=
 pytest: $(STAMP)
 	$(TEST_ENV) $(BIN)/pytest -q -m "not slow and not integration" $(XDIST)
 
-test: lint typecheck pytest
+test: lint typecheck imports pytest
 
 test-integration: $(STAMP)
 	$(TEST_ENV) $(BIN)/pytest -q -m "integration and not slow" $(XDIST)

@@ -8,7 +8,7 @@ sizes, on clustered synthetic snippets of 384 dimensions.
 The vectors are drawn around `--clusters` random centres (a real corpus is clustered by
 topic, which is what makes HNSW's graph hard or easy), unit length, and bulk-loaded by
 binary COPY into the store's own table for their dimension; each size adds to the rows
-of the one before. Every search goes through `PostgresKnowledgeStore.search_vectors`,
+of the one before. Every search goes through `PostgresSearchIndex.search_vectors`,
 the code path a request takes (model check, SQL, codec), one at a time, then from
 `--concurrency` tasks at once for the throughput. Exact search is timed on
 `--exact-queries` of the queries (a sequential scan per query is slow at 1M); recall is
@@ -53,7 +53,7 @@ def clustered(rng: np.random.Generator, count: int, centres: np.ndarray,
 async def load(store: PostgresKnowledgeStore, rng: np.random.Generator, start: int,
                count: int, centres: np.ndarray, spread: float) -> None:
     name = vector_tables.table(centres.shape[1])
-    async with store._pool.connection() as c:
+    async with store.connection.pool.connection() as c:
         for first in range(start, start + count, BATCH):
             size = min(BATCH, start + count - first)
             vectors = clustered(rng, size, centres, spread)
@@ -70,7 +70,7 @@ async def load(store: PostgresKnowledgeStore, rng: np.random.Generator, start: i
 
 
 async def prepare(store: PostgresKnowledgeStore, dimension: int) -> None:
-    async with store._pool.connection() as c:
+    async with store.connection.pool.connection() as c:
         await c.execute("INSERT INTO embedding_models VALUES (%s, %s, %s) ON CONFLICT DO "
                         "NOTHING", (SPACE, MODEL_NAME, dimension))
         name = vector_tables.table(dimension)
@@ -87,7 +87,7 @@ async def timed_searches(store: PostgresKnowledgeStore, model: EmbeddingModel,
     seconds, found = [], []
     for query in queries:
         began = time.perf_counter()
-        hits = await store.search_vectors(SPACE, model, tuple(query.tolist()), 10)
+        hits = await store.index.search_vectors(SPACE, model, tuple(query.tolist()), 10)
         seconds.append(time.perf_counter() - began)
         found.append([i for i, _ in hits])
     return seconds, found
@@ -100,7 +100,7 @@ async def throughput(store: PostgresKnowledgeStore, model: EmbeddingModel,
     async def worker() -> None:
         while pending:
             query = pending.pop()
-            await store.search_vectors(SPACE, model, tuple(query.tolist()), 10)
+            await store.index.search_vectors(SPACE, model, tuple(query.tolist()), 10)
 
     began = time.perf_counter()
     async with anyio.create_task_group() as group:
@@ -116,7 +116,7 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 async def sizes_of(store: PostgresKnowledgeStore, dimension: int) -> tuple[int, int]:
     name = vector_tables.table(dimension)
-    rows = await store._rows(
+    rows = await store.connection.rows(
         "SELECT pg_table_size(%s::regclass), coalesce(pg_relation_size(to_regclass(%s)), 0)",
         (name, f"{name}_hnsw"))
     return int(rows[0][0]), int(rows[0][1])
@@ -135,7 +135,7 @@ async def bench(url: str, args: argparse.Namespace) -> list[dict[str, Any]]:
         await prepare(store, dimension)
         loaded = 0
         for size in sorted(args.sizes):
-            await store.drop_vector_index(SPACE)
+            await store.vector_indexes.drop_vector_index(SPACE)
             began = time.perf_counter()
             await load(store, rng, loaded, size - loaded, centres, args.spread)
             load_seconds = time.perf_counter() - began
@@ -147,7 +147,7 @@ async def bench(url: str, args: argparse.Namespace) -> list[dict[str, Any]]:
             exact_seconds, exact_ids = await timed_searches(store, model, exact_queries)
             print(f"{size}: exact p50 {statistics.median(exact_seconds) * 1000:.0f} ms",
                   file=sys.stderr, flush=True)
-            async with store._pool.connection() as c:
+            async with store.connection.pool.connection() as c:
                 await c.execute(f"SET maintenance_work_mem = '{args.maintenance_work_mem}'")
                 await c.execute("SET max_parallel_maintenance_workers = 1")
                 began = time.perf_counter()

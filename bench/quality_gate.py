@@ -1,7 +1,8 @@
 """The HTML quality gate: sheaf's figures on the three dev corpora, checked against floors
 pinned in tests/corpora/html_quality_floors.json.
 
-The test tests/corpora/test_html_quality_gate.py runs it in `make test`; by hand:
+The test tests/corpora/test_html_quality_gate.py (marked slow) runs it in `make test-slow`
+and .ci/run; by hand:
 
     .venv/bin/python -m bench.quality_gate [--corpora DIR]
 

@@ -88,11 +88,12 @@ async def store_reports(collection: RetrievalCollection, spec: str, work: Path,
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
         rankings = [("bm25", SearchMode.BM25), ("vector", SearchMode.VECTOR),
                     ("hybrid", SearchMode.HYBRID)]
-        if hasattr(store, "ranking"):
+        index = getattr(store, "index", None)  # PostgreSQL's search index has a ranking
+        if hasattr(index, "ranking"):
             rankings.append(("ts_rank_cd", SearchMode.BM25))
         for name, mode in rankings:
             if name == "ts_rank_cd":
-                store.ranking = "cover_density"  # type: ignore[attr-defined]
+                index.ranking = "cover_density"  # type: ignore[union-attr]
             await kb.search("warm up", 1, mode=mode)
             started = time.perf_counter()
             report = await kb.evaluate_retrieval(collection.queries, collection.qrels,
@@ -121,7 +122,7 @@ def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
                 server.url(server.create_database("cisi")))
             reports = await store_reports(collection, spec, work, store, "postgres")
             reopened = await PostgresKnowledgeStore.connect(store.url)
-            sizes.extend(await reopened._rows(
+            sizes.extend(await reopened.connection.rows(
                 "SELECT pg_table_size('chunks'), pg_relation_size('chunks_terms'), "
                 "pg_indexes_size('chunks'), count(*) FILTER (WHERE level = 'snippet'), "
                 "count(*) FROM chunks"))

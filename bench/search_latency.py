@@ -88,7 +88,7 @@ async def measure(size: int, queries: int, work: Path) -> None:
                         ("hybrid exact", SearchMode.HYBRID)):
         results[label], tops[label] = await timed(search, mode, texts)
     built = time.perf_counter()
-    indexed = await store.build_vector_index("default")
+    indexed = await store.hnsw_index.build("default")
     build_seconds = time.perf_counter() - built
     if indexed:
         for label, mode in (("vector hnsw", SearchMode.VECTOR),
@@ -105,7 +105,7 @@ async def measure(size: int, queries: int, work: Path) -> None:
         exact, hnsw = (percentiles(results[k])[0] for k in ("vector exact", "vector hnsw"))
         print(f"hnsw/exact p50: {hnsw / exact:.2f}x; hnsw recall@10 vs exact: {recall:.2f}; "
               f"hnsw build {build_seconds:.1f} s")
-        await store.drop_vector_index("default")
+        await store.hnsw_index.drop("default")
     # What an ingest costs the indices: the row writes, then the full-text rebuild that
     # the first search after a write pays.
     saves, rebuilds = [], []

@@ -108,7 +108,11 @@ def _xmp(pdf: pikepdf.Pdf) -> dict[str, str]:
                               ("dc:subject", "subject"), ("prism:doi", "doi"),
                               ("dc:identifier", "identifier")):
                 value = meta.get(key)
-                if isinstance(value, list | set | tuple):
+                # pikepdf gives an rdf:Bag (dc:subject's keywords) as a set, which has no
+                # order: sorted, the same document gives the same keywords in every process.
+                if isinstance(value, set | frozenset):
+                    value = sorted(str(v) for v in value)
+                if isinstance(value, list | tuple):
                     value = "; ".join(str(v) for v in value)
                 if value and str(value).strip():
                     out[name] = str(value).strip()

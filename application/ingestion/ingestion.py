@@ -43,11 +43,11 @@ from ..ports.embedder import Embedder
 from ..ports.file_reader import FileReader
 from ..ports.unit_of_work import UnitOfWork
 from ..search.snippet_embedding import embed_snippets
+from ..store.blob_guard import blob_guard
+from ..store.staging import stage_key
 from ..store.storage import Storage
-from .blob_guard import blob_guard
 from .keyed_locks import KeyedLocks
 from .stage_events import StageRecorder
-from .staging import stage_key
 
 
 @attrs.frozen

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.store.knowledge_records import DocumentRecord, StoreStatus
-from ..ingestion.blob_guard import blob_guard
-from ..ingestion.staging import stage_prefix
 from ..ports.artifact_store import ArtifactStore
 from ..ports.blob_store import BlobStore
+from .blob_guard import blob_guard
+from .staging import stage_prefix
 from .storage import Storage
 
 

@@ -288,7 +288,7 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     Lines that repeat a bookmark title are headings at the bookmark's depth. What is
     dropped or set aside by rule is counted in `notes`; the running lines and the page
     numbers above or below a page's text go to `furniture`, to be put back at their
-    pages' boundaries (`pdf_furniture.place_furniture`)."""
+    pages' boundaries (`furniture.place_furniture`)."""
     dropped: Counter[str] = Counter()
     in_references = False
     extents = _page_extents(boxes)

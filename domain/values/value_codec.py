@@ -1,5 +1,6 @@
 """Frozen records to JSON-ready values and back, by their attrs fields and type hints:
-one rule for every artifact and stored structure instead of a mapping per record."""
+one rule for every artifact, stored structure and record a store's holder sends,
+instead of a mapping per record."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import enum
 import types
 import typing
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 import attrs
@@ -17,12 +19,15 @@ T = TypeVar("T")
 
 
 def to_plain(value: object) -> Any:
-    """Records as dicts of their fields, tuples as lists, enums as their values."""
+    """Records as dicts of their fields, tuples as lists, enums as their values, times
+    in ISO 8601."""
     if attrs.has(type(value)):
         return {f.name: to_plain(getattr(value, f.name))
                 for f in attrs.fields(type(value))}  # type: ignore[arg-type]
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
     if isinstance(value, Mapping):
         return {str(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple | frozenset):
@@ -58,6 +63,8 @@ def _decode(kind: Any, data: Any) -> Any:
         return kind(data)
     if kind in (int, float, str, bool):
         return kind(data)
+    if kind is datetime:
+        return datetime.fromisoformat(data)
     return freeze(data)  # mappings and anything typed `object`
 
 

@@ -1,2 +1,2 @@
-"""`sheaf.Knowledge`, the async facade every interface sits on: its wiring, settings and one JSON
-form."""
+"""`sheaf.Knowledge`, the async facade every interface sits on, and `KnowledgeApi`, what it
+answers: its wiring, settings and one JSON form."""

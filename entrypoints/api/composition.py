@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
     from ...adapters.fetching.http_settings import HttpSettings
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
-    from ...adapters.store.memory_store import MemoryKnowledgeStore
-    from ...adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
     from ...application.enrichment.enrichment import Enrichment, TokenBudget
     from ...application.extraction.content_resolver import ContentResolver
     from ...application.extraction.document_extraction import DocumentExtraction
@@ -46,8 +44,13 @@ if TYPE_CHECKING:
     from ...domain.analysis.chunking import ChunkSizes
     from .settings import LanguageModelSettings, Settings
 
-KnowledgeStore = Union["DuckDbKnowledgeStore", "MemoryKnowledgeStore",
-                       "PostgresKnowledgeStore"]
+class OpenedStore(Protocol):
+    """A store as the composition root holds it, whichever adapter: the ports it hands
+    out, and its close (DuckDB, PostgreSQL and the in-memory store alike)."""
+
+    def storage(self) -> Storage: ...
+
+    async def aclose(self) -> None: ...
 
 
 def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
@@ -100,8 +103,8 @@ class KnowledgeServices:
     searching never import aiohttp, html5lib or pdfminer. So are structure, quotes,
     search and reindexing: listing the catalogue imports none of their modules."""
 
-    store: KnowledgeStore
-    """The store's adapter (the CLI's store commands use its extra methods)."""
+    store: OpenedStore
+    """The store's adapter: its ports are `storage`; closed with the services."""
     storage: Storage
     catalogue: DocumentCatalogue
     pool: WorkerPool
@@ -280,7 +283,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
                              enrichment)
 
 
-async def open_store(settings: Settings) -> KnowledgeStore:
+async def open_store(settings: Settings) -> OpenedStore:
     """The store `settings` name: PostgreSQL for a postgresql:// URL, else the DuckDB
     file (opened in a worker thread: it connects, migrates and may check indexes; a file
     another process holds is waited for, then refused with `store_locked`)."""
@@ -295,7 +298,7 @@ async def open_store(settings: Settings) -> KnowledgeStore:
     import anyio
 
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
-    from ..holder.store_holder import waiting_for_store
+    from .held_store import waiting_for_store
 
     def opened() -> DuckDbKnowledgeStore:
         return DuckDbKnowledgeStore(settings.store)
@@ -322,7 +325,7 @@ def open_blob_stores(settings: Settings) -> tuple[BlobStore, ArtifactStore,
 class InjectedAdapters:
     """Adapters to use instead of the defaults (DuckDB file, filesystem, aiohttp)."""
 
-    store: KnowledgeStore | None = None
+    store: OpenedStore | None = None
     blobs: BlobStore | None = None
     artifacts: ArtifactStore | None = None
     http_client: HttpClient | None = None

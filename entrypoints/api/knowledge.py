@@ -34,7 +34,8 @@ from .composition import (
     open_blob_stores,
     open_store,
 )
-from .settings import Settings
+from .knowledge_results import ExtractedSource, IngestProgress, StoredDocument
+from .settings import Group, Settings
 
 # What only one method uses (ingest batches, quotes, evaluation, tool calls, the context
 # block, enrichment) is imported by that method: a command that lists the store loads
@@ -51,40 +52,24 @@ if TYPE_CHECKING:
     from ...domain.analysis.chunking import Chunk, ChunkSizes
     from ...domain.analysis.sections import Section
     from ...domain.analysis.token_counting import TokenCounting
+    from ...domain.document.resolved_content import ResolvedContent
     from ...domain.queue.ingest_jobs import IngestJob
-    from ...domain.routing.directory_listing import DirectoryListing, SkippedFile
+    from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.embeddings import EmbeddingModel
     from ...domain.search.retrieval_metrics import RetrievalReport
     from ...domain.store.ingestion import IngestResult, SpacePolicy
     from ...domain.store.knowledge_records import DocumentRecord, StoreCompaction, StoreStatus
     from .composition import KnowledgeServices
+    from .ingest_queue import IngestQueue
 
-
-@attrs.frozen
-class IngestProgress:
-    """One source of an `ingest_many` batch finished: `done` of `total` so far."""
-
-    done: int
-    total: int
-    result: IngestResult
-    skipped: tuple[SkippedFile, ...] = ()
-    """Files the directories held that are left out, and why (the same on every event)."""
-
-
-@attrs.frozen
-class StoredDocument:
-    """A document's record with its canonical Markdown."""
-
-    record: DocumentRecord
-    markdown: str
-    id: str = attrs.field(init=False, default=attrs.Factory(
-        lambda self: self.record.id, takes_self=True))
-    title: str | None = attrs.field(init=False, default=attrs.Factory(
-        lambda self: self.record.title, takes_self=True))
+__all__ = ["ExtractedSource", "IngestProgress", "Knowledge", "StoredDocument"]
 
 
 class Knowledge:
-    """A knowledge base: one space of one store. Open it with `Knowledge.open`."""
+    """A knowledge base: one space of one store. Open it with `Knowledge.open`.
+
+    It implements `KnowledgeApi` (`knowledge_api.py`), which the interfaces are written
+    against; `resolve`, `extract` and `open_queue` need no store."""
 
     def __init__(self, services: KnowledgeServices, space: str,
                  tasks: anyio.abc.TaskGroup) -> None:
@@ -461,7 +446,7 @@ class Knowledge:
     def tools(style: str = "openai") -> list[dict[str, Any]]:
         """JSON Schema definitions of the tools `call_tool` runs, in OpenAI's format or
         Anthropic's (`style="anthropic"`)."""
-        from ..tools.agent_tools import tool_definitions
+        from .agent_tools import tool_definitions
 
         return tool_definitions(style)
 
@@ -469,9 +454,70 @@ class Knowledge:
         """Run a tool call from a model. Arguments may be the JSON text models send. The
         answer is JSON-ready: the result, or `{"error": {"kind", "message"}}` for bad
         arguments and failures, so the model can correct itself."""
-        from ..tools.agent_tools import run_tool
+        from .agent_tools import run_tool
 
         return await run_tool(self, name, arguments)
+
+    # -- sources without a store ---------------------------------------------------------
+    @staticmethod
+    async def resolve(url: str, *, prefer: Preference = "auto", password: str | None = None,
+                      allow_private_network: bool = False, max_bytes: int | None = None,
+                      timeout: float | None = None,
+                      settings: Settings | None = None) -> ResolvedContent:
+        """Fetch `url` and extract it, storing nothing: the page, or the PDF it links
+        when `prefer` says so (`auto` keeps full-text HTML). The fetch settings are
+        `settings`' (default: the environment's), with the keyword arguments over them.
+        Failures raise their `SheafError`."""
+        from .source_reading import resolve_url
+
+        return await resolve_url(_fetching(settings, allow_private_network, max_bytes,
+                                           timeout), url, prefer=prefer, password=password)
+
+    @staticmethod
+    async def extract(inputs: Sequence[str], *, base_url: str | None = None,
+                      password: str | None = None, prefer: Preference = "auto",
+                      allow_private_network: bool = False, max_bytes: int | None = None,
+                      timeout: float | None = None, settings: Settings | None = None
+                      ) -> AsyncIterator[ExtractedSource]:
+        """Extract local files and URLs, storing nothing: one `ExtractedSource` per input,
+        in order, each as it is done. A failed input comes as one with its `error`; the
+        others go on. `base_url` is what relative links of local HTML resolve to (default:
+        the file's own URI); the fetch settings are as for `resolve`."""
+        from .source_reading import extract_sources
+
+        async for extracted in extract_sources(
+                _fetching(settings, allow_private_network, max_bytes, timeout), inputs,
+                base_url=base_url, password=password, prefer=prefer):
+            yield extracted
+
+    @staticmethod
+    @asynccontextmanager
+    async def open_queue(*, settings: Settings | None = None) -> AsyncIterator[IngestQueue]:
+        """The durable ingest queue (ADR-0023) that `settings` name (default: the
+        environment's SHEAF_QUEUE, or a postgresql:// SHEAF_STORE's own database), with
+        the blob store the workers read local files' bytes from; closed when the block
+        ends. Nothing is opened of the store itself."""
+        from .ingest_queue import open_ingest_queue
+
+        if settings is None:
+            settings = Settings.from_environment(os.environ,
+                                                 groups={Group.STORE, Group.QUEUE})
+        async with open_ingest_queue(settings) as queue:
+            yield queue
+
+
+def _fetching(settings: Settings | None, allow_private_network: bool,
+              max_bytes: int | None, timeout: float | None) -> Settings:
+    """The settings a read without a store fetches with: the flags over `settings`, or
+    over the environment's fetch variables."""
+    if settings is None:
+        return Settings.from_environment(os.environ, groups={Group.FETCH},
+                                         max_bytes=max_bytes, timeout=timeout,
+                                         allow_private=allow_private_network)
+    if max_bytes is None and timeout is None and not allow_private_network:
+        return settings
+    return settings.with_flags(max_bytes=max_bytes, timeout=timeout,
+                               allow_private=allow_private_network)
 
 
 def _many(value: str | Sequence[str] | None) -> list[str]:

@@ -148,7 +148,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What makes the listing's records: a change to any of them (a checkout's code changes
 # under one version) is another listing. An install without sources has the version only.
 _RECORDS = ("entrypoints/api/serialisation.py", "domain/store/knowledge_records.py",
-            "adapters/store/store_rows.py", "adapters/store/duckdb/knowledge_store.py")
+            "adapters/store/store_rows.py", "adapters/store/duckdb/catalogue.py",
+            "adapters/store/duckdb/rows.py")
 
 
 def _records_code() -> list[int | None]:

@@ -1,9 +1,10 @@
 """The one JSON form of every result sheaf gives out.
 
-The CLI's `--json`, the HTTP API and the LLM tools (and the MCP server after them) all
-print these records, so the same document, hit or quote reads the same everywhere; an
-interface may wrap them in an envelope of its own (`{"results": [...]}`), never reshape
-them.
+The CLI's `--json`, the HTTP API, the LLM tools and the MCP server all print these
+records, so the same document, hit or quote reads the same everywhere; an interface may
+wrap them in an envelope of its own (`{"results": [...]}`), never reshape them. (A
+store's holder sends other sheaf processes the records themselves instead, in
+`value_codec`'s form: ADR-0022.)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ...domain.analysis.sections import Section
     from ...domain.store.ingestion import IngestResult, SpacePolicy
     from ...domain.store.knowledge_records import DocumentRecord, StoreStatus
+    from .knowledge_results import StoredDocument
 
 JSON = dict[str, Any]
 
@@ -57,6 +59,35 @@ def document_detail(document: DocumentRecord) -> JSON:
                      else None, "sha256": v.fetched_sha} for v in document.versions]}
 
 
+def removal(document: DocumentRecord) -> JSON:
+    """What removing a document says: its id and title."""
+    return {"removed": document.id, "title": document.title}
+
+
+def document_resource(document: DocumentRecord, uri: str) -> JSON:
+    """A document as a resource list names it: its URI, id, title, where it came from
+    and its size in characters."""
+    return {"uri": uri, "name": document.id, "title": document.title or document.id,
+            "description": document.url or document.location.as_dict().get("path") or "",
+            "size": document.current.characters}
+
+
+def document_range(document: StoredDocument, section_path: Iterable[str], start: int,
+                   end: int) -> JSON:
+    """A span of a document's Markdown, its text and pages still to be filled in as
+    much of it as an answer holds: where it is, and what comes next (None at its end)."""
+    record = document.record
+    return {"document_id": document.id, "title": document.title, "url": record.url,
+            "location": record.location.as_dict(), "section_path": list(section_path),
+            "start": start, "end": end, "characters": len(document.markdown), "text": "",
+            "next": None, "pages": []}
+
+
+def document_span(document_id: str, start: int, end: int) -> JSON:
+    """Where a text goes on in a document: characters start to end."""
+    return {"document_id": document_id, "start": start, "end": end}
+
+
 def document_meta(document: DocumentRecord) -> JSON:
     """The current version's extracted metadata and what the caller attached."""
     current = document.current
@@ -81,6 +112,11 @@ def section(found: Section) -> JSON:
             "end": found.end, "parent": found.parent, "inferred": found.inferred}
 
 
+def section_resource(found: Section, uri: str) -> JSON:
+    """A section with the URI that reads its Markdown."""
+    return section(found) | {"uri": uri}
+
+
 def chunk(found: Chunk) -> JSON:
     return attrs.asdict(found)
 
@@ -89,11 +125,27 @@ def ingest_result(result: IngestResult) -> JSON:
     return result.as_dict()
 
 
+def folder_ingest(folder: str, results: Iterable[IngestResult], skipped: int) -> JSON:
+    """A folder's ingest: how many of each outcome, each file's result, and how many
+    files were left out (sheaf cannot read them)."""
+    done = [ingest_result(r) for r in results]
+    counts: dict[str, int] = {}
+    for entry in done:
+        counts[str(entry["status"])] = counts.get(str(entry["status"]), 0) + 1
+    return {"folder": folder, "counts": counts, "results": done, "skipped": skipped}
+
+
 def store_status(status: StoreStatus) -> JSON:
     return {"store": status.location, "schema_version": status.schema_version,
             "last_ingest": status.last_ingest.isoformat() if status.last_ingest else None,
             "spaces": [{"space": s.space, "documents": s.documents, "versions": s.versions,
                         "sources": s.sources} for s in status.spaces]}
+
+
+def health(status: StoreStatus, version: str) -> JSON:
+    """The HTTP API's health: this sheaf's version, the store and its schema."""
+    return {"status": "ok", "version": version, "store": status.location,
+            "schema_version": status.schema_version}
 
 
 def space_policy(space: str, policy: SpacePolicy) -> JSON:
@@ -108,7 +160,15 @@ def error(failure: SheafError) -> JSON:
     return {"kind": failure.kind.value, "message": failure.message}
 
 
+def error_answer(failure: SheafError) -> JSON:
+    """An MCP tool's failed answer: the kind, and the message without the kind a failed
+    ingest's message already starts with."""
+    return {"error": {"kind": failure.kind.value,
+                      "message": failure.message.removeprefix(f"{failure.kind.value}: ")}}
+
+
 def as_received(payload: Any) -> Any:
-    """A record as the holder's API delivers it (tuples as lists, enums as values): a
-    direct run prints from this too, so both print the same (ADR-0022)."""
+    """A record as JSON gives it back (tuples as lists, mappings as dicts, enums as
+    values): what the CLI prints from, so `--json` and the text lines read the same
+    values (ADR-0022)."""
     return json.loads(json.dumps(payload, ensure_ascii=False))

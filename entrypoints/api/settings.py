@@ -164,7 +164,7 @@ class Settings:
             token_budget=_positive(token_budget, "--token-budget")
             if token_budget is not None else env.integer("SHEAF_LLM_TOKEN_BUDGET"),
             api_token=api_token or env.get("SHEAF_API_TOKEN"),
-            log_level=_log_level(environ.get("LOG_LEVEL")),
+            log_level=log_level_named(environ.get("LOG_LEVEL")),
             queue=_queue_url(queue, env),
             lock_wait=_lock_wait(env))
 
@@ -332,7 +332,8 @@ def _language_model(env: _Environment) -> LanguageModelSettings | None:
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def _log_level(text: str | None) -> str:
+def log_level_named(text: str | None) -> str:
+    """The logging level `LOG_LEVEL` names (warning when unset), or a configuration error."""
     level = (text or "warning").strip().upper()
     if level not in _LEVELS:
         raise configuration_error("LOG_LEVEL", f"wants one of {', '.join(_LEVELS).lower()}, "

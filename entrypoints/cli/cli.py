@@ -127,9 +127,9 @@ def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
 def sheaf() -> None:
     """Turn URLs, PDFs, HTML pages and text files into clean, structured, quotable
     knowledge."""
-    from ..api.settings import _log_level, configure_logging
+    from ..api.settings import configure_logging, log_level_named
 
-    configure_logging(_log_level(os.environ.get("LOG_LEVEL")))
+    configure_logging(log_level_named(os.environ.get("LOG_LEVEL")))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

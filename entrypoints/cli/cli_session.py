@@ -1,5 +1,6 @@
-"""Running a command's work on `sheaf.Knowledge`: open it with the command's settings,
-run the coroutine, close it, and turn a non-zero result into the exit code."""
+"""Running a command's work on a knowledge base: on `sheaf.Knowledge` opened with the
+command's settings, or, when another process holds the store and serves it, on
+`HeldKnowledge` through that process (ADR-0022); then the exit code."""
 
 from __future__ import annotations
 
@@ -16,54 +17,66 @@ from ..api.settings import Settings
 
 if TYPE_CHECKING:
     from ..api.knowledge import Knowledge
-    from ..holder.holder_client import HolderClient
+    from ..api.knowledge_api import KnowledgeApi
 
-Remote = Callable[["HolderClient"], "int | None"]
+Work = Callable[["KnowledgeApi"], Awaitable["int | None"]]
 READ_SETTINGS = ("embedder", "blobs")
 """What a reading command's answer depends on besides the store: the embedder (search's
 auto mode, the query's vector) and where the blobs are (Markdown, quotes)."""
 
 
-def with_knowledge(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
-                   *, remote: Remote | None = None,
-                   remote_settings: Sequence[str] = READ_SETTINGS, hold: bool = False,
-                   **options: Any) -> None:
+def with_knowledge_api(settings: Settings, work: Work, *,
+                       shared: Sequence[str] | None = READ_SETTINGS,
+                       hold: bool = False) -> None:
     """Run `work` on the knowledge base `settings` name; exit with what it returns.
 
-    When another process holds the store and serves it (ADR-0022), `remote` runs the
-    command through it instead, if that process has the same `remote_settings`; `hold`
-    makes this process such a holder while `work` runs (long commands: ingest)."""
-    code = _run(settings, work, remote, remote_settings, hold, options)
+    When another process holds the store and serves it, `work` runs through it, if
+    that process has the same `shared` settings (None: never through a holder); else
+    on the store opened here. `hold` makes this process such a holder while `work`
+    runs (long commands: ingest)."""
+    _exit(_run(settings, work, shared, hold, {}))
+
+
+def with_knowledge(settings: Settings,
+                   work: Callable[[Knowledge], Awaitable[int | None]], *,
+                   hold: bool = False, **options: Any) -> None:
+    """Run `work` on `sheaf.Knowledge` opened here with `settings` and `options` (what
+    only an opened store does: reindex, compact, token counts, evaluation); exit with
+    what it returns. `hold` makes this process the store's holder while `work` runs."""
+    _exit(_run(settings, work, None, hold, options))
+
+
+def _exit(code: int) -> None:
     if code:
         raise click.exceptions.Exit(code)
 
 
-def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
-         remote: Remote | None, keys: Sequence[str], hold: bool,
-         options: dict[str, Any]) -> int:
+def _run(settings: Settings, work: Callable[[Any], Awaitable[int | None]],
+         shared: Sequence[str] | None, hold: bool, options: dict[str, Any]) -> int:
     """Through the holder when there is one that can serve; else here, once the store is
     free. Both are tried again until SHEAF_LOCK_WAIT is spent: a holder may publish
     itself just after this process found the store locked."""
-    import anyio
     import attrs
 
     from ...domain.errors import ErrorKind, SheafError
-    from ..holder.store_holder import waiting_for_store
+    from ..api.held_store import waiting_for_store
 
     if settings.store_url is not None:  # a PostgreSQL store takes every process itself
-        remote = None
+        shared = None
     once = attrs.evolve(settings, lock_wait=0.0)
 
     def attempt() -> int | SheafError:
-        if remote:
+        if shared is not None:
             try:
-                code = _through_holder(settings, remote, keys)
+                code = _through_holder(settings, work, shared)
             except SheafError as exc:
                 if exc.kind is not ErrorKind.STORE_LOCKED:
                     raise
                 return exc  # the holder's own answer, not this process's wait
             if code is not None:
                 return code
+        import anyio
+
         return anyio.run(_direct, once, work, hold, options)
 
     outcome = waiting_for_store(settings.store, settings.lock_wait, attempt)
@@ -72,7 +85,7 @@ def _run(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
     return outcome
 
 
-async def _direct(settings: Settings, work: Callable[[Knowledge], Awaitable[int | None]],
+async def _direct(settings: Settings, work: Callable[[Any], Awaitable[int | None]],
                   hold: bool, options: dict[str, Any]) -> int:
     from ..api.knowledge import Knowledge
 
@@ -85,24 +98,29 @@ async def _direct(settings: Settings, work: Callable[[Knowledge], Awaitable[int 
             return await work(kb) or 0
 
 
-def _through_holder(settings: Settings, remote: Remote,
-                    keys: Sequence[str]) -> int | None:
-    """`remote`'s exit code when a live holder with these settings answered; None to
-    open the store here (no holder, other settings, or it just went away)."""
-    from ..holder.store_holder import compatibility, read_holder
+def _through_holder(settings: Settings, work: Work, shared: Sequence[str]) -> int | None:
+    """`work`'s exit code when a live holder with these settings answered; None to open
+    the store here (no holder, other settings, or it went away before answering)."""
+    from ..api.held_store import compatibility, read_holder
 
     holder = read_holder(settings.store)
     if holder is None:
         return None
     mine = compatibility(settings)
-    if any(holder.compatibility.get(key) != mine[key] for key in keys):
+    if any(holder.compatibility.get(key) != mine[key] for key in shared):
         return None
+    import asyncio  # not anyio: what a command through a holder runs needs none of it
+
+    from ..holder.held_knowledge import HeldKnowledge
     from ..holder.holder_client import HolderClient, HolderUnreachable
 
+    client = HolderClient(holder)
     try:
-        return remote(HolderClient(holder, settings.space)) or 0
+        return asyncio.run(work(HeldKnowledge(client, settings.space))) or 0
     except HolderUnreachable:
         return None
+    finally:
+        client.close()  # the holder, if it is done, waits for this connection
 
 
 def echo_json(payload: object, *, indent: int | None = None) -> None:

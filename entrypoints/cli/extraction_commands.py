@@ -11,11 +11,10 @@ from typing import Any
 import anyio
 import click
 
-from ...domain.errors import SheafError
 from ..api.settings import Group
 from .cli_options import PREFERENCES, json_option, network_options, settings_for
 from .cli_session import echo_json
-from .rendering import FORMATS, SUFFIXES, render
+from .rendering import FORMATS, SUFFIXES, extraction_details, render
 
 FETCHING = frozenset({Group.FETCH})
 
@@ -53,12 +52,10 @@ def resolve(url: str, as_json: bool, prefer: str, password: str | None,
                             max_bytes=network["max_bytes"], timeout=network["timeout"])
 
     async def run() -> str:
-        from ..api.composition import build_resolver
+        from ..api.knowledge import Knowledge
 
-        client, resolver = build_resolver(settings.fetch)
-        async with client:
-            content = await resolver.resolve(url, prefer=prefer,  # type: ignore[arg-type]
-                                             password=password)
+        content = await Knowledge.resolve(url, prefer=prefer,  # type: ignore[arg-type]
+                                          password=password, settings=settings)
         if as_json:
             return json.dumps(content.as_dict(), ensure_ascii=False, indent=2) + "\n"
         return content.text + "\n"
@@ -84,43 +81,26 @@ def extract(inputs: tuple[str, ...], fmt: str, output_dir: Path | None,
                             max_bytes=network["max_bytes"], timeout=network["timeout"])
 
     async def run() -> int:
-        from ...adapters.files.filesystem_file_reader import FilesystemFileReader
-        from ...domain.fetching.url_normalisation import is_url
-        from ..api.composition import build_extraction, build_resolver
+        from contextlib import aclosing
+
+        from ..api.knowledge import Knowledge
         from .local_input import output_name
 
-        extraction = build_extraction()
-        files = FilesystemFileReader()
-        client, resolver = build_resolver(settings.fetch, extraction=extraction)
         failures = 0
-        async with client:
-            for source in inputs:
-                try:
-                    if is_url(source):
-                        content = await resolver.resolve(
-                            source, prefer=prefer, password=password)  # type: ignore[arg-type]
-                        document = content.document
-                        extra: dict[str, Any] = {"source": content.source.value,
-                                                 "url": content.final_url,
-                                                 "diagnostics": content.diagnostics.messages()}
-                    else:
-                        local = await files.read(source, settings.fetch.max_bytes)
-                        location = base_url or Path(local.path).as_uri()
-                        result = await extraction.extract(local.data, declared_type=local.type_hint,
-                                                          location=location, password=password)
-                        document = result.document
-                        extra = {"source": result.source.value, "path": source,
-                                 "routing": result.decision.reason}
-                except SheafError as exc:
+        async with aclosing(Knowledge.extract(
+                inputs, base_url=base_url, password=password,
+                prefer=prefer, settings=settings)) as extracted:  # type: ignore[arg-type]
+            async for one in extracted:
+                if one.error is not None:
                     if len(inputs) == 1:
-                        raise
+                        raise one.error
                     failures += 1
-                    click.echo(f"sheaf: error: {source}: {exc}", err=True)
+                    click.echo(f"sheaf: error: {one.source}: {one.error}", err=True)
                     continue
-                output = render(document, fmt, extra)
+                output = render(one.document, fmt, extraction_details(one))
                 if output_dir:
                     output_dir.mkdir(parents=True, exist_ok=True)
-                    target = output_dir / (output_name(source) + SUFFIXES[fmt])
+                    target = output_dir / (output_name(one.source) + SUFFIXES[fmt])
                     tmp = target.with_suffix(target.suffix + ".part")
                     tmp.write_text(output, encoding="utf-8")
                     tmp.replace(target)

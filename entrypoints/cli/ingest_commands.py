@@ -3,18 +3,15 @@ compared with it."""
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import click
 
 from ...domain.errors import ErrorKind, SheafError
-from ...domain.fetching.url_normalisation import is_url
 from ...domain.queue.ingest_jobs import IngestJob
 from ...domain.store.ingestion import IngestStatus
 from ..api import serialisation
@@ -33,13 +30,13 @@ from .cli_session import (
     echo_json,
     interactive,
     progress,
-    with_knowledge,
+    with_knowledge_api,
 )
 from .queue_commands import queue_url_option
 
 if TYPE_CHECKING:
-    from ..api.knowledge import Knowledge
-    from ..holder.holder_client import HolderClient
+    from ...domain.routing.directory_listing import SkippedFile
+    from ..api.knowledge_api import KnowledgeApi
 
 # What a dry run's outcome means for a source that should already be in the store.
 RECONCILED = {IngestStatus.NEW: "missing", IngestStatus.CHANGED: "stale",
@@ -115,16 +112,15 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
                             token_budget=token_budget, **fetch_flags)
     live = interactive(as_json)
 
-    async def shown(skipped: list[dict[str, str]], total: int,
+    async def shown(skipped: tuple[SkippedFile, ...], total: int,
                     results: AsyncIterator[dict[str, Any]]) -> int:
-        """The run's output from JSON records (skipped files, then each result as it
-        comes), whether this process ingests or the store's holder does (ADR-0022)."""
+        """The run's output: the skipped files, then each result (a JSON record) as it
+        comes."""
         for one in skipped:  # every file of a directory is accounted for
             if as_json:
-                echo_json({"source": one["path"], "status": "skipped",
-                           "reason": one["reason"]})
+                echo_json(one.as_dict())
             else:
-                click.echo(f"skipped   {one['path']}  ({one['reason']})", err=True)
+                click.echo(f"skipped   {one.path}  ({one.reason})", err=True)
         done: list[dict[str, Any]] = []
         with progress("ingesting", total, live) as advance:
             async for result in results:
@@ -135,13 +131,13 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
         click.echo(f"summary: {summary}, {len(skipped)} skipped", err=True)
         for one in skipped:
-            click.echo(f"  skipped {one['path']}: {one['reason']}", err=True)
+            click.echo(f"  skipped {one.path}: {one.reason}", err=True)
         for failed in (r for r in done if r["status"] == IngestStatus.FAILED.value):
             click.echo(f"  failed {failed['source']}: {failed.get('error_kind')}: "
                        f"{failed.get('message')}", err=True)
         return 1 if counts.get("failed") else 0
 
-    async def work(kb: Knowledge) -> int:
+    async def work(kb: KnowledgeApi) -> int:
         listing = await kb.listing(found, recursive=recursive)
 
         async def results() -> AsyncIterator[dict[str, Any]]:
@@ -149,27 +145,9 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
                                               metadata=dict(metadata), **options):
                 yield as_received(serialisation.ingest_result(event.result))
 
-        return await shown([{"path": s.path, "reason": s.reason} for s in listing.skipped],
-                           len(listing.files), results())
+        return await shown(listing.skipped, len(listing.files), results())
 
-    def remote(holder: HolderClient) -> int:
-        # Local paths travel absolute (the holder's working directory is its own) and
-        # are printed as they were given.
-        given = {s if is_url(s) else os.path.abspath(s): s for s in found}
-        answer = holder.lines("/v1/batch", {
-            "sources": list(given), "recursive": recursive, "concurrency": concurrency,
-            "metadata": dict(metadata), **{k: v for k, v in options.items()
-                                           if v is not None}})
-        head = next(answer)
-
-        async def results() -> AsyncIterator[dict[str, Any]]:
-            while (result := await anyio.to_thread.run_sync(next, answer, None)) is not None:
-                yield result | {"source": given.get(result["source"], result["source"])}
-
-        return anyio.run(shown, head["skipped"], head["total"], results())
-
-    with_knowledge(settings, work, remote=remote, remote_settings=HOLDER_SETTINGS,
-                   hold=True)
+    with_knowledge_api(settings, work, shared=HOLDER_SETTINGS, hold=True)
 
 
 def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str], ...],
@@ -198,6 +176,8 @@ HOLDER_SETTINGS = ("embedder", "blobs", "max_bytes", "timeout", "allow_private",
                    "language_model", "token_budget")
 """What an ingest depends on besides its sources: it goes through a holder only when
 that holder has the same."""
+RECONCILE_SETTINGS = ("embedder", "blobs", "max_bytes", "timeout", "allow_private")
+"""What a reconcile's dry run depends on (it enriches nothing)."""
 
 
 def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
@@ -237,7 +217,7 @@ def reconcile(batch: Path, sample: int | None, concurrency: int, as_json: bool,
     if sample is not None and sample < len(sources):
         sources = random.sample(sources, sample)
 
-    async def work(kb: Knowledge) -> int:
+    async def work(kb: KnowledgeApi) -> int:
         verdicts: Counter[str] = Counter()
         async for event in kb.ingest_many(sources, concurrency=concurrency, dry_run=True):
             verdict = RECONCILED[event.result.status]
@@ -253,4 +233,4 @@ def reconcile(batch: Path, sample: int | None, concurrency: int, as_json: bool,
                    err=True)
         return 0 if verdicts.get("present", 0) == sum(verdicts.values()) else 1
 
-    with_knowledge(settings, work)
+    with_knowledge_api(settings, work, shared=RECONCILE_SETTINGS)

@@ -30,6 +30,7 @@ from .cli_session import echo_json
 
 if TYPE_CHECKING:
     from ...application.ports.job_queue import JobQueue
+    from ..api.ingest_queue import IngestQueue
 
 _WAIT_POLL = 1.0
 
@@ -59,44 +60,36 @@ def enqueue(settings: Settings, sources: Sequence[str], *, recursive: bool,
     id on stdout; with `wait`, follow the batch to its end and print its summary."""
 
     async def run() -> int:
-        from ...adapters.files.filesystem_file_reader import FilesystemFileReader
-        from ...application.queue.queued_ingestion import QueuedIngestion
-        from ..api.queue_composition import build_job_queue, enqueue_blob_store
+        from ..api.knowledge import Knowledge
 
-        queue = build_job_queue(settings)
-        blobs, close_blobs = await enqueue_blob_store(settings)
-        try:
-            async with queue:
-                queued = QueuedIngestion(queue, FilesystemFileReader(), blobs,
-                                         max_bytes=settings.fetch.max_bytes)
-                listing = await queued.listing(sources, recursive)
-                enqueued = await queued.enqueue(listing, template)
-                if as_json:
-                    echo_json(enqueued.as_dict())
-                else:
-                    click.echo(enqueued.batch)
-                    click.echo(f"batch {enqueued.batch}: {len(enqueued.job_ids)} jobs "
-                               f"enqueued, {len(enqueued.refused)} refused, "
-                               f"{len(enqueued.skipped)} skipped", err=True)
-                    for refused in enqueued.refused:
-                        click.echo(f"  refused {refused.source}: {refused.error_kind}: "
-                                   f"{refused.message}", err=True)
-                    for skipped in enqueued.skipped:
-                        click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
-                code = 1 if enqueued.refused else 0
-                if wait and enqueued.job_ids:
-                    summary = await _follow(queue, enqueued.batch, as_json)
-                    code = max(code, _print_summary(summary, as_json, with_jobs=False))
-                return code
-        finally:
-            await close_blobs()
+        async with Knowledge.open_queue(settings=settings) as queue:
+            listing = await queue.listing(sources, recursive=recursive)
+            enqueued = await queue.enqueue(listing, template)
+            if as_json:
+                echo_json(enqueued.as_dict())
+            else:
+                click.echo(enqueued.batch)
+                click.echo(f"batch {enqueued.batch}: {len(enqueued.job_ids)} jobs "
+                           f"enqueued, {len(enqueued.refused)} refused, "
+                           f"{len(enqueued.skipped)} skipped", err=True)
+                for refused in enqueued.refused:
+                    click.echo(f"  refused {refused.source}: {refused.error_kind}: "
+                               f"{refused.message}", err=True)
+                for skipped in enqueued.skipped:
+                    click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
+            code = 1 if enqueued.refused else 0
+            if wait and enqueued.job_ids:
+                summary = await _follow(queue, enqueued.batch, as_json)
+                code = max(code, _print_summary(summary, as_json, with_jobs=False))
+            return code
 
     code = anyio.run(run)
     if code:
         raise click.exceptions.Exit(code)
 
 
-async def _follow(queue: JobQueue, batch_id: str, as_json: bool) -> BatchSummary:
+async def _follow(queue: JobQueue | IngestQueue, batch_id: str, as_json: bool
+                  ) -> BatchSummary:
     """Poll the batch until every job has finished, a progress line on stderr when the
     counts move."""
     last = None

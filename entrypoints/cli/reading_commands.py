@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote as escape
 
 import click
 
@@ -21,16 +20,16 @@ from .cli_options import (
     store_option,
     store_options,
 )
-from .cli_session import echo_json, with_knowledge
+from .cli_session import echo_json, with_knowledge, with_knowledge_api
 from .console_listing import listing_lines
 
 if TYPE_CHECKING:
     from ..api.knowledge import Knowledge
-    from ..holder.holder_client import HolderClient
+    from ..api.knowledge_api import KnowledgeApi
 
-# Each command that a store's holder can answer prints from the JSON records of
-# `serialisation`, whether it read them from the store or from the holder (ADR-0022).
-
+# Each command prints from the JSON records of `serialisation` (as JSON gives them back:
+# lists, plain values), whether its knowledge base is the store opened here or the
+# store's holder (ADR-0022).
 
 
 def _as_reference(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -60,11 +59,8 @@ def list_documents(as_json: bool, store: Path | None, space: str,
         for line in listing_lines(summaries, as_json):
             click.echo(line)
 
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         shown(as_received([serialisation.document_summary(d) for d in await kb.documents()]))
-
-    def remote(holder: HolderClient) -> None:
-        shown(holder.get("/v1/documents")["documents"])
 
     settings = settings_for(READING, store=store, space=space, embedder=embedder)
     if settings.store_url is None:  # the listing the store left beside it (ADR-0024)
@@ -73,7 +69,7 @@ def list_documents(as_json: bool, store: Path | None, space: str,
         if (listing := stored_listing(settings.store, settings.space)) is not None:
             shown(listing)
             return
-    with_knowledge(settings, work, remote=remote)
+    with_knowledge_api(settings, work)
 
 
 @click.command()
@@ -97,7 +93,7 @@ def show(document: str, markdown: bool, meta: bool, diagnostics: bool, as_json: 
         else:
             _describe(detail)
 
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         if markdown:
             sys.stdout.write((await kb.document(document)).markdown + "\n")
             return
@@ -107,15 +103,8 @@ def show(document: str, markdown: bool, meta: bool, diagnostics: bool, as_json: 
         else:
             shown(as_received(serialisation.document_detail(record)))
 
-    def remote(holder: HolderClient) -> None:
-        path = f"/v1/documents/{escape(document, safe='')}"
-        if markdown:
-            sys.stdout.write(holder.text(f"{path}/markdown") + "\n")
-        else:
-            shown(holder.get(path))
-
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=None if meta else remote)
+    with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
+                       work)
 
 
 def _describe(summary: dict[str, Any]) -> None:
@@ -141,19 +130,12 @@ def _describe(summary: dict[str, Any]) -> None:
 @store_options
 def remove(document: str, store: Path | None, space: str, embedder: str | None) -> None:
     """Remove a document, its versions and the blobs only it used."""
-    def shown(removed: str, title: str | None) -> None:
-        click.echo(f"removed {removed} ({title or 'untitled'})", err=True)
-
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         removed = await kb.remove(document)
-        shown(removed.id, removed.title)
+        click.echo(f"removed {removed.id} ({removed.title or 'untitled'})", err=True)
 
-    def remote(holder: HolderClient) -> None:
-        answer = holder.delete(f"/v1/documents/{escape(document, safe='')}")
-        shown(answer["removed"], answer["title"])
-
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=remote)
+    with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
+                       work)
 
 
 @click.command()
@@ -173,14 +155,11 @@ def sections(document: str, as_json: bool, store: Path | None, space: str,
                            f"{one['heading'] or '(inferred abstract)'}  "
                            f"[{one['start']}:{one['end']}]")
 
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         shown(as_received([serialisation.section(s) for s in await kb.sections(document)]))
 
-    def remote(holder: HolderClient) -> None:
-        shown(holder.get(f"/v1/documents/{escape(document, safe='')}/sections")["sections"])
-
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=remote)
+    with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
+                       work)
 
 
 @click.command()
@@ -207,6 +186,8 @@ def chunks(document: str, level: str | None, no_retrieval_prefix: bool, as_json:
                            f"[{chunk.start}:{chunk.end}]  "
                            f"{' > '.join(chunk.heading_path) or '-'}")
 
+    # The sizes are counted as the embedder counts (its tokenizer), which only an opened
+    # store's embedder does: not through a holder.
     with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work)
 
 
@@ -252,26 +233,14 @@ def quote(document: str, text: str | None, sentence: int | None, paragraph: int 
                        f"{where}{pages}, characters {passage['start']}-{passage['end']}, "
                        f"{passage['match']} match", err=True)
 
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         found = await kb.quote(document, text, sentence=sentence, paragraph=paragraph,
                                lines=lines, section=section, first=first, last=last,
                                find_all=find_all)
         shown(as_received([serialisation.quote(passage) for passage in found]))
 
-    def remote(holder: HolderClient) -> None:
-        asked: dict[str, Any] = {"document_id": document}
-        if text is not None:
-            asked |= {"text": text, "all": find_all}
-        elif section is not None:
-            asked |= {"section": section, "first": first, "last": last}
-        elif lines is not None:
-            asked["lines"] = list(lines)
-        else:
-            asked |= {"sentence": sentence, "paragraph": paragraph}
-        shown(holder.post("/v1/quote", asked)["quotes"])
-
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=remote)
+    with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
+                       work)
 
 
 @click.command()
@@ -290,14 +259,10 @@ def status(as_json: bool, store: Path | None) -> None:
             click.echo(f"space {counts['space']:<9} {counts['documents']} documents, "
                        f"{counts['versions']} versions, {counts['sources']} sources")
 
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         shown(as_received(serialisation.store_status(await kb.status())))
 
-    def remote(holder: HolderClient) -> None:
-        shown(holder.get("/v1/status"))
-
-    with_knowledge(settings_for({Group.STORE}, store=store), work, remote=remote,
-                   remote_settings=())
+    with_knowledge_api(settings_for({Group.STORE}, store=store), work, shared=())
 
 
 @click.command()
@@ -314,7 +279,7 @@ def status(as_json: bool, store: Path | None) -> None:
 def space(name: str, enabled: bool | None, max_bytes: int | None, kinds: str | None,
           enrich: str | None, as_json: bool, store: Path | None) -> None:
     """Show or set a space's ingestion policy."""
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         allowed = None if kinds is None else [k.strip() for k in kinds.split(",")
                                               if k.strip()]
         policy = await kb.set_policy(ingestion_enabled=enabled, max_bytes=max_bytes,
@@ -326,4 +291,5 @@ def space(name: str, enabled: bool | None, max_bytes: int | None, kinds: str | N
             for key, value in shown.items():
                 click.echo(f"{key:<18} {value}")
 
-    with_knowledge(settings_for({Group.STORE}, store=store, space=name), work)
+    with_knowledge_api(settings_for({Group.STORE}, store=store, space=name), work,
+                       shared=())

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...domain.document.document import Document
 from ...domain.document.markdown_rendering import document_plain_text
+
+if TYPE_CHECKING:
+    from ..api.knowledge_results import ExtractedSource
 
 FORMATS = ("markdown", "text", "json")
 SUFFIXES = {"markdown": ".md", "text": ".txt", "json": ".json"}
@@ -36,6 +39,19 @@ def document_json(document: Document) -> dict[str, Any]:
         "notes": list(document.notes),
         "text": document.text,
     }
+
+
+def extraction_details(extracted: ExtractedSource) -> dict[str, Any]:
+    """What `extract --format json` says of an input besides its document: the kind of
+    content, and the URL with the resolver's diagnostics, or the path with the route's
+    reason."""
+    if extracted.resolved is not None:
+        content = extracted.resolved
+        return {"source": content.source.value, "url": content.final_url,
+                "diagnostics": content.diagnostics.messages()}
+    assert extracted.extracted is not None
+    return {"source": extracted.extracted.source.value, "path": extracted.source,
+            "routing": extracted.extracted.decision.reason}
 
 
 def render(document: Document, fmt: str, extra: dict[str, Any] | None = None) -> str:

@@ -27,11 +27,12 @@ from .cli_session import (
     interactive,
     progress,
     with_knowledge,
+    with_knowledge_api,
 )
 
 if TYPE_CHECKING:
     from ..api.knowledge import Knowledge
-    from ..holder.holder_client import HolderClient
+    from ..api.knowledge_api import KnowledgeApi
 
 
 def register(group: click.Group) -> None:
@@ -79,7 +80,7 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
             for record in found:
                 echo_json(record)
             return
-        for hit in found:  # printed from the JSON records, as the holder sends them
+        for hit in found:  # printed from the JSON records
             where = " > ".join(hit["heading_path"]) or "-"
             click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  "
                        f"{hit['title'] or hit['document_id']}  "
@@ -88,7 +89,7 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
             shown_text = context["text"] if context else hit["text"]
             click.echo("    " + " ".join(shown_text.split())[:200 if not context else 2000])
 
-    async def work(kb: Knowledge) -> None:
+    async def work(kb: KnowledgeApi) -> None:
         if queries is not None:
             for item in _queries(queries):
                 found = await kb.search(str(item["text"]), k, with_documents=False,
@@ -98,22 +99,8 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
         assert query is not None
         shown(as_received(serialisation.hits(await kb.search(query, k, **options))))
 
-    def remote(holder: HolderClient) -> None:
-        assert query is not None
-        params = [("q", query), ("k", str(k)), ("mode", mode), ("window", str(window)),
-                  *(("doc", d) for d in doc), *(("section", s) for s in section),
-                  *(("source", s) for s in source),
-                  *(("meta", f"{key}={value}") for key, value in meta)]
-        if group:
-            params.append(("group", "1"))
-        if expand:
-            params.append(("expand", expand))
-        shown(holder.get("/v1/search", params)["results"])
-
-    # --queries asks for hits without titles, which the API always gives: not through
-    # a holder.
-    with_knowledge(settings_for(READING, store=store, space=space, embedder=embedder), work,
-                   remote=remote if queries is None else None)
+    with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
+                       work)
 
 
 def _queries(path: Path) -> list[dict[str, Any]]:

@@ -1,1 +1,2 @@
-"""Who holds a store, and reaching it from another sheaf process (ADR-0022)."""
+"""Serving a store another sheaf process finds held, and reaching it from that process
+(ADR-0022): the holder's API, its client and `HeldKnowledge`."""

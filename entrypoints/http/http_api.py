@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
 import json
 import logging
 import re
@@ -32,13 +31,14 @@ from ...domain.search.search_request import Expansion, SearchMode, parse_metadat
 from ...domain.store.ingestion import IngestResult, IngestStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
-from ..api.knowledge import Knowledge
+from ..api.knowledge_api import KnowledgeApi
+from .bearer_token import bearer_matches
 from .openapi import openapi_document
 from .problem_details import problem, status_of
 
 logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-KNOWLEDGE = web.AppKey("knowledge", Knowledge)
+KNOWLEDGE = web.AppKey("knowledge", KnowledgeApi)
 SETTINGS = web.AppKey("settings", "ApiSettings")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -53,13 +53,6 @@ class ApiSettings:
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
-    holder: bool = False
-    batches: int = 0
-    """`/v1/batch` requests running: the holder waits for them before it stops."""
-    """The store holder's own loopback API for other sheaf processes of its user
-    (ADR-0022): `/v1/batch` runs a whole `sheaf ingest` (local paths, every option,
-    failed sources as results), `/v1/status` is `sheaf status`, and error details keep
-    their paths (a CLI run through it prints what a direct run would)."""
 
 
 class _Refusal(Exception):
@@ -69,7 +62,7 @@ class _Refusal(Exception):
         self.status, self.kind, self.detail, self.headers = status, kind, detail, headers
 
 
-def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
+def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application:
     """The application over `knowledge` (whoever opened it closes it); `?space=` picks
     another space of the same store."""
     app = web.Application(middlewares=[_errors, _authentication],
@@ -87,9 +80,6 @@ def build_app(knowledge: Knowledge, settings: ApiSettings) -> web.Application:
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
-    if settings.holder:
-        app.router.add_post("/v1/batch", ingest_batch)
-        app.router.add_get("/v1/status", store_status)
     return app
 
 
@@ -99,8 +89,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except SheafError as exc:
-        return problem(status_of(exc.kind), exc.kind.value, exc.message,
-                       public=not request.app[SETTINGS].holder)
+        return problem(status_of(exc.kind), exc.kind.value, exc.message)
     except _Refusal as refusal:
         return problem(refusal.status, refusal.kind, refusal.detail, headers=refusal.headers)
     except web.HTTPException as exc:
@@ -116,20 +105,16 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 @web.middleware
 async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
     token = request.app[SETTINGS].token
-    if token and request.path not in ("/v1/health", "/openapi.json"):
-        # Header bytes that are not UTF-8 arrive as surrogates: compared, never encoded
-        # strictly (that raised, and the server answered 500).
-        given = request.headers.get("Authorization", "").encode("utf-8", "surrogateescape")
-        expected = f"Bearer {token}".encode()
-        if not hmac.compare_digest(given, expected):
-            raise _Refusal(401, "unauthorized",
-                           "missing or wrong token: send 'Authorization: Bearer <token>'",
-                           {"WWW-Authenticate": 'Bearer realm="sheaf"'})
+    if token and request.path not in ("/v1/health", "/openapi.json") and \
+            not bearer_matches(request.headers.get("Authorization", ""), token):
+        raise _Refusal(401, "unauthorized",
+                       "missing or wrong token: send 'Authorization: Bearer <token>'",
+                       {"WWW-Authenticate": 'Bearer realm="sheaf"'})
     return await handler(request)
 
 
 # -- helpers -----------------------------------------------------------------------------
-def _knowledge(request: web.Request) -> Knowledge:
+def _knowledge(request: web.Request) -> KnowledgeApi:
     """The knowledge base on the request's space."""
     space = request.query.get("space") or request.app[SETTINGS].space
     return request.app[KNOWLEDGE].with_space(space)
@@ -182,8 +167,7 @@ def _int(request: web.Request, name: str, default: int) -> int:
 # -- handlers ----------------------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
     status = await request.app[KNOWLEDGE].status()
-    return _json({"status": "ok", "version": sheaf_version(), "store": status.location,
-                  "schema_version": status.schema_version})
+    return _json(serialisation.health(status, sheaf_version()))
 
 
 async def openapi(request: web.Request) -> web.Response:
@@ -247,52 +231,6 @@ async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
     if not is_url(url):
         raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are fetched: {url!r}")
     return url, _options(payload)
-
-
-_HOLDER_OPTIONS = {"password": str, "enrich": str, "prefer": str, "dry_run": bool,
-                   "resume": bool, "version_id": str}
-
-
-async def store_status(request: web.Request) -> web.Response:
-    """The holder's `sheaf status`: the store's location, schema and counts per space."""
-    return _json(serialisation.store_status(await request.app[KNOWLEDGE].status()))
-
-
-async def ingest_batch(request: web.Request) -> web.StreamResponse:
-    """The holder's `sheaf ingest` for another process: directories expanded here, then
-    JSON lines: `{"total", "skipped"}` first, one ingest result per source as each
-    finishes. The holder does not stop while one runs."""
-    payload = await _json_body(request, "{\"sources\": [...]}")
-    sources = payload.get("sources") if isinstance(payload, dict) else None
-    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-        raise _bad("the JSON body needs a \"sources\" list of strings")
-    options = _options(payload)  # and every other option of `sheaf ingest`:
-    for name, kind in _HOLDER_OPTIONS.items():
-        value = payload.get(name)
-        if value is not None:
-            if not isinstance(value, kind):
-                raise _bad(f"{name} must be a {kind.__name__}")
-            options[name] = value
-    concurrency = _count(payload, "concurrency") or 4
-    kb = _knowledge(request)
-    settings = request.app[SETTINGS]
-    settings.batches += 1
-    try:
-        found = await kb.listing(sources, recursive=bool(payload.get("recursive")))
-        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
-        await response.prepare(request)
-
-        async def line(value: Any) -> None:
-            await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
-
-        await line({"total": len(found.files), "skipped": [
-            {"path": s.path, "reason": s.reason} for s in found.skipped]})
-        async for event in kb.ingest_many(found, concurrency=concurrency, **options):
-            await line(serialisation.ingest_result(event.result))
-        await response.write_eof()
-        return response
-    finally:
-        settings.batches -= 1
 
 
 async def _receive_upload(request: web.Request) -> tuple[str, dict[str, Any]]:
@@ -400,7 +338,7 @@ async def get_chunks(request: web.Request) -> web.Response:
 
 async def delete_document(request: web.Request) -> web.Response:
     removed = await _knowledge(request).remove(request.match_info["id"])
-    return _json({"removed": removed.id, "title": removed.title})
+    return _json(serialisation.removal(removed))
 
 
 async def search(request: web.Request) -> web.Response:

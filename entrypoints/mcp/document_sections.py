@@ -4,10 +4,10 @@ label or heading."""
 from __future__ import annotations
 
 from ...domain.errors import ErrorKind, SheafError
-from ..api.knowledge import Knowledge
+from ..api.knowledge_api import KnowledgeApi
 
 
-async def section_span(knowledge: Knowledge, reference: str, name: str) -> tuple[int, int]:
+async def section_span(knowledge: KnowledgeApi, reference: str, name: str) -> tuple[int, int]:
     """A section by its index (labels repeat: a report may have many `other` sections), or
     else by label or heading as quotes find them."""
     if name.isdigit():

@@ -22,7 +22,7 @@ import attrs
 
 from ...domain.errors import ErrorKind, SheafError
 from ..api import serialisation
-from ..api.knowledge import Knowledge
+from ..api.knowledge_api import KnowledgeApi
 from .document_sections import section_span
 from .output_budget import OutputBudget, sentence_cut
 
@@ -63,20 +63,18 @@ def range_uri(document_id: str, start: int, end: int) -> str:
     return f"{document_uri(document_id)}/range/{start}-{end}"
 
 
-async def list_documents(knowledge: Knowledge, skip: int
+async def list_documents(knowledge: KnowledgeApi, skip: int
                          ) -> tuple[list[dict[str, Any]], int | None]:
     """One page of documents as resources (name, title, URI, size) and where the next
     page starts (None after the last)."""
     records = await knowledge.documents()
     page = records[skip:skip + DOCUMENTS_PER_PAGE]
-    listed = [{"uri": document_uri(r.id), "name": r.id, "title": r.title or r.id,
-               "description": r.url or r.location.as_dict().get("path") or "",
-               "size": r.current.characters} for r in page]
+    listed = [serialisation.document_resource(r, document_uri(r.id)) for r in page]
     following = skip + len(page)
     return listed, following if following < len(records) else None
 
 
-async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> ResourcePiece:
+async def read(knowledge: KnowledgeApi, uri: str, budget: OutputBudget) -> ResourcePiece:
     """Read a `sheaf://documents/...` URI; `invalid_query` for another URI,
     `document_not_found` or `out_of_range` for what is not there."""
     matched = _URI.match(uri)
@@ -87,8 +85,8 @@ async def read(knowledge: Knowledge, uri: str, budget: OutputBudget) -> Resource
     reference = unquote(matched["id"])
     if matched["sections"] and matched["section"] is None:
         sections = await knowledge.sections(reference)
-        listed = [{**serialisation.section(s),
-                   "uri": f"{document_uri(reference)}/sections/{s.index}"} for s in sections]
+        listed = [serialisation.section_resource(
+            s, f"{document_uri(reference)}/sections/{s.index}") for s in sections]
         return ResourcePiece(uri, "application/json", json.dumps(
             {"document_id": reference, "sections": listed}, ensure_ascii=False))
     stored = await knowledge.document(reference)

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from ...adapters.installation.package_version import version_info
 from ...domain.errors import SheafError
-from ..api.knowledge import Knowledge
+from ..api.knowledge_api import KnowledgeApi
 from . import resources
 from .allowed_folders import AllowedFolders
 from .output_budget import DEFAULT_TOKEN_BUDGET, OutputBudget
@@ -42,7 +42,7 @@ class ServerSettings:
         return cls(AllowedFolders.of(folders), allow_remove, OutputBudget(token_budget))
 
 
-def build_server(knowledge: Knowledge, settings: ServerSettings) -> Server[Any]:
+def build_server(knowledge: KnowledgeApi, settings: ServerSettings) -> Server[Any]:
     """An MCP server answering from `knowledge` (which stays open while it serves)."""
     tools = server_tools(local_files=bool(settings.folders.roots),
                          removal=settings.allow_remove)

@@ -1,9 +1,9 @@
-"""Running MCP tool calls on `sheaf.Knowledge`, each answer within the output budget.
+"""Running MCP tool calls on a knowledge base, each answer within the output budget.
 
 The shared tools run through the dispatcher of `Knowledge.call_tool`, so an MCP answer
 holds the very records the LLM tools return; the server only pages them. Arguments are
-checked once, here, by the same schema checker the LLM tools use. Its own tools use the facade's
-public methods.
+checked once, here, by the same schema checker the LLM tools use. Its own tools use
+`KnowledgeApi`'s methods, and answer with `serialisation`'s records.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import attrs
 
 from ...domain.errors import ErrorKind, SheafError, first_failure
 from ..api import serialisation
-from ..api.knowledge import Knowledge
-from ..tools.agent_tools import checked_against, run_checked_tool
+from ..api.agent_tools import checked_against, run_checked_tool
+from ..api.knowledge_api import KnowledgeApi
 from .allowed_folders import AllowedFolders
 from .answer_text import answer_text
 from .document_sections import section_span
@@ -57,7 +57,7 @@ async def _no_progress(done: float, total: float | None, message: str) -> None:
 class ToolCalls:
     """Validates, runs and sizes tool calls for one server."""
 
-    def __init__(self, knowledge: Knowledge, tools: dict[str, ToolSpec],
+    def __init__(self, knowledge: KnowledgeApi, tools: dict[str, ToolSpec],
                  folders: AllowedFolders, budget: OutputBudget) -> None:
         self._knowledge = knowledge
         self._tools = tools
@@ -82,9 +82,7 @@ class ToolCalls:
                 return self._page(name, given, answer, skip)
             return self._within(name, answer)
         except SheafError as exc:
-            # A failed ingest's message may already start with its kind.
-            message = exc.message.removeprefix(f"{exc.kind.value}: ")
-            failure = {"error": {"kind": exc.kind.value, "message": message}}
+            failure = serialisation.error_answer(exc)
             return ToolAnswer(failure, answer_text(name, failure), is_error=True)
 
     def _check(self, name: str, arguments: dict[str, Any]) -> None:
@@ -121,7 +119,7 @@ class ToolCalls:
                 f"ingesting {real.name}")
             if result.error_kind:
                 raise SheafError(ErrorKind(result.error_kind), result.message or "failed")
-            return result.as_dict()
+            return serialisation.ingest_result(result)
         # The files sheaf can read (the same listing `sheaf ingest DIR` uses), kept only
         # where their real path stays inside the allowed folders (links may point away).
         listing = await self._knowledge.listing([str(real)], recursive=True)
@@ -135,13 +133,9 @@ class ToolCalls:
         await progress(0, len(files), f"{len(files)} files under {real.name}")
         for done, path in enumerate(files, start=1):
             result = await self._knowledge.ingest(str(path), metadata=metadata)
-            results.append(result.as_dict())
+            results.append(result)
             await progress(done, len(files), f"{result.status.value}: {path.name}")
-        counts: dict[str, int] = {}
-        for entry in results:
-            counts[str(entry["status"])] = counts.get(str(entry["status"]), 0) + 1
-        return {"folder": str(real), "counts": counts, "results": results,
-                "skipped": len(listing.skipped)}  # files sheaf cannot read, left out
+        return serialisation.folder_ingest(str(real), results, len(listing.skipped))
 
     async def _read(self, arguments: dict[str, Any]) -> _DocumentRange:
         reference = str(arguments["document_id"])
@@ -162,13 +156,9 @@ class ToolCalls:
                                  f"asked for {start}-{end}")
         sections = await self._knowledge.sections(stored.id)
         inside = [s for s in sections if s.start <= start < s.end or s.start == start]
-        path = list(max(inside, key=lambda s: s.level).path) if inside else []
-        record = stored.record
-        return _DocumentRange(markdown, end, {
-            "document_id": stored.id, "title": stored.title, "url": record.url,
-            "location": record.location.as_dict(), "section_path": path,
-            "start": start, "end": end, "characters": len(markdown), "text": "",
-            "next": None})
+        path = max(inside, key=lambda s: s.level).path if inside else ()
+        return _DocumentRange(markdown, end,
+                              serialisation.document_range(stored, path, start, end))
 
     # -- sizing ----------------------------------------------------------------------
     def _page(self, name: str, arguments: dict[str, Any], answer: dict[str, Any],
@@ -214,15 +204,15 @@ class ToolCalls:
 
     async def _range(self, name: str, wanted: _DocumentRange) -> ToolAnswer:
         markdown, until = wanted.markdown, wanted.end
-        answer = {**wanted.answer, "pages": []}
+        answer = wanted.answer
         start: int = answer["start"]
         # Room for `next` and the pages, filled in once the cut is known.
         overhead = size_of(answer, answer_text(name, answer)) + 300
         room = max(1, (self._budget.characters - overhead) // 2)  # JSON and text each
         while True:
             cut = sentence_cut(markdown, start, until, room)
-            following = {"document_id": answer["document_id"], "start": cut,
-                         "end": until} if cut < until else None
+            following = serialisation.document_span(answer["document_id"], cut, until) \
+                if cut < until else None
             built = {**answer, "end": cut, "text": markdown[start:cut], "next": following,
                      "pages": await self._pages(answer["document_id"], markdown, start, cut)}
             text = answer_text(name, built)
@@ -281,12 +271,12 @@ def _shortened(item: Any, room: int) -> Any:
         left = (room - len(own)) // 2
         cut = sentence_cut(wide, 0, len(wide), left) if left > 0 else 0
         return {**item, "text": own, "context": {**context, "text": wide[:cut]},
-                "continues": {"document_id": item["document_id"],
-                              "start": context["start"] + cut, "end": context["end"]}}
+                "continues": serialisation.document_span(
+                    item["document_id"], context["start"] + cut, context["end"])}
     cut = sentence_cut(text, 0, len(text), room // 2) if room >= 2 else 0
     return {**item, "text": text[:cut],
-            "continues": {"document_id": item["document_id"], "start": item["start"] + cut,
-                          "end": item["end"]}}
+            "continues": serialisation.document_span(item["document_id"],
+                                                     item["start"] + cut, item["end"])}
 
 
 async def _with_heartbeat(work: Awaitable[T], progress: Progress, what: str) -> T:

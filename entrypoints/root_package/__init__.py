@@ -33,13 +33,14 @@ if TYPE_CHECKING:
     )
     from sheaf.domain.store.ingestion import IngestResult, IngestStatus, SpacePolicy
     from sheaf.domain.store.knowledge_records import DocumentRecord, StoreStatus
-    from sheaf.entrypoints.api.knowledge import IngestProgress, Knowledge, StoredDocument
+    from sheaf.entrypoints.api.knowledge import Knowledge
+    from sheaf.entrypoints.api.knowledge_results import IngestProgress, StoredDocument
     from sheaf.entrypoints.api.settings import Settings
 
 _WHERE = {
     "Knowledge": "sheaf.entrypoints.api.knowledge",
-    "IngestProgress": "sheaf.entrypoints.api.knowledge",
-    "StoredDocument": "sheaf.entrypoints.api.knowledge",
+    "IngestProgress": "sheaf.entrypoints.api.knowledge_results",
+    "StoredDocument": "sheaf.entrypoints.api.knowledge_results",
     "Settings": "sheaf.entrypoints.api.settings",
     "IngestResult": "sheaf.domain.store.ingestion",
     "IngestStatus": "sheaf.domain.store.ingestion",

@@ -9,11 +9,8 @@ import attrs
 import duckdb
 import pytest
 
-from sheaf.adapters.store.duckdb.knowledge_store import (
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    DuckDbKnowledgeStore,
-)
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.duckdb.schema import MIGRATIONS, SCHEMA_VERSION
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.contract.test_knowledge_store_contract import URL, save, source_of, version
 
@@ -26,15 +23,15 @@ async def test_documents_survive_reopening(tmp_path: Path) -> None:
     await save(store, version(1, "s1"), URL)
     await store.aclose()
     reopened = DuckDbKnowledgeStore(path)
-    found = await reopened.find("default", URL.key)
+    found = await reopened.catalogue.find("default", URL.key)
     assert found is not None and found.current.blocks
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION
     await reopened.aclose()
 
 
 async def test_a_newer_store_is_refused_with_a_clear_message(tmp_path: Path) -> None:
     path = tmp_path / "future.duckdb"
-    DuckDbKnowledgeStore(path)._connection.close()
+    DuckDbKnowledgeStore(path).connection.writer.close()
     with duckdb.connect(str(path)) as connection:
         connection.execute("UPDATE sheaf_schema SET version = ?", [SCHEMA_VERSION + 1])
     with pytest.raises(SheafError) as caught:
@@ -48,7 +45,7 @@ async def test_a_failed_write_leaves_the_previous_state(tmp_path: Path) -> None:
     await save(store, version(1, "s1"), URL)
     with pytest.raises(duckdb.Error):
         await save(store, version(1, "s2"), URL)  # same version id: refused
-    found = await store.find("default", URL.key)
+    found = await store.catalogue.find("default", URL.key)
     assert found is not None
     assert [v.id for v in found.versions] == ["doc_1.v1"]
     assert found.current.superseded_at is None
@@ -69,14 +66,14 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION == 7
-    assert await reopened.chunks("default", "doc_1.v1") == ()
-    found = await reopened.find("default", URL.key)
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 7
+    assert await reopened.catalogue.chunks("default", "doc_1.v1") == ()
+    found = await reopened.catalogue.find("default", URL.key)
     assert found is not None and found.title == "Old"
     assert found.current.near_duplicate_of is None
-    assert await reopened.embedding_model("default") is None
+    assert await reopened.search_index.embedding_model("default") is None
     assert found.current.enrichment is None
-    assert (await reopened.policy("default")).enrich == frozenset()
+    assert (await reopened.policies.policy("default")).enrich == frozenset()
     await reopened.aclose()
 
 
@@ -85,10 +82,10 @@ async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
     pooled cursors of their own."""
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
     await save(store, version(1, "s1"), URL)
-    with store._lock:  # what a write holds for its whole transaction
+    with store.connection._lock:  # what a write holds for its whole transaction
         with anyio.fail_after(10):
-            found = await store.find("default", URL.key)
-            listed = await store.documents("default")
+            found = await store.catalogue.find("default", URL.key)
+            listed = await store.catalogue.documents("default")
     assert found is not None and [d.id for d in listed] == ["doc_1"]
     await store.aclose()
 
@@ -105,21 +102,22 @@ async def test_the_optional_hnsw_index_answers_vector_searches(tmp_path: Path) -
     chunks = tuple(text_chunk("doc_1.v1", i, f"words {i}") for i in range(len(directions)))
     await save(store, version(1, "s1"), URL, chunks=chunks, vectors=ChunkVectors(
         model, tuple(c.id for c in chunks), tuple(unit_vector(d) for d in directions)))
-    assert await store.build_vector_index("default")
-    found = await store.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
+    assert await store.hnsw_index.build("default")
+    found = await store.search_index.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
     assert [i for i, _ in found] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:3"]
     assert found[0][1] == pytest.approx(1 / 1.01 ** 0.5, abs=1e-5)
-    assert await store.search_vectors("default", model, unit_vector((0, 1, 0)), 2,
-                                      SearchFilters(document_ids=frozenset({"doc_9"}))) == []
-    await store.drop_vector_index("default")
-    again = await store.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
+    assert await store.search_index.search_vectors(
+        "default", model, unit_vector((0, 1, 0)), 2,
+        SearchFilters(document_ids=frozenset({"doc_9"}))) == []
+    await store.hnsw_index.drop("default")
+    again = await store.search_index.search_vectors("default", model, unit_vector((0, 1, 0.1)), 2)
     assert [i for i, _ in again] == [i for i, _ in found]
     await store.aclose()
 
 
 async def test_indexes_are_checked_only_after_an_unclean_close(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sheaf.adapters.store.duckdb.knowledge_store as module
+    import sheaf.adapters.store.duckdb.maintenance as module
 
     checks: list[str] = []
     real = module._index_misses_rows
@@ -138,9 +136,9 @@ async def test_indexes_are_checked_only_after_an_unclean_close(
     reopened = DuckDbKnowledgeStore(path)  # closed cleanly: not checked
     assert checks == [] and not Path(f"{path}.closed").exists()
     # The process dies without closing the store: the OS drops its locks, no marker.
-    reopened._connection.close()
-    reopened._release_store()
-    DuckDbKnowledgeStore(path)._connection.close()
+    reopened.connection.writer.close()
+    reopened.connection.release_lock()
+    DuckDbKnowledgeStore(path).connection.writer.close()
     assert checks  # no marker: the next open checks again
 
 
@@ -167,12 +165,12 @@ async def test_the_first_vector_search_scans_and_the_next_ones_agree() -> None:
     query = unit_vector(tuple(chooser.gauss(0, 1) for _ in range(8)))
     only = SearchFilters(document_ids=frozenset({"doc_2", "doc_4"}))
     for filters in (SearchFilters(), only):
-        store._scanned.clear()
-        store._matrices.clear()
-        scanned = await store.search_vectors("default", model, query, 7, filters)
-        assert not store._matrices
-        loaded = await store.search_vectors("default", model, query, 7, filters)
-        assert store._matrices
+        store.vector_search._scanned.clear()
+        store.vector_search._matrices.clear()
+        scanned = await store.search_index.search_vectors("default", model, query, 7, filters)
+        assert not store.vector_search._matrices
+        loaded = await store.search_index.search_vectors("default", model, query, 7, filters)
+        assert store.vector_search._matrices
         assert [i for i, _ in scanned] == [i for i, _ in loaded] and len(loaded) == 7
         assert [s for _, s in scanned] == pytest.approx([s for _, s in loaded], abs=1e-5)
     await store.aclose()
@@ -182,7 +180,7 @@ async def test_no_other_store_opens_the_file_while_compaction_has_it_closed(
         tmp_path: Path) -> None:
     """Compaction closes DuckDB's connection (and so its lock) to swap the rewritten file
     in; the store's own lock keeps every other opener out meanwhile."""
-    import sheaf.adapters.store.duckdb.knowledge_store as module
+    import sheaf.adapters.store.duckdb.maintenance as module
 
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
@@ -199,14 +197,14 @@ async def test_no_other_store_opens_the_file_while_compaction_has_it_closed(
 
     module.os.replace = replace_while_another_tries  # type: ignore[assignment]
     try:
-        await store._run(lambda _: store._compact())
+        await store.connection.run(lambda _: store.maintenance._rewrite_file())
     finally:
         module.os.replace = real_replace  # type: ignore[assignment]
     assert attempts == [ErrorKind.STORE_LOCKED]
-    assert (await store.find("default", URL.key)) is not None
-    assert await store.search_text("default", "anything", 5) is not None
+    assert (await store.catalogue.find("default", URL.key)) is not None
+    assert await store.search_index.search_text("default", "anything", 5) is not None
     await store.aclose()
-    DuckDbKnowledgeStore(path)._release_store()  # free again once closed
+    DuckDbKnowledgeStore(path).connection.release_lock()  # free again once closed
 
 
 def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
@@ -233,14 +231,15 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
 async def _scanned(store: DuckDbKnowledgeStore, space: str, fingerprint: tuple[float, ...],
                    threshold: float) -> list[tuple[str, float]]:
     """What the lookup answered before its filter: the cosine of every fingerprint."""
-    from sheaf.adapters.store.duckdb.knowledge_store import _SIMILARITY_SQL, _vector_text
+    from sheaf.adapters.store.duckdb.search_index import SIMILARITY_SQL
+    from sheaf.adapters.store.duckdb.vector_tables import vector_text
 
     def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-        rows = c.execute(_SIMILARITY_SQL.format(where="space = ?"),
-                         [_vector_text(fingerprint), space, threshold]).fetchall()
+        rows = c.execute(SIMILARITY_SQL.format(where="space = ?"),
+                         [vector_text(fingerprint), space, threshold]).fetchall()
         return [(str(r[0]), float(r[1])) for r in rows]
 
-    return await store._read(read)
+    return await store.connection.read(read)
 
 
 async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
@@ -254,7 +253,7 @@ async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
         await save(store, version(1, f"s{i}", doc=f"doc_{i}"), attrs.evolve(
             URL, key=f"https://journal.example/{i}"), fingerprint=fingerprint)
         if i % 30 == 29:  # lookups along the way: the filter grows with the commits
-            assert await store.similar_documents("default", stored[i], 0.95) == \
+            assert await store.search_index.similar_documents("default", stored[i], 0.95) == \
                 await _scanned(store, "default", stored[i], 0.95)
     await save(store, version(2, "s5b", doc="doc_5"), attrs.evolve(
         URL, key="https://journal.example/5"), fingerprint=stored[57])  # doc_5 changed
@@ -262,35 +261,36 @@ async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
     found_any = 0
     for threshold in (0.99, 0.95, 0.8, 0.4):
         for probe in probes:
-            found = await store.similar_documents("default", probe, threshold)
+            found = await store.search_index.similar_documents("default", probe, threshold)
             assert found == await _scanned(store, "default", probe, threshold)
             found_any += bool(found)
     assert found_any > 20
-    near = await store.similar_documents("default", stored[57], 0.95)
+    near = await store.search_index.similar_documents("default", stored[57], 0.95)
     assert {"doc_5", "doc_57"} <= {d for d, _ in near}
     await store.aclose()
 
 
 async def test_a_version_6_store_gets_its_fingerprint_signs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sheaf.adapters.store.duckdb.knowledge_store._SIGNS_BATCH", 7)
+    monkeypatch.setattr("sheaf.adapters.store.duckdb.schema._SIGNS_BATCH", 7)
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
     stored = _fingerprints(2, 40)
     for i, fingerprint in enumerate(stored):
         await save(store, version(1, f"s{i}", doc=f"doc_{i}"), attrs.evolve(
             URL, key=f"https://journal.example/{i}"), fingerprint=fingerprint)
-    expected = [await store.similar_documents("default", f, 0.95) for f in stored]
+    expected = [await store.search_index.similar_documents("default", f, 0.95) for f in stored]
     await store.aclose()
     with duckdb.connect(str(path)) as connection:  # the same store as schema 6 held it
         for column in ("positive", "negative", "reaches"):
             connection.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
         connection.execute("UPDATE sheaf_schema SET version = 6")
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.status()).schema_version == SCHEMA_VERSION
-    assert [await reopened.similar_documents("default", f, 0.95) for f in stored] == expected
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION
+    assert [await reopened.search_index.similar_documents("default", f, 0.95)
+            for f in stored] == expected
     assert sum(len(e) > 1 for e in expected) >= 3  # near-duplicates among them
-    unfilled = reopened._connection.execute(
+    unfilled = reopened.connection.writer.execute(
         "SELECT count(*) FROM fingerprints WHERE positive IS NULL OR reaches IS NULL"
     ).fetchone()
     assert unfilled == (0,)
@@ -298,16 +298,17 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
 
 
 async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> None:
-    from sheaf.adapters.store.duckdb.knowledge_store import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
+    from sheaf.adapters.store.duckdb.maintenance import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
 
     def threshold(store: DuckDbKnowledgeStore) -> str:
-        return str(store._connection.execute(
+        return str(store.connection.writer.execute(
             "SELECT current_setting('checkpoint_threshold')").fetchone()[0])  # type: ignore[index]
 
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
     await save(store, version(1, "s1"), URL)
-    assert store._checkpoint_threshold == MIN_CHECKPOINT_BYTES  # a small file: the default
+    # A small file: the default.
+    assert store.maintenance._checkpoint_threshold == MIN_CHECKPOINT_BYTES
     await store.aclose()
     with duckdb.connect(str(path)) as connection:  # a file of about 200 MB
         connection.execute("CREATE TABLE ballast AS SELECT repeat(md5(i::VARCHAR), 40) AS t "
@@ -317,6 +318,6 @@ async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> N
     reopened = DuckDbKnowledgeStore(path)
     await save(reopened, version(1, "s2", doc="doc_2"), attrs.evolve(URL, key="other"))
     wanted = path.stat().st_size * CHECKPOINT_SHARE
-    assert abs(reopened._checkpoint_threshold - wanted) <= wanted / 8
+    assert abs(reopened.maintenance._checkpoint_threshold - wanted) <= wanted / 8
     assert threshold(reopened) != "16.0 MiB"
     await reopened.aclose()

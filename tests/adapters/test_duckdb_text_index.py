@@ -14,10 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.store.duckdb import text_index
-from sheaf.adapters.store.duckdb.knowledge_store import (
-    DuckDbKnowledgeStore,
-    _load_packaged_extension,
-)
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.duckdb.packaged_extensions import load_packaged_extension
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
 from tests.contract.test_knowledge_store_contract import (
     remove,
@@ -56,8 +54,8 @@ def fresh_postings(c: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, int
 
 
 def assert_index_agrees(store: DuckDbKnowledgeStore) -> None:
-    store._load_full_text_extension()  # `stem()` below; the store loads it on first use
-    c = store._connection
+    store.connection.load_full_text_extension()  # `stem()` below; the store loads it on first use
+    c = store.connection.writer
     snippets = {(str(r[0]), str(r[1])) for r in c.execute(
         "SELECT space, id FROM chunks WHERE level = 'snippet'").fetchall()}
     docs = c.execute("SELECT space, chunk_id, docid FROM text_docs").fetchall()
@@ -81,13 +79,13 @@ def assert_index_agrees(store: DuckDbKnowledgeStore) -> None:
 def extension_scores(store: DuckDbKnowledgeStore, space: str, query: str
                      ) -> dict[str, float]:
     """BM25 of the fts extension's own index built over the space's snippets."""
-    snippets = store._connection.execute(
+    snippets = store.connection.writer.execute(
         "SELECT id, retrieval_text FROM chunks WHERE level = 'snippet' AND space = ?",
         [space]).fetchall()
     if not snippets:
         return {}
     with duckdb.connect() as c:
-        assert _load_packaged_extension(c, "fts")
+        assert load_packaged_extension(c, "fts")
         c.execute("CREATE TABLE probe (id VARCHAR, body VARCHAR)")
         c.executemany("INSERT INTO probe VALUES (?, ?)", [list(r) for r in snippets])
         c.execute("PRAGMA create_fts_index('probe', 'id', 'body', stemmer = 'english', "
@@ -99,7 +97,7 @@ def extension_scores(store: DuckDbKnowledgeStore, space: str, query: str
 
 async def assert_ranks_as_the_extension(store: DuckDbKnowledgeStore, space: str,
                                         query: str) -> None:
-    ours = dict(await store.search_text(space, query, 1000))
+    ours = dict(await store.search_index.search_text(space, query, 1000))
     theirs = extension_scores(store, space, query)
     assert ours.keys() == theirs.keys()
     # The extension's idf takes `log`, base 10 in DuckDB; sheaf's the natural logarithm,
@@ -127,11 +125,11 @@ async def test_the_index_follows_writes_removals_and_reindexing(tmp_path: Path) 
     await remove(store, "default", "doc_2")  # compacts the file: the index survives it
     assert_index_agrees(store)
     await assert_ranks_as_the_extension(store, "default", "zebra coast tides")
-    assert [i for i, _ in await store.search_text("default", "tides", 10)] == []
+    assert [i for i, _ in await store.search_index.search_text("default", "tides", 10)] == []
     await store.aclose()
     reopened = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
     assert_index_agrees(reopened)
-    assert [i for i, _ in await reopened.search_text("default", "zebra", 10)] == [
+    assert [i for i, _ in await reopened.search_index.search_text("default", "zebra", 10)] == [
         "doc_1.v2:snippet:0"]
     await reopened.aclose()
 
@@ -151,7 +149,7 @@ async def test_a_schema_5_store_gets_its_index_built_once(tmp_path: Path) -> Non
         c.execute("UPDATE sheaf_schema SET version = 5")
     reopened = DuckDbKnowledgeStore(path)
     assert_index_agrees(reopened)
-    assert [i for i, _ in await reopened.search_text("default", "meadow", 10)] == [
+    assert [i for i, _ in await reopened.search_index.search_text("default", "meadow", 10)] == [
         "doc_1.v1:snippet:0"]
     await reopened.aclose()
 

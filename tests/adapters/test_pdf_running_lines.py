@@ -168,7 +168,7 @@ def test_running_lines_stay_on_their_pages_and_out_of_sentences_and_search(
                     lines_per_page=lines_per_page)
     data, running = write_paged_pdf(paragraphs, layout)
     # From four pages on, a line printed on every page (or all but the first) is a
-    # running line by pdf_structure's count.
+    # running line by the PDF structure's count.
     assume(len(running) >= 4)
     check(extract(data), paragraphs, running)
 

@@ -531,3 +531,18 @@ def test_aligned_rows_of_a_numbered_system_of_equations_are_a_formula_not_a_tabl
     [block] = [b for b in document.blocks if b.kind is BlockKind.FORMULA]
     assert block.draft.text.splitlines() == ["α0 = β + γ × δ (1)", "α1 = β + γ × δ (2)",
                                              "α2 = β + γ × δ (3)"]
+
+
+def test_xmp_keywords_come_in_the_same_order_in_every_process() -> None:
+    # dc:subject is an rdf:Bag, which pikepdf reads as a set: its iteration order follows
+    # the process's string hashing, so unsorted keywords changed from run to run.
+    from sheaf.adapters.pdf.pdf_opening import open_pdf
+
+    keywords = {"reading interfaces", "scientific papers", "personalization", "layout",
+                "accessibility", "citations", "figures", "tables"}
+    with pikepdf.open(io.BytesIO(write_pdf([("p", "A page of text.")]))) as pdf:
+        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+            meta["dc:subject"] = keywords
+        out = io.BytesIO()
+        pdf.save(out, deterministic_id=True)
+    assert open_pdf(out.getvalue()).keywords == tuple(sorted(keywords))

@@ -100,7 +100,7 @@ async def two_stores(postgres_schema_url: str
 
 
 async def counts(url_store: PostgresKnowledgeStore) -> tuple[int, int, int, int]:
-    rows = await url_store._rows(
+    rows = await url_store.connection.rows(
         "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM versions), "
         "(SELECT count(*) FROM sources), (SELECT count(*) FROM chunks)")
     return tuple(int(x) for x in rows[0])  # type: ignore[return-value]
@@ -126,10 +126,10 @@ async def test_two_workers_storing_one_source_store_it_once(
     assert len({r.document_id for r in results}) == 1
     documents, versions, sources, chunks = await counts(two_stores[0])
     assert (documents, versions, sources) == (1, 1, 1)
-    single = await two_stores[1].chunks("default", str(results[0].version_id))
+    single = await two_stores[1].catalogue.chunks("default", str(results[0].version_id))
     assert chunks == len(single) > 0
     # Searching finds each snippet once.
-    hits = await two_stores[1].search_text("default", "heron reeds", 10)
+    hits = await two_stores[1].index.search_text("default", "heron reeds", 10)
     assert len(hits) == len({i for i, _ in hits}) >= 1
     # A later ingest by either worker sees the stored document as unchanged.
     again = worker(two_stores[1], {"/data/heron.md": TEXT}, Rendezvous(1))
@@ -150,10 +150,10 @@ async def test_the_same_bytes_from_two_sources_at_once_make_one_document(
         tasks.start_soon(ingest, two_stores[1], "/mirror/a-copy.md")
     documents, versions, sources, _ = await counts(two_stores[0])
     assert (documents, versions, sources) == (1, 1, 2)
-    (document,) = await two_stores[0].documents("default")
+    (document,) = await two_stores[0].catalogue.documents("default")
     assert {s.key for s in document.sources} == set(files)
     for path in files:
-        found = await two_stores[1].find("default", path)
+        found = await two_stores[1].catalogue.find("default", path)
         assert found is not None and found.id == document.id
 
 
@@ -177,14 +177,14 @@ async def test_a_version_replayed_after_it_was_stored_is_skipped_not_doubled(
     first = worker(two_stores[0], {"/data/heron.md": TEXT}, Rendezvous(1))
     stored = await first.ingest("/data/heron.md")
     before = await counts(two_stores[0])
-    document = await two_stores[0].find("default", "/data/heron.md")
+    document = await two_stores[0].catalogue.find("default", "/data/heron.md")
     assert document is not None
     replay = worker(two_stores[1], {"/data/heron.md": TEXT}, Rendezvous(1))
     assert (await replay.ingest("/data/heron.md")).status is IngestStatus.UNCHANGED
     # The bundle the first try committed, committed again by a retry that read the
     # store before that commit landed.
     store = two_stores[1]
-    chunks = await store.chunks("default", document.current.id)
+    chunks = await store.catalogue.chunks("default", document.current.id)
     source = document.sources[0]
     async with store.storage().unit_of_work() as work:
         work.versions.add(VersionBundle(document.current, SourceRef(

@@ -21,12 +21,12 @@ pytestmark = pytest.mark.anyio
 async def test_reopening_keeps_the_data_and_a_newer_schema_is_refused(
         postgres_schema_url: str) -> None:
     store = await PostgresKnowledgeStore.connect(postgres_schema_url)
-    await store.cache_text("k", "v")
+    await store.answers.cache_text("k", "v")
     await store.aclose()
     again = await PostgresKnowledgeStore.connect(postgres_schema_url)  # migrates nothing
-    assert await again.cached_text("k") == "v"
-    assert (await again.status()).schema_version == SCHEMA_VERSION
-    await again._rows("UPDATE sheaf_schema SET version = %s RETURNING 1",
+    assert await again.answers.cached_text("k") == "v"
+    assert (await again.catalogue.status()).schema_version == SCHEMA_VERSION
+    await again.connection.rows("UPDATE sheaf_schema SET version = %s RETURNING 1",
                       (SCHEMA_VERSION + 1,))
     await again.aclose()
     with pytest.raises(SheafError) as caught:

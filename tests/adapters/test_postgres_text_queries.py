@@ -52,14 +52,14 @@ async def test_generated_queries_are_words_or_nothing(store: PostgresKnowledgeSt
     ids = {c.id for c in chunks}
     for _ in range(300):
         query = phrase(rng, rng.randint(1, 6))
-        found = await store.search_text("default", query, 10)
+        found = await store.index.search_text("default", query, 10)
         assert {i for i, _ in found} <= ids, query
         assert all(score > 0 for _, score in found), query
         assert [s for _, s in found] == sorted((s for _, s in found), reverse=True), query
     for chunk in chunks:
-        async with store._pool.connection() as c:
+        async with store.connection.pool.connection() as c:
             words = await (await c.execute(
                 "SELECT count(*) FROM unnest(to_tsvector('english', %s))",
                 (chunk.retrieval_text,))).fetchone()
-        found = {i for i, _ in await store.search_text("default", chunk.retrieval_text, 40)}
+        found = {i for i, _ in await store.index.search_text("default", chunk.retrieval_text, 40)}
         assert (chunk.id in found) == bool(words and words[0]), chunk.retrieval_text

@@ -67,14 +67,14 @@ async def test_the_index_is_built_at_the_threshold_and_small_results_stay_exact(
     rng = np.random.default_rng(7)
     big = unit_rows(rng, 390)
     await store_document(store, "big", "doc_big", big)
-    async with store._pool.connection() as c:
+    async with store.connection.pool.connection() as c:
         assert await vector_tables.hnsw_state(c, MODEL.dimension) is None  # below it
     small = unit_rows(rng, 12)
     await store_document(store, "small", "doc_small", small)
-    async with store._pool.connection() as c:
+    async with store.connection.pool.connection() as c:
         assert await vector_tables.hnsw_state(c, MODEL.dimension) is True  # crossed
     query = unit_rows(rng, 1)[0]
-    async with store._pool.connection() as c:
+    async with store.connection.pool.connection() as c:
         # The planner answers a small space from the `space` index and a sort (exact);
         # without that index it must walk the graph, which gives up after 5 rows here.
         await c.execute("DROP INDEX vectors_8_space")
@@ -82,15 +82,15 @@ async def test_the_index_is_built_at_the_threshold_and_small_results_stay_exact(
         plan = await (await c.execute("EXPLAIN " + sql, {  # type: ignore[operator]
             "probe": query, "space": "small", "limit": 10})).fetchall()
     assert "vectors_8_hnsw" in " ".join(str(r[0]) for r in plan)  # the graph is used
-    hits = await store.search_vectors("small", MODEL, tuple(map(float, query)), 10)
+    hits = await store.index.search_vectors("small", MODEL, tuple(map(float, query)), 10)
     exact = np.argsort(-(small @ query))[:10]
     assert [i for i, _ in hits] == [f"doc_small.v1:snippet:{i}" for i in exact]
     assert [s for _, s in hits] == pytest.approx(list((small @ query)[exact]), abs=1e-5)
     # A filter only a few snippets of the big space pass.
     narrow = SearchFilters(document_ids=frozenset({"doc_small"}))
-    assert await store.search_vectors("big", MODEL, tuple(map(float, query)), 10,
+    assert await store.index.search_vectors("big", MODEL, tuple(map(float, query)), 10,
                                       narrow) == []
-    found = await store.search_vectors("big", MODEL, tuple(map(float, query)), 1000)
+    found = await store.index.search_vectors("big", MODEL, tuple(map(float, query)), 1000)
     assert len(found) == 390  # every row of the space, in spite of the 5-candidate cap
 
 
@@ -113,15 +113,15 @@ async def test_fingerprints_get_an_index_and_near_duplicates_stay_complete(
                 record, SourceRef(SourceKind.FILE, f"/{n}", f"{n}"), None, (), None,
                 tuple(map(float, vector))))
             await work.commit()
-    async with store._pool.connection() as c:
+    async with store.connection.pool.connection() as c:
         assert await vector_tables.hnsw_state(c, vector_tables.FINGERPRINTS) is True
     matrix = np.stack(prints)
     probe = tuple(map(float, prints[0]))
     for threshold in (0.9, -1.0):  # the near-duplicates; every document (more than 16)
-        found = await store.similar_documents("default", probe, threshold)
+        found = await store.index.similar_documents("default", probe, threshold)
         cosines = matrix @ matrix[0]
         expected = sorted(((f"doc_{n}", float(c)) for n, c in enumerate(cosines)
                            if c >= threshold), key=lambda pair: (-pair[1], pair[0]))
         assert [d for d, _ in found] == [d for d, _ in expected], threshold
-    assert len(await store.similar_documents("default", probe, 0.9)) == 3
+    assert len(await store.index.similar_documents("default", probe, 0.9)) == 3
     await store.aclose()

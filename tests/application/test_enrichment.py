@@ -10,7 +10,7 @@ import pytest
 from sheaf.adapters.models.memory_embedder import MemoryEmbedder
 from sheaf.adapters.models.memory_language_model import MemoryLanguageModel
 from sheaf.adapters.models.openai_chat_model import OpenAiChatModel
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.application.enrichment.enrichment import Enrichment, TokenBudget
 from sheaf.application.ingestion.ingestion import IngestOptions
 from sheaf.application.ingestion.reindexing import Reindexing
@@ -47,7 +47,7 @@ async def test_summary_concepts_and_contexts_are_stored_as_generated() -> None:
     world = enriched_world(model)
     result = await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
     assert result.status is IngestStatus.NEW and result.enrichment == "enriched"
-    document = await world.store.find("default", "/d/paper.md")
+    document = await world.storage.catalogue.find("default", "/d/paper.md")
     assert document is not None
     summary = document.current.enrichment
     assert summary is not None and summary["generated"] is True
@@ -56,7 +56,7 @@ async def test_summary_concepts_and_contexts_are_stored_as_generated() -> None:
                                   "It has methods.")  # three sentences at most
     assert summary["concepts"] == ("seagrass", "tides", "growth", "coasts", "ecology")
     canonical = (await world.blobs.get(document.current.markdown_sha)).decode()
-    snippets = [c for c in await world.store.chunks("default", document.current.id)
+    snippets = [c for c in await world.storage.catalogue.chunks("default", document.current.id)
                 if c.level == "snippet"]
     assert len(snippets) >= 3
     for chunk in snippets:
@@ -86,10 +86,10 @@ async def test_the_cache_makes_a_rerun_free() -> None:
                             world.ingestion.enrichment)
     assert await reindexing.reindex("default", enrich=BOTH) == 1
     assert len(model.calls) == calls  # every answer came from the cache
-    document = await world.store.find("default", "/d/paper.md")
+    document = await world.storage.catalogue.find("default", "/d/paper.md")
     assert document is not None and document.current.enrichment is not None
-    assert all(c.context for c in await world.store.chunks("default", document.current.id)
-               if c.level == "snippet")
+    assert all(c.context for c in await world.storage.catalogue.chunks(
+        "default", document.current.id) if c.level == "snippet")
     # Another model is another cache entry: reindexing with it asks again.
     world.ingestion.enrichment.model = MemoryLanguageModel("other-model")  # type: ignore[union-attr]
     await reindexing.reindex("default", chunks=False, enrich=BOTH)
@@ -102,11 +102,11 @@ async def test_a_model_failure_leaves_the_document_stored_unenriched() -> None:
     world = enriched_world(model)
     result = await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
     assert result.status is IngestStatus.NEW and result.enrichment == "failed"
-    document = await world.store.find("default", "/d/paper.md")
+    document = await world.storage.catalogue.find("default", "/d/paper.md")
     assert document is not None and document.current.enrichment is None
     assert document.current.diagnostics[-1].startswith(
         "enrich: failed, stored without enrichment: llm_failed: the model crashed")
-    assert not any(c.context for c in await world.store.chunks("default",
+    assert not any(c.context for c in await world.storage.catalogue.chunks("default",
                                                                 document.current.id))
     hits = await Search(world.storage).search("default", "seagrass", 3, mode=SearchMode.BM25)
     assert hits  # stored and searchable
@@ -115,14 +115,14 @@ async def test_a_model_failure_leaves_the_document_stored_unenriched() -> None:
 async def test_the_space_policy_turns_enrichment_on(tmp_path: object) -> None:
     model = MemoryLanguageModel()
     world = enriched_world(model)
-    await world.store.set_policy("default", SpacePolicy(enrich=frozenset({"summary"})))
+    await world.storage.policies.set_policy("default", SpacePolicy(enrich=frozenset({"summary"})))
     result = await world.ingestion.ingest("/d/paper.md")
     assert result.enrichment == "enriched" and len(model.calls) == 1  # summary only
     world.ingestion.enrichment = None
     world.files.files["/d/other.md"] = b"# Other\n\nSome other text.\n"
     skipped = await world.ingestion.ingest("/d/other.md")
     assert skipped.enrichment == "skipped"
-    other = await world.store.find("default", "/d/other.md")
+    other = await world.storage.catalogue.find("default", "/d/other.md")
     assert other is not None and "no language model" in other.current.diagnostics[-1]
 
 
@@ -131,9 +131,9 @@ async def test_the_token_budget_stops_enrichment_cleanly_mid_batch() -> None:
     world = enriched_world(model, budget=250)  # the summary and two contexts, at most
     result = await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
     assert result.status is IngestStatus.NEW and result.enrichment == "partial"
-    document = await world.store.find("default", "/d/paper.md")
+    document = await world.storage.catalogue.find("default", "/d/paper.md")
     assert document is not None and document.current.enrichment is not None
-    snippets = [c for c in await world.store.chunks("default", document.current.id)
+    snippets = [c for c in await world.storage.catalogue.chunks("default", document.current.id)
                 if c.level == "snippet"]
     with_context = [c for c in snippets if c.context]
     assert 0 < len(with_context) < len(snippets)
@@ -156,7 +156,7 @@ async def test_against_the_protocol_server_a_500_leaves_it_unenriched() -> None:
         world.ingestion.embedder = MemoryEmbedder()
         ok = await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
         assert ok.enrichment == "enriched"
-        stored = await world.store.find("default", "/d/paper.md")
+        stored = await world.storage.catalogue.find("default", "/d/paper.md")
         assert stored is not None and stored.current.enrichment is not None
         assert stored.current.enrichment["model"] == "test-chat"
         server.failing, server.failure_status = 10, 500
@@ -164,7 +164,7 @@ async def test_against_the_protocol_server_a_500_leaves_it_unenriched() -> None:
         failed = await world.ingestion.ingest("/d/second.md",
                                               IngestOptions(enrich=BOTH))
         assert failed.status is IngestStatus.NEW and failed.enrichment == "failed"
-        second = await world.store.find("default", "/d/second.md")
+        second = await world.storage.catalogue.find("default", "/d/second.md")
         assert second is not None and second.current.enrichment is None
         assert "500" in second.current.diagnostics[-1]
     finally:
@@ -178,7 +178,7 @@ async def test_with_enrichment_every_snippet_is_embedded_once_with_its_context()
     assert isinstance(embedder, MemoryEmbedder)
     result = await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
     assert result.enrichment == "enriched" and result.version_id
-    snippets = [c for c in await world.store.chunks("default", result.version_id)
+    snippets = [c for c in await world.storage.catalogue.chunks("default", result.version_id)
                 if c.level == "snippet"]
     embedded = [text for call in embedder.calls for text in call]
     assert len(embedded) == len(snippets) > 3  # once each, not again after enrichment
@@ -195,15 +195,15 @@ async def test_no_write_leaves_a_snippet_without_its_vector() -> None:
     store = world.store
     assert isinstance(store, MemoryKnowledgeStore)
     commits: list[bool] = []
-    real = store._apply
+    real = store.apply
 
     async def checked(steps: list[Any]) -> None:
         await real(steps)
-        state = store._state
+        state = store.committed.current
         commits.append(all(c.id in state.vectors.get(v, {}) for v, chunks in
                            state.chunks.items() for c in chunks if c.level == "snippet"))
 
-    store._apply = checked  # type: ignore[method-assign]
+    store.apply = checked  # type: ignore[method-assign]
     await world.ingestion.ingest("/d/paper.md", IngestOptions(enrich=BOTH))
     structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     reindexing = Reindexing(world.storage, structure, world.ingestion.embedder,
@@ -220,11 +220,11 @@ async def test_without_an_embedder_enrichment_keeps_the_stored_vectors() -> None
     assert result.document_id and result.version_id
     store = world.store
     assert isinstance(store, MemoryKnowledgeStore)
-    before = dict(store._state.vectors[result.version_id])
+    before = dict(store.committed.current.vectors[result.version_id])
     assert before
     no_embedder = Enrichment(world.storage, DocumentCatalogue(world.storage, world.blobs),
                              MemoryLanguageModel(), None)
     outcome = await no_embedder.enrich("default", result.document_id, BOTH)
     assert outcome.summary is not None and outcome.contexts == 0
     assert any("no embedder" in note for note in outcome.diagnostics)
-    assert store._state.vectors[result.version_id] == before
+    assert store.committed.current.vectors[result.version_id] == before

@@ -10,7 +10,7 @@ from sheaf.adapters.blobs.memory_artifact_store import MemoryArtifactStore
 from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.models.memory_embedder import MemoryEmbedder
 from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.application.extraction.content_resolver import ContentResolver
 from sheaf.application.extraction.document_extraction import DocumentExtraction
 from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts, IngestOptions
@@ -35,7 +35,7 @@ async def test_new_then_unchanged_without_extracting_again(world: World) -> None
     again = await world.ingestion.ingest(NOTES)
     assert again.status is IngestStatus.UNCHANGED and again.document_id == first.document_id
     assert world.stages(NOTES) == ["fetch", "dedup"]
-    document = await world.store.find("default", NOTES)
+    document = await world.storage.catalogue.find("default", NOTES)
     assert document is not None and len(document.versions) == 1
     assert await world.blobs.get(document.current.markdown_sha) == NOTE_TEXT.strip()
     assert await world.blobs.get(document.current.fetched_sha) == NOTE_TEXT
@@ -46,7 +46,7 @@ async def test_changed_bytes_make_a_new_version(world: World) -> None:
     world.files.files[NOTES] = NOTE_TEXT + b"\nThe egret did not.\n"
     second = await world.ingestion.ingest(NOTES)
     assert second.status is IngestStatus.CHANGED and second.document_id == first.document_id
-    document = await world.store.find("default", NOTES)
+    document = await world.storage.catalogue.find("default", NOTES)
     assert document is not None
     assert [v.number for v in document.versions] == [1, 2]
     assert document.versions[0].superseded_at is not None
@@ -59,7 +59,7 @@ async def test_same_bytes_from_another_source_are_a_duplicate(world: World) -> N
     world.files.files["/backup/notes-copy.md"] = NOTE_TEXT
     copy = await world.ingestion.ingest("/backup/notes-copy.md")
     assert copy.status is IngestStatus.DUPLICATE and copy.document_id == first.document_id
-    document = await world.store.find("default", "/backup/notes-copy.md")
+    document = await world.storage.catalogue.find("default", "/backup/notes-copy.md")
     assert document is not None and len(document.sources) == 2 and len(document.versions) == 1
 
 
@@ -67,14 +67,14 @@ async def test_force_re_extracts_an_unchanged_source(world: World) -> None:
     await world.ingestion.ingest(NOTES)
     forced = await world.ingestion.ingest(NOTES, IngestOptions(force=True))
     assert forced.status is IngestStatus.CHANGED
-    document = await world.store.find("default", NOTES)
+    document = await world.storage.catalogue.find("default", NOTES)
     assert document is not None and len(document.versions) == 2
 
 
 async def test_dry_run_stores_nothing(world: World) -> None:
     result = await world.ingestion.ingest(NOTES, IngestOptions(dry_run=True))
     assert result.status is IngestStatus.NEW
-    assert await world.store.documents("default") == [] and world.blobs.blobs == {}
+    assert await world.storage.catalogue.documents("default") == [] and world.blobs.blobs == {}
 
 
 async def test_urls_are_kept_under_every_spelling(world: World) -> None:
@@ -85,32 +85,32 @@ async def test_urls_are_kept_under_every_spelling(world: World) -> None:
     assert result.status is IngestStatus.NEW
     for name in ("https://Example.org/notes#top", "https://example.org/notes",
                  "https://cdn.example.org/notes.txt", result.document_id):
-        assert await world.store.find("default", str(name)) is not None, name
+        assert await world.storage.catalogue.find("default", str(name)) is not None, name
 
 
 async def test_caller_metadata_and_ids_are_kept(world: World) -> None:
     options = IngestOptions(metadata={"project": "herons"}, source_id="src-42",
                             version_id="rev-7", space="birds")
     result = await world.ingestion.ingest(NOTES, options)
-    document = await world.store.find("birds", "src-42")
+    document = await world.storage.catalogue.find("birds", "src-42")
     assert document is not None and document.id == result.document_id
     assert document.current.caller_metadata == {"project": "herons"}
     assert document.current.caller_version_id == "rev-7"
-    assert await world.store.find("default", "src-42") is None
+    assert await world.storage.catalogue.find("default", "src-42") is None
 
 
 async def test_policy_refusals_store_nothing(world: World) -> None:
     world.files.files["/data/huge.txt"] = b"x" * (26 * 1024 * 1024)
     too_large = await world.ingestion.ingest("/data/huge.txt")
     assert too_large.status is IngestStatus.FAILED and too_large.error_kind == "too_large"
-    await world.store.set_policy("closed", SpacePolicy(ingestion_enabled=False))
+    await world.storage.policies.set_policy("closed", SpacePolicy(ingestion_enabled=False))
     closed = await world.ingestion.ingest(NOTES, IngestOptions(space="closed"))
     assert closed.error_kind == "ingestion_disabled"
-    await world.store.set_policy("pdf-only",
+    await world.storage.policies.set_policy("pdf-only",
                                  SpacePolicy(allowed_kinds=frozenset({ContentSource.PDF})))
     refused = await world.ingestion.ingest(NOTES, IngestOptions(space="pdf-only"))
     assert refused.error_kind == "unsupported_content"
-    assert (await world.store.status()).spaces == () and world.blobs.blobs == {}
+    assert (await world.storage.catalogue.status()).spaces == () and world.blobs.blobs == {}
 
 
 async def test_failures_are_results_not_exceptions(world: World) -> None:
@@ -123,16 +123,16 @@ async def test_failures_are_results_not_exceptions(world: World) -> None:
 async def test_chunks_are_stored_with_the_version_and_replaced_on_change(world: World) -> None:
     first = await world.ingestion.ingest(NOTES)
     v1 = f"{first.document_id}.v1"
-    chunks = await world.store.chunks("default", v1)
+    chunks = await world.storage.catalogue.chunks("default", v1)
     assert chunks and {c.level for c in chunks} == {"section", "snippet"}
-    document = await world.store.find("default", NOTES)
+    document = await world.storage.catalogue.find("default", NOTES)
     assert document is not None
     markdown = (await world.blobs.get(document.current.markdown_sha)).decode()
     assert all(markdown[c.start:c.end] == c.text for c in chunks)
     world.files.files[NOTES] = NOTE_TEXT + b"\nA second paragraph arrived.\n"
     await world.ingestion.ingest(NOTES)
-    assert await world.store.chunks("default", v1) == ()
-    latest = await world.store.chunks("default", f"{first.document_id}.v2")
+    assert await world.storage.catalogue.chunks("default", v1) == ()
+    latest = await world.storage.catalogue.chunks("default", f"{first.document_id}.v2")
     assert any("second paragraph" in c.text for c in latest)
 
 
@@ -143,11 +143,11 @@ class FailingOnce(MemoryKnowledgeStore):
         super().__init__()
         self.failures = 1
 
-    async def _apply(self, steps: list[Any]) -> None:
+    async def apply(self, steps: list[Any]) -> None:
         if self.failures:
             self.failures -= 1
             raise RuntimeError("killed between the stage and store steps")
-        await super()._apply(steps)
+        await super().apply(steps)
 
 
 async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
@@ -161,7 +161,7 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     failed = await world.ingestion.ingest(NOTES)
     assert failed.status is IngestStatus.FAILED and failed.error_kind == "internal"
     assert failed.message == "RuntimeError: killed between the stage and store steps"
-    assert await world.store.find("default", NOTES) is None  # nothing half-stored
+    assert await world.storage.catalogue.find("default", NOTES) is None  # nothing half-stored
     names = {name for _, name in artifacts.files}
     assert names == {"document.md", "meta.json", "chunks.jsonl"}
     world.ingestion.recorder.events.clear()
@@ -169,9 +169,9 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     assert resumed.status is IngestStatus.NEW
     events = [(e.stage, e.outcome) for e in world.ingestion.recorder.events]
     assert ("extract", "resumed") in events and ("chunk", "ok") not in events
-    document = await world.store.find("default", NOTES)
+    document = await world.storage.catalogue.find("default", NOTES)
     assert document is not None and document.current.blocks
-    assert await world.store.chunks("default", document.current.id)
+    assert await world.storage.catalogue.chunks("default", document.current.id)
 
 
 async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> None:
@@ -190,7 +190,7 @@ async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> N
     result = await world.ingestion.ingest("/data/long.md")
     assert result.status is IngestStatus.NEW and result.version_id
     counting = await narrow.token_counting()
-    snippets = [c for c in await world.store.chunks("default", result.version_id)
+    snippets = [c for c in await world.storage.catalogue.chunks("default", result.version_id)
                 if c.level == "snippet"]
     assert len(snippets) > 10
     assert max(counting.count(c.retrieval_text) for c in snippets) <= 48
@@ -207,7 +207,7 @@ async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> N
     # ...and chunked again for it when the chunks are rebuilt.
     assert await Reindexing(world.storage, structure, narrower).reindex(
         "default", embeddings=True) == 1
-    rebuilt = [c for c in await world.store.chunks("default", result.version_id)
+    rebuilt = [c for c in await world.storage.catalogue.chunks("default", result.version_id)
                if c.level == "snippet"]
     assert max(len(c.retrieval_text.split()) + 2 for c in rebuilt) <= 20
 
@@ -226,9 +226,9 @@ async def test_reindexing_cuts_chunks_to_the_sizes_the_version_was_cut_to() -> N
     world.ingestion.chunk_sizes = small
     result = await world.ingestion.ingest("/data/long.md")
     assert result.version_id is not None
-    cut = await world.store.chunks("default", result.version_id)
+    cut = await world.storage.catalogue.chunks("default", result.version_id)
     structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
     assert await Reindexing(world.storage, structure, world.ingestion.embedder).reindex(
         "default") == 1
-    again = await world.store.chunks("default", result.version_id)
+    again = await world.storage.catalogue.chunks("default", result.version_id)
     assert again == cut and sum(c.level == "snippet" for c in cut) > 10

@@ -12,7 +12,7 @@ from sheaf.adapters.fetching.http_settings import HttpSettings
 from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
 from sheaf.adapters.files.memory_file_reader import MemoryFileReader
 from sheaf.adapters.queue.memory_job_queue import MemoryJobQueue
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.application.queue.queued_ingestion import QueuedIngestion
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.queue.ingest_jobs import IngestJob

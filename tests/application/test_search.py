@@ -45,7 +45,7 @@ async def test_hits_carry_their_document_and_span(indexed: DuckDbKnowledgeStore)
     hits = await Search(world.storage).search("default", "seagrass tides", 5)
     assert hits and hits[0].title == "Tides"
     top = hits[0]
-    document = await world.store.find("default", top.document_id)
+    document = await world.storage.catalogue.find("default", top.document_id)
     assert document is not None
     markdown = (await world.blobs.get(document.current.markdown_sha)).decode()
     assert markdown[top.chunk.start:top.chunk.end] == top.chunk.text
@@ -113,7 +113,7 @@ async def test_expansions_are_exact_spans_of_the_document(indexed: DuckDbKnowled
     for expand in Expansion:
         (hit,) = await search.search("default", "shoot density doubled", 1, expand=expand,
                                      mode=SearchMode.BM25)
-        document = await world.store.find("default", hit.document_id)
+        document = await world.storage.catalogue.find("default", hit.document_id)
         assert document is not None
         text = (await world.blobs.get(document.current.markdown_sha)).decode()
         context = hit.context
@@ -137,7 +137,7 @@ async def test_a_space_embedded_by_another_model_is_refused_clearly(
     world.files.files["/d/new.md"] = b"# New\n\nAnother text.\n"
     result = await world.ingestion.ingest("/d/new.md")
     assert result.error_kind == "embedding_mismatch"
-    assert await world.store.find("default", "/d/new.md") is None
+    assert await world.storage.catalogue.find("default", "/d/new.md") is None
 
 
 async def test_reindex_embeddings_moves_the_space_to_the_new_model(
@@ -147,7 +147,7 @@ async def test_reindex_embeddings_moves_the_space_to_the_new_model(
     wider = MemoryEmbedder(name="wider", dimension=32)
     assert await Reindexing(world.storage, structure, wider).reindex(
         "default", chunks=False, embeddings=True) == 2
-    assert await world.store.embedding_model("default") == await wider.model()
+    assert await world.storage.index.embedding_model("default") == await wider.model()
     hits = await Search(world.storage, wider).search("default", "seagrass", 3,
                                                    mode=SearchMode.VECTOR)
     assert hits and "eagrass" in hits[0].chunk.text
@@ -170,11 +170,11 @@ async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> N
     world.files.files["/d/a.md"] = f"# A\n\n{base}\n".encode()
     world.files.files["/d/b.md"] = f"# A\n\n{base} and a short coda\n".encode()
     first = await world.ingestion.ingest("/d/a.md")
-    a = await world.store.find("default", "/d/a.md")
+    a = await world.storage.catalogue.find("default", "/d/a.md")
     assert first.near_duplicate_of is None and a is not None
     chunks_b = " ".join(c.text for c in (await seeded_chunks(world, "/d/b.md")))
-    chunks_a = " ".join(c.text for c in await world.store.chunks("default", a.current.id)
-                        if c.level == "snippet")
+    chunks_a = " ".join(c.text for c in await world.storage.catalogue.chunks(
+        "default", a.current.id) if c.level == "snippet")
     exact = cosine(shingle_fingerprint(chunks_a), shingle_fingerprint(chunks_b))
     assert 0.9 < exact < 1.0
     world.ingestion.near_duplicate_threshold = math.nextafter(exact, 1.0)  # just above
@@ -183,7 +183,7 @@ async def test_a_near_duplicate_is_flagged_at_the_threshold_and_not_below() -> N
     world.ingestion.near_duplicate_threshold = exact  # exactly at it
     flagged = await world.ingestion.ingest("/d/b.md")
     assert flagged.status is IngestStatus.NEW and flagged.near_duplicate_of == a.id
-    stored = await world.store.find("default", "/d/b.md")
+    stored = await world.storage.catalogue.find("default", "/d/b.md")
     assert stored is not None and stored.current.near_duplicate_of == a.id
     assert stored.current.near_duplicate_similarity == pytest.approx(exact)
 
@@ -222,11 +222,11 @@ async def test_citations_cost_the_same_queries_whatever_k() -> None:
     search = Search(store.storage())
     counts = [0]
     cursors = []
-    while not store._free_cursors.empty():
-        cursors.append(store._free_cursors.get())
+    while not store.connection._free_cursors.empty():
+        cursors.append(store.connection._free_cursors.get())
     for cursor in cursors:
-        store._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
-    store._connection = _CountingCursor(store._connection, counts)  # type: ignore[assignment]
+        store.connection._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
+    store.connection.writer = _CountingCursor(store.connection.writer, counts)  # type: ignore[assignment]
     for k in (1, 50):  # one store for both: ingesting the 60 notes is most of the time
         counts[0] = 0
         hits = await search.search("default", "heron", k)

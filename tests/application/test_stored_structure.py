@@ -10,7 +10,8 @@ import pytest
 
 import sheaf.domain.store.document_analysis as analysis
 from sheaf.adapters.blobs.memory_blob_store import MemoryBlobStore
-from sheaf.adapters.store.duckdb.knowledge_store import MIGRATIONS, DuckDbKnowledgeStore
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.duckdb.schema import MIGRATIONS
 from sheaf.application.quotes.quotes import Quotes
 from sheaf.application.search.search import Search
 from sheaf.application.store.document_catalogue import DocumentCatalogue
@@ -62,7 +63,7 @@ async def test_sections_are_computed_once_per_version(counted: dict[str, int]) -
     await world.ingestion.ingest("/d/paper.md")  # unchanged: nothing is analysed again
     assert counted == {"sections": 1, "profile": 1}
     assert result.version_id is not None
-    stored = await world.store.structure("default", result.version_id)
+    stored = await world.storage.catalogue.structure("default", result.version_id)
     assert stored is not None and [s.label for s in stored.sections] == labels
 
 
@@ -94,13 +95,13 @@ async def test_a_store_of_the_previous_schema_gets_structure_once(
             "'{}', '{}', '[]', ?, ?)", [markdown_sha, len(text), rows])
     store = DuckDbKnowledgeStore(path)
     structure = DocumentStructure(DocumentCatalogue(store.storage(), blobs))
-    assert await store.structure("default", "doc_1.v1") is None
+    assert await store.catalogue.structure("default", "doc_1.v1") is None
     first = await structure.load("default", "doc_1")
     assert [s.label for s in first.sections] == ["methods", "results"]
     assert counted == {"sections": 1, "profile": 1}
     again = await structure.load("default", "doc_1")
     assert again.structure == first.structure
     assert counted == {"sections": 1, "profile": 1}  # read back, not computed again
-    assert await store.structure("default", "doc_1.v1") == stored_structure(
+    assert await store.catalogue.structure("default", "doc_1.v1") == stored_structure(
         text, blocks, "Tidal meadows", None)
     await store.aclose()

@@ -16,7 +16,7 @@ from sheaf.adapters.files.memory_file_reader import MemoryFileReader
 from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.models.memory_embedder import MemoryEmbedder
 from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.application.extraction.content_resolver import ContentResolver
 from sheaf.application.extraction.document_extraction import DocumentExtraction
 from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts

@@ -11,7 +11,7 @@ import attrs
 import pytest
 
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 from sheaf.application.ports.unit_of_work import UnitOfWork
 from sheaf.domain.analysis.chunking import Chunk
@@ -63,11 +63,11 @@ async def holding(store: Store, space: str, sha: str) -> str | None:
 
 async def remove(store: Store, space: str, document_id: str) -> set[str]:
     """Remove a document; the hashes no stored version refers to any more."""
-    found = await store.find(space, document_id)
+    found = await store.storage().catalogue.find(space, document_id)
     await write(store, lambda w: w.versions.remove(space, document_id))
     if found is None:
         return set()
-    return await store.unreferenced({sha for v in found.versions
+    return await store.storage().catalogue.unreferenced({sha for v in found.versions
                                      for sha in (v.fetched_sha, v.content_sha,
                                                  v.markdown_sha)})
 
@@ -104,9 +104,9 @@ async def test_a_saved_version_is_found_by_every_name(store: Store) -> None:
     await save(store, version(1, "s1"), URL, final_url="https://cdn.example/a",
                              caller_source_id="my-source-7")
     for reference in ("doc_1", URL.key, URL.original, "https://cdn.example/a", "my-source-7"):
-        found = await store.find("default", reference)
+        found = await store.storage().catalogue.find("default", reference)
         assert found is not None and found.id == "doc_1", reference
-    found = await store.find("default", "doc_1")
+    found = await store.storage().catalogue.find("default", "doc_1")
     assert found is not None
     assert found.current.blocks == (BlockRow("heading", 0, 7, level=1),
                                     BlockRow("paragraph", 9, 20, pages=(1, 2)))
@@ -114,8 +114,8 @@ async def test_a_saved_version_is_found_by_every_name(store: Store) -> None:
     assert found.current.caller_metadata == {"team": "blue"}
     assert found.current.caller_version_id == "caller-1"
     assert found.current.diagnostics == ("route: declared text/html",)
-    assert await store.find("other-space", "doc_1") is None
-    assert await store.find("default", "nothing") is None
+    assert await store.storage().catalogue.find("other-space", "doc_1") is None
+    assert await store.storage().catalogue.find("default", "nothing") is None
 
 
 async def test_sources_and_content_lookups(store: Store) -> None:
@@ -126,14 +126,14 @@ async def test_sources_and_content_lookups(store: Store) -> None:
     assert await holding(store, "elsewhere", "s1") is None
     alias = SourceRef(SourceKind.FILE, "/data/a.html", "a.html")
     await write(store, lambda w: w.sources.add("default", "doc_1", alias, "s1"))
-    found = await store.find("default", "/data/a.html")
+    found = await store.storage().catalogue.find("default", "/data/a.html")
     assert found is not None and {s.key for s in found.sources} == {URL.key, alias.key}
 
 
 async def test_a_new_version_supersedes_the_old_one(store: Store) -> None:
     await save(store, version(1, "s1"), URL)
     await save(store, version(2, "s2", title="Second"), URL)
-    found = await store.find("default", "doc_1")
+    found = await store.storage().catalogue.find("default", "doc_1")
     assert found is not None
     assert found.current.id == "doc_1.v2" and found.title == "Second"
     assert [v.id for v in found.versions] == ["doc_1.v1", "doc_1.v2"]
@@ -147,15 +147,16 @@ async def test_listing_status_and_removal(store: Store) -> None:
     await save(store, version(1, "s1"), URL)
     other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
     await save(store, version(1, "s9", doc="doc_2"), other)
-    assert [d.id for d in await store.documents("default")] == ["doc_1", "doc_2"] or [
-        d.id for d in await store.documents("default")] == ["doc_2", "doc_1"]
-    status = await store.status()
+    assert [d.id for d in await store.storage().catalogue.documents("default")] == [
+        "doc_1", "doc_2"] or [d.id for d in await store.storage().catalogue.documents(
+            "default")] == ["doc_2", "doc_1"]
+    status = await store.storage().catalogue.status()
     assert [(s.space, s.documents, s.versions, s.sources) for s in status.spaces] == [
         ("default", 2, 2, 2)]
     assert status.last_ingest is not None
     released = await remove(store, "default", "doc_1")
     assert released == {"s1", "ms1"}
-    assert await store.find("default", URL.key) is None
+    assert await store.storage().catalogue.find("default", URL.key) is None
     assert await source_of(store, "default", URL.key) is None
     assert await remove(store, "default", "doc_1") == set()
 
@@ -173,13 +174,13 @@ async def test_the_listing_holds_each_documents_whole_record(store: Store) -> No
             "default", d, a, f"{d}s2"))
     elsewhere = SourceRef(SourceKind.URL, "https://journal.example/x", "https://journal.example/x")
     await save(store, version(1, "x1", doc="doc_9", space="other"), elsewhere)
-    listed = await store.documents("default")
+    listed = await store.storage().catalogue.documents("default")
     assert sorted(d.id for d in listed) == ["doc_1", "doc_2", "doc_3"]
     for record in listed:
-        assert record == await store.find("default", record.id)
+        assert record == await store.storage().catalogue.find("default", record.id)
         assert [v.number for v in record.versions] == [1, 2]
         assert len(record.sources) == 2 and record.title == f"{record.id} second"
-    assert [d.id for d in await store.documents("other")] == ["doc_9"]
+    assert [d.id for d in await store.storage().catalogue.documents("other")] == ["doc_9"]
 
 
 async def test_shared_content_is_not_released(store: Store) -> None:
@@ -190,12 +191,12 @@ async def test_shared_content_is_not_released(store: Store) -> None:
 
 
 async def test_policies_per_space(store: Store) -> None:
-    assert await store.policy("default") == SpacePolicy()
+    assert await store.storage().policies.policy("default") == SpacePolicy()
     strict = SpacePolicy(ingestion_enabled=False, max_bytes=10,
                          allowed_kinds=frozenset({ContentSource.PDF}))
-    await store.set_policy("locked", strict)
-    assert await store.policy("locked") == strict
-    assert await store.policy("default") == SpacePolicy()
+    await store.storage().policies.set_policy("locked", strict)
+    assert await store.storage().policies.policy("locked") == strict
+    assert await store.storage().policies.policy("default") == SpacePolicy()
 
 
 def chunk(version_id: str, level: str, index: int, start: int, end: int) -> Chunk:
@@ -211,16 +212,16 @@ async def test_chunks_are_saved_with_their_version_and_replaced_by_the_next(
     first = (chunk("doc_1.v1", "section", 0, 0, 20), chunk("doc_1.v1", "snippet", 0, 0, 10),
              chunk("doc_1.v1", "snippet", 1, 12, 20))
     await save(store, version(1, "s1"), URL, chunks=first)
-    assert await store.chunks("default", "doc_1.v1") == first
+    assert await store.storage().catalogue.chunks("default", "doc_1.v1") == first
     second = (chunk("doc_1.v2", "section", 0, 0, 9), chunk("doc_1.v2", "snippet", 0, 0, 9))
     await save(store, version(2, "s2"), URL, chunks=second)
-    assert await store.chunks("default", "doc_1.v1") == ()
-    assert await store.chunks("default", "doc_1.v2") == second
+    assert await store.storage().catalogue.chunks("default", "doc_1.v1") == ()
+    assert await store.storage().catalogue.chunks("default", "doc_1.v2") == second
     rebuilt = (chunk("doc_1.v2", "section", 0, 0, 9),)
     await write(store, lambda w: w.chunks.replace("default", "doc_1.v2", rebuilt, None))
-    assert await store.chunks("default", "doc_1.v2") == rebuilt
+    assert await store.storage().catalogue.chunks("default", "doc_1.v2") == rebuilt
     await remove(store, "default", "doc_1")
-    assert await store.chunks("default", "doc_1.v2") == ()
+    assert await store.storage().catalogue.chunks("default", "doc_1.v2") == ()
 
 
 def text_chunk(version_id: str, index: int, words: str) -> Chunk:
@@ -241,27 +242,28 @@ async def test_text_search_ranks_current_snippets_of_the_space(store: Store) -> 
                           "https://journal.example/c")
     await save(store, version(1, "s3", doc="doc_3", space="other"), elsewhere, chunks=(
         text_chunk("doc_3.v1", 0, "seagrass tides everywhere"),))
-    found = await store.search_text("default", "seagrass tides", 10)
+    found = await store.storage().index.search_text("default", "seagrass tides", 10)
     assert {i for i, _ in found} == {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"}
     assert all(score > 0 for _, score in found)
     assert found == sorted(found, key=lambda pair: -pair[1])
-    assert await store.search_text("default", "zebra", 10) == []
+    assert await store.storage().index.search_text("default", "zebra", 10) == []
     # A new version's chunks replace the old ones in the index.
     await save(store, version(2, "s4"), URL, chunks=(
         text_chunk("doc_1.v2", 0, "zebra crossings"),))
-    assert [i for i, _ in await store.search_text("default", "zebra", 10)] == [
+    assert [i for i, _ in await store.storage().index.search_text("default", "zebra", 10)] == [
         "doc_1.v2:snippet:0"]
     assert "doc_1.v1:snippet:0" not in {
-        i for i, _ in await store.search_text("default", "seagrass", 10)}
+        i for i, _ in await store.storage().index.search_text("default", "seagrass", 10)}
 
 
 async def test_a_term_the_query_repeats_weighs_more(store: Store) -> None:
     await save(store, version(1, "s1"), URL, chunks=(
         text_chunk("doc_1.v1", 0, "tides shape the coast"),
         text_chunk("doc_1.v1", 1, "seagrass shapes the coast")))
-    ranked = await store.search_text("default", "tides tides tides seagrass", 10)
+    ranked = await store.storage().index.search_text("default", "tides tides tides seagrass", 10)
     assert [i for i, _ in ranked] == ["doc_1.v1:snippet:0", "doc_1.v1:snippet:1"]
-    flipped = await store.search_text("default", "tides seagrass seagrass seagrass", 10)
+    flipped = await store.storage().index.search_text(
+        "default", "tides seagrass seagrass seagrass", 10)
     assert [i for i, _ in flipped] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0"]
 
 
@@ -289,22 +291,23 @@ async def seed_two_documents(store: Store) -> None:
 
 
 async def test_vector_search_ranks_by_cosine(store: Store) -> None:
-    assert await store.embedding_model("default") is None
+    assert await store.storage().index.embedding_model("default") is None
     await seed_two_documents(store)
-    assert await store.embedding_model("default") == MODEL
-    found = await store.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 10)
+    assert await store.storage().index.embedding_model("default") == MODEL
+    found = await store.storage().index.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 10)
     assert [i for i, _ in found] == ["doc_1.v1:snippet:0", "doc_2.v1:snippet:0",
                                         "doc_1.v1:snippet:1"]
     assert found[0][1] == pytest.approx(1.0, abs=1e-6)
     assert found[2][1] == pytest.approx(0.0, abs=1e-6)
-    assert len(await store.search_vectors("default", MODEL, unit_vector((1, 0, 0)), 1)) == 1
+    assert len(await store.storage().index.search_vectors(
+        "default", MODEL, unit_vector((1, 0, 0)), 1)) == 1
 
 
 async def test_another_model_is_refused_for_search_and_for_storing(store: Store) -> None:
     await seed_two_documents(store)
     other = EmbeddingModel("other-model", 3)
     with pytest.raises(SheafError) as caught:
-        await store.search_vectors("default", other, unit_vector((1, 0, 0)), 10)
+        await store.storage().index.search_vectors("default", other, unit_vector((1, 0, 0)), 10)
     assert caught.value.kind is ErrorKind.EMBEDDING_MISMATCH
     assert "test-model" in caught.value.message and "reindex --embeddings" in caught.value.message
     third = SourceRef(SourceKind.URL, "https://journal.example/c", "https://journal.example/c")
@@ -312,18 +315,20 @@ async def test_another_model_is_refused_for_search_and_for_storing(store: Store)
         await save(store, version(1, "s3", doc="doc_3"), third, chunks=(
             text_chunk("doc_3.v1", 0, "x"),), vectors=vectors_of("doc_3.v1", (1, 0, 0),
                                                                   model=other))
-    assert await store.find("default", "doc_3") is None  # nothing half-written
+    assert await store.storage().catalogue.find("default", "doc_3") is None  # nothing half-written
 
 
 async def test_reset_and_replace_vectors_switch_the_model(store: Store) -> None:
     await seed_two_documents(store)
     wider = EmbeddingModel("wider", 4)
     await write(store, lambda w: w.chunks.reset_vectors("default", wider))
-    assert await store.embedding_model("default") == wider
-    assert await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10) == []
+    assert await store.storage().index.embedding_model("default") == wider
+    assert await store.storage().index.search_vectors(
+        "default", wider, unit_vector((1, 0, 0, 0)), 10) == []
     await write(store, lambda w: w.chunks.replace_vectors("default", "doc_1.v1", vectors_of(
         "doc_1.v1", (0, 0, 0, 1), (1, 0, 0, 0), model=wider)))
-    found = await store.search_vectors("default", wider, unit_vector((1, 0, 0, 0)), 10)
+    found = await store.storage().index.search_vectors(
+        "default", wider, unit_vector((1, 0, 0, 0)), 10)
     assert [i for i, _ in found][:1] == ["doc_1.v1:snippet:1"]
     with pytest.raises(SheafError):
         await write(store, lambda w: w.chunks.replace_vectors(
@@ -342,10 +347,11 @@ async def test_filters_apply_to_both_rankings(store: Store) -> None:
         SearchFilters(excluded_section_labels=frozenset({"results"})): {"doc_1.v1:snippet:0"},
     }
     for filters, expected in cases.items():
-        text = {i for i, _ in await store.search_text("default", "seagrass", 10, filters)}
+        text = {i for i, _ in await store.storage().index.search_text(
+            "default", "seagrass", 10, filters)}
         assert text == expected, filters
-        vector = {i for i, _ in await store.search_vectors("default", MODEL, query, 10,
-                                                               filters)}
+        vector = {i for i, _ in await store.storage().index.search_vectors(
+            "default", MODEL, query, 10, filters)}
         assert vector & {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"} == expected, filters
 
 
@@ -356,35 +362,36 @@ async def test_removal_and_new_versions_leave_no_stale_rows_in_either_index(
         text_chunk("doc_1.v2", 0, "zebra crossings"),),
         vectors=vectors_of("doc_1.v2", (0, 0, 1)))
     everything = unit_vector((1, 1, 1))
-    ids = {i for i, _ in await store.search_vectors("default", MODEL, everything, 10)}
+    ids = {i for i, _ in await store.storage().index.search_vectors(
+        "default", MODEL, everything, 10)}
     assert ids == {"doc_1.v2:snippet:0", "doc_2.v1:snippet:0"}
-    assert {i for i, _ in await store.search_text("default", "seagrass tides", 10)} == {
-        "doc_2.v1:snippet:0"}
+    assert {i for i, _ in await store.storage().index.search_text(
+        "default", "seagrass tides", 10)} == {"doc_2.v1:snippet:0"}
     await remove(store, "default", "doc_2")
-    assert {i for i, _ in await store.search_vectors("default", MODEL, everything, 10)} == {
-        "doc_1.v2:snippet:0"}
-    assert await store.search_text("default", "seagrass tides", 10) == []
+    assert {i for i, _ in await store.storage().index.search_vectors(
+        "default", MODEL, everything, 10)} == {"doc_1.v2:snippet:0"}
+    assert await store.storage().index.search_text("default", "seagrass tides", 10) == []
 
 
 async def test_similar_documents_by_fingerprint(store: Store) -> None:
     await save(store, version(1, "s1"), URL, fingerprint=unit_vector([1.0] + [0.0] * 1023))
     close = unit_vector([1.0, 0.2] + [0.0] * 1022)
-    found = await store.similar_documents("default", close, 0.9)
+    found = await store.storage().index.similar_documents("default", close, 0.9)
     assert [d for d, _ in found] == ["doc_1"]
     assert found[0][1] == pytest.approx(1 / (1.04 ** 0.5), abs=1e-5)
-    assert await store.similar_documents("default", close, 0.99) == []
-    assert await store.similar_documents("other", close, 0.5) == []
+    assert await store.storage().index.similar_documents("default", close, 0.99) == []
+    assert await store.storage().index.similar_documents("other", close, 0.5) == []
     await remove(store, "default", "doc_1")
-    assert await store.similar_documents("default", close, 0.5) == []
+    assert await store.storage().index.similar_documents("default", close, 0.5) == []
 
 
 async def test_snippets_by_id_in_the_order_asked(store: Store) -> None:
     await seed_two_documents(store)
     wanted = ["doc_2.v1:snippet:0", "doc_9.v1:snippet:0", "doc_1.v1:snippet:1"]
-    found = await store.snippets("default", wanted)
+    found = await store.storage().index.snippets("default", wanted)
     assert [c.id for c in found] == ["doc_2.v1:snippet:0", "doc_1.v1:snippet:1"]
     assert found[1].text == "foxes wait for people to sleep"
-    assert await store.snippets("other", wanted) == []
+    assert await store.storage().index.snippets("other", wanted) == []
 
 
 async def test_enrichment_is_saved_with_chunks_vectors_and_diagnostics(
@@ -393,57 +400,60 @@ async def test_enrichment_is_saved_with_chunks_vectors_and_diagnostics(
     enriched = tuple(attrs.evolve(c, context="From a paper on tides.",
                                   retrieval_text="[CONTEXT: From a paper on tides.]\n"
                                                  + c.retrieval_text)
-                     for c in await store.chunks("default", "doc_1.v1"))
+                     for c in await store.storage().catalogue.chunks("default", "doc_1.v1"))
     summary = {"summary": "A paper.", "concepts": ["tides"], "generated": True}
     await write(store, lambda w: w.versions.annotate("default", "doc_1.v1", summary,
                                                      ("enrich: done",)),
                 lambda w: w.chunks.replace("default", "doc_1.v1", enriched, vectors_of(
                     "doc_1.v1", (0, 0, 1), (0, 1, 0))))
-    found = await store.find("default", "doc_1")
+    found = await store.storage().catalogue.find("default", "doc_1")
     assert found is not None and found.current.enrichment == freeze(summary)
     assert found.current.diagnostics[-1] == "enrich: done"
-    assert await store.chunks("default", "doc_1.v1") == enriched
-    top = await store.search_vectors("default", MODEL, unit_vector((0, 0, 1)), 1)
+    assert await store.storage().catalogue.chunks("default", "doc_1.v1") == enriched
+    top = await store.storage().index.search_vectors("default", MODEL, unit_vector((0, 0, 1)), 1)
     assert top[0][0] == "doc_1.v1:snippet:0"
-    assert {i for i, _ in await store.search_text("default", "paper", 10)} >= {
+    assert {i for i, _ in await store.storage().index.search_text("default", "paper", 10)} >= {
         "doc_1.v1:snippet:0"}  # the context is searchable
     await write(store, lambda w: w.versions.annotate("default", "doc_1.v1", None, ()))
-    assert (await store.find("default", "doc_1")).current.enrichment == freeze(summary)  # type: ignore[union-attr]
+    assert (await store.storage().catalogue.find(  # type: ignore[union-attr]
+        "default", "doc_1")).current.enrichment == freeze(summary)
     with pytest.raises(SheafError):
         await write(store, lambda w: w.versions.annotate("default", "doc_9.v1", summary, ()))
 
 
 async def test_the_enrichment_cache_and_space_enrichments(store: Store) -> None:
-    assert await store.cached_text("k") is None
-    await store.cache_text("k", "an answer")
-    assert await store.cached_text("k") == "an answer"
-    await store.set_policy("papers", SpacePolicy(enrich=frozenset({"summary", "context"})))
-    assert (await store.policy("papers")).enrich == {"summary", "context"}
+    assert await store.storage().answers.cached_text("k") is None
+    await store.storage().answers.cache_text("k", "an answer")
+    assert await store.storage().answers.cached_text("k") == "an answer"
+    await store.storage().policies.set_policy(
+        "papers", SpacePolicy(enrich=frozenset({"summary", "context"})))
+    assert (await store.storage().policies.policy("papers")).enrich == {"summary", "context"}
 
 
 async def test_many_snippets_by_id_keep_the_order_asked(store: Store) -> None:
     chunks = tuple(text_chunk("doc_1.v1", i, f"words number {i}") for i in range(50))
     await save(store, version(1, "s1"), URL, chunks=chunks)
     wanted = [f"doc_1.v1:snippet:{i}" for i in (49, 3, 77, *range(10, 48))]
-    found = await store.snippets("default", wanted)
+    found = await store.storage().index.snippets("default", wanted)
     assert [c.id for c in found] == [i for i in wanted if i != "doc_1.v1:snippet:77"]
-    assert await store.snippets("other", wanted) == []
+    assert await store.storage().index.snippets("other", wanted) == []
 
 
 async def test_writes_land_only_on_commit(store: Store) -> None:
     async with store.storage().unit_of_work() as work:
         work.versions.add(VersionBundle(version(1, "s1"), URL))
-    assert await store.find("default", "doc_1") is None  # left without committing
+    # Left without committing:
+    assert await store.storage().catalogue.find("default", "doc_1") is None
     with pytest.raises(RuntimeError):
         async with store.storage().unit_of_work() as work:
             work.versions.add(VersionBundle(version(1, "s1"), URL))
             raise RuntimeError("the use case failed")
-    assert await store.find("default", "doc_1") is None
+    assert await store.storage().catalogue.find("default", "doc_1") is None
     async with store.storage().unit_of_work() as work:
         work.versions.add(VersionBundle(version(1, "s1"), URL))
         await work.rollback()
         await work.commit()
-    assert await store.find("default", "doc_1") is None
+    assert await store.storage().catalogue.find("default", "doc_1") is None
 
 
 @pytest.mark.parametrize("step", ["replace", "replace_vectors", "annotate", "structure"])
@@ -463,7 +473,7 @@ async def test_writes_to_an_unknown_version_are_refused_with_the_whole_batch(
                     bad[step])
     assert caught.value.kind is ErrorKind.DOCUMENT_NOT_FOUND
     assert "doc_9.v1" in caught.value.message
-    assert await store.find("default", "doc_1") is None
+    assert await store.storage().catalogue.find("default", "doc_1") is None
     await save(store, version(1, "s1"), URL)
     with pytest.raises(SheafError):  # a version of another space is unknown here too
         await write(store, lambda w: w.chunks.replace("other", "doc_1.v1", (), None))
@@ -475,10 +485,11 @@ async def test_text_ranking_order_is_the_same_in_every_store(store: Store) -> No
         text_chunk("doc_1.v1", 1, "tides and tides under the seagrass light"),
         text_chunk("doc_1.v1", 2, "a long note on foxes that mentions tides once only"),
         text_chunk("doc_1.v1", 3, "foxes wait for people to sleep")))
-    ranked = await store.search_text("default", "seagrass tides", 10)
+    ranked = await store.storage().index.search_text("default", "seagrass tides", 10)
     assert [i for i, _ in ranked] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0",
                                         "doc_1.v1:snippet:2"]
-    assert [i for i, _ in await store.search_text("default", "foxes sleeping", 10)] == [
+    assert [i for i, _ in await store.storage().index.search_text(
+        "default", "foxes sleeping", 10)] == [
         "doc_1.v1:snippet:3", "doc_1.v1:snippet:2"]  # stemmed: sleeping matches sleep
 
 
@@ -486,13 +497,14 @@ async def test_citations_for_many_documents_at_once(store: Store) -> None:
     await save(store, version(1, "s1"), URL, final_url="https://cdn.example/a")
     local = SourceRef(SourceKind.FILE, "/data/b.md", "b.md")
     await save(store, version(1, "s2", doc="doc_2", title="Bee"), local)
-    cited = await store.citations("default", ["doc_2", "doc_9", "doc_1", "doc_2"])
+    cited = await store.storage().catalogue.citations(
+        "default", ["doc_2", "doc_9", "doc_1", "doc_2"])
     assert set(cited) == {"doc_1", "doc_2"}
     assert cited["doc_1"].url == "https://cdn.example/a" and cited["doc_1"].title == "A title"
     assert cited["doc_2"].location.path == "/data/b.md" and cited["doc_2"].url is None
-    assert cited["doc_1"] == (await store.find("default", "doc_1")).citation  # type: ignore[union-attr]
-    assert await store.citations("other", ["doc_1"]) == {}
-    assert await store.citations("default", []) == {}
+    assert cited["doc_1"] == (await store.storage().catalogue.find("default", "doc_1")).citation  # type: ignore[union-attr]
+    assert await store.storage().catalogue.citations("other", ["doc_1"]) == {}
+    assert await store.storage().catalogue.citations("default", []) == {}
 
 
 async def test_structure_is_kept_with_its_version(store: Store) -> None:
@@ -501,14 +513,14 @@ async def test_structure_is_kept_with_its_version(store: Store) -> None:
         TextProfile(20, 4, ((9, 20),), ((9, 20),), ((0, 7), (9, 20))))
     await write(store, lambda w: w.versions.add(VersionBundle(version(1, "s1"), URL,
                                                               structure)))
-    assert await store.structure("default", "doc_1.v1") == structure
-    assert await store.structure("default", "doc_9.v1") is None
+    assert await store.storage().catalogue.structure("default", "doc_1.v1") == structure
+    assert await store.storage().catalogue.structure("default", "doc_9.v1") is None
     await write(store, lambda w: w.versions.add(VersionBundle(version(2, "s2"), URL)))
-    assert await store.structure("default", "doc_1.v2") is None
+    assert await store.storage().catalogue.structure("default", "doc_1.v2") is None
     await write(store, lambda w: w.versions.save_structure("default", "doc_1.v2", structure))
-    assert await store.structure("default", "doc_1.v2") == structure
+    assert await store.storage().catalogue.structure("default", "doc_1.v2") == structure
     await remove(store, "default", "doc_1")
-    assert await store.structure("default", "doc_1.v2") is None
+    assert await store.storage().catalogue.structure("default", "doc_1.v2") is None
 
 
 async def test_latest_version_numbers(store: Store) -> None:

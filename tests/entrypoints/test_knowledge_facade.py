@@ -227,3 +227,25 @@ def test_the_package_root_exports_the_public_types() -> None:
     assert sorted(sheaf.__all__) == sorted(dir(sheaf))
     with pytest.raises(AttributeError):
         sheaf.NoSuchThing  # noqa: B018
+
+
+async def test_sources_are_read_without_a_store(tmp_path: Path,
+                                                local_server: LocalServer) -> None:
+    """`resolve` and `extract` store nothing; a failed input of `extract` comes as its
+    error, and the inputs after it are still read."""
+    local_server.add("/tides", PAGE, content_type="text/html")
+    page = await Knowledge.resolve(local_server.url("/tides"), allow_private_network=True)
+    assert page.title == "Tidal Rhythms" and "Shoot density doubled" in page.text
+    (tmp_path / "notes.md").write_text(NOTES)
+    found = [one async for one in Knowledge.extract(
+        [str(tmp_path / "missing.md"), str(tmp_path / "notes.md"), local_server.url("/tides")],
+        allow_private_network=True)]
+    assert [one.source for one in found] == [str(tmp_path / "missing.md"),
+                                             str(tmp_path / "notes.md"),
+                                             local_server.url("/tides")]
+    assert found[0].error is not None and found[0].error.kind.value == "input_not_found"
+    assert found[1].extracted is not None and found[1].document.text.startswith("# Fox")
+    assert found[2].resolved is not None and found[2].document.text == page.text
+    with pytest.raises(SheafError):
+        found[0].document  # noqa: B018 (the property raises the input's error)
+    assert not list(tmp_path.glob("*.duckdb"))

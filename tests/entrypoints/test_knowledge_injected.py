@@ -10,7 +10,7 @@ from sheaf.adapters.fetching.http_settings import HttpSettings
 from sheaf.adapters.fetching.memory_http_client import MemoryHttpClient
 from sheaf.adapters.files.memory_file_reader import MemoryFileReader
 from sheaf.adapters.models.memory_embedder import MemoryEmbedder
-from sheaf.adapters.store.memory_store import MemoryKnowledgeStore
+from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.domain.store.ingestion import IngestStatus
 from sheaf.entrypoints.api.composition import InjectedAdapters
 
@@ -39,7 +39,7 @@ async def test_a_knowledge_base_on_fakes() -> None:
         assert {d.title for d in await kb.documents()} == {"Tidal Rhythms", "Foxes"}
     assert [r.url for r in http.requests] == ["https://journal.example/tides"]
     assert embedder.calls  # the injected embedder did the embedding
-    stored = await store.find("papers", "/notes/fox.md")
+    stored = await store.catalogue.find("papers", "/notes/fox.md")
     assert stored is not None and await blobs.has(stored.current.markdown_sha)
 
 

@@ -29,7 +29,7 @@ NOT_FOR_LISTING = (
     "sheaf.application.enrichment.enrichment",
     "sheaf.application.search.retrieval_evaluation",
     "sheaf.application.ingestion.ingestion",
-    "sheaf.entrypoints.tools.agent_tools",
+    "sheaf.entrypoints.api.agent_tools",
     "sheaf.domain.analysis.chunking",
     "sheaf.domain.analysis.sections",
     "sheaf.domain.analysis.sentences",

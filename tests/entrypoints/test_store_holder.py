@@ -17,14 +17,14 @@ import pytest
 
 from sheaf import Knowledge, StoreError
 from sheaf.domain.errors import ErrorKind
-from sheaf.entrypoints.api.settings import Settings
-from sheaf.entrypoints.holder.store_holder import (
+from sheaf.entrypoints.api.held_store import (
     HolderRecord,
     compatibility,
     holder_path,
     publish,
     read_holder,
 )
+from sheaf.entrypoints.api.settings import Settings
 
 NOTES = {"tides.md": "# Tides\n\n## Methods\n\nWe counted seagrass shoots at low tide.\n\n"
                      "## Results\n\nSeagrass grew with the tides. Shoot density doubled.\n",
@@ -79,6 +79,11 @@ READS = (("list",), ("list", "--json"), ("show", "{doc}"), ("show", "{doc}", "--
          ("quote", "{doc}", "--text", "shoot density doubled"),
          ("quote", "{doc}", "--section", "results", "--first", "1", "--json"),
          ("status",), ("status", "--json"),
+         # Through a holder since KnowledgeApi: what the public API did not give.
+         ("show", "{doc}", "--meta"), ("sections", "{doc}", "--json"),
+         ("search", "--queries", "{folder}/queries.jsonl", "--mode", "bm25"),
+         ("space", "default", "--json"),
+         ("reconcile", "--batch", "{folder}/sources.txt", "--concurrency", "1"),
          ("quote", "{doc}", "--text", "not in the text at all, anywhere"),
          ("show", "no-such-document"))
 
@@ -104,7 +109,10 @@ def test_reads_through_a_running_server_print_what_a_direct_run_prints(
     assert holder.command == "sheaf serve"
     assert holder_path(folder / "kb.duckdb").stat().st_mode & 0o777 == 0o600
     doc = str(folder / "tides.md")  # a document named by its path
-    commands = [[a.format(doc=doc) for a in argv] for argv in READS]
+    (folder / "queries.jsonl").write_text('{"id": "q1", "text": "seagrass"}\n'
+                                          '{"id": "q2", "text": "urban foxes"}\n')
+    (folder / "sources.txt").write_text(f"{doc}\n{folder / 'foxes.md'}\n")
+    commands = [[a.format(doc=doc, folder=folder) for a in argv] for argv in READS]
     through = concurrently(env, commands)
     failed = [(argv, code, errors[-300:])
               for argv, (code, _, errors) in zip(READS[:-2], through, strict=False) if code]
@@ -215,6 +223,7 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
         tmp_path: Path) -> None:
     import anyio
 
+    from sheaf.entrypoints.holder.held_knowledge import HeldKnowledge
     from sheaf.entrypoints.holder.holder_client import HolderClient
     from sheaf.entrypoints.holder.store_holder import holding
 
@@ -222,15 +231,24 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
     for number in range(12):
         (tmp_path / "notes" / f"n{number}.md").write_text(f"# Note {number}\n\nText.\n")
     settings = Settings.from_environment({}, store=tmp_path / "kb.duckdb")
-    received: list[dict[str, object]] = []
+    received: list[object] = []
     started = anyio.Event()
 
     def client(record: HolderRecord, token: anyio.lowlevel.EventLoopToken) -> None:
-        answer = HolderClient(record, "default").lines("/v1/batch", {
-            "sources": [str(tmp_path / "notes")], "concurrency": 1})
-        received.append(next(answer))
-        anyio.from_thread.run_sync(started.set, token=token)
-        received.extend(answer)
+        """Another process's `sheaf ingest` through the holder, on its own event loop."""
+        connection = HolderClient(record)
+
+        async def batch() -> None:
+            async for event in HeldKnowledge(connection, "default").ingest_many(
+                    [str(tmp_path / "notes")], concurrency=1):
+                received.append(event)
+                if len(received) == 1:
+                    anyio.from_thread.run_sync(started.set, token=token)
+
+        try:
+            anyio.run(batch)
+        finally:
+            connection.close()
 
     async with Knowledge.open(settings=settings) as kb:
         async with anyio.create_task_group() as tasks:
@@ -243,17 +261,17 @@ async def test_a_holder_that_is_done_waits_for_the_batch_running_through_it(
         # Counted once the client has read to the end (its thread may still be reading
         # the last line when the holder is done): a holder that stopped before the batch
         # ended would have cut its stream short.
-        assert len(received) == 13  # the header and every source's result
+        assert len(received) == 12  # every source's result
         assert len(await kb.documents()) == 12
 
 
 def test_a_holder_with_other_blobs_is_not_used() -> None:
     """Blobs decide what a command reads and where an ingest's bytes go: a holder
     publishing another blob location must not serve this command."""
+    from sheaf.entrypoints.api.held_store import compatibility
     from sheaf.entrypoints.api.settings import Settings
     from sheaf.entrypoints.cli.cli_session import READ_SETTINGS
     from sheaf.entrypoints.cli.ingest_commands import HOLDER_SETTINGS
-    from sheaf.entrypoints.holder.store_holder import compatibility
 
     here = compatibility(Settings.from_environment({}, store="/tmp/kb.duckdb"))
     there = compatibility(Settings.from_environment(

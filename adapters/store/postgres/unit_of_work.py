@@ -3,7 +3,8 @@ commit, after the commit has taken an advisory lock on every document, source an
 content hash they touch (in one sorted order, so two commits never wait on each other
 in a circle). Under those locks each step checks what other processes committed since
 the use case read: the same version again is skipped (a retried job, a second worker
-on the same source), so a document is never stored twice."""
+on the same source), so a document is never stored twice. A commit that wrote vectors
+then builds their table's HNSW index when it is due (`vector_indexes`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import attrs
 import psycopg
@@ -31,6 +31,7 @@ from ....domain.store.version_bundle import VersionBundle
 from ....domain.values.value_codec import to_plain
 from ..buffered_unit_of_work import BufferedUnitOfWork
 from ..store_rows import source_from_row
+from .connection import PostgresConnection
 from .connection_errors import operation_error
 from .rows import (
     CHUNK_FIELDS,
@@ -40,15 +41,13 @@ from .rows import (
     chunk_row,
     version_row,
 )
+from .vector_indexes import PostgresVectorIndexes
 from .vector_tables import (
     FINGERPRINTS,
     as_array,
     delete_vectors,
     insert_vectors,
 )
-
-if TYPE_CHECKING:
-    from .knowledge_store import PostgresKnowledgeStore
 
 logger = logging.getLogger("sheaf.store")
 _LOCK_SEED = 21
@@ -69,31 +68,36 @@ class _Step:
 
 
 class PostgresUnitOfWork(BufferedUnitOfWork[_Step]):
-    def __init__(self, store: PostgresKnowledgeStore) -> None:
+    """The writes of one use case, committed through the store's pool; the vector
+    tables they grow get their HNSW index from `indexes` when it is due."""
+
+    def __init__(self, connection: PostgresConnection,
+                 indexes: PostgresVectorIndexes) -> None:
         super().__init__(self._write)
-        self._store = store
-        self.sources: SourceRepository = _Sources(self)
-        self.versions: VersionRepository = _Versions(self)
+        self._connection = connection
+        self._indexes = indexes
+        self.sources: SourceRepository = _Sources(self, connection)
+        self.versions: VersionRepository = _Versions(self, connection)
         self.chunks: ChunkRepository = _Chunks(self)
 
     async def _write(self, steps: list[_Step]) -> None:
         """The steps in one transaction, under the advisory locks of what they touch."""
-        store = self._store
+        connection = self._connection
         try:
-            async with store._pool.connection() as c, c.transaction():
+            async with connection.pool.connection() as c, c.transaction():
                 await _lock(c, steps)
                 for step in steps:
                     await step.run(c)
         except SheafError:
             raise
         except psycopg.Error as exc:
-            raise operation_error(exc, store.location, "committing a write") from None
+            raise operation_error(exc, connection.location, "committing a write") from None
         finally:
-            store._written()
+            connection.written()
         dimensions = {d for step in steps for d in step.dimensions}
         if dimensions:
             try:
-                await store.index_vectors_when_due(dimensions)
+                await self._indexes.index_vectors_when_due(dimensions)
             except SheafError as exc:
                 # The write is committed: a failed index build leaves exact search
                 # answering, and the next commit with vectors tries again.
@@ -112,16 +116,17 @@ async def _lock(c: Connection, steps: list[_Step]) -> None:
 
 
 class _Sources:
-    def __init__(self, work: PostgresUnitOfWork) -> None:
+    def __init__(self, work: PostgresUnitOfWork, connection: PostgresConnection) -> None:
         self._work = work
+        self._connection = connection
 
     async def get(self, space: str, key: str) -> SourceRecord | None:
-        rows = await self._work._store._rows(
+        rows = await self._connection.rows(
             f"SELECT {SOURCE_COLUMNS} FROM sources WHERE space = %s AND key = %s", (space, key))
         return source_from_row(rows[0]) if rows else None
 
     async def holding(self, space: str, sha256: str) -> str | None:
-        rows = await self._work._store._rows(
+        rows = await self._connection.rows(
             "SELECT v.document_id FROM versions v JOIN documents d ON d.current_version = "
             "v.id WHERE v.space = %(s)s AND (v.fetched_sha = %(h)s OR v.content_sha = %(h)s) "
             "ORDER BY v.document_id LIMIT 1", {"s": space, "h": sha256})
@@ -148,11 +153,12 @@ class _Sources:
 
 
 class _Versions:
-    def __init__(self, work: PostgresUnitOfWork) -> None:
+    def __init__(self, work: PostgresUnitOfWork, connection: PostgresConnection) -> None:
         self._work = work
+        self._connection = connection
 
     async def latest_number(self, space: str, document_id: str) -> int:
-        rows = await self._work._store._rows(
+        rows = await self._connection.rows(
             "SELECT max(number) FROM versions WHERE document_id = %s AND space = %s",
             (document_id, space))
         return int(rows[0][0]) if rows and rows[0][0] is not None else 0

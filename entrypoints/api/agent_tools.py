@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
 from ...domain.search.search_request import Expansion
-from ..api import serialisation
+from . import serialisation
 
 if TYPE_CHECKING:
-    from ..api.knowledge import Knowledge
+    from .knowledge_api import KnowledgeApi
 
 TOOLS: dict[str, dict[str, Any]] = {
     "ingest_url": {
@@ -208,7 +208,7 @@ def _problem(value: object, schema: dict[str, Any], where: str) -> str | None:
     return None
 
 
-async def run_tool(kb: Knowledge, name: str, arguments: dict[str, Any] | str
+async def run_tool(kb: KnowledgeApi, name: str, arguments: dict[str, Any] | str
                    ) -> dict[str, Any]:
     """Check and run one tool call on `kb`: the answer, or `{"error": {"kind",
     "message"}}` so that the model can correct itself."""
@@ -224,7 +224,7 @@ async def run_tool(kb: Knowledge, name: str, arguments: dict[str, Any] | str
         return {"error": serialisation.error(exc)}
 
 
-async def run_checked_tool(kb: Knowledge, name: str, arguments: dict[str, Any]
+async def run_checked_tool(kb: KnowledgeApi, name: str, arguments: dict[str, Any]
                            ) -> dict[str, Any]:
     """Run a tool call whose arguments the caller has already checked against the tool's
     schema: the answer, or `{"error": {"kind", "message"}}`."""
@@ -234,7 +234,7 @@ async def run_checked_tool(kb: Knowledge, name: str, arguments: dict[str, Any]
         return {"error": serialisation.error(exc)}
 
 
-async def _dispatch(kb: Knowledge, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+async def _dispatch(kb: KnowledgeApi, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == "ingest_url":
         url = str(arguments["url"])
         if not is_url(url):
@@ -267,7 +267,7 @@ async def _dispatch(kb: Knowledge, name: str, arguments: dict[str, Any]) -> dict
         serialisation.section(s) for s in await kb.sections(document_id)]}
 
 
-async def _quotes(kb: Knowledge, arguments: dict[str, Any]) -> list[Any]:
+async def _quotes(kb: KnowledgeApi, arguments: dict[str, Any]) -> list[Any]:
     document = str(arguments["document_id"])
     given = [key for key in ("text", "section", "sentence", "paragraph", "lines")
              if key in arguments]

@@ -1,0 +1,162 @@
+"""The DuckDB store's one connection, which every implementation of its ports runs its
+SQL through: each statement in a worker thread, writes one at a time under a lock,
+plain reads on pooled cursors of their own beside them."""
+
+from __future__ import annotations
+
+import queue
+import re
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio
+import duckdb
+
+from ....domain.errors import ErrorKind, SheafError
+from .packaged_extensions import load_packaged_extension
+from .store_lock import StoreLock
+
+READ_CURSORS = 4
+"""Reads that run at once beside the writer; more wait for a free cursor."""
+T = TypeVar("T")
+
+
+class DuckDbConnection:
+    """The connection to one DuckDB file (`writer`) and its read cursors. DuckDB allows
+    one writer per file: `run` and `transaction` hold this object's lock for the whole
+    of their work; `read` takes a free cursor instead (DuckDB reads a committed
+    snapshot). The store's lock file, when given, goes with this object."""
+
+    def __init__(self, path: str, store_lock: StoreLock | None) -> None:
+        self.path = path
+        self._store_lock = store_lock
+        self._lock = threading.Lock()
+        self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
+        self._full_text_loaded = False
+        self.connect()
+
+    def connect(self) -> None:
+        """Connect to the file, and make the read cursors (when the store opens, and
+        again after compaction has closed the connection to swap the file)."""
+        # LOADing the full-text extension is most of an open (about 0.1-0.2 s): done by
+        # the first write or full-text search, so `sheaf list` and `show` do not pay it.
+        # A reconnect (after compaction) loads it again before any cursor is handed out
+        # when it was loaded before: a search waiting for a cursor stems at once.
+        reload = self._full_text_loaded
+        self._full_text_loaded = False
+        try:
+            self.writer = duckdb.connect(self.path)
+        except duckdb.Error as exc:
+            raise _open_failure(self.path, exc) from None
+        self._cursors = [self.writer.cursor() for _ in range(READ_CURSORS)]
+        if reload:
+            self.load_full_text_extension()
+        for cursor in self._cursors:
+            self._free_cursors.put(cursor)
+
+    @property
+    def full_text_loaded(self) -> bool:
+        """Whether this connection has LOADed the full-text extension yet."""
+        return self._full_text_loaded
+
+    def load_full_text_extension(self) -> None:
+        """LOAD the extension once per connection (under the write lock: its callers
+        hold it); every cursor of the connection sees it."""
+        if self._full_text_loaded:
+            return
+        if not load_packaged_extension(self.writer, "fts"):
+            raise SheafError(ErrorKind.STORE_VERSION,
+                             "the duckdb-extension-fts package holds no extension binary")
+        self._full_text_loaded = True
+
+    async def read(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """A plain read on a cursor of its own, beside writes rather than behind them
+        (DuckDB reads a committed snapshot). The cursors are made when the store opens:
+        making one later would touch the connection a write may be using."""
+        def on_cursor() -> T:
+            cursor = self._free_cursors.get()
+            try:
+                return work(cursor)
+            finally:
+                self._free_cursors.put(cursor)
+
+        return await anyio.to_thread.run_sync(on_cursor)
+
+    async def run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """`work` on the writer, the write lock held."""
+        def locked() -> T:
+            with self._lock:
+                # Every write may index snippets with the extension's `stem()`.
+                self.load_full_text_extension()
+                return work(self.writer)
+
+        return await anyio.to_thread.run_sync(locked)
+
+    async def transaction(self, work: Callable[[duckdb.DuckDBPyConnection], T], *,
+                          after_commit: Callable[[], None]) -> T:
+        """`work` in one transaction on the writer, rolled back if it raises; then
+        `after_commit`, the lock still held, so that no locked read comes between the
+        commit and what it drops."""
+        def atomic(connection: duckdb.DuckDBPyConnection) -> T:
+            connection.execute("BEGIN TRANSACTION")
+            try:
+                result = work(connection)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+            after_commit()
+            return result
+
+        return await self.run(atomic)
+
+    def end_idle_read_transactions(self) -> None:
+        """A read cursor whose last result was not read to the end keeps its transaction
+        open, and an open transaction makes CHECKPOINT refuse: close those results."""
+        idle = []
+        while True:
+            try:
+                idle.append(self._free_cursors.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            for cursor in idle:
+                cursor.execute("SELECT 1").fetchall()
+        finally:
+            for cursor in idle:
+                self._free_cursors.put(cursor)
+
+    def close_cursors(self) -> None:
+        """Take every read cursor back, waiting for the readers that have one, and close
+        them (the write lock held: compaction is about to close the writer)."""
+        for _ in range(READ_CURSORS):
+            self._free_cursors.get().close()
+
+    async def aclose(self) -> None:
+        """Close the cursors and the connection (DuckDB checkpoints at close)."""
+        def close(c: duckdb.DuckDBPyConnection) -> None:
+            for cursor in self._cursors:
+                cursor.close()
+            c.close()
+
+        await self.run(close)
+
+    def release_lock(self) -> None:
+        """Drop the store's lock file (after `aclose`: the store's last step)."""
+        if self._store_lock is not None:
+            self._store_lock.release()
+
+
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)", re.S)
+
+
+def _open_failure(path: str, exc: duckdb.Error) -> SheafError:
+    """DuckDB's "Conflicting lock" is another process holding the file: `store_locked`,
+    naming that process; anything else is a file this DuckDB cannot open."""
+    text = str(exc)
+    if "Conflicting lock" in text or "Could not set lock" in text:
+        found = _LOCK_HOLDER.search(text)
+        held = f" by process {found.group(2)} ({found.group(1).strip()})" if found else ""
+        return SheafError(ErrorKind.STORE_LOCKED, f"the store at {path} is held{held}")
+    return SheafError(ErrorKind.STORE_VERSION, f"cannot open the store at {path}: {exc}")

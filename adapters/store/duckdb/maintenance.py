@@ -1,0 +1,208 @@
+"""Keeping the DuckDB file sound and small: its secondary indexes repaired as it opens
+after a crash, its postings sorted and its checkpoints scaled after writes, and the file
+rewritten with only its live rows (compaction) after removals, reindexing and
+`sheaf compact` (ADR-0021)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import duckdb
+
+from ....domain.store.knowledge_records import StoreCompaction
+from . import text_index
+from .connection import DuckDbConnection
+from .packaged_extensions import load_packaged_extension
+
+CHECKPOINT_SHARE = 0.25
+"""DuckDB checkpoints when its write-ahead log reaches this share of the file's size."""
+MIN_CHECKPOINT_BYTES = 16 * 1024 * 1024
+"""... and never below DuckDB's own default threshold."""
+logger = logging.getLogger("sheaf.store")
+
+# The non-unique indexes (name: table, column). After a process is killed mid-write,
+# DuckDB 1.5 can replay the write-ahead log into these with entries missing: a lookup
+# through them then misses rows a scan finds (the primary keys were seen intact).
+SECONDARY_INDEXES: dict[str, tuple[str, str]] = {
+    "versions_document": ("versions", "document_id"),
+    "sources_document": ("sources", "document_id"),
+    "chunks_version": ("chunks", "version_id"),
+}
+# How many of the newest rows of each indexed table are looked up on every open; rows
+# written last are the ones a crash can lose from an index.
+_VERIFIED_ROWS = 32
+
+
+def repair_indexes(connection: DuckDbConnection, unclean: bool, sample: bool) -> None:
+    """Make the store answer correctly whatever happened to the last writer.
+
+    After an unclean shutdown the log is checkpointed at once and every secondary
+    index rebuilt from its table. Unless the last writer closed cleanly (`sample`),
+    the newest rows are also looked up through each index and the index rebuilt when
+    a lookup misses a row, which repairs stores damaged before this check existed."""
+    writer = connection.writer
+    if not (unclean or sample):  # the last writer closed cleanly: nothing to look at
+        return
+    if unclean:
+        writer.execute("CHECKPOINT")
+    existing = {str(r[0]) for r in writer.execute(
+        "SELECT index_name FROM duckdb_indexes()").fetchall()}
+    broken = [name for name, (table, column) in SECONDARY_INDEXES.items()
+              if name in existing and (unclean or (sample and _index_misses_rows(
+                  writer, table, column)))]
+    if not broken:
+        return
+    logger.warning("rebuilding the indexes %s of %s", ", ".join(broken), connection.path)
+    writer.execute("BEGIN TRANSACTION")
+    try:
+        for name in broken:
+            table, column = SECONDARY_INDEXES[name]
+            writer.execute(f"DROP INDEX {name}")
+            writer.execute(f"CREATE INDEX {name} ON {table} ({column})")
+        writer.execute("COMMIT")
+    except duckdb.Error:
+        writer.execute("ROLLBACK")
+        raise
+    writer.execute("CHECKPOINT")
+
+
+def _index_misses_rows(c: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """True when a lookup through `column`'s index misses one of the newest rows.
+
+    The sample is read by a scan in insertion order (no index serves `rowid` order); each
+    key is then counted through an equality lookup, which the index serves."""
+    sampled = c.execute(
+        f"SELECT {column}, count(*) FROM (SELECT {column} FROM {table} ORDER BY rowid DESC "
+        f"LIMIT {_VERIFIED_ROWS}) GROUP BY {column}").fetchall()
+    for key, at_least in sampled:
+        found = c.execute(f"SELECT count(*) FROM {table} WHERE {column} = ?", [key]).fetchone()
+        if found is None or int(found[0]) < int(at_least):
+            return True
+    return False
+
+
+class DuckDbMaintenance:
+    """What keeps the file's cost per write flat and its size near its live data; each
+    runs under the write lock. `after_rewrite` is called once compaction has swapped in
+    the rewritten file (what this process kept in memory from the old one goes)."""
+
+    def __init__(self, connection: DuckDbConnection,
+                 after_rewrite: Sequence[Callable[[], None]]) -> None:
+        self._connection = connection
+        self._after_rewrite = tuple(after_rewrite)
+        self._checkpoint_threshold = MIN_CHECKPOINT_BYTES  # a new connection's default
+
+    async def settle(self) -> None:
+        """After a committed write: sort the postings when enough were appended, and let
+        the write-ahead log grow with the file before DuckDB checkpoints it."""
+        def settle(c: duckdb.DuckDBPyConnection) -> None:
+            self._cluster_postings(c)
+            self._scale_checkpoints(c)
+
+        await self._connection.run(settle)
+
+    async def purge_removed(self) -> None:
+        """After a commit that removed documents: rewrite the file without them."""
+        def purge(c: duckdb.DuckDBPyConnection) -> None:
+            # The file keeps deleted rows' bytes until it is rewritten: rewrite it now, so
+            # the removed document's words are gone from the disk, not just from answers
+            # (its terms too, which no write deletes: no other snippet may hold them).
+            text_index.forget_unused_terms(c)
+            self._cluster_postings(c, always=True)
+            self._connection.end_idle_read_transactions()
+            self._rewrite_file()
+
+        await self._connection.run(purge)
+
+    async def compact(self) -> StoreCompaction:
+        """Rewrite the file with only its live data (`sheaf compact`); its size before
+        and after, in bytes."""
+        def rewrite(c: duckdb.DuckDBPyConnection) -> StoreCompaction:
+            before = self._bytes_on_disk()
+            self._cluster_postings(c, always=True)
+            self._connection.end_idle_read_transactions()
+            self._rewrite_file()
+            return StoreCompaction(before, self._bytes_on_disk())
+
+        return await self._connection.run(rewrite)
+
+    def _rewrite_file(self) -> None:
+        """Rewrite the file with only its live rows, then reopen it (the write lock held).
+
+        DuckDB neither zeroes freed pages nor rewrites a row group for one deleted row,
+        so a removed document's text stays readable in the file until the file is
+        rewritten. The copy is made beside the file and renamed over it: a crash leaves
+        either the old file or the new one, never half of either."""
+        path = self._connection.path
+        if path == ":memory:":
+            return
+        self._connection.close_cursors()  # once every reader has handed its cursor back
+        old = self._connection.writer
+        needs_vss = bool(old.execute("SELECT count(*) FROM duckdb_indexes() "
+                                     "WHERE sql ILIKE '%USING HNSW%'").fetchone()[0])
+        old.execute("CHECKPOINT")
+        old.close()
+        target = Path(path + ".compacting")
+        for leftover in (target, Path(f"{target}.wal")):
+            leftover.unlink(missing_ok=True)
+        try:
+            fresh = duckdb.connect(str(target))
+            try:
+                if needs_vss and load_packaged_extension(fresh, "vss"):
+                    fresh.execute("SET hnsw_enable_experimental_persistence = true")
+                name = str(fresh.execute("SELECT current_database()").fetchone()[0])
+                quoted = path.replace("'", "''")  # ATTACH takes no parameters
+                fresh.execute(f"ATTACH '{quoted}' AS sheaf_before (READ_ONLY)")
+                fresh.execute(f'COPY FROM DATABASE sheaf_before TO "{name}"')
+                fresh.execute("DETACH sheaf_before")
+                fresh.execute("CHECKPOINT")
+            finally:
+                fresh.close()
+            with open(target, "rb") as copied:
+                os.fsync(copied.fileno())
+            os.replace(target, path)
+        except (duckdb.Error, OSError):
+            logger.exception("compacting %s failed; the store is unchanged", path)
+            target.unlink(missing_ok=True)
+        finally:
+            self._checkpoint_threshold = MIN_CHECKPOINT_BYTES  # a new connection's default
+            self._connection.connect()
+        for forget in self._after_rewrite:
+            forget()
+
+    def _cluster_postings(self, c: duckdb.DuckDBPyConnection, *, always: bool = False
+                          ) -> None:
+        c.execute("BEGIN TRANSACTION")
+        try:
+            text_index.cluster_postings(c, always=always)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def _scale_checkpoints(self, c: duckdb.DuckDBPyConnection) -> None:
+        """A checkpoint rewrites every row group a write appended to, whole: a table's
+        last row group holds up to 122,880 rows, so with DuckDB's fixed 16 MiB threshold
+        each checkpoint cost more as the store grew (at 5,000 documents 1.1 s, rewriting
+        the chunks and fingerprints written since the first). Checkpointing once the log
+        reaches a share of the file keeps the rewriting per byte written constant."""
+        path = self._connection.path
+        if path == ":memory:":
+            return
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            return
+        threshold = max(MIN_CHECKPOINT_BYTES, int(size * CHECKPOINT_SHARE))
+        if abs(threshold - self._checkpoint_threshold) > self._checkpoint_threshold / 8:
+            c.execute(f"SET checkpoint_threshold = '{threshold}B'")
+            self._checkpoint_threshold = threshold
+
+    def _bytes_on_disk(self) -> int:
+        path = self._connection.path
+        if path == ":memory:":
+            return 0
+        return sum(os.path.getsize(p) for p in (path, path + ".wal") if os.path.exists(p))

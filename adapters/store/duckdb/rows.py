@@ -1,0 +1,110 @@
+"""The DuckDB store's rows and its records: the columns its queries name, in the order
+they are read back, and the records (documents, versions, chunks) made from them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from ....domain.errors import ErrorKind, SheafError
+from ....domain.store.knowledge_records import (
+    BlockRow,
+    DocumentRecord,
+    SourceRecord,
+    VersionRecord,
+)
+from ..store_rows import source_from_row
+
+if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by opening
+    from ....domain.analysis.chunking import Chunk
+
+DOCUMENT_COLUMNS = "id, space, current_version, caller_source_id, created_at, updated_at"
+SOURCE_COLUMNS = "space, key, kind, document_id, fetched_sha, original, final_url"
+VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, markdown_sha, "
+                   "content_source, content_type, title, created_at, superseded_at, metadata, "
+                   "caller_metadata, caller_version_id, diagnostics, characters, blocks, "
+                   "near_duplicate_of, near_duplicate_similarity, enrichment")
+CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
+                 "c.heading_path, c.section_label, c.page_first, c.page_last, c.parent_id, "
+                 "c.prev_id, c.next_id, c.retrieval_text, c.context")
+"""A chunk's columns, of the table as `c`, in the order `chunk_from_row` reads them."""
+
+
+def load_document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord | None:
+    """A document with its versions and sources, by id; None when there is none."""
+    row = c.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?",
+                    [document_id]).fetchone()
+    if not row:
+        return None
+    versions = tuple(version_from_row(r) for r in c.execute(
+        f"SELECT {VERSION_COLUMNS} FROM versions WHERE document_id = ? ORDER BY number",
+        [document_id]).fetchall())
+    sources = tuple(source_from_row(s) for s in c.execute(
+        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE document_id = ? ORDER BY seen_at",
+        [document_id]).fetchall())
+    return document_from_row(row, versions, sources)
+
+
+def document_from_row(row: Sequence[Any], versions: tuple[VersionRecord, ...],
+                      sources: tuple[SourceRecord, ...]) -> DocumentRecord:
+    """A document's record from its `DOCUMENT_COLUMNS` row, versions and sources."""
+    document_id = row[0]
+    current = next((v for v in versions if v.id == row[2]), None)
+    if current is None:
+        raise SheafError(ErrorKind.CORRUPT, f"document {document_id} has no row for its current "
+                         f"version {row[2]}; the store is damaged")
+    return DocumentRecord(id=str(row[0]), space=str(row[1]), title=current.title,
+                          current=current, sources=sources, versions=versions,
+                          caller_source_id=row[3], created_at=from_timestamp(row[4]),
+                          updated_at=from_timestamp(row[5]))
+
+
+def version_from_row(row: Sequence[Any]) -> VersionRecord:
+    """A version's record from its `VERSION_COLUMNS` row."""
+    return VersionRecord(
+        id=row[0], document_id=row[1], space=row[2], number=int(row[3]), fetched_sha=row[4],
+        content_sha=row[5], markdown_sha=row[6], content_source=row[7], content_type=row[8],
+        title=row[9], created_at=from_timestamp(row[10]),
+        superseded_at=from_timestamp(row[11]) if row[11] else None,
+        metadata=json.loads(row[12]), caller_metadata=json.loads(row[13]),
+        caller_version_id=row[14], diagnostics=tuple(json.loads(row[15])),
+        characters=int(row[16]), blocks=blocks_from_json(row[17]), near_duplicate_of=row[18],
+        near_duplicate_similarity=row[19], enrichment=json.loads(row[20]) if row[20] else None)
+
+
+def chunk_from_row(r: Sequence[Any]) -> Chunk:
+    """A chunk from its `CHUNK_COLUMNS` row."""
+    from ....domain.analysis.chunking import Chunk  # cached after the first row
+
+    return Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]), end=int(r[4]),
+                 text=r[5], tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
+                 pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
+                 parent_id=r[11], prev_id=r[12], next_id=r[13], retrieval_text=r[14],
+                 context=r[15])
+
+
+def blocks_json(blocks: Sequence[BlockRow]) -> str:
+    """A version's blocks as its `blocks` column holds them."""
+    # One text value per version: DuckDB binds parameters one by one, so a row per block
+    # cost about a millisecond each, and blocks are only ever read whole.
+    return json.dumps([[b.kind, b.start, b.end, b.level, b.label, list(b.pages)]
+                       for b in blocks], separators=(",", ":"))
+
+
+def blocks_from_json(text: str) -> tuple[BlockRow, ...]:
+    return tuple(BlockRow(kind=k, start=s, end=e, level=lv, label=lb, pages=tuple(p))
+                 for k, s, e, lv, lb, p in json.loads(text))
+
+
+def to_timestamp(moment: datetime) -> datetime:
+    """A moment as a `TIMESTAMP` column holds it: UTC, without a zone."""
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def from_timestamp(moment: datetime) -> datetime:
+    """A `TIMESTAMP` read back, as the UTC moment it was written as."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment

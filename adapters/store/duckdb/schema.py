@@ -1,0 +1,166 @@
+"""The DuckDB store's schema: the migrations that make each version from the one before,
+run as the store opens, and the checks around them."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from ....domain.errors import ErrorKind, SheafError
+from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
+from ....domain.store.fingerprint_signs import (
+    REACH_THRESHOLDS,
+    FingerprintSigns,
+    fingerprint_signs,
+)
+from . import text_index
+
+if TYPE_CHECKING:
+    from .connection import DuckDbConnection
+
+SCHEMA_VERSION = 7
+
+# Each entry upgrades a store from the version before it; index 0 creates version 1.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE sheaf_schema (version INTEGER NOT NULL)""",
+        """CREATE TABLE spaces (
+            name VARCHAR PRIMARY KEY, ingestion_enabled BOOLEAN NOT NULL,
+            max_bytes BIGINT NOT NULL, allowed_kinds VARCHAR NOT NULL)""",
+        """CREATE TABLE documents (
+            id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL, current_version VARCHAR NOT NULL,
+            caller_source_id VARCHAR, created_at TIMESTAMP NOT NULL,
+            updated_at TIMESTAMP NOT NULL)""",
+        """CREATE TABLE versions (
+            id VARCHAR PRIMARY KEY, document_id VARCHAR NOT NULL, space VARCHAR NOT NULL,
+            number INTEGER NOT NULL, fetched_sha VARCHAR NOT NULL, content_sha VARCHAR NOT NULL,
+            markdown_sha VARCHAR NOT NULL, content_source VARCHAR NOT NULL,
+            content_type VARCHAR NOT NULL, title VARCHAR, created_at TIMESTAMP NOT NULL,
+            superseded_at TIMESTAMP, metadata VARCHAR NOT NULL, caller_metadata VARCHAR NOT NULL,
+            caller_version_id VARCHAR, diagnostics VARCHAR NOT NULL, characters BIGINT NOT NULL,
+            blocks VARCHAR NOT NULL)""",
+        """CREATE TABLE sources (
+            space VARCHAR NOT NULL, key VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+            document_id VARCHAR NOT NULL, fetched_sha VARCHAR NOT NULL,
+            original VARCHAR NOT NULL, final_url VARCHAR, seen_at TIMESTAMP NOT NULL,
+            PRIMARY KEY (space, key))""",
+        """CREATE INDEX versions_document ON versions (document_id)""",
+        """CREATE INDEX sources_document ON sources (document_id)""",
+        """INSERT INTO sheaf_schema VALUES (1)""",
+    ),
+    (
+        """CREATE TABLE chunks (
+            id VARCHAR PRIMARY KEY, version_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
+            space VARCHAR NOT NULL, level VARCHAR NOT NULL, idx INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL, end_offset INTEGER NOT NULL, tokens INTEGER NOT NULL,
+            heading_path VARCHAR[] NOT NULL, section_label VARCHAR, page_first INTEGER,
+            page_last INTEGER, parent_id VARCHAR, prev_id VARCHAR, next_id VARCHAR,
+            text VARCHAR NOT NULL, retrieval_text VARCHAR NOT NULL)""",
+        """CREATE INDEX chunks_version ON chunks (version_id)""",
+    ),
+    (
+        """ALTER TABLE versions ADD COLUMN near_duplicate_of VARCHAR""",
+        """ALTER TABLE versions ADD COLUMN near_duplicate_similarity DOUBLE""",
+        """CREATE TABLE embedding_models (
+            space VARCHAR PRIMARY KEY, model VARCHAR NOT NULL, dimension INTEGER NOT NULL)""",
+        f"""CREATE TABLE fingerprints (
+            document_id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL,
+            fingerprint FLOAT[{FINGERPRINT_DIMENSION}] NOT NULL)""",
+    ),
+    (
+        """ALTER TABLE versions ADD COLUMN enrichment VARCHAR""",
+        """ALTER TABLE chunks ADD COLUMN context VARCHAR""",
+        """ALTER TABLE spaces ADD COLUMN enrich VARCHAR DEFAULT ''""",
+        """CREATE TABLE enrichment_cache (
+            key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)""",
+    ),
+    (
+        # Sections and profile are computed once per version and kept: versions stored
+        # before this get theirs on first read (their Markdown lives in the blob folder).
+        """CREATE TABLE version_structure (
+            version_id VARCHAR PRIMARY KEY, structure VARCHAR NOT NULL)""",
+    ),
+    # sheaf's own full-text index, kept by every write (stores before this get theirs
+    # built once, by this migration: `text_index.index_all`).
+    text_index.SCHEMA,
+    # Each fingerprint's sign bitmaps and reaches, which the near-duplicate lookup filters
+    # by (domain/store/fingerprint_signs.py); stored rows get theirs from `_fill_fingerprint_signs`.
+    (
+        """ALTER TABLE fingerprints ADD COLUMN positive BLOB""",
+        """ALTER TABLE fingerprints ADD COLUMN negative BLOB""",
+        f"""ALTER TABLE fingerprints ADD COLUMN reaches
+            USMALLINT[{len(REACH_THRESHOLDS)}]""",
+    ),
+)
+_TEXT_INDEX_VERSION = 6
+_FINGERPRINT_SIGNS_VERSION = 7
+
+
+def migrate(connection: DuckDbConnection) -> None:
+    """Bring the store to `SCHEMA_VERSION`, one transaction a version; `store_version`
+    for a store a newer sheaf wrote."""
+    writer = connection.writer
+    # The version table read directly: listing information_schema costs more than
+    # the rest of an open on a small store.
+    try:
+        row = writer.execute("SELECT max(version) FROM sheaf_schema").fetchone()
+    except duckdb.CatalogException:  # a new file
+        row = None
+    current = int(row[0]) if row and row[0] is not None else 0
+    if current > SCHEMA_VERSION:
+        raise SheafError(ErrorKind.STORE_VERSION,
+                         f"the store at {connection.path} has schema version {current}; this "
+                         f"sheaf knows up to {SCHEMA_VERSION}. Upgrade sheaf to open it.")
+    if current < SCHEMA_VERSION:
+        connection.load_full_text_extension()  # the text index's migration stems
+    for version in range(current, SCHEMA_VERSION):
+        if version + 1 == _TEXT_INDEX_VERSION:
+            for statement in text_index.STOPWORD_SEED:
+                writer.execute(statement)
+        writer.execute("BEGIN TRANSACTION")
+        try:
+            for statement in MIGRATIONS[version]:
+                writer.execute(statement)
+            if version + 1 == _TEXT_INDEX_VERSION:
+                text_index.index_all(writer)
+            if version + 1 == _FINGERPRINT_SIGNS_VERSION:
+                _fill_fingerprint_signs(writer)
+            if version > 0:
+                writer.execute("UPDATE sheaf_schema SET version = ?", [version + 1])
+            writer.execute("COMMIT")
+        except duckdb.Error:
+            writer.execute("ROLLBACK")
+            raise
+
+
+_SIGNS_BATCH = 1000
+
+
+def _fill_fingerprint_signs(c: duckdb.DuckDBPyConnection) -> None:
+    """Give every stored fingerprint its sign bitmaps and reaches (the migration to
+    `_FINGERPRINT_SIGNS_VERSION`), `_SIGNS_BATCH` rows at a time: as Python floats all
+    the fingerprints of a large store would not fit in memory."""
+    last = c.execute("SELECT max(rowid) FROM fingerprints").fetchone()
+    end = int(last[0]) + 1 if last and last[0] is not None else 0
+    for start in range(0, end, _SIGNS_BATCH):
+        rows = c.execute("SELECT document_id, fingerprint FROM fingerprints WHERE rowid >= ? "
+                         "AND rowid < ?", [start, start + _SIGNS_BATCH]).fetchall()
+        if not rows:
+            continue
+        batch = [_signs_row(str(d), fingerprint_signs(f)) for d, f in rows]
+        c.execute(
+            "UPDATE fingerprints SET positive = from_hex(n.positive), "
+            "negative = from_hex(n.negative), reaches = n.reaches FROM (SELECT unnest("
+            "from_json(?::JSON, ?), recursive := true)) AS n WHERE fingerprints.document_id "
+            "= n.document_id", [json.dumps(batch), _SIGNS_SHAPE])
+
+
+_SIGNS_SHAPE = json.dumps([{"document_id": "VARCHAR", "positive": "VARCHAR",
+                            "negative": "VARCHAR", "reaches": ["USMALLINT"]}])
+
+
+def _signs_row(document_id: str, signs: FingerprintSigns) -> dict[str, object]:
+    return {"document_id": document_id, "positive": signs.positive.hex(),
+            "negative": signs.negative.hex(), "reaches": list(signs.reaches)}

@@ -1,0 +1,55 @@
+"""Reading sources without a store, for `Knowledge.resolve` and `Knowledge.extract`:
+the composition root's resolver and extraction, closed when the reading is done."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...domain.errors import SheafError
+from .knowledge_results import ExtractedSource
+
+if TYPE_CHECKING:
+    from ...application.extraction.content_resolver import Preference
+    from ...domain.document.resolved_content import ResolvedContent
+    from .settings import Settings
+
+
+async def resolve_url(settings: Settings, url: str, *, prefer: Preference,
+                      password: str | None) -> ResolvedContent:
+    """`url` fetched with `settings.fetch` and extracted."""
+    from .composition import build_resolver
+
+    client, resolver = build_resolver(settings.fetch)
+    async with client:
+        return await resolver.resolve(url, prefer=prefer, password=password)
+
+
+async def extract_sources(settings: Settings, inputs: Sequence[str], *,
+                          base_url: str | None, password: str | None,
+                          prefer: Preference) -> AsyncIterator[ExtractedSource]:
+    """Each input extracted in turn by one extraction (and one HTTP client for the URLs),
+    a failure as the input's `error`."""
+    from ...adapters.files.filesystem_file_reader import FilesystemFileReader
+    from ...domain.fetching.url_normalisation import is_url
+    from .composition import build_extraction, build_resolver
+
+    extraction = build_extraction()
+    files = FilesystemFileReader()
+    client, resolver = build_resolver(settings.fetch, extraction=extraction)
+    async with client:
+        for source in inputs:
+            try:
+                if is_url(source):
+                    done = ExtractedSource(source, resolved=await resolver.resolve(
+                        source, prefer=prefer, password=password))
+                else:
+                    local = await files.read(source, settings.fetch.max_bytes)
+                    location = base_url or Path(local.path).as_uri()
+                    done = ExtractedSource(source, extracted=await extraction.extract(
+                        local.data, declared_type=local.type_hint, location=location,
+                        password=password))
+            except SheafError as exc:
+                done = ExtractedSource(source, error=exc)
+            yield done
