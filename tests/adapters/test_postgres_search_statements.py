@@ -18,11 +18,7 @@ pytestmark = pytest.mark.anyio
 async def test_citations_cost_the_same_queries_whatever_k(
         postgres_schema_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     store = await PostgresKnowledgeStore.connect(postgres_schema_url)
-    world = World(store)
-    for n in range(60):
-        world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
-                                            "\n").encode()
-        await world.ingestion.ingest(f"/d/n{n}.md")
+    await World(store).ingest_heron_notes(60)
     search = Search(store.storage())
     await search.search("default", "heron", 1)  # the space's text statistics, once
     counts = [0]

@@ -214,11 +214,7 @@ class _CountingCursor:
 
 async def test_citations_cost_the_same_queries_whatever_k() -> None:
     store = DuckDbKnowledgeStore(":memory:")
-    world = World(store)
-    for n in range(60):
-        world.files.files[f"/d/n{n}.md"] = (f"# Note {n}\n\nThe heron came back on day {n}."
-                                            "\n").encode()
-        await world.ingestion.ingest(f"/d/n{n}.md")
+    await World(store).ingest_heron_notes(60)
     search = Search(store.storage())
     counts = [0]
     cursors = []

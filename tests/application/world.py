@@ -53,3 +53,11 @@ class World:
     def stages(self, source: str) -> list[str]:
         """The stages ingestion recorded for `source`, in order."""
         return [e.stage for e in self.ingestion.recorder.events if e.source == source]
+
+    async def ingest_heron_notes(self, count: int) -> None:
+        """`count` one-line notes that all mention a heron, each its own document: a
+        search for "heron" hits every one of them."""
+        for n in range(count):
+            path = f"/d/n{n}.md"
+            self.files.files[path] = f"# Note {n}\n\nThe heron came back on day {n}.\n".encode()
+            await self.ingestion.ingest(path)
