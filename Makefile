@@ -40,7 +40,7 @@ tree-imports: $(STAMP)
 #   (EXAMPLES=full runs the counts written in the tests, as .ci/run does);
 # - `make test-integration`: the tests marked integration: real PostgreSQL and S3 servers
 #   on loopback (tests/conftest.py marks every test that asks for one), whole sheaf
-#   processes, the longest scenarios over DuckDB files and the tests over the shared
+#   processes, the longest scenarios over DuckDB stores and the tests over the shared
 #   corpora that are not slow (pyproject.toml lists them);
 # - `make test-slow`: the tests marked slow (corpus sweeps, PDF bombs and determinism,
 #   kill -9 recovery), integration or not.
