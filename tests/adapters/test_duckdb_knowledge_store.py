@@ -242,6 +242,7 @@ async def _scanned(store: DuckDbKnowledgeStore, space: str, fingerprint: tuple[f
     return await store.connection.read(read)
 
 
+@pytest.mark.integration  # 80 commits and 160 lookups on a file: `make test-integration`
 async def test_the_near_duplicate_filter_answers_as_a_scan_of_every_fingerprint(
         tmp_path: Path) -> None:
     from tests.contract.test_knowledge_store_contract import remove

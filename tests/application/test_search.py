@@ -212,6 +212,7 @@ class _CountingCursor:
         return getattr(self._cursor, name)
 
 
+@pytest.mark.integration  # 60 ingests into DuckDB first: `make test-integration`
 async def test_citations_cost_the_same_queries_whatever_k() -> None:
     store = DuckDbKnowledgeStore(":memory:")
     await World(store).ingest_heron_notes(60)

@@ -31,11 +31,9 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / \
 MANIFEST = (json.loads((CORPUS / "manifest.json").read_text())
             if (CORPUS / "manifest.json").exists() else [])
 FULL_TEXT = [e for e in MANIFEST if e["full_text"]]
-# One worker for the module under xdist (`--dist loadgroup`): its module-scoped ingest of
-# the corpus is made once, not once per worker. The whole pipeline over the shared
-# corpus's pages: `make test-integration` (and .ci/run) runs it.
-pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("test_scholarly_quotes"),
-              pytest.mark.integration,
+# The whole pipeline over the shared corpus's pages: `make test-integration` (and
+# .ci/run) runs it.
+pytestmark = [pytest.mark.anyio, pytest.mark.integration,
               pytest.mark.skipif(not MANIFEST, reason="scholarly-html-dev not present")]
 
 

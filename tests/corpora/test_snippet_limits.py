@@ -18,7 +18,9 @@ from sheaf.domain.document.document import Document
 from sheaf.domain.store.document_analysis import document_chunks
 
 CORPORA = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
-pytestmark = pytest.mark.anyio
+# Extraction of a corpus sample and the real local model: `make test-integration` (and
+# .ci/run) runs it.
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 
 def _sample() -> list[Document]:

@@ -23,10 +23,6 @@ from tests.entrypoints.cli_runner import run
 from tests.entrypoints.test_startup_imports import imported
 from tests.property_examples import examples
 
-# One worker for the module under xdist (`--dist loadgroup`): its module-scoped stores are
-# made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("test_console_listing")
-
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:

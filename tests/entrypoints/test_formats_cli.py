@@ -23,9 +23,7 @@ from tests.office_fixtures import (
     xlsx_bytes,
 )
 
-# One worker for the module under xdist (`--dist loadgroup`): its module-scoped ingest is
-# made once, not once per worker.
-pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("test_formats_cli")]
+pytestmark = pytest.mark.anyio
 OCR = TesseractOcr().available()
 CSV_TEXT = "city,people\nOslo,700000\nBergen,285000\n"
 OCR_SENTENCE = "Each morning he wrote the names of the ships, their cargo and the weather in"

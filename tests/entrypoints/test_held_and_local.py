@@ -66,12 +66,8 @@ def _serve(env: dict[str, str], store: Path) -> subprocess.Popen[str]:
     return server
 
 
-# One worker for the module under xdist (`--dist loadgroup`): each store below is made
-# once, not once per worker; the held one is a `sheaf serve` process of its own, so its
-# tests are integration (`make test-integration`, and .ci/run).
-pytestmark = pytest.mark.xdist_group("test_held_and_local")
-
-
+# The held store is a `sheaf serve` process of its own: its tests are integration (`make
+# test-integration`, and .ci/run).
 @pytest.fixture(scope="module", params=["local",
                                         pytest.param("held", marks=pytest.mark.integration)])
 def base(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory

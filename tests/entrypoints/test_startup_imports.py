@@ -12,10 +12,7 @@ import pytest
 
 EXTRACTION = ("html5lib", "pdfminer", "pikepdf", "pypdfium2")
 HEAVY = (*EXTRACTION, "aiohttp", "numpy", "mcp", "onnxruntime")
-# One worker for the module under xdist (`--dist loadgroup`): its module-scoped store is
-# made once, not once per worker.
-pytestmark = [pytest.mark.xdist_group("test_startup_imports"),
-              pytest.mark.integration]  # whole processes: `make test-integration`
+pytestmark = pytest.mark.integration  # whole processes: `make test-integration`
 
 
 # What `sheaf list` does not use: the use cases beyond the catalogue and the domain

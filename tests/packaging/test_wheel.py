@@ -14,10 +14,7 @@ from bench.installed_wheel import ROOT, build_wheel, install_wheel
 
 LAYERS = ("domain", "application", "adapters", "entrypoints")
 
-# One worker for the module under xdist (`--dist loadgroup`): its module-scoped wheel is
-# made once, not once per worker.
-pytestmark = [pytest.mark.xdist_group("test_wheel"),
-              pytest.mark.integration]  # a built wheel, installed: `make test-integration`
+pytestmark = pytest.mark.integration  # a built wheel, installed: `make test-integration`
 
 
 @pytest.fixture(scope="module")
