@@ -23,10 +23,7 @@ from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts
 from sheaf.application.store.storage import Storage
 
 if TYPE_CHECKING:
-    from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
-    from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
-
-    KnowledgeStore = DuckDbKnowledgeStore | MemoryKnowledgeStore | PostgresKnowledgeStore
+    from sheaf.entrypoints.api.composition import OpenedStore
 
 NOTES = "/data/notes.md"
 NOTE_TEXT = b"# Field notes\n\nThe heron returned on Tuesday.\n"
@@ -36,11 +33,11 @@ class World:
     """Ingestion over fakes: files, HTTP, extractors, blobs, artifacts and embedder, and
     the fake store unless the test hands it another."""
 
-    def __init__(self, store: KnowledgeStore | None = None) -> None:
+    def __init__(self, store: OpenedStore | None = None) -> None:
         self.http = MemoryHttpClient(HttpSettings(allow_private_network=True))
         html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
         self.files = MemoryFileReader({NOTES: NOTE_TEXT})
-        self.store: KnowledgeStore = store or MemoryKnowledgeStore()
+        self.store: OpenedStore = store or MemoryKnowledgeStore()
         self.blobs = MemoryBlobStore()
         self.ingestion = Ingestion(IngestionPorts(
             ContentResolver(self.http, html, pdf), DocumentExtraction(html, pdf), self.files,
