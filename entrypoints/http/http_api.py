@@ -33,6 +33,7 @@ from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
 from .bearer_token import bearer_matches
+from .browser_requests import AllowedHosts, json_content_type, refusal_of
 from .openapi import openapi_document
 from .problem_details import problem, status_of
 
@@ -45,10 +46,13 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 @attrs.define
 class ApiSettings:
-    """How the server behaves; `token` None means no authentication (loopback use)."""
+    """How the server behaves; `token` None means no authentication (loopback use);
+    `allowed_hosts` the names it answers to (`browser_requests`)."""
 
     space: str = "default"
     token: str | None = None
+    allowed_hosts: AllowedHosts = attrs.field(factory=lambda: AllowedHosts.serving(
+        "127.0.0.1"))
     max_upload_bytes: int = DEFAULT_MAX_BYTES
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
@@ -65,7 +69,7 @@ class _Refusal(Exception):
 def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application:
     """The application over `knowledge` (whoever opened it closes it); `?space=` picks
     another space of the same store."""
-    app = web.Application(middlewares=[_errors, _authentication],
+    app = web.Application(middlewares=[_errors, _browsers, _authentication],
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
     app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
@@ -103,6 +107,19 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 @web.middleware
+async def _browsers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Requests a web page made on its own behalf refused before anything else: a
+    rebinding page's `Host` (421), another site's `Origin` (403)."""
+    refused = refusal_of(request.app[SETTINGS].allowed_hosts, method=request.method,
+                         host=request.headers.get("Host"),
+                         origin=request.headers.get("Origin"),
+                         fetch_site=request.headers.get("Sec-Fetch-Site"))
+    if refused is not None:
+        raise _Refusal(refused.status, refused.kind, refused.detail)
+    return await handler(request)
+
+
+@web.middleware
 async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
     token = request.app[SETTINGS].token
     if token and request.path not in ("/v1/health", "/openapi.json") and \
@@ -137,6 +154,10 @@ def _json_value(text: str, what: str) -> Any:
 
 
 async def _json_body(request: web.Request, hint: str) -> Any:
+    if not json_content_type(request.headers.get("Content-Type")):
+        # What a page can post anywhere without asking (text/plain, a form) is not read.
+        raise _Refusal(415, "unsupported_media_type",
+                       f"the body must be sent as Content-Type: application/json {hint}")
     try:
         text = (await request.read()).decode("utf-8")
     except UnicodeDecodeError:
@@ -167,7 +188,10 @@ def _int(request: web.Request, name: str, default: int) -> int:
 # -- handlers ----------------------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
     status = await request.app[KNOWLEDGE].status()
-    return _json(serialisation.health(status, sheaf_version()))
+    token = request.app[SETTINGS].token  # health needs none; the store's path does
+    trusted = bool(token) and bearer_matches(request.headers.get("Authorization", ""),
+                                             token or "")
+    return _json(serialisation.health(status, sheaf_version(), full_location=trusted))
 
 
 async def openapi(request: web.Request) -> web.Response:
@@ -183,7 +207,7 @@ async def ingest(request: web.Request) -> web.Response:
     settings.pending += 1
     upload: Path | None = None
     try:
-        if request.content_type.startswith("multipart/"):
+        if request.content_type == "multipart/form-data":
             source, options = await _receive_upload(request)
             upload = Path(source)
         else:
