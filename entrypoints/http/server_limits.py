@@ -73,8 +73,14 @@ def limited(factory: Callable[[], asyncio.Protocol], limits: ServerLimits,
     return make
 
 
+# How long a refused connection is kept to read what its client still sends: closed
+# with unread bytes, the socket is reset and the client may never see the 503.
+_REFUSAL_LINGER = 1.0
+
+
 class _Refused(asyncio.Protocol):
-    """A connection over the cap: told so, and closed before it is read."""
+    """A connection over the cap: told so, its writing side shut, what it sends read and
+    dropped, and closed within `_REFUSAL_LINGER` seconds."""
 
     def __init__(self, limits: ServerLimits) -> None:
         self._limits = limits
@@ -84,7 +90,15 @@ class _Refused(asyncio.Protocol):
         transport.write(_answer(503, "Service Unavailable", "too_many_connections",
                                 f"the server has {self._limits.max_connections} "
                                 "connections open; try again shortly"))
-        transport.close()
+        if transport.can_write_eof():
+            transport.write_eof()
+        asyncio.get_running_loop().call_later(_REFUSAL_LINGER, transport.close)
+
+    def data_received(self, data: bytes) -> None:
+        return None  # dropped: nothing of it is answered
+
+    def eof_received(self) -> bool:
+        return False  # the client is done too: close now
 
 
 class _WatchedTransport:
