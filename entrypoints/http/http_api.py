@@ -27,7 +27,12 @@ from ...adapters.fetching.http_settings import DEFAULT_MAX_BYTES
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
-from ...domain.search.search_request import Expansion, SearchMode, parse_metadata_filter
+from ...domain.search.search_request import (
+    MAX_RESULTS,
+    Expansion,
+    SearchMode,
+    parse_metadata_filter,
+)
 from ...domain.store.ingestion import IngestResult, IngestStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
@@ -175,14 +180,19 @@ def _count(payload: dict[str, Any], name: str) -> int | None:
     return value
 
 
-def _int(request: web.Request, name: str, default: int) -> int:
+def _int(request: web.Request, name: str, default: int, *, least: int = 1,
+         most: int | None = None) -> int:
     value = request.query.get(name)
     if value is None:
         return default
     try:
-        return int(value)
+        number = int(value) if len(value) <= 20 else None
     except ValueError:
-        raise _bad(f"{name} must be an integer, not {value[:40]!r}") from None
+        number = None
+    if number is None or number < least or (most is not None and number > most):
+        bounds = f"between {least} and {most}" if most is not None else f"at least {least}"
+        raise _bad(f"{name} must be a whole number {bounds}, not {value[:40]!r}")
+    return number
 
 
 # -- handlers ----------------------------------------------------------------------------
@@ -376,7 +386,7 @@ async def search(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise _bad(str(exc)) from None
     found = await _knowledge(request).search(
-        query, _int(request, "k", 10), mode=mode,
+        query, _int(request, "k", 10, most=MAX_RESULTS), mode=mode,
         document=request.query.getall("doc", []),
         section=request.query.getall("section", []),
         source=request.query.getall("source", []),
