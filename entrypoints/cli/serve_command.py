@@ -65,9 +65,10 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
     async with Knowledge.open(settings=settings) as kb:
         # The store is opened before the port is bound and anything is announced: a
         # store locked by another process fails without having claimed to serve.
-        await kb.status()
+        status = await kb.status()
         app = build_app(kb, ApiSettings(
             space=settings.space, token=settings.api_token, allowed_hosts=allowed,
+            store_status=status,
             max_upload_bytes=settings.fetch.max_bytes, max_pending=max_pending,
             uploads=blob_folder(settings.store) / "uploads"))
         # aiohttp closes a connection idle this long between requests.

@@ -24,6 +24,7 @@ from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
 
 from ...adapters.fetching.http_settings import DEFAULT_MAX_BYTES
+from ...adapters.files.owner_only import owner_only_folders
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
@@ -34,6 +35,7 @@ from ...domain.search.search_request import (
     parse_metadata_filter,
 )
 from ...domain.store.ingestion import IngestResult, IngestStatus
+from ...domain.store.knowledge_records import StoreStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
@@ -62,6 +64,8 @@ class ApiSettings:
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
+    store_status: StoreStatus | None = None
+    """The store as health names it, read on the first probe."""
 
 
 class _Refusal(Exception):
@@ -197,7 +201,12 @@ def _int(request: web.Request, name: str, default: int, *, least: int = 1,
 
 # -- handlers ----------------------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
-    status = await request.app[KNOWLEDGE].status()
+    """Liveness: this server answers. What it names (the store, its schema) does not
+    change while it serves, so it is read from the store once: a probe never queues
+    behind the searches and ingests using the store's connections."""
+    status = request.app[SETTINGS].store_status
+    if status is None:
+        status = request.app[SETTINGS].store_status = await request.app[KNOWLEDGE].status()
     token = request.app[SETTINGS].token  # health needs none; the store's path does
     trusted = bool(token) and bearer_matches(request.headers.get("Authorization", ""),
                                              token or "")
@@ -313,7 +322,7 @@ async def _next_part(reader: Any) -> Any:
 
 
 async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
-    settings.uploads.mkdir(parents=True, exist_ok=True)
+    owner_only_folders(settings.uploads)
     name = _SAFE_NAME.sub("_", Path(part.filename or "upload").name).strip("._") or "upload"
     digest = hashlib.sha256()
     size = 0
@@ -331,7 +340,7 @@ async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
             Path(spool.name).unlink(missing_ok=True)
             raise
     target = settings.uploads / digest.hexdigest()[:32] / name
-    target.parent.mkdir(exist_ok=True)
+    owner_only_folders(target.parent)
     Path(spool.name).replace(target)
     return target
 
