@@ -56,7 +56,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
                  allowed: AllowedHosts, limits: ServerLimits) -> None:
     from aiohttp import web
 
-    from ..api.composition import blob_folder
+    from ..api.composition import blob_folder, import_ingestion
     from ..api.knowledge import Knowledge
     from ..holder.store_holder import holding
     from ..http.http_api import ApiSettings, build_app
@@ -66,6 +66,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
         # The store is opened before the port is bound and anything is announced: a
         # store locked by another process fails without having claimed to serve.
         status = await kb.status()
+        await anyio.to_thread.run_sync(import_ingestion)  # not on the first ingest's loop
         app = build_app(kb, ApiSettings(
             space=settings.space, token=settings.api_token, allowed_hosts=allowed,
             store_status=status,
