@@ -224,6 +224,22 @@ async def test_ordinary_requests_are_unaffected(port: int) -> None:
     assert not got.startswith(b"HTTP/1.1 408"), got[:100]
 
 
+async def test_both_servers_refuse_a_rebinding_name_and_a_foreign_page(port: int
+                                                                      ) -> None:
+    """The one browser policy in front of both (`browser_requests`)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /v1/health HTTP/1.1\r\nHost: attacker.example\r\n"
+                 b"Connection: close\r\n\r\n")
+    assert (await answer(reader, 5)).startswith(b"HTTP/1.1 421 ")
+    writer.close()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST /v1/quote HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: "
+                 b"https://attacker.example\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
+    assert (await answer(reader, 5)).startswith(b"HTTP/1.1 403 ")
+    writer.close()
+
+
 @pytest.mark.slow
 def test_sheaf_serve_outlasts_a_slowloris_with_its_defaults(tmp_path: Path) -> None:
     """The real command with its default limits: 400 connections dripping a header line
