@@ -37,6 +37,10 @@ from .retry_policy import RetryPolicy
 
 logger = logging.getLogger("sheaf.http")
 
+_CALLER_HEADERS = frozenset({"if-none-match", "if-modified-since", "accept-language"})
+"""Request headers a caller may add: validators and language, never ones that change
+where or how the request goes (Host, authorisation, cookies, encodings)."""
+
 
 class AiohttpHttpClient:
     """Fetches over aiohttp under `HttpSettings`. Use as an async context manager, or call
@@ -82,19 +86,25 @@ class AiohttpHttpClient:
             )
         return self._session
 
-    async def get(self, url: str, *, accept: str) -> HttpResponse:
+    async def get(self, url: str, *, accept: str,
+                  headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
         """GET `url`, following at most `max_redirects` redirects, each hop checked."""
         total = self.settings.total_timeout
+        sent = {"Accept": accept}
+        for name, value in headers:
+            if name.lower() not in _CALLER_HEADERS:
+                raise ValueError(f"request header {name!r} is not one a caller may set")
+            sent[name] = value
         try:
             with anyio.fail_after(total):
-                return await self._follow(url, accept)
+                return await self._follow(url, sent)
         except TimeoutError:
             raise SheafError(ErrorKind.TIMEOUT, f"no complete answer within {total:g} s",
                              url=url) from None
 
-    async def _follow(self, url: str, accept: str) -> HttpResponse:
+    async def _follow(self, url: str, sent: dict[str, str]) -> HttpResponse:
         async def fetch_one(hop: str) -> tuple[int, Headers, bytes]:
-            return await self._request_with_retries(hop, accept)
+            return await self._request_with_retries(hop, sent)
 
         return await follow_redirects(url, fetch_one, self._check_target,
                                       self.settings.max_redirects)
@@ -139,7 +149,7 @@ class AiohttpHttpClient:
                              f"ambiguous IPv4 spelling {written!r}; write {literal}", url=url)
         return hop
 
-    async def _request_with_retries(self, url: str, accept: str
+    async def _request_with_retries(self, url: str, sent: dict[str, str]
                                     ) -> tuple[int, Headers, bytes]:
         settings = self.settings
         policy = RetryPolicy(settings.retries, settings.backoff,
@@ -147,7 +157,7 @@ class AiohttpHttpClient:
         attempt = 0
         while True:
             try:
-                status, headers, body = await self._request(url, accept)
+                status, headers, body = await self._request(url, sent)
             except SheafError as exc:
                 if exc.kind is not ErrorKind.CONNECTION or not policy.allows(attempt):
                     raise
@@ -167,11 +177,11 @@ class AiohttpHttpClient:
             attempt += 1
             await anyio.sleep(delay)
 
-    async def _request(self, url: str, accept: str
+    async def _request(self, url: str, sent: dict[str, str]
                        ) -> tuple[int, Headers, bytes]:
         session = self._open_session()
         try:
-            async with session.get(url, headers={"Accept": accept},
+            async with session.get(url, headers=sent,
                                    allow_redirects=False) as response:
                 headers = tuple((k, v) for k, v in response.headers.items())
                 if response.status in REDIRECT_STATUSES or response.status in RETRY_STATUSES:

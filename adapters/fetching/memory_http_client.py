@@ -28,6 +28,7 @@ class CannedResponse:
 class SeenRequest:
     url: str
     accept: str
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class MemoryHttpClient:
@@ -57,10 +58,13 @@ class MemoryHttpClient:
         """Answer `url` with a redirect to `to`."""
         self.add(url, status=status, headers={"Location": to})
 
-    async def get(self, url: str, *, accept: str) -> HttpResponse:
+    async def get(self, url: str, *, accept: str,
+                  headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
         async def fetch_one(hop: str) -> tuple[int, Headers, bytes]:
-            self.requests.append(SeenRequest(hop, accept))
+            self.requests.append(SeenRequest(hop, accept, headers))
             canned = self._routes.get(hop, CannedResponse(404, b"not found"))
+            if _not_modified(canned, headers):
+                return 304, canned.headers, b""
             if len(canned.body) > self.settings.max_bytes:
                 raise SheafError(ErrorKind.TOO_LARGE,
                                  f"body exceeds the {self.settings.max_bytes} byte limit",
@@ -81,3 +85,15 @@ class MemoryHttpClient:
         if reason:
             raise SheafError(ErrorKind.BLOCKED_ADDRESS, reason, url=url)
         return url
+
+
+def _not_modified(canned: CannedResponse, sent: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a server would answer `304`: the validator sent matches the canned one."""
+    if not 200 <= canned.status < 300:
+        return False
+    asked = {k.lower(): v for k, v in sent}
+    have = {k.lower(): v for k, v in canned.headers}
+    if "if-none-match" in asked:
+        return asked["if-none-match"] == have.get("etag")
+    return "if-modified-since" in asked and asked["if-modified-since"] == have.get(
+        "last-modified")

@@ -105,9 +105,13 @@ class ContentResolver:
         """
         return await self.extract(await self.fetch(url, prefer), password)
 
-    async def fetch(self, url: str, prefer: Preference = "auto") -> FetchedPage:
+    async def fetch(self, url: str, prefer: Preference = "auto", *,
+                    validators: tuple[tuple[str, str], ...] = ()) -> FetchedPage:
         """Normalise and GET `url`; non-2xx answers and empty bodies are typed errors.
-        Ingestion compares the bytes with what it stored before extracting anything."""
+        Ingestion compares the bytes with what it stored before extracting anything.
+
+        With `validators` (If-None-Match, If-Modified-Since) a `304 Not Modified`
+        comes back as a page with that status and no body: the caller knows the page."""
         if prefer not in PREFERENCES:
             raise ValueError(f"prefer must be one of {PREFERENCES}, not {prefer!r}")
         log = DecisionLog()
@@ -117,7 +121,9 @@ class ContentResolver:
         accept = {"pdf": PDF_FIRST, "html": HTML_FIRST}.get(prefer) or accept_header_for(
             normalised)
         log.add("accept", f"Accept: {accept}")
-        response = await self._fetch(normalised, accept, log)
+        response = await self._fetch(normalised, accept, log, validators)
+        if response.status == 304 and validators:
+            return FetchedPage(url, normalised, response, prefer, log)
         failure = error_for_status(response)
         if failure:
             raise failure
@@ -231,9 +237,10 @@ class ContentResolver:
         log.add("pdf", f"using the PDF from {response.url}: {document.word_count} words")
         return response, document
 
-    async def _fetch(self, url: str, accept: str, log: DecisionLog) -> HttpResponse:
+    async def _fetch(self, url: str, accept: str, log: DecisionLog,
+                     validators: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
         try:
-            response = await self._http.get(url, accept=accept)
+            response = await self._http.get(url, accept=accept, headers=validators)
         except SheafError as exc:
             raise exc.with_url(url) from None
         hops = f" after {len(response.redirects)} redirect(s)" if response.redirects else ""

@@ -72,6 +72,9 @@ class IngestOptions:
     queued_file: QueuedFile | None = None
     """A file read on the machine that enqueued it, its bytes waiting in the blob store:
     ingested from there, keyed by its path as a local ingest of it would be."""
+    fetched: FetchedPage | None = None
+    """The URL's answer, already fetched by the caller (a crawl reads its links first):
+    ingested as it is, not fetched again."""
 
 
 @attrs.frozen
@@ -130,6 +133,11 @@ class Ingestion:
         self._clock = clock
         self._locks = KeyedLocks()
 
+    @property
+    def resolver(self) -> ContentResolver:
+        """The resolver URLs are fetched and routed with."""
+        return self._resolver
+
     async def expand(self, sources: list[str], recursive: bool = False) -> list[str]:
         """URLs and files as given; each directory replaced by the files under it that
         sheaf can ingest."""
@@ -167,7 +175,7 @@ class Ingestion:
         with record.stage(source, "fetch"):
             if is_url(source):
                 ref = SourceRef(SourceKind.URL, normalise_url(source), source)
-                page = await self._resolver.fetch(source, options.prefer)
+                page = options.fetched or await self._resolver.fetch(source, options.prefer)
                 body = page.response.body
                 type_hint: str | None = page.response.content_type
             elif options.queued_file is not None:

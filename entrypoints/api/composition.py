@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ...application.extraction.content_resolver import ContentResolver
     from ...application.extraction.document_extraction import DocumentExtraction
     from ...application.ingestion.ingestion import Ingestion
+    from ...application.crawling.site_crawl import SiteCrawl
     from ...application.ingestion.reindexing import Reindexing
     from ...application.ingestion.stage_events import StageEvent
     from ...application.ports.artifact_store import ArtifactStore
@@ -113,6 +114,8 @@ class KnowledgeServices:
     enrichment: Enrichment | None = None
     closers: tuple[Callable[[], Awaitable[None]], ...] = ()
     """What else was opened for these services (an S3 connection), closed with them."""
+    artifacts: ArtifactStore | None = None
+    """Where staged files and crawl journals are kept."""
     client: HttpClient | None = attrs.field(default=None, init=False)
     """None until ingestion is first used."""
     _ingestion: Ingestion | None = attrs.field(default=None, init=False)
@@ -120,6 +123,7 @@ class KnowledgeServices:
     _quotes: Quotes | None = attrs.field(default=None, init=False)
     _search: Search | None = attrs.field(default=None, init=False)
     _reindexing: Reindexing | None = attrs.field(default=None, init=False)
+    _crawling: SiteCrawl | None = attrs.field(default=None, init=False)
 
     @property
     def ingestion(self) -> Ingestion:
@@ -159,6 +163,21 @@ class KnowledgeServices:
             self._reindexing = Reindexing(self.storage, self.structure, self.embedder,
                                           self.enrichment)
         return self._reindexing
+
+    @property
+    def crawling(self) -> SiteCrawl:
+        if self._crawling is None:
+            from ...adapters.blobs.memory_artifact_store import MemoryArtifactStore
+            from ...adapters.html.html5lib_link_reader import Html5libLinkReader
+            from ...application.crawling.crawl_journals import CrawlJournals
+            from ...application.crawling.site_crawl import CrawlPorts, SiteCrawl
+
+            ingestion = self.ingestion
+            assert self.client is not None  # built with ingestion
+            self._crawling = SiteCrawl(CrawlPorts(
+                self.client, ingestion.resolver, Html5libLinkReader(), ingestion.ingest,
+                CrawlJournals(self.artifacts or MemoryArtifactStore()), self.pool))
+        return self._crawling
 
     async def aclose(self) -> None:
         # Every close runs even when one before it fails: a client that cannot close must
@@ -280,7 +299,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
             enrichment=enrichment, chunk_sizes=chunk_sizes or DEFAULT_SIZES)
 
     return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
-                             enrichment)
+                             enrichment, artifacts=artifacts)
 
 
 async def open_store(settings: Settings) -> OpenedStore:

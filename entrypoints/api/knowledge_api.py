@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
@@ -54,6 +55,10 @@ class KnowledgeApi(Protocol):
                     recursive: bool = False, **options: Any
                     ) -> AsyncIterator[IngestProgress]:
         """Ingest sources `concurrency` at a time, a progress event as each finishes."""
+
+    def crawl(self, start: str, **options: Any
+              ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
+        """Crawl a site from `start`: a progress event per page, then the summary."""
 
     async def remove(self, document: str) -> DocumentRecord:
         """Remove a document and what only it used."""

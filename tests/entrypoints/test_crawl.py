@@ -1,0 +1,86 @@
+"""A whole site crawled into the store through the facade, against a loopback site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sheaf import Knowledge
+from tests.docs_site import ALLOWED, DocsSite
+from tests.local_server import LocalServer
+
+pytestmark = pytest.mark.anyio
+
+
+async def crawl(kb: Knowledge, url: str, **options: Any) -> tuple[list[Any], Any]:
+    events = [event async for event in kb.crawl(url, **options)]
+    return events[:-1], events[-1]
+
+
+def by_outcome(summary: Any) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for visit in summary.visits:
+        found.setdefault(visit.outcome.value, set()).add(visit.address.rsplit("/", 1)[1])
+    return found
+
+
+async def test_a_crawl_stores_exactly_the_allowed_pages_once(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    site = DocsSite(local_server)
+    async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
+        progress, summary = await crawl(kb, local_server.url("/docs/intro"))
+        documents = await kb.documents()
+        outcomes = by_outcome(summary)
+        assert outcomes["new"] == ALLOWED - {"copy"}
+        assert outcomes["duplicate"] == {"copy"}  # same bytes as intro: stored once
+        assert {d.url.rsplit("/", 1)[1] for d in documents} == ALLOWED - {"copy"}
+        assert len(documents) == len(ALLOWED) - 1
+        # robots.txt, nofollow, another prefix, the redirect to a page already queued
+        skipped = {v.address.rsplit("/", 1)[1]: v.reason for v in summary.visits
+                   if v.outcome.value == "skipped"}
+        assert skipped.keys() == {"keys", "old"}
+        assert "robots.txt" in skipped["keys"]
+        assert site.fetches("/docs/secret") == 0 and site.fetches("/blog/news") == 0
+        assert site.fetches("/docs/private/keys") == 0
+        for name in ALLOWED - {"guide"}:  # tracking parameters: one fetch each
+            assert site.fetches(f"/docs/{name}") == 1, name
+        # once, and once more as the hop of /docs/old's redirect (not stored again)
+        assert site.fetches("/docs/guide") == 2 and site.fetches("/docs/guide/") == 0
+        assert len(progress) == len(summary.visits)
+        assert summary.not_visited == 0
+        hits = await kb.search("concrete pier spring tide")
+        assert hits and hits[0].url == local_server.url("/docs/install")
+
+
+async def test_a_second_crawl_reports_unchanged_then_changed_and_removed(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    site = DocsSite(local_server)
+    async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
+        await crawl(kb, local_server.url("/docs/intro"))
+        before = len(local_server.seen)
+        _, again = await crawl(kb, local_server.url("/docs/intro"))
+        assert by_outcome(again)["unchanged"] >= ALLOWED - {"copy"}
+        assert not {"new", "changed", "removed"} & by_outcome(again).keys()
+        assert all(site.fetches(f"/docs/{n}") == 1 for n in ALLOWED - {"guide"})
+        assert len(local_server.seen) > before  # asked again, answered 304
+
+        site.build(changed=frozenset({"guide"}), removed=frozenset({"storms", "orphan"}))
+        _, third = await crawl(kb, local_server.url("/docs/intro"))
+        outcomes = by_outcome(third)
+        assert outcomes["changed"] == {"guide"}
+        assert outcomes["removed"] == {"storms", "orphan"}
+        assert third.as_dict()["counts"]["removed"] == 2
+
+
+async def test_a_bounded_crawl_stops_at_its_page_bound(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    DocsSite(local_server)
+    async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
+        _, summary = await crawl(kb, local_server.url("/docs/intro"), max_pages=3,
+                                 concurrency=1)
+        fetched = [v for v in summary.visits if v.outcome.value != "skipped"]
+        assert len(fetched) == 3
+        assert summary.not_visited > 0
+        assert len(await kb.documents()) <= 3
