@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
     from ...adapters.fetching.http_settings import HttpSettings
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+    from ...application.crawling.site_crawl import SiteCrawl
     from ...application.enrichment.enrichment import Enrichment, TokenBudget
     from ...application.extraction.content_resolver import ContentResolver
     from ...application.extraction.document_extraction import DocumentExtraction
     from ...application.ingestion.ingestion import Ingestion
-    from ...application.crawling.site_crawl import SiteCrawl
     from ...application.ingestion.reindexing import Reindexing
     from ...application.ingestion.stage_events import StageEvent
     from ...application.ports.artifact_store import ArtifactStore

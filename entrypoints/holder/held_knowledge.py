@@ -23,6 +23,7 @@ from ..api.knowledge_results import IngestProgress, StoredDocument
 from .holder_client import HolderClient, known_error
 
 if TYPE_CHECKING:
+    from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
@@ -111,6 +112,25 @@ class HeldKnowledge:
                 event = line["progress"]
                 yield IngestProgress(event["done"], event["total"], _as_given(
                     from_plain(IngestResult, event["result"]), given), listing.skipped)
+        finally:
+            lines.close()
+
+    async def crawl(self, start: str, **options: Any
+                    ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
+        """`Knowledge.crawl`, by the holder: each page as it is visited, then the
+        summary."""
+        from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
+
+        lines = self._client.lines("crawl", self.space, to_plain({"start": start,
+                                                                  **options}))
+        try:
+            while (line := await asyncio.to_thread(next, lines, None)) is not None:
+                if "failure" in line:
+                    raise known_error(line["failure"]["kind"], line["failure"]["detail"])
+                if "summary" in line:
+                    yield from_plain(CrawlSummary, line["summary"])
+                else:
+                    yield from_plain(CrawlProgress, line["progress"])
         finally:
             lines.close()
 

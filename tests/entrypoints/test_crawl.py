@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from aiohttp import web
 
 from sheaf import Knowledge
 from tests.docs_site import ALLOWED, DocsSite
+from tests.entrypoints.cli_runner import SHEAF, run, run_async
 from tests.local_server import LocalServer
 
 pytestmark = pytest.mark.anyio
@@ -84,3 +88,62 @@ async def test_a_bounded_crawl_stops_at_its_page_bound(
         assert len(fetched) == 3
         assert summary.not_visited > 0
         assert len(await kb.documents()) <= 3
+
+
+async def test_the_cli_crawls_and_prints_each_page_and_the_summary(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    DocsSite(local_server)
+    done = await run_async("ingest", "--crawl", local_server.url("/docs/intro"),
+                           "--store", tmp_path / "kb.duckdb", "--allow-private",
+                           "--delay", "0", "--json")
+    assert done.exit_code == 0, done.output
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert records[-1]["summary"]["counts"]["new"] == len(ALLOWED) - 1
+    pages = {r["page"]["address"].rsplit("/", 1)[1]: r["page"]["outcome"]
+             for r in records[:-1]}
+    assert pages["copy"] == "duplicate" and pages["keys"] == "skipped"
+    again = await run_async("ingest", "--crawl", local_server.url("/docs/intro"),
+                            "--store", tmp_path / "kb.duckdb", "--allow-private",
+                            "--delay", "0")
+    assert again.exit_code == 0, again.output
+    assert f"crawl: 0 new, 0 changed, {len(ALLOWED)} unchanged" in again.stderr
+
+
+def test_crawl_options_are_refused_with_other_sources(tmp_path: Path) -> None:
+    done = run("ingest", "a.txt", "--crawl", "https://a.org/", "--store", tmp_path / "k")
+    assert done.exit_code == 2 and "--crawl takes no other sources" in done.stderr
+
+
+async def test_a_killed_crawl_resumes_from_its_frontier(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    site = DocsSite(local_server)
+    reached, release = anyio.Event(), anyio.Event()
+    serve_guide = local_server._handlers["/docs/guide"]  # noqa: SLF001 - the test's own
+
+    async def stalled(request: web.Request) -> web.StreamResponse:
+        reached.set()
+        await release.wait()
+        return await serve_guide(request)
+
+    local_server.route("/docs/guide", stalled)
+    store = tmp_path / "kb.duckdb"
+    command = [SHEAF, "ingest", "--crawl", local_server.url("/docs/intro"), "--store",
+               str(store), "--allow-private", "--delay", "0", "--concurrency", "1",
+               "--json"]
+    async with await anyio.open_process(command) as process:
+        with anyio.fail_after(60):
+            await reached.wait()
+        await anyio.sleep(1.5)  # past the journal's save interval
+        process.kill()
+        await process.wait()
+    release.set()
+    local_server.route("/docs/guide", serve_guide)
+    intro_fetches = site.fetches("/docs/intro")
+    async with Knowledge.open(store, allow_private_network=True) as kb:
+        _, summary = await crawl(kb, local_server.url("/docs/intro"))
+        assert summary.resumed
+        documents = await kb.documents()
+    assert sorted(d.url.rsplit("/", 1)[1] for d in documents) == sorted(ALLOWED - {"copy"})
+    assert site.fetches("/docs/intro") == intro_fetches == 1  # visited before the kill
+    outcomes = by_outcome(summary)
+    assert "guide" in outcomes["new"]
