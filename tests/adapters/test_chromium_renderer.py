@@ -1,0 +1,117 @@
+"""Headless Chromium with every request judged by sheaf: a page whose text exists only
+after its scripts run is read, and every way out of the page is refused (counted on
+loopback targets that must see no traffic). Skipped where Chromium is not installed;
+.ci/run installs it."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import AsyncIterator
+
+import pytest
+
+from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.rendering.chromium_renderer import ChromiumRenderer, find_chromium
+from sheaf.domain.fetching.network_policy import IPAddress, blocked_reason
+from tests.adapters.static_resolver import StaticResolver
+from tests.local_server import LocalServer
+
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed")]
+
+SITE = "127.0.0.1"
+TARGET = "127.0.0.2"  # loopback too, but judged as any private address is
+
+
+def only_the_site(address: IPAddress) -> str | None:
+    """The test-only rule: the site's own loopback address is fetchable, nothing else
+    that sheaf refuses is."""
+    return None if address == ipaddress.ip_address(SITE) else blocked_reason(address)
+
+
+@pytest.fixture
+async def target() -> AsyncIterator[LocalServer]:
+    server = LocalServer(TARGET)
+    await server.start()
+    server.add("/", "secret", content_type="text/plain")
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+async def renderer() -> AsyncIterator[ChromiumRenderer]:
+    client = AiohttpHttpClient(HttpSettings(retries=0),
+                               resolver=StaticResolver({"inside.test": [TARGET]}),
+                               address_policy=only_the_site)
+    renderer = ChromiumRenderer(client)
+    try:
+        yield renderer
+    finally:
+        await renderer.aclose()
+        await client.aclose()
+
+
+APP = """<!doctype html><html><head><title>Harbour</title>
+<script src="/app.js"></script></head><body><div id="root"></div></body></html>"""
+APP_JS = """
+document.addEventListener('DOMContentLoaded', async () => {
+  const answer = await fetch('/api/story');
+  const story = await answer.json();
+  const root = document.getElementById('root');
+  root.innerHTML = '<article><h1>' + story.title + '</h1><p>' + story.text + '</p></article>';
+});
+"""
+STORY = '{"title": "Gauges", "text": "The harbour gauge is read at dawn and at dusk."}'
+
+
+async def test_a_page_built_by_script_is_read_after_rendering(
+        local_server: LocalServer, renderer: ChromiumRenderer) -> None:
+    local_server.add("/app", APP, content_type="text/html")
+    local_server.add("/app.js", APP_JS, content_type="text/javascript")
+    local_server.add("/api/story", STORY, content_type="application/json")
+    first = await renderer._http.get(local_server.url("/app"), accept="text/html")  # noqa: SLF001
+    page = await renderer.render(first)
+    assert b"The harbour gauge is read at dawn and at dusk." in page.html
+    asked = {path for path, _ in local_server.seen}
+    assert {"/app.js", "/api/story"} <= asked and not page.refused
+    assert page.requests == len(local_server.seen) - 1  # all but the document: by sheaf
+
+
+def escape_page(target: LocalServer) -> str:
+    t = f"{TARGET}:{target.port}"
+    return f"""<!doctype html><html><body><p id="out">start</p>
+<iframe src="http://{t}/frame"></iframe>
+<iframe src="http://inside.test:{target.port}/named"></iframe>
+<img src="http://{t}/pixel.png">
+<script>
+  fetch('http://{t}/fetch').catch(() => null);
+  fetch('/local-post', {{method: 'POST', body: 'x'}}).catch(() => null);
+  const xhr = new XMLHttpRequest(); xhr.open('GET', 'http://{t}/xhr'); xhr.send();
+  try {{ new WebSocket('ws://{t}/socket'); }} catch (e) {{}}
+  try {{ navigator.serviceWorker.register('/sw.js'); }} catch (e) {{}}
+  fetch('/to-file').catch(() => null);
+  fetch('/to-target').catch(() => null);
+  document.getElementById('out').textContent = 'ran';
+</script></body></html>"""
+
+
+async def test_every_escape_from_the_page_is_refused(
+        local_server: LocalServer, target: LocalServer, renderer: ChromiumRenderer) -> None:
+    local_server.add("/escape", escape_page(target), content_type="text/html")
+    local_server.redirect("/to-file", "file:///etc/passwd")
+    local_server.redirect("/to-target", f"http://{TARGET}:{target.port}/redirected")
+    local_server.add("/sw.js", "self.addEventListener('fetch', () => null);",
+                     content_type="text/javascript")
+    first = await renderer._http.get(local_server.url("/escape"), accept="text/html")  # noqa: SLF001
+    page = await renderer.render(first)
+    assert b"ran" in page.html  # the script did run
+    assert target.seen == []  # not one request reached the loopback target
+    refused = "\n".join(page.refused)
+    for path in ("/frame", "/named", "/pixel.png", "/fetch", "/xhr", "/local-post",
+                 "/to-file", "/to-target"):
+        assert path in refused, path
+    assert all(path != "/sw.js" for path, _ in local_server.seen)
+    assert all(path != "/local-post" for path, _ in local_server.seen)
