@@ -36,13 +36,26 @@ def page(name: str, text: str, links: str = "") -> bytes:
     return body.encode()
 
 
-class DocsSite:
-    """Serves the site; `changed` pages get new text, `removed` ones answer 404."""
+LIVE_TEXT = ("The live gauge page draws its readings with script after it loads, "
+             "so only a browser shows that the harbour rose forty centimetres today.")
+LIVE = (b"<!doctype html><html><head><title>Live gauge | Tide docs</title>"
+        b'<script src="/static/live.js"></script></head><body><div id="root"></div>'
+        b"<noscript>Please enable JavaScript to see the live gauge.</noscript></body></html>")
+LIVE_JS = ("document.addEventListener('DOMContentLoaded', () => {"
+           "document.getElementById('root').innerHTML = '<main><article><h1>Live gauge</h1>"
+           + "".join(f"<p>{LIVE_TEXT} Reading {n}.</p>" for n in range(1, 4))
+           + "</article></main>'; });")
 
-    def __init__(self, server: LocalServer) -> None:
+
+class DocsSite:
+    """Serves the site; `changed` pages get new text, `removed` ones answer 404. With
+    `live`, the intro links a page whose text only its script writes."""
+
+    def __init__(self, server: LocalServer, *, live: bool = False) -> None:
         self.server = server
         self.bodies: dict[str, bytes] = {}
         self.robots = "User-agent: *\nDisallow: /docs/private\n"
+        self.live = live
         self.build()
 
     def build(self, changed: frozenset[str] = frozenset(),
@@ -53,7 +66,8 @@ class DocsSite:
                      '<a href="/docs/guide/">guide</a><a href="/docs/old">old</a>'
                      '<a href="/docs/private/keys">keys</a><a href="/docs/copy">copy</a>'
                      '<a href="mailto:harbour@example.org">mail</a>'
-                     '<a href="/docs/secret" rel="nofollow">secret</a>',
+                     '<a href="/docs/secret" rel="nofollow">secret</a>'
+                     + ('<a href="/docs/live">live</a>' if self.live else ""),
             "tides": '<a href="storms">storms</a>',
         }
         self.bodies = {}
@@ -68,6 +82,8 @@ class DocsSite:
         for name in removed:
             s.route(f"/docs/{name}", self._missing)
         s.redirect("/docs/old", "/docs/guide", status=301)
+        s.add("/docs/live", LIVE, content_type="text/html")
+        s.add("/static/live.js", LIVE_JS, content_type="text/javascript")
         s.add("/docs/private/keys", page("keys", "The harbour master's keys."),
               content_type="text/html")
         s.add("/docs/secret", page("secret", "Never follow this link."),

@@ -6,6 +6,7 @@ import ipaddress
 import logging
 import ssl
 from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from urllib.parse import urlsplit, urlunsplit
 
@@ -53,6 +54,12 @@ class AiohttpHttpClient:
         self._inner_resolver = resolver
         self._policy = address_policy
         self._session: aiohttp.ClientSession | None = None
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+
+    def close_with(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Run `closer` when this client closes: what fetches through the client (a
+        browser whose requests it makes) ends with it."""
+        self._closers.append(closer)
 
     async def __aenter__(self) -> AiohttpHttpClient:
         return self
@@ -62,6 +69,8 @@ class AiohttpHttpClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        while self._closers:
+            await self._closers.pop()()
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -375,7 +375,8 @@ class _CrawlRun:
             await self.pacer.wait_turn()
             try:
                 return await self.ports.resolver.fetch(address, self.options.prefer,
-                                                       validators=validators)
+                                                       validators=validators,
+                                                       render=self.options.render)
             except SheafError as exc:
                 wait = exc.retry_after
                 if exc.kind is not ErrorKind.RATE_LIMITED or attempt or wait is None \

@@ -58,15 +58,23 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
                    extraction: DocumentExtraction | None = None
                    ) -> tuple[AiohttpHttpClient, ContentResolver]:
     """A resolver over aiohttp and `extraction` (`build_extraction`'s by default), so
-    fetched bodies and local files are read by the same extractors; close the client
-    when done."""
+    fetched bodies and local files are read by the same extractors, rendering pages in
+    Chromium when one is installed; close the client when done (it closes the
+    browser)."""
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
     from ...application.extraction.content_resolver import ContentResolver
 
+    from ...adapters.rendering.chromium_renderer import ChromiumRenderer, find_chromium
+
     client = AiohttpHttpClient(settings)
     extraction = extraction or build_extraction(pool)
+    renderer = None
+    if (executable := find_chromium()) is not None:
+        # Started only when a page needs it; its requests go through this client.
+        renderer = ChromiumRenderer(client, executable=executable)
+        client.close_with(renderer.aclose)
     return client, ContentResolver(client, extraction.html, extraction.pdf,
-                                   extraction=extraction)
+                                   extraction=extraction, renderer=renderer)
 
 
 def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
+    from ...domain.rendering.render_need import RenderMode
     from ...application.ingestion.ingestion import IngestOptions
     from ...application.ports.embedder import Embedder
     from ...application.ports.language_model import LanguageModel
@@ -179,9 +180,12 @@ class Knowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto"
+                     ) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
-        kind, never as an exception. `enrich` ("summary", "context" or both, comma
+        kind, never as an exception. `render` says whether a web page is rendered in a
+        headless Chromium: `auto` when its served markup is thin and built by script,
+        `always`, or `never`. `enrich` ("summary", "context" or both, comma
         separated) overrides the space's enrichment setting. `dry_run` reports what the
         source would be and stores nothing; `resume` reuses the staged artifacts of an
         interrupted ingest; `upload_name` is the file name citations show for an
@@ -189,7 +193,7 @@ class Knowledge:
         return await self._services.ingestion.ingest(source, self._ingest_options(
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
-            version_id=version_id, upload_name=upload_name))
+            version_id=version_id, upload_name=upload_name, render=render))
 
     async def ingest_job(self, job: IngestJob) -> IngestResult:
         """Run one queued ingest job (its own space and options; `sheaf worker` calls

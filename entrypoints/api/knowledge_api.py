@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
+    from ...domain.rendering.render_need import RenderMode
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
@@ -42,7 +43,8 @@ class KnowledgeApi(Protocol):
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto"
+                     ) -> IngestResult:
         """Ingest a URL or a file; failures come back as a `failed` result."""
 
     async def listing(self, sources: Sequence[str], *, recursive: bool = False

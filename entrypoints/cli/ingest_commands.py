@@ -13,6 +13,7 @@ import click
 
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.queue.ingest_jobs import IngestJob
+from ...domain.rendering.render_need import RENDER_MODES
 from ...domain.store.ingestion import IngestStatus
 from ..api import serialisation
 from ..api.serialisation import as_received
@@ -84,6 +85,9 @@ def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
 @click.option("--token-budget", type=click.IntRange(min=1),
               help="tokens this run may spend on enrichment (or SHEAF_LLM_TOKEN_BUDGET)")
 @click.option("--prefer", type=click.Choice(PREFERENCES), default="auto", show_default=True)
+@click.option("--render", type=click.Choice(RENDER_MODES), default="auto", show_default=True,
+              help="render web pages in a headless Chromium: auto when the served markup "
+                   "is thin and built by script")
 @click.option("--metadata", type=KEY_VALUE, multiple=True, help="a label stored with "
               "each document (repeatable)")
 @click.option("--source-id", help="your own id for the (single) source")
@@ -180,6 +184,9 @@ def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str],
         raise click.UsageError("--wait and --queue-url go with --queue")
     if options.get("dry_run"):
         raise click.UsageError("--dry-run cannot be queued: run it here, without --queue")
+    if options.pop("render", "auto") != "auto":
+        raise click.UsageError("--render is not carried by queued jobs: workers render "
+                               "in auto mode where Chromium is installed")
     if any(value for value in fetch_flags.values()):
         raise click.UsageError("--allow-private, --max-bytes and --timeout are the "
                                "workers' settings: give them to `sheaf worker`")

@@ -25,6 +25,7 @@ from .holder_client import HolderClient, known_error
 if TYPE_CHECKING:
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
+    from ...domain.rendering.render_need import RenderMode
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
@@ -66,14 +67,15 @@ class HeldKnowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto"
+                     ) -> IngestResult:
         """`Knowledge.ingest`, by the holder."""
         from ...domain.store.ingestion import IngestResult
 
         sent = _travelling(source)
         answer = await self._call(
             "ingest", source=sent, metadata=metadata, source_id=source_id, force=force,
-            password=password, enrich=enrich, prefer=prefer, dry_run=dry_run,
+            password=password, enrich=enrich, prefer=prefer, dry_run=dry_run, render=render,
             resume=resume, version_id=version_id, upload_name=upload_name)
         return _as_given(from_plain(IngestResult, answer), {sent: source})
 

@@ -11,7 +11,8 @@ import pytest
 from aiohttp import web
 
 from sheaf import Knowledge
-from tests.docs_site import ALLOWED, DocsSite
+from sheaf.adapters.rendering.chromium_renderer import find_chromium
+from tests.docs_site import ALLOWED, LIVE_TEXT, DocsSite
 from tests.entrypoints.cli_runner import SHEAF, run, run_async
 from tests.local_server import LocalServer
 
@@ -147,3 +148,18 @@ async def test_a_killed_crawl_resumes_from_its_frontier(
     assert site.fetches("/docs/intro") == intro_fetches == 1  # visited before the kill
     outcomes = by_outcome(summary)
     assert "guide" in outcomes["new"]
+
+
+@pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed")
+async def test_a_page_built_by_script_is_rendered_found_and_quotable(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    DocsSite(local_server, live=True)
+    async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
+        _, summary = await crawl(kb, local_server.url("/docs/intro"))
+        assert "live" in by_outcome(summary)["new"]
+        hits = await kb.search("harbour rose forty centimetres")
+        assert hits and hits[0].url == local_server.url("/docs/live")
+        quotes = await kb.quote(hits[0].document_id, text=LIVE_TEXT)
+        assert len(quotes) == 3 and all(q.text == LIVE_TEXT for q in quotes)
+        _, again = await crawl(kb, local_server.url("/docs/intro"))
+        assert "live" in by_outcome(again)["unchanged"]
