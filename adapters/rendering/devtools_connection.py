@@ -55,6 +55,9 @@ class DevToolsConnection:
         try:
             await self._websocket.send_str(json.dumps(message))
             answer = await reply
+        except (aiohttp.ClientError, ConnectionError) as exc:
+            raise SheafError(ErrorKind.INTERNAL, f"the browser closed its connection "
+                             f"({exc})") from None
         finally:
             self._waiting.pop(ident, None)
         if "error" in answer:

@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
 from sheaf.adapters.fetching.http_settings import HttpSettings
-from sheaf.adapters.rendering.chromium_renderer import ChromiumRenderer, find_chromium
+from sheaf.adapters.rendering.chromium_renderer import (
+    ChromiumRenderer,
+    RenderBudget,
+    find_chromium,
+)
+from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.fetching.network_policy import IPAddress, blocked_reason
 from tests.adapters.static_resolver import StaticResolver
 from tests.local_server import LocalServer
@@ -115,3 +121,44 @@ async def test_every_escape_from_the_page_is_refused(
         assert path in refused, path
     assert all(path != "/sw.js" for path, _ in local_server.seen)
     assert all(path != "/local-post" for path, _ in local_server.seen)
+
+
+async def budgeted(local_server: LocalServer, html: str, budget: RenderBudget) -> Any:
+    client = AiohttpHttpClient(HttpSettings(retries=0), address_policy=only_the_site)
+    renderer = ChromiumRenderer(client, budget=budget)
+    local_server.add("/page", html, content_type="text/html")
+    try:
+        first = await client.get(local_server.url("/page"), accept="text/html")
+        return await renderer.render(first)
+    finally:
+        browser = renderer._process  # noqa: SLF001 - what the test checks is killed
+        await renderer.aclose()
+        await client.aclose()
+        assert browser is None or browser.returncode is not None
+
+
+async def test_a_page_that_never_finishes_is_killed_at_its_time_budget(
+        local_server: LocalServer) -> None:
+    with pytest.raises(SheafError) as caught:
+        await budgeted(local_server, "<html><body><script>while (true) {}</script>"
+                       "</body></html>", RenderBudget(seconds=3))
+    assert caught.value.kind is ErrorKind.TIMEOUT
+
+
+async def test_requests_past_the_budget_are_refused(local_server: LocalServer) -> None:
+    local_server.add("/n", "1", content_type="text/plain")
+    page = await budgeted(local_server, "<html><body><script>for (let i = 0; i < 40; i++)"
+                          " fetch('/n?i=' + i).catch(() => null);</script></body></html>",
+                          RenderBudget(requests=10))
+    assert page.requests == 10
+    assert sum("budget of 10 requests" in r for r in page.refused) >= 25
+
+
+async def test_a_page_that_eats_memory_is_killed(local_server: LocalServer) -> None:
+    hog = ("<html><body><script>const keep = []; setInterval(() => { for (let i = 0; "
+           "i < 50; i++) keep.push(new Array(1e6).fill(i)); }, 10);</script></body></html>")
+    with pytest.raises(SheafError) as caught:
+        await budgeted(local_server, hog, RenderBudget(memory=400 * 2**20, seconds=20,
+                                                       settle=10))
+    assert caught.value.kind in (ErrorKind.TOO_COMPLEX, ErrorKind.TIMEOUT)
+    assert "MiB of browser memory" in caught.value.message
