@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import ssl
-from datetime import UTC, datetime
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from types import TracebackType
 from urllib.parse import urlsplit, urlunsplit
 
@@ -26,6 +26,7 @@ from ...domain.fetching.network_policy import (
 from ...domain.fetching.retry_after import RETRY_STATUSES, retry_after_seconds
 from ...domain.fetching.url_normalisation import canonical_host, split_http_url
 from .body_decoder import ACCEPT_ENCODING, CappedBody
+from .caller_headers import caller_headers
 from .guarded_resolver import AddressPolicy, GuardedConnector, GuardedResolver
 from .http_settings import HttpSettings
 from .redirect_following import (
@@ -38,9 +39,6 @@ from .retry_policy import RetryPolicy
 
 logger = logging.getLogger("sheaf.http")
 
-_CALLER_HEADERS = frozenset({"if-none-match", "if-modified-since", "accept-language"})
-"""Request headers a caller may add: validators and language, never ones that change
-where or how the request goes (Host, authorisation, cookies, encodings)."""
 
 
 class AiohttpHttpClient:
@@ -99,11 +97,7 @@ class AiohttpHttpClient:
                   headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
         """GET `url`, following at most `max_redirects` redirects, each hop checked."""
         total = self.settings.total_timeout
-        sent = {"Accept": accept}
-        for name, value in headers:
-            if name.lower() not in _CALLER_HEADERS:
-                raise ValueError(f"request header {name!r} is not one a caller may set")
-            sent[name] = value
+        sent = {"Accept": accept, **caller_headers(headers)}
         try:
             with anyio.fail_after(total):
                 return await self._follow(url, sent)

@@ -11,6 +11,7 @@ from ...application.ports.http_client import HttpResponse
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.network_policy import blocked_host_reason, blocked_reason
 from ...domain.fetching.url_normalisation import canonical_host, split_http_url
+from .caller_headers import caller_headers
 from .http_settings import HttpSettings
 from .redirect_following import Headers, follow_redirects
 
@@ -60,6 +61,8 @@ class MemoryHttpClient:
 
     async def get(self, url: str, *, accept: str,
                   headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
+        caller_headers(headers)
+
         async def fetch_one(hop: str) -> tuple[int, Headers, bytes]:
             self.requests.append(SeenRequest(hop, accept, headers))
             canned = self._routes.get(hop, CannedResponse(404, b"not found"))

@@ -62,9 +62,8 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
     Chromium when one is installed; close the client when done (it closes the
     browser)."""
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
-    from ...application.extraction.content_resolver import ContentResolver
-
     from ...adapters.rendering.chromium_renderer import ChromiumRenderer, find_chromium
+    from ...application.extraction.content_resolver import ContentResolver
 
     client = AiohttpHttpClient(settings)
     extraction = extraction or build_extraction(pool)

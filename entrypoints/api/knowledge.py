@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
-    from ...domain.rendering.render_need import RenderMode
     from ...application.ingestion.ingestion import IngestOptions
     from ...application.ports.embedder import Embedder
     from ...application.ports.language_model import LanguageModel
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from ...domain.analysis.token_counting import TokenCounting
     from ...domain.document.resolved_content import ResolvedContent
     from ...domain.queue.ingest_jobs import IngestJob
+    from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.embeddings import EmbeddingModel
     from ...domain.search.retrieval_metrics import RetrievalReport

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
-    from ...domain.rendering.render_need import RenderMode
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
+    from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.search_request import Expansion, SearchMode
     from ...domain.store.ingestion import IngestResult, SpacePolicy

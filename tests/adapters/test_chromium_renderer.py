@@ -78,7 +78,7 @@ async def test_a_page_built_by_script_is_read_after_rendering(
     local_server.add("/app", APP, content_type="text/html")
     local_server.add("/app.js", APP_JS, content_type="text/javascript")
     local_server.add("/api/story", STORY, content_type="application/json")
-    first = await renderer._http.get(local_server.url("/app"), accept="text/html")  # noqa: SLF001
+    first = await renderer._http.get(local_server.url("/app"), accept="text/html")
     page = await renderer.render(first)
     assert b"The harbour gauge is read at dawn and at dusk." in page.html
     asked = {path for path, _ in local_server.seen}
@@ -111,7 +111,7 @@ async def test_every_escape_from_the_page_is_refused(
     local_server.redirect("/to-target", f"http://{TARGET}:{target.port}/redirected")
     local_server.add("/sw.js", "self.addEventListener('fetch', () => null);",
                      content_type="text/javascript")
-    first = await renderer._http.get(local_server.url("/escape"), accept="text/html")  # noqa: SLF001
+    first = await renderer._http.get(local_server.url("/escape"), accept="text/html")
     page = await renderer.render(first)
     assert b"ran" in page.html  # the script did run
     assert target.seen == []  # not one request reached the loopback target
@@ -131,7 +131,7 @@ async def budgeted(local_server: LocalServer, html: str, budget: RenderBudget) -
         first = await client.get(local_server.url("/page"), accept="text/html")
         return await renderer.render(first)
     finally:
-        browser = renderer._process  # noqa: SLF001 - what the test checks is killed
+        browser = renderer._process
         await renderer.aclose()
         await client.aclose()
         assert browser is None or browser.returncode is not None

@@ -119,7 +119,7 @@ async def test_a_killed_crawl_resumes_from_its_frontier(
         local_server: LocalServer, tmp_path: Path) -> None:
     site = DocsSite(local_server)
     reached, release = anyio.Event(), anyio.Event()
-    serve_guide = local_server._handlers["/docs/guide"]  # noqa: SLF001 - the test's own
+    serve_guide = local_server._handlers["/docs/guide"]
 
     async def stalled(request: web.Request) -> web.StreamResponse:
         reached.set()
