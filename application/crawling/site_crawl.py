@@ -44,6 +44,8 @@ SAVE_INTERVAL = 1.0
 """Seconds between journal saves: a kill loses at most this much of the crawl, and those
 pages are fetched again (and come back unchanged) on resume."""
 MAX_CONCURRENCY = 16
+DEFAULT_DELAY = 0.5
+"""Seconds between request starts to a site that asks for no delay of its own."""
 
 _INGESTED = {IngestStatus.NEW: VisitOutcome.NEW, IngestStatus.CHANGED: VisitOutcome.CHANGED,
              IngestStatus.UNCHANGED: VisitOutcome.UNCHANGED,
@@ -60,7 +62,7 @@ class CrawlPlan:
 
     scope: CrawlScope
     concurrency: int = 2
-    delay: float = 0.0
+    delay: float = DEFAULT_DELAY
     """Seconds between request starts; robots.txt's Crawl-delay raises it."""
     discover: bool = True
     """Read `llms.txt`, `llms-full.txt` and the sitemaps for pages as well as links."""
@@ -130,10 +132,12 @@ class SiteCrawl:
     ends or is cancelled), so an interrupted crawl resumes from its frontier."""
 
     def __init__(self, ports: CrawlPorts, *, product: str = PRODUCT_TOKEN,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
         self._ports = ports
         self._product = product
         self._clock = clock
+        self._sleep = sleep
 
     async def run(self, plan: CrawlPlan, options: IngestOptions,
                   on_progress: Callable[[CrawlProgress], Awaitable[None]] | None = None
@@ -142,7 +146,7 @@ class SiteCrawl:
         cannot be reached at all fails with its fetch error; a page that fails is one
         failed visit."""
         crawl = _CrawlRun(self._ports, plan, options, on_progress, self._product,
-                          self._clock)
+                          HostPacer(plan.delay, self._clock, self._sleep), self._clock)
         return await crawl.run()
 
 
@@ -151,7 +155,7 @@ class _CrawlRun:
 
     def __init__(self, ports: CrawlPorts, plan: CrawlPlan, options: IngestOptions,
                  on_progress: Callable[[CrawlProgress], Awaitable[None]] | None,
-                 product: str, clock: Callable[[], float]) -> None:
+                 product: str, pacer: HostPacer, clock: Callable[[], float]) -> None:
         self.ports, self.plan, self.options = ports, plan, options
         self.scope = plan.scope
         self.on_progress = on_progress
@@ -167,7 +171,7 @@ class _CrawlRun:
         self.resumed = False
         self.robots: RobotsRules = ALLOW_ALL
         self.robots_refusal = "robots.txt disallows it"
-        self.pacer = HostPacer(plan.delay, clock)
+        self.pacer = pacer
         self.changed = anyio.Condition()
         self.last_save = 0.0
 

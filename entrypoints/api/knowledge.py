@@ -260,7 +260,7 @@ class Knowledge:
     async def crawl(self, start: str, *, scope: str = "prefix",
                     include: Sequence[str] = (), exclude: Sequence[str] = (),
                     max_pages: int = 100, max_depth: int = 5, concurrency: int = 2,
-                    delay: float = 0.0, discover: bool = True, restart: bool = False,
+                    delay: float = 0.5, discover: bool = True, restart: bool = False,
                     metadata: Mapping[str, str] | None = None, **options: Any
                     ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
         """Crawl the site `start` belongs to, each page its own document: a

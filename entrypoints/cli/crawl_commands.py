@@ -14,6 +14,7 @@ from ...domain.crawling.crawl_scope import (
     MAX_PAGES_LIMIT,
     SCOPE_KINDS,
 )
+from ..api import serialisation
 from ..api.settings import Settings
 from .cli_session import echo_json, interactive, progress, with_knowledge_api
 
@@ -83,14 +84,14 @@ def run_crawl(settings: Settings, start: str, crawl: dict[str, Any], *, concurre
                 if visit.outcome.value != "skipped":
                     advance(1)
                 if as_json:
-                    echo_json({"page": visit.to_plain()})
+                    echo_json(serialisation.crawl_event(event))
                 elif visit.reason or not live:
                     line = f"[{event.visited}] {visit.outcome.value:<9} {visit.address}"
                     click.echo(line + (f"  ({visit.reason})" if visit.reason else ""),
                                err=True)
         assert summary is not None  # the crawl ends with its summary or raises
         if as_json:
-            echo_json({"summary": summary.as_dict()})
+            echo_json(serialisation.crawl_event(summary))
         else:
             counts = ", ".join(f"{n} {o}" for o, n in summary.counts.items())
             resumed = " (resumed)" if summary.resumed else ""

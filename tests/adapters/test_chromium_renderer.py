@@ -137,6 +137,7 @@ async def budgeted(local_server: LocalServer, html: str, budget: RenderBudget) -
         assert browser is None or browser.returncode is not None
 
 
+@pytest.mark.slow  # waits out its time budget
 async def test_a_page_that_never_finishes_is_killed_at_its_time_budget(
         local_server: LocalServer) -> None:
     with pytest.raises(SheafError) as caught:
@@ -154,6 +155,7 @@ async def test_requests_past_the_budget_are_refused(local_server: LocalServer) -
     assert sum("budget of 10 requests" in r for r in page.refused) >= 25
 
 
+@pytest.mark.slow  # lets the browser grow to its memory budget
 async def test_a_page_that_eats_memory_is_killed(local_server: LocalServer) -> None:
     hog = ("<html><body><script>const keep = []; setInterval(() => { for (let i = 0; "
            "i < 50; i++) keep.push(new Array(1e6).fill(i)); }, 10);</script></body></html>")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import anyio
 import pytest
 from aiohttp import web
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def crawl(kb: Knowledge, url: str, **options: Any) -> tuple[list[Any], Any]:
-    events = [event async for event in kb.crawl(url, **options)]
+    events = [event async for event in kb.crawl(url, **{"delay": 0, **options})]
     return events[:-1], events[-1]
 
 
@@ -115,6 +116,7 @@ def test_crawl_options_are_refused_with_other_sources(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "--crawl takes no other sources" in done.stderr
 
 
+@pytest.mark.slow  # a real process killed mid-crawl
 async def test_a_killed_crawl_resumes_from_its_frontier(
         local_server: LocalServer, tmp_path: Path) -> None:
     site = DocsSite(local_server)
@@ -163,3 +165,40 @@ async def test_a_page_built_by_script_is_rendered_found_and_quotable(
         assert quotes and quotes[0].text == LIVE_TEXT
         _, again = await crawl(kb, local_server.url("/docs/intro"))
         assert "live" in by_outcome(again)["unchanged"]
+
+
+async def test_the_http_api_streams_the_crawl_and_the_tool_returns_its_pages(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    from sheaf.entrypoints.http.http_api import ApiSettings, build_app
+
+    DocsSite(local_server)
+    async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
+        runner = web.AppRunner(build_app(kb, ApiSettings(uploads=tmp_path / "up")))
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(f"http://127.0.0.1:{port}/v1/crawls", json={
+                        "url": local_server.url("/docs/intro"), "delay": 0,
+                        "max_pages": 50, "exclude": ["*/docs/storms"]}) as response:
+                    assert response.status == 200
+                    assert response.content_type == "application/x-ndjson"
+                    lines = [json.loads(line) for line in (await response.text()).splitlines()]
+                async with session.post(f"http://127.0.0.1:{port}/v1/crawls",
+                                        json={"url": "ftp://a.org/"}) as refused:
+                    assert refused.status == 400
+                    assert (await refused.json())["kind"] == "invalid_url"
+        finally:
+            await runner.cleanup()
+        summary = lines[-1]["summary"]
+        assert summary["counts"]["new"] == len(ALLOWED) - 2  # copy is a duplicate
+        assert all("page" in line for line in lines[:-1])
+        assert "storms" not in {line["page"]["address"].rsplit("/", 1)[1]
+                                for line in lines[:-1]}
+        answer = await kb.call_tool("crawl_site", {"url": local_server.url("/docs/intro"),
+                                                   "max_pages": 50})
+        assert answer["counts"]["unchanged"] == len(ALLOWED) - 1  # as the API left them
+        assert answer["counts"]["new"] == 1  # storms, excluded the first time
+        assert {p["outcome"] for p in answer["pages"]} >= {"unchanged", "new", "skipped"}
