@@ -52,8 +52,8 @@ class RenderBudget:
     requests: int = 300
     bytes: int = 50 * 1024 * 1024
     memory: int = 1024 * 1024 * 1024
-    """Resident memory of the whole browser process tree; past it the browser is
-    killed and the render fails with `too_complex`."""
+    """Memory of the whole browser process tree (`tree_memory`); past it the browser
+    is killed and the render fails with `too_complex`."""
     settle: float = 0.5
     """Quiet seconds (no request pending) after the load event before the DOM is read."""
 
@@ -98,7 +98,7 @@ class ChromiumRenderer:
         async def memory_watch() -> None:
             while True:
                 await asyncio.sleep(0.25)
-                if self._process is not None and _tree_rss(self._process.pid) > budget.memory:
+                if self._process is not None and tree_memory(self._process.pid) > budget.memory:
                     page.over = SheafError(ErrorKind.TOO_COMPLEX, "the page took more than "
                                            f"{budget.memory // 2**20} MiB of browser memory",
                                            url=page.first.url)
@@ -321,18 +321,31 @@ def _flags(profile: str) -> list[str]:
     return flags
 
 
-def _tree_rss(group: int) -> int:
-    """Resident bytes of every process in process group `group` (Linux /proc)."""
+def tree_memory(group: int) -> int:
+    """Memory of every process in process group `group`, in bytes: the proportional set
+    size (shared pages divided among the processes sharing them), so a browser's dozen
+    processes are not counted as a dozen copies of the same libraries (Linux /proc;
+    resident size where smaps_rollup cannot be read)."""
     total = 0
     page = os.sysconf("SC_PAGE_SIZE")
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
-            stat = Path(entry.path, "stat").read_text()
-            fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[2]) == group:  # pgrp is the fifth field of /proc/PID/stat
-                total += int(fields[21]) * page  # rss, in pages
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) != group:  # pgrp is the fifth field of /proc/PID/stat
+                continue
+            total += _proportional(Path(entry.path)) or int(fields[21]) * page
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def _proportional(process: Path) -> int | None:
+    try:
+        for line in (process / "smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
