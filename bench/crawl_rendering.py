@@ -30,17 +30,18 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sheaf import Knowledge  # noqa: E402
-from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient  # noqa: E402
-from sheaf.adapters.fetching.http_settings import HttpSettings  # noqa: E402
-from sheaf.adapters.rendering.chromium_renderer import (  # noqa: E402
+from sheaf import Knowledge
+from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+from sheaf.adapters.fetching.http_settings import HttpSettings
+from sheaf.adapters.rendering.chromium_renderer import (
     ChromiumRenderer,
     find_chromium,
     tree_memory,
 )
 
-WORDS = ("tide gauge harbour pier storm surge moon spring neap volunteer reading record "
-         "height metre centimetre chart datum buoy mooring").split()
+WORDS = ["tide", "gauge", "harbour", "pier", "storm", "surge", "moon", "spring", "neap",
+         "volunteer", "reading", "record", "height", "metre", "centimetre", "chart",
+         "datum", "buoy", "mooring"]
 
 
 def text(seed: int, words: int = 180) -> str:
@@ -130,7 +131,7 @@ async def render_round(base: str, rendered: int, executable: str) -> tuple[float
     def sample() -> None:
         nonlocal peak
         while not stop.is_set():
-            process = renderer._process  # noqa: SLF001 - measuring the adapter's browser
+            process = renderer._process
             if process is not None:
                 peak = max(peak, tree_memory(process.pid))
             time.sleep(0.05)
@@ -181,7 +182,7 @@ async def main() -> None:
     if not renders:
         print("render: skipped (no Chromium installed)")
         return
-    ours, peer, peak = max(renders)
+    ours, peer, _ = max(renders)
     print(f"render, sheaf (one browser):  {ours:7.2f} pages/s   peak browser memory (PSS) "
           f"{max(r[2] for r in renders) / 2**20:.0f} MiB")
     print(f"render, chromium --dump-dom:  {peer:7.2f} pages/s   sheaf/peer {ours / peer:.2f}x")

@@ -58,7 +58,11 @@ class KnowledgeApi(Protocol):
                     ) -> AsyncIterator[IngestProgress]:
         """Ingest sources `concurrency` at a time, a progress event as each finishes."""
 
-    def crawl(self, start: str, **options: Any
+    def crawl(self, start: str, *, scope: str = "prefix",
+              include: Sequence[str] = (), exclude: Sequence[str] = (),
+              max_pages: int = 100, max_depth: int = 5, concurrency: int = 2,
+              delay: float = 0.5, discover: bool = True, restart: bool = False,
+              metadata: Mapping[str, str] | None = None, **options: Any
               ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
         """Crawl a site from `start`: a progress event per page, then the summary."""
 

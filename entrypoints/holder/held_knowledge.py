@@ -117,14 +117,21 @@ class HeldKnowledge:
         finally:
             lines.close()
 
-    async def crawl(self, start: str, **options: Any
+    async def crawl(self, start: str, *, scope: str = "prefix",
+                    include: Sequence[str] = (), exclude: Sequence[str] = (),
+                    max_pages: int = 100, max_depth: int = 5, concurrency: int = 2,
+                    delay: float = 0.5, discover: bool = True, restart: bool = False,
+                    metadata: Mapping[str, str] | None = None, **options: Any
                     ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
         """`Knowledge.crawl`, by the holder: each page as it is visited, then the
         summary."""
         from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
 
-        lines = self._client.lines("crawl", self.space, to_plain({"start": start,
-                                                                  **options}))
+        lines = self._client.lines("crawl", self.space, to_plain({
+            "start": start, "scope": scope, "include": list(include),
+            "exclude": list(exclude), "max_pages": max_pages, "max_depth": max_depth,
+            "concurrency": concurrency, "delay": delay, "discover": discover,
+            "restart": restart, "metadata": metadata, **options}))
         try:
             while (line := await asyncio.to_thread(next, lines, None)) is not None:
                 if "failure" in line:

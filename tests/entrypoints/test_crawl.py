@@ -158,13 +158,16 @@ async def test_a_page_built_by_script_is_rendered_found_and_quotable(
     DocsSite(local_server, live=True)
     async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
         _, summary = await crawl(kb, local_server.url("/docs/intro"))
-        assert "live" in by_outcome(summary)["new"]
+        assert by_outcome(summary)["new"] == ALLOWED - {"copy"} | {"live"}
+        stored = sorted(d.url.rsplit("/", 1)[1] for d in await kb.documents())
+        assert stored == sorted(ALLOWED - {"copy"} | {"live"})  # each once
         hits = await kb.search("harbour rose forty centimetres")
         assert hits and hits[0].url == local_server.url("/docs/live")
         quotes = await kb.quote(hits[0].document_id, text=LIVE_TEXT)
         assert quotes and quotes[0].text == LIVE_TEXT
         _, again = await crawl(kb, local_server.url("/docs/intro"))
-        assert "live" in by_outcome(again)["unchanged"]
+        assert by_outcome(again)["unchanged"] == ALLOWED | {"live"}
+        assert by_outcome(again).keys() == {"unchanged", "skipped"}
 
 
 async def test_the_http_api_streams_the_crawl_and_the_tool_returns_its_pages(
@@ -202,3 +205,37 @@ async def test_the_http_api_streams_the_crawl_and_the_tool_returns_its_pages(
         assert answer["counts"]["unchanged"] == len(ALLOWED) - 1  # as the API left them
         assert answer["counts"]["new"] == 1  # storms, excluded the first time
         assert {p["outcome"] for p in answer["pages"]} >= {"unchanged", "new", "skipped"}
+
+
+async def test_a_crawl_through_the_stores_holder_gives_the_same_records(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    import os
+
+    from sheaf.application.crawling.site_crawl import CrawlProgress, CrawlSummary
+    from sheaf.entrypoints.api.held_store import HolderRecord
+    from sheaf.entrypoints.holder.held_knowledge import HeldKnowledge
+    from sheaf.entrypoints.holder.holder_api import HeldRequests, build_holder_app
+    from sheaf.entrypoints.holder.holder_client import HolderClient
+
+    DocsSite(local_server)
+    async with Knowledge.open(tmp_path / "kb.duckdb", allow_private_network=True) as kb:
+        runner = web.AppRunner(build_holder_app(kb, "secret", HeldRequests()),
+                               access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        client = HolderClient(HolderRecord(os.getpid(), "sheaf test",
+                                           f"http://127.0.0.1:{runner.addresses[0][1]}",
+                                           "secret"))
+        try:
+            held = HeldKnowledge(client, kb.space)
+            events = [e async for e in held.crawl(local_server.url("/docs/intro"), delay=0)]
+        finally:
+            client.close()
+            await runner.cleanup()
+        assert all(isinstance(e, CrawlProgress) for e in events[:-1])
+        summary = events[-1]
+        assert isinstance(summary, CrawlSummary) and by_outcome(summary)["new"] == \
+            ALLOWED - {"copy"}
+        _, again = await crawl(kb, local_server.url("/docs/intro"))
+        assert {v.address for v in again.visits} == {v.address for v in summary.visits}
