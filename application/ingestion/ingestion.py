@@ -32,6 +32,7 @@ from ...domain.store.knowledge_records import BlockRow, VersionRecord
 from ...domain.store.staged_version import StagedVersion
 from ...domain.store.version_bundle import VersionBundle
 from ...domain.store.version_decision import decide
+from ...domain.text.undecodable_names import storable_name
 from ...domain.values.frozen_mapping import frozen_mapping
 from ..concurrency.worker_pool import WorkerPool
 from ..enrichment.enrichment import Enrichment
@@ -176,9 +177,13 @@ class Ingestion:
                 body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
             else:
                 local = await self._files.read(source, policy.max_bytes)
-                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                # The name was needed as given to open the file; from here on it is
+                # stored and printed, which a name that is not UTF-8 cannot be.
+                source = storable_name(source)
+                path = storable_name(local.path)
+                ref = (SourceRef(SourceKind.UPLOAD, path, storable_name(options.upload_name))
                        if options.upload_name else
-                       SourceRef(SourceKind.FILE, local.path, source))
+                       SourceRef(SourceKind.FILE, path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
         fetched_sha = hashlib.sha256(body).hexdigest()
