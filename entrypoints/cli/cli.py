@@ -134,6 +134,9 @@ def sheaf() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (the console script exits with it)."""
+    from .terminal_text import guard_terminal_streams
+
+    guard_terminal_streams()
     try:
         result = sheaf.main(args=list(argv) if argv is not None else None, prog_name="sheaf",
                             standalone_mode=False)

@@ -10,6 +10,9 @@ import sys
 
 def main() -> int:
     """Run `sheaf` with the process's arguments; returns the exit code."""
+    from .terminal_text import guard_terminal_streams
+
+    guard_terminal_streams()  # before anything is printed, the fast paths included
     if sys.argv[1:] == ["--version"]:
         from ...adapters.installation.package_version import version_info
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ...domain.store.spaces import DEFAULT_SPACE
+from .terminal_text import one_line
 
 _VALUED = ("--space", "--store")
 
@@ -29,8 +30,11 @@ def listing_lines(summaries: Iterable[dict[str, Any]], as_json: bool) -> Iterato
             yield json.dumps(summary, ensure_ascii=False)
         else:
             first = summary["sources"][0]["original"] if summary["sources"] else ""
-            yield (f"{summary['id']}  {summary['content']:<4}  "
-                   f"{(summary['title'] or '(untitled)')[:60]:<60}  {first}")
+            # One row per document whatever its fields hold (a newline in a file name
+            # would forge a row).
+            title = one_line(summary["title"] or "(untitled)")[:60]
+            yield (f"{one_line(summary['id'])}  {one_line(summary['content']):<4}  "
+                   f"{title:<60}  {one_line(first)}")
 
 
 def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
