@@ -14,6 +14,7 @@ asyncio loop, so trio is not supported).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -36,6 +37,8 @@ from .composition import (
 )
 from .knowledge_results import ExtractedSource, IngestProgress, StoredDocument
 from .settings import Group, Settings
+
+logger = logging.getLogger("sheaf")
 
 # What only one method uses (ingest batches, quotes, evaluation, tool calls, the context
 # block, enrichment) is imported by that method: a command that lists the store loads
@@ -142,6 +145,8 @@ class Knowledge:
                 chunk_sizes=chunk_sizes, adapters=adapters)
             if remote_blobs is not None:
                 services.closers = (remote_blobs[2],)
+            services.queue_configured = settings.queue is not None
+            await _finish_removals(services)
         except BaseException:
             with anyio.CancelScope(shield=True):
                 if remote_blobs is not None:
@@ -345,7 +350,14 @@ class Knowledge:
             raise SheafError(ErrorKind.INVALID_QUERY,
                              "compact rewrites a DuckDB file; this store reclaims the space "
                              "of deleted rows itself (PostgreSQL: autovacuum, or VACUUM FULL)")
-        return await compact()
+        catalogue = self._services.catalogue
+        await catalogue.finish_removals()
+        sizes = await compact()
+        # Bytes enqueued for a worker wait in the blob store unreferenced: with a queue
+        # configured, nothing unreferenced is swept.
+        if not self._services.queue_configured:
+            await catalogue.sweep_blobs()
+        return sizes
 
     async def evaluate_retrieval(self, queries: Sequence[tuple[str, str]],
                                  qrels: Mapping[str, Mapping[str, int]],
@@ -504,6 +516,18 @@ class Knowledge:
                                                  groups={Group.STORE, Group.QUEUE})
         async with open_ingest_queue(settings) as queue:
             yield queue
+
+
+async def _finish_removals(services: KnowledgeServices) -> None:
+    """Finish the removals a killed process left half done (ADR-0029); a journal that
+    cannot be read or finished is logged, not a reason to refuse opening the store."""
+    try:
+        finished = await services.catalogue.finish_removals()
+    except SheafError as exc:
+        logger.warning("the removal journal could not be finished: %s", exc)
+        return
+    if finished:
+        logger.info("finished %d removal(s) a killed process left half done", finished)
 
 
 def _fetching(settings: Settings | None, allow_private_network: bool,
