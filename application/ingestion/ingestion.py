@@ -70,6 +70,9 @@ class IngestOptions:
     """LLM enrichments for new and changed versions; None follows the space's policy."""
     upload_name: str | None = None
     """For a file a client uploaded: the file name it gave, which citations show."""
+    confined_to: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """Folders a local file must be read from (the MCP server's allowed folders):
+    checked on the file opened, links not followed (ADR-0029)."""
     queued_file: QueuedFile | None = None
     """A file read on the machine that enqueued it, its bytes waiting in the blob store:
     ingested from there, keyed by its path as a local ingest of it would be."""
@@ -176,7 +179,8 @@ class Ingestion:
                 ref = SourceRef(SourceKind.FILE, queued.path, source)
                 body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
             else:
-                local = await self._files.read(source, policy.max_bytes)
+                local = await self._files.read(source, policy.max_bytes,
+                                               confined_to=options.confined_to)
                 # The name was needed as given to open the file; from here on it is
                 # stored and printed, which a name that is not UTF-8 cannot be.
                 source = storable_name(source)

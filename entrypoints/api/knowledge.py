@@ -183,17 +183,20 @@ class Knowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None,
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
         kind, never as an exception. `enrich` ("summary", "context" or both, comma
         separated) overrides the space's enrichment setting. `dry_run` reports what the
         source would be and stores nothing; `resume` reuses the staged artifacts of an
         interrupted ingest; `upload_name` is the file name citations show for an
-        uploaded file."""
+        uploaded file; `confined_to` (absolute folders) refuses a file that is not,
+        when opened, a regular file inside one of them reached without a link."""
         return await self._services.ingestion.ingest(source, self._ingest_options(
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
-            version_id=version_id, upload_name=upload_name))
+            version_id=version_id, upload_name=upload_name,
+            confined_to=tuple(confined_to)))
 
     async def ingest_job(self, job: IngestJob) -> IngestResult:
         """Run one queued ingest job (its own space and options; `sheaf worker` calls
