@@ -46,7 +46,7 @@ def test_the_stream_escapes_what_it_writes_and_json_through_it_parses_the_same()
     value = {"title": TITLE, "text": HOSTILE + "\u2067isolate\u2069 \u0085"}
     stream.write(json.dumps(value, ensure_ascii=False) + "\n")
     printed = terminal.getvalue()
-    assert not any(c in printed for c in RAW_CONTROLS + ("\u2067", "\x85"))
+    assert not any(c in printed for c in (*RAW_CONTROLS, "\u2067", "\x85"))
     assert json.loads(printed) == value
     with pytest.raises(TypeError):
         stream.write(b"\x1b]52;c;x\x07")  # type: ignore[arg-type]
