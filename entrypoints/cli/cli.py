@@ -64,6 +64,7 @@ _COMMANDS = {
     **dict.fromkeys(("worker", "batch"), ".queue_commands"),
     **dict.fromkeys(("eval", "model"), ".evaluation_commands"),
     "serve": ".serve_command",
+    "repair": ".repair_command",
     "mcp": "..mcp.command",
 }
 
@@ -103,12 +104,23 @@ class SheafGroup(click.Group):
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:  # the reader went away (`| head`)
             raise click.exceptions.Exit(reader_gone()) from None
+        except OSError as exc:
+            refused = disk_refused(exc)
+            if refused is None:
+                raise self._internal(exc) from None
+            click.echo(f"sheaf: error: {refused}", err=True)
+            raise click.exceptions.Exit(exit_code(refused)) from None
         except Exception as exc:  # a bug or an unreadable store: one line, details on debug
-            import logging
+            raise self._internal(exc) from None
 
-            logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
-            click.echo(internal_failure(exc), err=True)
-            raise click.exceptions.Exit(EXIT_FAILED) from None
+    @staticmethod
+    def _internal(exc: BaseException) -> click.exceptions.Exit:
+        import logging
+
+        logging.getLogger("sheaf").debug("unexpected failure", exc_info=(
+            type(exc), exc, exc.__traceback__))
+        click.echo(internal_failure(exc), err=True)
+        return click.exceptions.Exit(EXIT_FAILED)
 
 
 def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
@@ -130,6 +142,19 @@ def sheaf() -> None:
     from ..api.settings import configure_logging, log_level_named
 
     configure_logging(log_level_named(os.environ.get("LOG_LEVEL")))
+
+def disk_refused(exc: OSError) -> SheafError | None:
+    """A full or read-only disk as the typed `storage` error it is (any other OS error
+    stays unforeseen)."""
+    import errno
+
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        return None
+    where = f" writing {exc.filename}" if exc.filename else ""
+    return SheafError(ErrorKind.STORAGE, f"the disk refused a write{where} "
+                      f"({exc.strerror}): free space (or remount it writable) and run the "
+                      "command again; reading commands work meanwhile")
+
 
 
 def main(argv: Sequence[str] | None = None) -> int:

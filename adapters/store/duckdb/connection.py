@@ -18,6 +18,9 @@ from .packaged_extensions import load_packaged_extension
 from .store_lock import StoreLock
 
 READ_CURSORS = 4
+READ_ONLY_REASON = ("the store at {path} is open read-only: its disk refused writes (full, "
+                    "or mounted read-only) when it was opened. Free space (or remount it "
+                    "writable) and run the command again; reading works meanwhile.")
 """Reads that run at once beside the writer; more wait for a free cursor."""
 T = TypeVar("T")
 
@@ -28,8 +31,12 @@ class DuckDbConnection:
     of their work; `read` takes a free cursor instead (DuckDB reads a committed
     snapshot). The store's lock file, when given, goes with this object."""
 
-    def __init__(self, path: str, store_lock: StoreLock | None) -> None:
+    def __init__(self, path: str, store_lock: StoreLock | None, *,
+                 read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
+        """Opened read-only because the disk refused writes: reads work, writes are
+        refused with `storage` naming why."""
         self._store_lock = store_lock
         self._lock = threading.Lock()
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
@@ -46,7 +53,7 @@ class DuckDbConnection:
         reload = self._full_text_loaded
         self._full_text_loaded = False
         try:
-            self.writer = duckdb.connect(self.path)
+            self.writer = duckdb.connect(self.path, read_only=self.read_only)
         except duckdb.Error as exc:
             raise _open_failure(self.path, exc) from None
         self._cursors = [self.writer.cursor() for _ in range(READ_CURSORS)]
@@ -89,7 +96,13 @@ class DuckDbConnection:
             with self._lock:
                 # Every write may index snippets with the extension's `stem()`.
                 self.load_full_text_extension()
-                return work(self.writer)
+                try:
+                    return work(self.writer)
+                except duckdb.InvalidInputException as exc:
+                    if self.read_only and "read-only mode" in str(exc):
+                        raise SheafError(ErrorKind.STORAGE, READ_ONLY_REASON.format(
+                            path=self.path)) from None
+                    raise
 
         return await anyio.to_thread.run_sync(locked)
 
