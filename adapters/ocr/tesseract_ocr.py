@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import struct
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -152,7 +153,7 @@ class TesseractOcr:
         except image_module.DecompressionBombError as exc:
             raise SheafError(ErrorKind.UNSAFE_CONTENT,
                              f"the image is too large to decode safely: {exc}") from None
-        except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
+        except (UnidentifiedImageError, *_MALFORMED) as exc:
             raise SheafError(ErrorKind.CORRUPT, f"unreadable image: {exc}") from None
 
     def _pdf_images(self, body: bytes, pages: Collection[int] | None,
@@ -186,6 +187,12 @@ class TesseractOcr:
         except (pikepdf.PdfError, OSError, ValueError, NotImplementedError) as exc:
             raise SheafError(ErrorKind.CORRUPT, f"could not take the page images: {exc}") \
                 from None
+
+
+# What Pillow's decoders raise on a malformed file, besides OSError: the mutation fuzz
+# (bench/container_mutations.py) found TypeError ("Missing dimensions") on TIFF headers.
+_MALFORMED = (OSError, ValueError, SyntaxError, EOFError, TypeError, IndexError, KeyError,
+              struct.error, ZeroDivisionError)
 
 
 def _as_png(frames: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, bytes, int, int]]:
