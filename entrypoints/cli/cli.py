@@ -23,6 +23,7 @@ from ...domain.errors import (
     UnsupportedContent,
     family_of,
 )
+from .disk_errors import disk_refused
 from .exit_codes import (
     EXIT_CONTENT,
     EXIT_FAILED,
@@ -142,20 +143,6 @@ def sheaf() -> None:
     from ..api.settings import configure_logging, log_level_named
 
     configure_logging(log_level_named(os.environ.get("LOG_LEVEL")))
-
-def disk_refused(exc: OSError) -> SheafError | None:
-    """A full or read-only disk as the typed `storage` error it is (any other OS error
-    stays unforeseen)."""
-    import errno
-
-    if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
-        return None
-    where = f" writing {exc.filename}" if exc.filename else ""
-    return SheafError(ErrorKind.STORAGE, f"the disk refused a write{where} "
-                      f"({exc.strerror}): free space (or remount it writable) and run the "
-                      "command again; reading commands work meanwhile")
-
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (the console script exits with it)."""

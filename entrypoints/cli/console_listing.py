@@ -71,7 +71,11 @@ def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
     except BrokenPipeError:
         return reader_gone()
     except OSError as exc:  # a full disk: the one line click's command prints too
-        sys.stderr.write(internal_failure(exc) + "\n")
+        from .disk_errors import disk_refused
+
+        refused = disk_refused(exc)
+        sys.stderr.write((f"sheaf: error: {refused}" if refused else internal_failure(exc))
+                         + "\n")
         return EXIT_FAILED
     return EXIT_OK
 
