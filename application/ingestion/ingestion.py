@@ -33,6 +33,7 @@ from ...domain.store.knowledge_records import BlockRow, VersionRecord
 from ...domain.store.staged_version import StagedVersion
 from ...domain.store.version_bundle import VersionBundle
 from ...domain.store.version_decision import decide
+from ...domain.text.undecodable_names import storable_name
 from ...domain.values.frozen_mapping import frozen_mapping
 from ..concurrency.worker_pool import WorkerPool
 from ..enrichment.enrichment import Enrichment
@@ -70,6 +71,9 @@ class IngestOptions:
     """LLM enrichments for new and changed versions; None follows the space's policy."""
     upload_name: str | None = None
     """For a file a client uploaded: the file name it gave, which citations show."""
+    confined_to: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """Folders a local file must be read from (the MCP server's allowed folders):
+    checked on the file opened, links not followed (ADR-0029)."""
     queued_file: QueuedFile | None = None
     """A file read on the machine that enqueued it, its bytes waiting in the blob store:
     ingested from there, keyed by its path as a local ingest of it would be."""
@@ -188,10 +192,15 @@ class Ingestion:
                 ref = SourceRef(SourceKind.FILE, queued.path, source)
                 body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
             else:
-                local = await self._files.read(source, policy.max_bytes)
-                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                local = await self._files.read(source, policy.max_bytes,
+                                               confined_to=options.confined_to)
+                # The name was needed as given to open the file; from here on it is
+                # stored and printed, which a name that is not UTF-8 cannot be.
+                source = storable_name(source)
+                path = storable_name(local.path)
+                ref = (SourceRef(SourceKind.UPLOAD, path, storable_name(options.upload_name))
                        if options.upload_name else
-                       SourceRef(SourceKind.FILE, local.path, source))
+                       SourceRef(SourceKind.FILE, path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
         fetched_sha = await self._pool.run(sha256_hex, body)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -14,6 +15,7 @@ from ...adapters.blobs.filesystem_blob_store import FilesystemBlobStore
 from ...application.concurrency.worker_pool import WorkerPool
 from ...application.store.document_catalogue import DocumentCatalogue
 from ...domain.errors import ErrorKind, SheafError
+from .fault_injection import fault_point_from
 from .settings import EmbedderSettings
 
 # The extractors (html5lib, pdfminer, pikepdf), aiohttp and the remote models are
@@ -144,6 +146,8 @@ class KnowledgeServices:
     """What else was opened for these services (an S3 connection), closed with them."""
     artifacts: ArtifactStore | None = None
     """Where staged files and crawl journals are kept."""
+    queue_configured: bool = False
+    """Whether an ingest queue may hold bytes waiting, unreferenced, in the blob store."""
     client: HttpClient | None = attrs.field(default=None, init=False)
     """None until ingestion is first used."""
     _ingestion: Ingestion | None = attrs.field(default=None, init=False)
@@ -298,7 +302,8 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
     else:
         blobs = given.blobs or FilesystemBlobStore(folder)
         artifacts = given.artifacts or FilesystemArtifactStore(folder)
-    catalogue = DocumentCatalogue(storage, blobs, artifacts)
+    catalogue = DocumentCatalogue(storage, blobs, artifacts,
+                                  fault_point=fault_point_from(os.environ))
     enrichment = None
     if language_model is not None:
         from ...application.enrichment.enrichment import Enrichment

@@ -14,6 +14,7 @@ asyncio loop, so trio is not supported).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -36,6 +37,8 @@ from .composition import (
 )
 from .knowledge_results import ExtractedSource, IngestProgress, StoredDocument
 from .settings import Group, Settings
+
+logger = logging.getLogger("sheaf")
 
 # What only one method uses (ingest batches, quotes, evaluation, tool calls, the context
 # block, enrichment) is imported by that method: a command that lists the store loads
@@ -144,6 +147,8 @@ class Knowledge:
                 chunk_sizes=chunk_sizes, adapters=adapters)
             if remote_blobs is not None:
                 services.closers = (remote_blobs[2],)
+            services.queue_configured = settings.queue is not None
+            await _finish_removals(services)
         except BaseException:
             with anyio.CancelScope(shield=True):
                 if remote_blobs is not None:
@@ -180,8 +185,8 @@ class Knowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None, render: RenderMode = "auto"
-                     ) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto",
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
         kind, never as an exception. `render` says whether a web page is rendered in a
         headless Chromium: `auto` when its served markup is thin and built by script,
@@ -189,11 +194,13 @@ class Knowledge:
         separated) overrides the space's enrichment setting. `dry_run` reports what the
         source would be and stores nothing; `resume` reuses the staged artifacts of an
         interrupted ingest; `upload_name` is the file name citations show for an
-        uploaded file."""
+        uploaded file; `confined_to` (absolute folders) refuses a file that is not,
+        when opened, a regular file inside one of them reached without a link."""
         return await self._services.ingestion.ingest(source, self._ingest_options(
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
-            version_id=version_id, upload_name=upload_name, render=render))
+            version_id=version_id, upload_name=upload_name, render=render,
+            confined_to=tuple(confined_to)))
 
     async def ingest_job(self, job: IngestJob) -> IngestResult:
         """Run one queued ingest job (its own space and options; `sheaf worker` calls
@@ -399,7 +406,14 @@ class Knowledge:
             raise SheafError(ErrorKind.INVALID_QUERY,
                              "compact rewrites a DuckDB file; this store reclaims the space "
                              "of deleted rows itself (PostgreSQL: autovacuum, or VACUUM FULL)")
-        return await compact()
+        catalogue = self._services.catalogue
+        await catalogue.finish_removals()
+        sizes = await compact()
+        # Bytes enqueued for a worker wait in the blob store unreferenced: with a queue
+        # configured, nothing unreferenced is swept.
+        if not self._services.queue_configured:
+            await catalogue.sweep_blobs()
+        return sizes
 
     async def evaluate_retrieval(self, queries: Sequence[tuple[str, str]],
                                  qrels: Mapping[str, Mapping[str, int]],
@@ -558,6 +572,18 @@ class Knowledge:
                                                  groups={Group.STORE, Group.QUEUE})
         async with open_ingest_queue(settings) as queue:
             yield queue
+
+
+async def _finish_removals(services: KnowledgeServices) -> None:
+    """Finish the removals a killed process left half done (ADR-0029); a journal that
+    cannot be read or finished is logged, not a reason to refuse opening the store."""
+    try:
+        finished = await services.catalogue.finish_removals()
+    except SheafError as exc:
+        logger.warning("the removal journal could not be finished: %s", exc)
+        return
+    if finished:
+        logger.info("finished %d removal(s) a killed process left half done", finished)
 
 
 def _fetching(settings: Settings | None, allow_private_network: bool,

@@ -43,8 +43,8 @@ class KnowledgeApi(Protocol):
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None, render: RenderMode = "auto"
-                     ) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto",
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """Ingest a URL or a file; failures come back as a `failed` result."""
 
     async def listing(self, sources: Sequence[str], *, recursive: bool = False

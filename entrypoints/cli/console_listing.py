@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ...domain.store.spaces import DEFAULT_SPACE
+from .terminal_text import one_line
 
 _VALUED = ("--space", "--store")
 
@@ -29,8 +30,11 @@ def listing_lines(summaries: Iterable[dict[str, Any]], as_json: bool) -> Iterato
             yield json.dumps(summary, ensure_ascii=False)
         else:
             first = summary["sources"][0]["original"] if summary["sources"] else ""
-            yield (f"{summary['id']}  {summary['content']:<4}  "
-                   f"{(summary['title'] or '(untitled)')[:60]:<60}  {first}")
+            # One row per document whatever its fields hold (a newline in a file name
+            # would forge a row).
+            title = one_line(summary["title"] or "(untitled)")[:60]
+            yield (f"{one_line(summary['id'])}  {one_line(summary['content']):<4}  "
+                   f"{title:<60}  {one_line(first)}")
 
 
 def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
@@ -67,7 +71,11 @@ def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
     except BrokenPipeError:
         return reader_gone()
     except OSError as exc:  # a full disk: the one line click's command prints too
-        sys.stderr.write(internal_failure(exc) + "\n")
+        from .disk_errors import disk_refused
+
+        refused = disk_refused(exc)
+        sys.stderr.write((f"sheaf: error: {refused}" if refused else internal_failure(exc))
+                         + "\n")
         return EXIT_FAILED
     return EXIT_OK
 

@@ -35,6 +35,7 @@ from .cli_session import (
 )
 from .crawl_commands import CRAWL_OPTIONS, crawl_options, run_crawl
 from .queue_commands import queue_url_option
+from .terminal_text import one_line
 
 if TYPE_CHECKING:
     from ...domain.routing.directory_listing import SkippedFile
@@ -146,7 +147,7 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
             if as_json:
                 echo_json(one.as_dict())
             else:
-                click.echo(f"skipped   {one.path}  ({one.reason})", err=True)
+                click.echo(f"skipped   {one_line(one.path)}  ({one.reason})", err=True)
         done: list[dict[str, Any]] = []
         with progress("ingesting", total, live) as advance:
             async for result in results:
@@ -157,9 +158,9 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
         click.echo(f"summary: {summary}, {len(skipped)} skipped", err=True)
         for one in skipped:
-            click.echo(f"  skipped {one.path}: {one.reason}", err=True)
+            click.echo(f"  skipped {one_line(one.path)}: {one.reason}", err=True)
         for failed in (r for r in done if r["status"] == IngestStatus.FAILED.value):
-            click.echo(f"  failed {failed['source']}: {failed.get('error_kind')}: "
+            click.echo(f"  failed {one_line(failed['source'])}: {failed.get('error_kind')}: "
                        f"{failed.get('message')}", err=True)
         return 1 if counts.get("failed") else 0
 
@@ -224,7 +225,7 @@ def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
         notes.append(f"enrichment {enrichment}: see sheaf show --diagnostics")
     # Under a progress bar only what needs reading is printed; in a log, every source.
     if notes or not live:
-        line = f"[{done}/{total}] {result['status']:<9} {result['source']}"
+        line = f"[{done}/{total}] {result['status']:<9} {one_line(result['source'])}"
         click.echo(line + "".join(f"  ({note})" for note in notes), err=True)
 
 
@@ -256,7 +257,7 @@ def reconcile(batch: Path, sample: int | None, concurrency: int, as_json: bool,
                            **({"error": event.result.message} if event.result.message
                               else {})})
             else:
-                click.echo(f"{verdict:<11} {event.result.source}")
+                click.echo(f"{verdict:<11} {one_line(event.result.source)}")
         click.echo("summary: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in
                                            ("present", "stale", "missing", "unreachable")),
                    err=True)

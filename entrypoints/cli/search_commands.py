@@ -29,6 +29,7 @@ from .cli_session import (
     with_knowledge,
     with_knowledge_api,
 )
+from .terminal_text import one_line
 
 if TYPE_CHECKING:
     from ..api.knowledge import Knowledge
@@ -81,9 +82,9 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
                 echo_json(record)
             return
         for hit in found:  # printed from the JSON records
-            where = " > ".join(hit["heading_path"]) or "-"
+            where = one_line(" > ".join(hit["heading_path"]) or "-")
             click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  "
-                       f"{hit['title'] or hit['document_id']}  "
+                       f"{one_line(hit['title'] or hit['document_id'])}  "
                        f"[{where}]  {hit['chunk_id']} [{hit['start']}:{hit['end']}]")
             context = hit.get("context")
             shown_text = context["text"] if context else hit["text"]

@@ -67,8 +67,8 @@ class HeldKnowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None, render: RenderMode = "auto"
-                     ) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto",
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """`Knowledge.ingest`, by the holder."""
         from ...domain.store.ingestion import IngestResult
 
@@ -76,7 +76,8 @@ class HeldKnowledge:
         answer = await self._call(
             "ingest", source=sent, metadata=metadata, source_id=source_id, force=force,
             password=password, enrich=enrich, prefer=prefer, dry_run=dry_run, render=render,
-            resume=resume, version_id=version_id, upload_name=upload_name)
+            resume=resume, version_id=version_id, upload_name=upload_name,
+            confined_to=list(confined_to))
         return _as_given(from_plain(IngestResult, answer), {sent: source})
 
     async def listing(self, sources: Sequence[str], *, recursive: bool = False

@@ -33,6 +33,7 @@ READS = {
     "reindex": ([], [EMBEDDER, LANGUAGE_MODEL], [FETCH]),
     "status": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "compact": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
+    "repair": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "space": (["papers"], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "eval retrieval": (["{none}"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "serve": (["--port", "0"], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
