@@ -36,6 +36,17 @@ QUALIFIERS = frozenset({
 })
 """Words that narrow a claim: "only in women", "at most", "except"."""
 
+CONDITIONS = frozenset({"if", "unless", "provided", "falls", "sofern", "si", "sauf"})
+"""Words opening a condition the claim holds under: "works if taken early"."""
+
+CONJUNCTIONS = frozenset({
+    "but", "and", "or", "yet", "though", "although", "aber", "und", "oder", "doch",
+    "mais", "et", "ou", "pero", "y", "o", "e", "ma", "mas", "en", "maar", "of", "но", "и",
+    "или", "а",
+})
+"""Words that may stand between a claim and the negation or qualifier that limits it
+("significant, but only in women")."""
+
 NUMBER_WORDS = frozenset({
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -84,3 +95,12 @@ def is_number(word: str) -> bool:
 
 def is_unit(word: str) -> bool:
     return word.lower() in UNITS
+
+
+def limits_a_claim(word: str) -> bool:
+    """A negation, qualifier or condition: a quote must not stop right before it."""
+    return is_negation(word) or is_qualifier(word) or word.lower() in CONDITIONS
+
+
+def is_conjunction(word: str) -> bool:
+    return word.lower() in CONJUNCTIONS

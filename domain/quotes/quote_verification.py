@@ -20,7 +20,7 @@ import attrs
 
 from ..analysis.word_tokens import is_unit_boundary, word_units
 from .fuzzy_window import best_window
-from .meaning_words import is_negation, is_qualifier
+from .meaning_words import is_conjunction, is_negation, is_qualifier, limits_a_claim
 from .quote_matching import FUZZY_THRESHOLD
 from .tolerances import CanonicalText, Tolerance, canonical_form, citation_markers
 from .word_alignment import Difference, DifferenceKind, differences
@@ -167,14 +167,20 @@ def _find(haystack: str, needle: str, find_all: bool, accept: Callable[[int], bo
     return found
 
 
-_SENTENCE_STOPS = frozenset(".!?;。！？")
+_SENTENCE_STOPS = frozenset(".!?;…。！？")
+_CLOSING = "\"'”’»)]} "
 
 
 def _qualifier_cut(text: str, document: CanonicalText, match: PassageMatch
                    ) -> Difference | None:
-    """A negation or qualifier just outside the match, in the same sentence."""
-    after = _neighbour_word(text, match.end, forward=True)
-    if after is not None and (is_negation(after[0]) or is_qualifier(after[0])):
+    """A negation, qualifier or condition just outside the match, in the same sentence:
+    the next word, or the one after a conjunction ("significant, but only in women");
+    or the word just before it ("no patients died")."""
+    ends_a_sentence = text[match.start:match.end].rstrip(_CLOSING)[-1:] in _SENTENCE_STOPS
+    after = None if ends_a_sentence else _neighbour_word(text, match.end, forward=True)
+    if after is not None and is_conjunction(after[0]):
+        after = _neighbour_word(text, after[2], forward=True)
+    if after is not None and limits_a_claim(after[0]):
         word, start, end = after
         return Difference(DifferenceKind.QUALIFIER_CUT, "", word, start, end)
     before = _neighbour_word(text, match.start, forward=False)

@@ -15,8 +15,10 @@ character it came from, so a match in it is a span of the document's own text.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
+from array import array
 
 import attrs
 
@@ -109,8 +111,8 @@ class CanonicalText:
     it or to drop what stood just before it."""
 
     text: str
-    origin: tuple[int, ...]
-    applied: tuple[int, ...]
+    origin: array[int]
+    applied: array[int]
 
     def tolerances_between(self, start: int, end: int) -> tuple[Tolerance, ...]:
         """The tolerances used inside `[start, end)` of the canonical text."""
@@ -127,11 +129,13 @@ class CanonicalText:
 _BIT = {t: 1 << i for i, t in enumerate(TOLERANCES)}
 
 
+@functools.lru_cache(maxsize=4)
 def canonical_form(text: str) -> CanonicalText:
-    """`text` with every tolerated difference erased (case kept); near-linear."""
+    """`text` with every tolerated difference erased (case kept); near-linear. The last
+    few are kept: a claim check asks about the same document many times."""
     out: list[str] = []
-    origin: list[int] = []
-    applied: list[int] = []
+    origin: array[int] = array("q")
+    applied: array[int] = array("H")
     pending = 0  # tolerances used on dropped characters, credited to the next one kept
     length = len(text)
     i = 0
@@ -187,7 +191,7 @@ def canonical_form(text: str) -> CanonicalText:
             emit("...", i, _BIT[Tolerance.DASHES])
         elif char in LIGATURES:
             emit(LIGATURES[char], i, _BIT[Tolerance.LIGATURES])
-        elif char.isascii():
+        elif char.isascii() and not (i + 1 < length and unicodedata.combining(text[i + 1])):
             emit(char, i, 0)
         else:
             # A character with the combining marks that follow it, normalised together.
@@ -205,7 +209,7 @@ def canonical_form(text: str) -> CanonicalText:
         out.pop()
         origin.pop()
         applied.pop()
-    return CanonicalText("".join(out), tuple(origin), tuple(applied))
+    return CanonicalText("".join(out), origin, applied)
 
 
 def _keeps_its_form(char: str) -> bool:

@@ -114,8 +114,11 @@ def differences(request: CanonicalText, request_text: str, passage: CanonicalTex
     asked = tokens(request.text)
     shown = [_Token(t.text, t.start + passage_start, t.end + passage_start)
              for t in tokens(passage.text[passage_start:passage_end])]
-    matcher = SequenceMatcher(None, [t.text for t in asked], [t.text for t in shown],
-                              autojunk=False)
+    asked_words, shown_words = [t.text for t in asked], [t.text for t in shown]
+    if asked_words and shown_words and asked_words[0][1:] == shown_words[0][1:] and \
+            asked_words[0][:1].lower() == shown_words[0][:1].lower():
+        asked_words[0] = shown_words[0]  # the request's first letter: `LEADING_CASE`
+    matcher = SequenceMatcher(None, asked_words, shown_words, autojunk=False)
     # The matcher's tags read from the request's side; here they say what the request
     # does to the passage: replace its words, add some ("extra"), leave some out.
     named = {"replace": "replace", "delete": "extra", "insert": "missing"}
