@@ -92,6 +92,13 @@ a stop."""
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
+RARE = re.compile(
+    r"\d\s?(?:%|percent|mg|kg|km|cm|mm|hours|days|weeks|months|years|million|billion)\b|"
+    r"\b(?:only|at least|at most|no more than|less than|more than|not|never|no|nicht|kein|"
+    r"pas|jamais|nunca|nur|seulement|solo|sólo)\b", re.IGNORECASE)
+"""Sentences the rarer classes apply to: a number with a unit, a qualifier, a negation."""
+
+
 def perturb(sentence: str, language: str, rng: random.Random,
             other_words: list[str] | None = None) -> list[Perturbation]:
     """Every class that applies to `sentence`, one claim each."""

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import anyio
 
-from bench.claim_perturbations import BENIGN, MEANING_CHANGING, perturb
+from bench.claim_perturbations import BENIGN, MEANING_CHANGING, RARE, perturb
 from bench.corpus_sentences import DEFAULT, corpus_files, other_words, stored_sentences
 from sheaf import Knowledge
 from sheaf.domain.quotes.quote_verification import verify_quote
@@ -56,7 +56,11 @@ async def run(corpora: Path, per_document: int, seed: int) -> int:
                     continue
                 documents += 1
                 words = other_words(sentences)
-                for sentence in rng.sample(sentences, min(per_document, len(sentences))):
+                chosen = rng.sample(sentences, min(per_document, len(sentences)))
+                # The rarer classes need sentences that have what they change.
+                rare = [s for s in sentences if s not in chosen and RARE.search(s.text)]
+                chosen += rng.sample(rare, min(per_document // 2, len(rare)))
+                for sentence in chosen:
                     for made in perturb(sentence.text, file.language, rng, words):
                         document, start, end = text, sentence.start, sentence.end
                         if made.document_edit is not None:

@@ -23,7 +23,7 @@ from .fuzzy_window import best_window
 from .meaning_words import is_conjunction, is_negation, is_qualifier, limits_a_claim
 from .quote_matching import FUZZY_THRESHOLD
 from .tolerances import CanonicalText, Tolerance, canonical_form, citation_markers
-from .word_alignment import Difference, DifferenceKind, differences
+from .word_alignment import Difference, DifferenceKind, aligned_span, differences
 
 
 class Mode(enum.Enum):
@@ -232,9 +232,19 @@ def _closest(text: str, request: str, document: CanonicalText, asked: CanonicalT
     window = best_window(_lowered(document.text), _lowered(asked.text))
     if window is None:
         return None
-    # The window starts and ends on words; the marks the request has at either end
-    # (a closing stop, an opening quote) are looked for next to it.
-    first, last = _with_marks(document.text, window.start, window.end, asked.text)
+    # The window trims words at its ends that lengthen it more than they match ("in
+    # the group" for "in the treated group"); the differences are read over the
+    # sentence around it, from the first to the last word the request shares.
+    first, last, similarity = window.start, window.end, window.score
+    widened = aligned_span(asked.text, document.text, *_sentence_around(
+        document.text, window.start, window.end, len(asked.text)))
+    if widened is not None:
+        # Its similarity counts whole words; the window's also counts the letters
+        # misspelled words share ("algoritm"): the higher of the two is reported.
+        first, last, similarity = widened[0], widened[1], max(widened[2], window.score)
+    # It starts and ends on words; the marks the request has at either end (a closing
+    # stop, an opening quote) are looked for next to it.
+    first, last = _with_marks(document.text, first, last, asked.text)
     start, end = document.original_span(first, last)
     found = tuple(d for d in differences(asked, request, document, text, first, last)
                   if not _quoters_stop(d, request))
@@ -243,7 +253,16 @@ def _closest(text: str, request: str, document: CanonicalText, asked: CanonicalT
         # differs ("a - b" for "a-b"), which no tolerance covers.
         found = (Difference(DifferenceKind.SPACING_CHANGED, request, text[start:end],
                             start, end),)
-    return PassageMatch(start, end, "fuzzy", round(window.score, 3), found)
+    return PassageMatch(start, end, "fuzzy", round(min(1.0, similarity), 3), found)
+
+
+def _sentence_around(canonical: str, start: int, end: int, size: int) -> tuple[int, int]:
+    """`[start, end)` widened to the sentence stops (or line breaks) around it, by at
+    most the request's length each side."""
+    left = max(canonical.rfind(stop, max(0, start - size), start) for stop in ".!?;\n")
+    stops = [canonical.find(stop, end, end + size) for stop in ".!?;\n"]
+    right = min((s for s in stops if s != -1), default=min(len(canonical), end + size))
+    return left + 1, right
 
 
 def _with_marks(canonical: str, start: int, end: int, asked: str) -> tuple[int, int]:

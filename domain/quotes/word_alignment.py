@@ -106,6 +106,40 @@ def _joins(canonical: str, found: list[_Token], start: int) -> bool:
     return False
 
 
+def aligned_span(request: str, canonical: str, start: int, end: int
+                 ) -> tuple[int, int, float] | None:
+    """Within canonical `[start, end)`, the span from the first to the last word the
+    request shares with it in order, and their similarity (2M over the letters of both,
+    M the letters of the shared words); None when no word is shared."""
+    asked = tokens(request)
+    shown = tokens(canonical[start:end])
+    asked_words, shown_words = _compared(asked, shown)
+    blocks = [b for b in SequenceMatcher(None, asked_words, shown_words,
+                                         autojunk=False).get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    first, last = blocks[0].b, blocks[-1].b + blocks[-1].size - 1
+    shared = sum(_letters(w) for b in blocks for w in shown_words[b.b:b.b + b.size])
+    letters = sum(map(_letters, asked_words)) + sum(map(_letters, shown_words[first:last + 1]))
+    return (start + shown[first].start, start + shown[last].end,
+            2 * shared / letters if letters else 0.0)
+
+
+def _letters(word: str) -> int:
+    """Letters and digits: what similarity counts (spaces and marks are not)."""
+    return sum(c.isalnum() for c in word)
+
+
+def _compared(asked: list[_Token], shown: list[_Token]) -> tuple[list[str], list[str]]:
+    """The words compared: the request's first letter in the passage's case
+    (`LEADING_CASE`)."""
+    asked_words, shown_words = [t.text for t in asked], [t.text for t in shown]
+    if asked_words and shown_words and asked_words[0][1:] == shown_words[0][1:] and \
+            asked_words[0][:1].lower() == shown_words[0][:1].lower():
+        asked_words[0] = shown_words[0]
+    return asked_words, shown_words
+
+
 def differences(request: CanonicalText, request_text: str, passage: CanonicalText,
                 passage_text: str, passage_start: int, passage_end: int
                 ) -> tuple[Difference, ...]:
@@ -114,10 +148,7 @@ def differences(request: CanonicalText, request_text: str, passage: CanonicalTex
     asked = tokens(request.text)
     shown = [_Token(t.text, t.start + passage_start, t.end + passage_start)
              for t in tokens(passage.text[passage_start:passage_end])]
-    asked_words, shown_words = [t.text for t in asked], [t.text for t in shown]
-    if asked_words and shown_words and asked_words[0][1:] == shown_words[0][1:] and \
-            asked_words[0][:1].lower() == shown_words[0][:1].lower():
-        asked_words[0] = shown_words[0]  # the request's first letter: `LEADING_CASE`
+    asked_words, shown_words = _compared(asked, shown)
     matcher = SequenceMatcher(None, asked_words, shown_words, autojunk=False)
     # The matcher's tags read from the request's side; here they say what the request
     # does to the passage: replace its words, add some ("extra"), leave some out.
@@ -137,22 +168,18 @@ def differences(request: CanonicalText, request_text: str, passage: CanonicalTex
 
 def _moved(blocks: Sequence[tuple[str, int, int, int, int]], asked: list[_Token],
            shown: list[_Token]) -> set[tuple[int, int]]:
-    """The blocks whose words the other side has elsewhere, in another order."""
+    """The blocks whose words the other side has elsewhere, in another order: a block's
+    request words are another block's document words ("in autumn and in spring")."""
     moved: set[tuple[int, int]] = set()
-    for tag, i1, i2, j1, j2 in blocks:
-        ask = Counter(t.text for t in asked[i1:i2])
-        show = Counter(t.text for t in shown[j1:j2])
-        if tag == "replace" and ask == show and len(ask) > 1:
-            moved.add((i1, j1))
-    extra = [(i1, j1, Counter(t.text for t in asked[i1:i2]))
-             for tag, i1, i2, j1, _ in blocks if tag == "extra"]
-    for tag, i1, _, j1, j2 in blocks:
-        if tag != "missing":
-            continue
-        words = Counter(t.text for t in shown[j1:j2])
-        for other_i, other_j, other_words in extra:
-            if other_words == words:
-                moved.update({(i1, j1), (other_i, other_j)})
+    asks = [(b[1], b[3], Counter(t.text for t in asked[b[1]:b[2]])) for b in blocks]
+    shows = [(b[1], b[3], Counter(t.text for t in shown[b[3]:b[4]])) for b in blocks]
+    for (i, j, ask), (tag, *_) in zip(asks, blocks, strict=True):
+        if tag == "replace" and ask == shows[asks.index((i, j, ask))][2] and len(ask) > 1:
+            moved.add((i, j))
+    for i, j, ask in asks:
+        for other_i, other_j, show in shows:
+            if ask and ask == show and (i, j) != (other_i, other_j):
+                moved.update({(i, j), (other_i, other_j)})
     return moved
 
 
