@@ -11,14 +11,15 @@ claim is about (similarity at least `CLOSE_SIMILARITY`), with what differs; othe
 
 from __future__ import annotations
 
+import anyio
 import attrs
 
 from ...domain.analysis.sentences import sentence_spans
-from ...domain.errors import ErrorKind, SheafError
+from ...domain.errors import ErrorKind, SheafError, first_failure
 from ...domain.quotes.quote_verification import Mode, Verdict
 from ...domain.search.search_request import NO_FILTERS, SearchFilters, SearchMode
 from ..search.search import Search, SearchHit
-from .quotes import MAX_QUOTE_CHARACTERS, Quote, Quotes
+from .quotes import MAX_QUOTE_CHARACTERS, Quote, QuoteCheck, Quotes
 
 CLOSE_SIMILARITY = 0.75
 """Below this, the closest passage is another sentence, not this claim with a change: a
@@ -106,14 +107,30 @@ class ClaimChecks:
                                          filters=filters, with_documents=False)
         support: list[Quote] = []
         closest: Quote | None = None
-        for document_id, regions in _regions_by_document(hits).items():
-            check = await self._quotes.check_text(space, document_id, sentence,
-                                                  mode=Mode.VERIFY, within=regions)
-            if check.status == Verdict.VERIFIED.value:
-                support.extend(check.quotes)
-            elif check.closest is not None and (
-                    closest is None or check.closest.score > closest.score):
-                closest = check.closest
+        candidates = list(_regions_by_document(hits).items())
+        checks: list[QuoteCheck | None] = [None] * len(candidates)
+
+        async def check(index: int, document_id: str,
+                        regions: tuple[tuple[int, int], ...]) -> None:
+            checks[index] = await self._quotes.check_text(space, document_id, sentence,
+                                                          mode=Mode.VERIFY, within=regions)
+
+        # The candidate documents are loaded and matched at once (the store's reads
+        # and the matching run in worker threads); the answer keeps the search's order.
+        try:
+            async with anyio.create_task_group() as group:
+                for index, (document_id, regions) in enumerate(candidates):
+                    group.start_soon(check, index, document_id, regions)
+        except BaseExceptionGroup as failed:
+            raise first_failure(failed) from None
+        for check_result in checks:
+            assert check_result is not None
+            found = check_result
+            if found.status == Verdict.VERIFIED.value:
+                support.extend(found.quotes)
+            elif found.closest is not None and (
+                    closest is None or found.closest.score > closest.score):
+                closest = found.closest
         if support:
             return SentenceCheck(sentence, Verdict.VERIFIED.value, tuple(support))
         if closest is not None and closest.score >= CLOSE_SIMILARITY:

@@ -134,9 +134,11 @@ def _compared(asked: list[_Token], shown: list[_Token]) -> tuple[list[str], list
     """The words compared: the request's first letter in the passage's case
     (`LEADING_CASE`)."""
     asked_words, shown_words = [t.text for t in asked], [t.text for t in shown]
-    if asked_words and shown_words and asked_words[0][1:] == shown_words[0][1:] and \
-            asked_words[0][:1].lower() == shown_words[0][:1].lower():
-        asked_words[0] = shown_words[0]
+    if asked_words:
+        first = asked_words[0]
+        other = first[:1].swapcase() + first[1:]
+        if first not in shown_words and other in shown_words:
+            asked_words[0] = other
     return asked_words, shown_words
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import sys
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheaf.domain.quotes.quote_verification import Mode, Verdict, verify_quote
-from sheaf.domain.quotes.tolerances import TOLERANCES, Tolerance, canonical_form
+from sheaf.domain.quotes.tolerances import Tolerance, canonical_form
 from sheaf.domain.quotes.word_alignment import DifferenceKind
 from tests.property_examples import examples
 
 # bench/ is not part of the installed package; the properties share the benchmark's
 # perturbation classes, so the checkout's root is put on the path to import them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench.claim_perturbations import BENIGN, MEANING_CHANGING, perturb  # noqa: E402
+from bench.claim_perturbations import BENIGN, MEANING_CHANGING, perturb
 
 CLAIM = ("The drug reduced mortality by 12 percent in the treated group. Patients did not "
          "report serious side effects.")
