@@ -119,6 +119,13 @@ def aligned_span(request: str, canonical: str, start: int, end: int
     if not blocks:
         return None
     first, last = blocks[0].b, blocks[-1].b + blocks[-1].size - 1
+    # Words the request has before its first shared word (or after its last) stand for
+    # as many of the passage's there, if it has them: "at noon" against "at night" shows
+    # "noon" replacing "night", not "noon" added.
+    before = blocks[0].a
+    after = len(asked_words) - (blocks[-1].a + blocks[-1].size)
+    first -= min(before, first)
+    last += min(after, len(shown_words) - 1 - last)
     shared = sum(_letters(w) for b in blocks for w in shown_words[b.b:b.b + b.size])
     letters = sum(map(_letters, asked_words)) + sum(map(_letters, shown_words[first:last + 1]))
     return (start + shown[first].start, start + shown[last].end,
