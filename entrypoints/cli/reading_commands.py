@@ -256,7 +256,7 @@ def quote(document: str, text: str | None, locate: bool, sentence: int | None,
 
     async def checked(kb: KnowledgeApi, request: str) -> int | None:
         from .exit_codes import EXIT_FAILED
-        from .verification_output import echo_closest, echo_passage
+        from .verification_output import echo_closest, echo_failure, echo_passage
 
         check = as_received(serialisation.quote_check(await kb.check_quote(
             document, request, mode="locate" if locate else "verify", find_all=find_all)))
@@ -266,7 +266,9 @@ def quote(document: str, text: str | None, locate: bool, sentence: int | None,
             return None
         if as_json:
             echo_json(check)
-        else:
+        said = "not verified in" if check["closest"] else "not in, nor close to anything in,"
+        echo_failure("quote_not_found", f"the text is {said} document {check['document_id']}")
+        if not as_json:
             echo_closest(check["closest"], check["status"])
         return EXIT_FAILED
 

@@ -43,15 +43,20 @@ def echo_passage(passage: dict[str, Any]) -> None:
 
 
 def echo_closest(closest: dict[str, Any] | None, verdict: str) -> None:
-    """What a failed check says on stderr: the verdict, the closest passage, what
-    differs."""
+    """What a failed check says on stderr after its error line: the verdict, the closest
+    passage, what differs."""
     if closest is None:
-        click.echo(f"{verdict}: no passage is close to it", err=True)
+        click.echo(f"   {verdict}: no passage is close to it", err=True)
         return
-    click.echo(f"{verdict}: the closest passage (similarity {closest['score']}) says:",
+    click.echo(f"   {verdict}: the closest passage (similarity {closest['score']}) says:",
                err=True)
     click.echo(f"   {closest['text']}", err=True)
     click.echo(f"   {citation(closest)}", err=True)
     click.echo("   what differs:", err=True)
     for line in difference_lines(closest):
         click.echo(f"   {line}", err=True)
+
+
+def echo_failure(kind: str, message: str) -> None:
+    """The one error line every failed command prints (`sheaf: error: KIND: ...`)."""
+    click.echo(f"sheaf: error: {kind}: {message}", err=True)

@@ -41,7 +41,7 @@ def verify(claim: str, documents: tuple[str, ...], k: int, as_json: bool,
     replaced, missing or extra word, a unit, the order) or not_found. Exit 0 only when
     every sentence is verified, 1 otherwise."""
     from .exit_codes import EXIT_FAILED
-    from .verification_output import citation, echo_closest
+    from .verification_output import citation, echo_closest, echo_failure
 
     async def work(kb: KnowledgeApi) -> int | None:
         found = as_received(serialisation.claim_check(await kb.verify(
@@ -56,7 +56,12 @@ def verify(claim: str, documents: tuple[str, ...], k: int, as_json: bool,
                     click.echo(f"   {citation(passage)}")
                 if checked["status"] != "verified":
                     echo_closest(checked["closest"], checked["status"])
-        return None if found["status"] == "verified" else EXIT_FAILED
+        if found["status"] == "verified":
+            return None
+        failed = sum(s["status"] != "verified" for s in found["sentences"])
+        echo_failure("claim_not_verified", f"{failed} of {len(found['sentences'])} "
+                                           f"sentences not verified ({found['status']})")
+        return EXIT_FAILED
 
     with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
                        work)
