@@ -13,6 +13,7 @@ never `verified`, and always lists what differs.
 from __future__ import annotations
 
 import enum
+import re
 from collections import Counter
 from collections.abc import Callable
 
@@ -121,6 +122,20 @@ def _equal_spans(text: str, request: str, document: CanonicalText, asked: Canoni
     exact = _find(text, request, find_all, lambda _: True)
     if exact:
         return [PassageMatch(s, s + len(request), "exact", 1.0) for s in exact]
+    found: list[PassageMatch] = []
+    readings = [asked]
+    kept = canonical_form(request, join_line_end_hyphens=False)
+    if kept.text != asked.text:
+        readings.append(kept)  # a hyphen before a line break may be the author's
+    for reading in readings:
+        found = _canonical_spans(document, reading, find_all)
+        if found:
+            return found
+    return found
+
+
+def _canonical_spans(document: CanonicalText, asked: CanonicalText, find_all: bool
+                     ) -> list[PassageMatch]:
     needle = asked.text
     stripped = needle.rstrip(_TRAILING).rstrip()
     found: list[PassageMatch] = []
@@ -168,6 +183,9 @@ def _find(haystack: str, needle: str, find_all: bool, accept: Callable[[int], bo
 
 
 _SENTENCE_STOPS = frozenset(".!?;…。！？")
+_BLOCK_BREAK = re.compile(r"\n\s*\n|\n\s*(?:[-*+>#|]|\d+[.)])")
+"""A blank line, or a line starting a list item, quote, heading or table row: another
+block, where the sentence cannot go on."""
 _CLOSING = "\"'”’»)]} "
 
 
@@ -200,7 +218,7 @@ def _neighbour_word(text: str, at: int, *, forward: bool) -> tuple[str, int, int
         return None
     start, end = units[0] if forward else units[-1]
     between = window[:start] if forward else window[end:]
-    if any(c in _SENTENCE_STOPS for c in between) or "\n\n" in between:
+    if any(c in _SENTENCE_STOPS for c in between) or _BLOCK_BREAK.search(between):
         return None
     if forward and start == 0 and at > 0 and not is_unit_boundary(text, at):
         return None

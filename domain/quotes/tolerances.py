@@ -130,9 +130,11 @@ _BIT = {t: 1 << i for i, t in enumerate(TOLERANCES)}
 
 
 @functools.lru_cache(maxsize=4)
-def canonical_form(text: str) -> CanonicalText:
+def canonical_form(text: str, *, join_line_end_hyphens: bool = True) -> CanonicalText:
     """`text` with every tolerated difference erased (case kept); near-linear. The last
-    few are kept: a claim check asks about the same document many times."""
+    few are kept: a claim check asks about the same document many times.
+    `join_line_end_hyphens=False` keeps a hyphen before a line break: a request's line
+    break after a hyphen may be a suspended compound's (`age-⏎and sex-matched`)."""
     out: list[str] = []
     origin: array[int] = array("q")
     applied: array[int] = array("H")
@@ -164,7 +166,7 @@ def canonical_form(text: str) -> CanonicalText:
             pending |= _BIT[Tolerance.CITATION_MARKERS]
             i = found.end()
             continue
-        if char in "-\u2010" and i and text[i - 1].isalpha():
+        if join_line_end_hyphens and char in "-\u2010" and i and text[i - 1].isalpha():
             after = _line_end_continuation(text, i + 1)
             if after is not None:
                 pending |= _BIT[Tolerance.LINE_END_HYPHENATION]

@@ -158,21 +158,43 @@ def differences(request: CanonicalText, request_text: str, passage: CanonicalTex
     shown = [_Token(t.text, t.start + passage_start, t.end + passage_start)
              for t in tokens(passage.text[passage_start:passage_end])]
     asked_words, shown_words = _compared(asked, shown)
-    matcher = SequenceMatcher(None, asked_words, shown_words, autojunk=False)
+    # Aligned without regard to case, so a shouted request still lines up word by word;
+    # a case difference is then a block of its own (`case_changed`).
+    matcher = SequenceMatcher(None, [w.lower() for w in asked_words],
+                              [w.lower() for w in shown_words], autojunk=False)
     # The matcher's tags read from the request's side; here they say what the request
     # does to the passage: replace its words, add some ("extra"), leave some out.
     named = {"replace": "replace", "delete": "extra", "insert": "missing"}
-    blocks = [(named[tag], i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-              if tag != "equal"]
+    blocks: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            blocks.append((named[tag], i1, i2, j1, j2))
+            continue
+        blocks += _case_blocks(asked_words, shown_words, i1, j1, i2 - i1)
     moved = _moved(blocks, asked, shown)
     found: list[Difference] = []
-    for tag, i1, i2, j1, j2 in blocks:
+    for named_tag, i1, i2, j1, j2 in blocks:
         ask, show = asked[i1:i2], shown[j1:j2]
         kind = DifferenceKind.ORDER_CHANGED if (i1, j1) in moved else _kind(
-            tag, ask, show, shown[j1 - 1] if j1 else None)
+            named_tag, ask, show, shown[j1 - 1] if j1 else None)
         found.append(_difference(kind, ask, show, request, request_text, passage,
                                  passage_text, shown, j1))
     return tuple(found)
+
+
+def _case_blocks(asked: list[str], shown: list[str], i: int, j: int, size: int
+                 ) -> list[tuple[str, int, int, int, int]]:
+    """Runs of words equal but for their case, as replace blocks."""
+    found: list[tuple[str, int, int, int, int]] = []
+    for offset in range(size):
+        if asked[i + offset] == shown[j + offset]:
+            continue
+        if found and found[-1][2] == i + offset:
+            tag, a1, _, b1, _ = found[-1]
+            found[-1] = (tag, a1, i + offset + 1, b1, j + offset + 1)
+        else:
+            found.append(("replace", i + offset, i + offset + 1, j + offset, j + offset + 1))
+    return found
 
 
 def _moved(blocks: Sequence[tuple[str, int, int, int, int]], asked: list[_Token],
@@ -195,6 +217,8 @@ def _moved(blocks: Sequence[tuple[str, int, int, int, int]], asked: list[_Token]
 def _kind(tag: str, ask: list[_Token], show: list[_Token], before: _Token | None
           ) -> DifferenceKind:
     ask_words, show_words = [t.text for t in ask], [t.text for t in show]
+    if tag == "replace" and [w.lower() for w in ask_words] == [w.lower() for w in show_words]:
+        return DifferenceKind.CASE_CHANGED
     ask_negations = [w for w in ask_words if is_negation(w)]
     show_negations = [w for w in show_words if is_negation(w)]
     if len(ask_negations) > len(show_negations):
@@ -207,8 +231,6 @@ def _kind(tag: str, ask: list[_Token], show: list[_Token], before: _Token | None
         after_number = before is not None and is_number(before.text)
         if after_number and any(map(is_unit, ask_words)) and any(map(is_unit, show_words)):
             return DifferenceKind.UNIT_CHANGED
-        if [w.lower() for w in ask_words] == [w.lower() for w in show_words]:
-            return DifferenceKind.CASE_CHANGED
         if all(not _is_word(w) for w in ask_words + show_words):
             return DifferenceKind.PUNCTUATION_CHANGED
         return DifferenceKind.WORD_REPLACED
