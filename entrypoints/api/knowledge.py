@@ -413,7 +413,7 @@ class Knowledge:
         `section` (whole, or its first or last N sentences).
 
         By text, a passage is returned only when it is `verified`: the document has the
-        text exactly or up to the tolerated differences (`sheaf.TOLERANCES`). Otherwise
+        text exactly or up to the tolerated differences (`sheaf.Tolerance`). Otherwise
         `QuoteNotVerified` (a `NotFound`, kind `quote_not_found`) carries the closest
         passage and what differs. `mode="locate"` re-anchors a paraphrase or damaged
         text: its passages are `located`, never verified, with their differences."""

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         TooLarge,
         UnsupportedContent,
     )
-    from sheaf.domain.quotes.tolerances import TOLERANCES, Tolerance
+    from sheaf.domain.quotes.tolerances import Tolerance
     from sheaf.domain.quotes.word_alignment import Difference, DifferenceKind
     from sheaf.domain.store.ingestion import IngestResult, IngestStatus, SpacePolicy
     from sheaf.domain.store.knowledge_records import DocumentRecord, StoreStatus
@@ -54,7 +54,6 @@ _WHERE = {
     "QuoteNotVerified": "sheaf.application.quotes.quotes",
     "ClaimCheck": "sheaf.application.quotes.claim_checks",
     "SentenceCheck": "sheaf.application.quotes.claim_checks",
-    "TOLERANCES": "sheaf.domain.quotes.tolerances",
     "Tolerance": "sheaf.domain.quotes.tolerances",
     "Difference": "sheaf.domain.quotes.word_alignment",
     "DifferenceKind": "sheaf.domain.quotes.word_alignment",
@@ -69,7 +68,6 @@ _WHERE = {
         "ConfigurationError", "InternalError")},
 }
 __all__ = [
-    "TOLERANCES",
     "BlockedAddress",
     "Chunk",
     "ClaimCheck",
