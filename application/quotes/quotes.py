@@ -168,14 +168,13 @@ class Quotes:
         if found:
             status = found[0].status
             return QuoteCheck(status, query, mode.value, document_id, tuple(found))
-        near = [(offset, v) for offset, v in verdicts if v.closest is not None]
+        near = [(v.closest.similarity, offset, v.closest, v.verdict)
+                for offset, v in verdicts if v.closest is not None]
         if not near:
             return QuoteCheck(Verdict.NOT_FOUND.value, query, mode.value, document_id)
-        offset, best = max(near, key=lambda pair: pair[1].closest.similarity  # type: ignore[union-attr]
-                           )
-        assert best.closest is not None
-        closest = self._matched(loaded, offset, best.closest, best.verdict)
-        return QuoteCheck(best.verdict.value, query, mode.value, document_id, closest=closest)
+        _, offset, match, verdict = max(near, key=lambda found: found[0])
+        closest = self._matched(loaded, offset, match, verdict)
+        return QuoteCheck(verdict.value, query, mode.value, document_id, closest=closest)
 
     def _matched(self, loaded: StructuredDocument, offset: int, match: PassageMatch,
                  verdict: Verdict) -> Quote:

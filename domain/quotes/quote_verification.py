@@ -90,7 +90,7 @@ def verify_quote(text: str, request: str, *, mode: Mode = Mode.VERIFY,
     clean: list[PassageMatch] = []
     cut: PassageMatch | None = None
     for match in candidates:
-        stop = _qualifier_cut(text, document, match)
+        stop = _qualifier_cut(text, match)
         wrong_marker = _citation_difference(text, request, match)
         if stop is None and wrong_marker is None:
             clean.append(match)
@@ -189,8 +189,7 @@ block, where the sentence cannot go on."""
 _CLOSING = "\"'”’»)]} "
 
 
-def _qualifier_cut(text: str, document: CanonicalText, match: PassageMatch
-                   ) -> Difference | None:
+def _qualifier_cut(text: str, match: PassageMatch) -> Difference | None:
     """A negation, qualifier or condition just outside the match, in the same sentence:
     the next word, or the one after a conjunction ("significant, but only in women");
     or the word just before it ("no patients died")."""
