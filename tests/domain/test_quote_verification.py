@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,23 @@ def test_benign_perturbations_are_always_verified_on_their_sentence(
         verdict = verify_quote(document, made.claim)
         assert verdict.verified, (made, verdict)
         assert any(m.start < end and start < m.end for m in verdict.matches), made
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from(["café", "naïve", "ﬁnal", "“quoted”", "état", "Ångström",
+                                 "e\u0301te\u0301", "plain", "words", "12", "3.5", "–",
+                                 "über", "straße"]), min_size=3, max_size=30),
+       st.data())
+def test_any_run_of_words_is_verified_in_either_normal_form(words: list[str],
+                                                            data: st.DataObject) -> None:
+    text = " ".join(words)
+    first = data.draw(st.integers(0, len(words) - 1))
+    last = data.draw(st.integers(first, len(words) - 1))
+    run = " ".join(words[first:last + 1])
+    for form in ("NFC", "NFD", "NFKC"):
+        asked = unicodedata.normalize(form, run)
+        verdict = verify_quote(text, asked)
+        assert verdict.verified, (form, asked, verdict)
+        (match, *_) = verdict.matches
+        # The document's own characters, the same text once put in canonical form.
+        assert canonical_form(text[match.start:match.end]).text == canonical_form(asked).text
