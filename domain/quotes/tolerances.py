@@ -115,6 +115,8 @@ class CanonicalText:
     text: str
     origin: array[int]
     applied: array[int]
+    source: str
+    """The original text (the same object, not a copy)."""
 
     def tolerances_between(self, start: int, end: int) -> tuple[Tolerance, ...]:
         """The tolerances used inside `[start, end)` of the canonical text."""
@@ -124,8 +126,12 @@ class CanonicalText:
         return tuple(t for i, t in enumerate(TOLERANCES) if bits >> i & 1)
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
-        """The span of the original text that canonical `[start, end)` came from."""
-        return self.origin[start], self.origin[end - 1] + 1
+        """The span of the original text that canonical `[start, end)` came from: to the
+        end of its last character's combining marks (`e` + U+0301 is one `é`)."""
+        last = self.origin[end - 1] + 1
+        while last < len(self.source) and unicodedata.combining(self.source[last]):
+            last += 1
+        return self.origin[start], last
 
 
 _BIT = {t: 1 << i for i, t in enumerate(TOLERANCES)}
@@ -229,7 +235,7 @@ def canonical_form(text: str, *, join_line_end_hyphens: bool = True) -> Canonica
         out.pop()
         origin.pop()
         applied.pop()
-    return CanonicalText("".join(out), origin, applied)
+    return CanonicalText("".join(out), origin, applied, text)
 
 
 def _keeps_its_form(char: str) -> bool:
