@@ -79,7 +79,9 @@ _QUALIFIERS = re.compile(
     r"less than|more than|nur|mindestens|höchstens|seulement|uniquement|au moins|"
     r"solo|sólo|solamente|al menos|только)\s+", re.IGNORECASE)
 _CLAUSE_QUALIFIER = re.compile(
-    r",?\s+(?:(?:but|and|yet)\s+)?(?:only|except|unless|if|not)\b[^.;:!?]*", re.IGNORECASE)
+    r",?\s+(?:(?:but|and|yet)\s+)?(?:only|except|unless|if|not)\b[^.;:!?]*")
+"""A clause inside the sentence (lower case: "Not just the Sensex" after a stop opens
+the next sentence, which the splitter may have left joined)."""
 _CAPITALISED = re.compile(r"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]{3,}\b")
 _WORD = re.compile(r"\b[^\W\d_]{5,}\b")
 _LIGATURE_PAIRS = (("ffi", "\ufb03"), ("ffl", "\ufb04"), ("fi", "\ufb01"), ("fl", "\ufb02"),

@@ -54,7 +54,9 @@ def corpus_files(corpora: Path, work: Path, rng: random.Random, *, articles: int
     for path in rng.sample(pages, min(articles, len(pages))):
         unpacked = _unpacked(path, work, "en", "articles-dev")
         page = re.sub(r"<[^>]+>", " ", unpacked.path.read_text("utf-8", "replace"))
-        chosen.append(attrs.evolve(unpacked, language=language_of(page) or "en"))
+        hangul = sum("\uac00" <= c <= "\ud7a3" for c in page)
+        language = "ko" if hangul > 200 else language_of(page) or "en"
+        chosen.append(attrs.evolve(unpacked, language=language))
     per_language: dict[str, int] = {}
     web = sorted((corpora / "web-pages-dev" / "html").glob("*.html.gz"))
     rng.shuffle(web)

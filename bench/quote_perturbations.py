@@ -70,7 +70,9 @@ async def run(corpora: Path, per_document: int, seed: int) -> int:
                         if not made.benign and made.claim.strip() in document:
                             table[made.kind]["true elsewhere"] += 1
                             continue
-                        verdict = verify_quote(document, made.claim)
+                        # Every occurrence: a benign claim may also be true of another
+                        # passage first; it must be verified on its own sentence too.
+                        verdict = verify_quote(document, made.claim, find_all=True)
                         row = table[made.kind]
                         row["requests"] += 1
                         languages[file.language]["requests"] += 1

@@ -90,7 +90,8 @@ def verify_quote(text: str, request: str, *, mode: Mode = Mode.VERIFY,
     clean: list[PassageMatch] = []
     cut: PassageMatch | None = None
     for match in candidates:
-        stop = _qualifier_cut(text, match)
+        stop = (_inside_a_compound(text, match) or _sentence_goes_on(text, match)
+                or _qualifier_cut(text, match))
         wrong_marker = _citation_difference(text, request, match)
         if stop is None and wrong_marker is None:
             clean.append(match)
@@ -189,6 +190,45 @@ block, where the sentence cannot go on."""
 _CLOSING = "\"'”’»)]} "
 
 
+_COMPOUND_HYPHENS = "-‐‑"
+
+
+def _inside_a_compound(text: str, match: PassageMatch) -> Difference | None:
+    """A match that stops at a hyphen inside a word ("well" of "well-known") or starts
+    after one: the compound is the word."""
+    start, end = match.start, match.end
+    if end + 1 < len(text) and text[end] in _COMPOUND_HYPHENS and text[end + 1].isalpha() \
+            and text[end - 1:end].isalnum():
+        word = word_units(text[end + 1:end + 40])
+        stop = end + 1 + word[0][1] if word else end + 1
+        return Difference(DifferenceKind.WORDS_MISSING, "", text[end:stop], end, stop)
+    if start > 1 and text[start - 1] in _COMPOUND_HYPHENS and text[start - 2].isalnum() \
+            and text[start:start + 1].isalnum():
+        word = word_units(text[max(0, start - 41):start - 1])
+        begun = max(0, start - 41) + word[-1][0] if word else start - 1
+        return Difference(DifferenceKind.WORDS_MISSING, "", text[begun:start], begun, start)
+    return None
+
+
+def _sentence_goes_on(text: str, match: PassageMatch) -> Difference | None:
+    """Where the request's closing stop was tolerated (`TRAILING_PUNCTUATION`), the
+    document's clause must end there too: a mark, a line break or a conjunction comes
+    next. "Divergence was." is not what "divergence was lower or not significantly
+    different" says."""
+    if Tolerance.TRAILING_PUNCTUATION not in match.tolerated:
+        return None
+    if not text[match.end:match.end + 1].isspace():
+        return None  # a mark follows, or the text ends
+    following = text[match.end:].lstrip(" \t")[:1]
+    if not following or following in _MARKS or following in "-–—\n":
+        return None
+    after = _neighbour_word(text, match.end, forward=True)
+    if after is None or is_conjunction(after[0]):
+        return None
+    word, start, end = after
+    return Difference(DifferenceKind.WORDS_MISSING, "", word, start, end)
+
+
 def _qualifier_cut(text: str, match: PassageMatch) -> Difference | None:
     """A negation, qualifier or condition just outside the match, in the same sentence:
     the next word, or the one after a conjunction ("significant, but only in women");
@@ -221,13 +261,26 @@ def _neighbour_word(text: str, at: int, *, forward: bool) -> tuple[str, int, int
         return None
     if forward and start == 0 and at > 0 and not is_unit_boundary(text, at):
         return None
-    word_end = end
-    # A contraction's tail: "didn't" is one word.
-    if forward and window[end:end + 1] == "'" and window[end + 1:end + 2].isalpha():
-        following = [u for u in units if u[0] == end + 1]
-        if following:
-            word_end = following[0][1]
-    return window[start:word_end], offset + start, offset + word_end
+    if forward and window[:1] in "'’" and at > 0 and text[at - 1].isalpha() and start == 1:
+        # Cut inside a contraction ("We didn" of "We didn't"): the word is the whole one.
+        before = word_units(text[max(0, at - 40):at])
+        if before:
+            begun = max(0, at - 40) + before[-1][0]
+            return text[begun:offset + end], begun, offset + end
+    # A contraction or a compound is one word: "didn't", "non-synonymous" (whose "non"
+    # negates nothing in the claim around it).
+    while True:
+        joined = [u for u in units if u[0] == end + 1 and window[end:end + 1] in "'-‐’"]
+        if not joined or not window[end:end + 1]:
+            break
+        end = joined[0][1]
+    if not forward:
+        while start > 1 and window[start - 1] in "-‐" and window[start - 2].isalnum():
+            earlier = [u for u in units if u[1] == start - 1]
+            if not earlier:
+                break
+            start = earlier[0][0]
+    return window[start:end], offset + start, offset + end
 
 
 def _citation_difference(text: str, request: str, match: PassageMatch) -> Difference | None:

@@ -129,7 +129,7 @@ class CanonicalText:
         """The span of the original text that canonical `[start, end)` came from: to the
         end of its last character's combining marks (`e` + U+0301 is one `é`)."""
         last = self.origin[end - 1] + 1
-        while last < len(self.source) and unicodedata.combining(self.source[last]):
+        while last < len(self.source) and _continues_a_cluster(self.source[last]):
             last += 1
         return self.origin[start], last
 
@@ -166,7 +166,7 @@ def canonical_form(text: str, *, join_line_end_hyphens: bool = True) -> Canonica
             found = _PLAIN_RUN.match(text, i)
             assert found is not None
             end = found.end()
-            if end < length and unicodedata.combining(text[end]):
+            if end < length and _continues_a_cluster(text[end]):
                 end -= 1  # the last letter goes with the accent that follows it
             if end > i:
                 out.append(text[i:end])
@@ -217,12 +217,12 @@ def canonical_form(text: str, *, join_line_end_hyphens: bool = True) -> Canonica
             emit("...", i, _BIT[Tolerance.DASHES])
         elif char in LIGATURES:
             emit(LIGATURES[char], i, _BIT[Tolerance.LIGATURES])
-        elif char.isascii() and not (i + 1 < length and unicodedata.combining(text[i + 1])):
+        elif char.isascii() and not (i + 1 < length and _continues_a_cluster(text[i + 1])):
             emit(char, i, 0)
         else:
             # A character with the combining marks that follow it, normalised together.
             j = i + 1
-            while j < length and unicodedata.combining(text[j]):
+            while j < length and _continues_a_cluster(text[j]):
                 j += 1
             cluster = text[i:j]
             normal = cluster if _keeps_its_form(char) else unicodedata.normalize(
@@ -236,6 +236,13 @@ def canonical_form(text: str, *, join_line_end_hyphens: bool = True) -> Canonica
         origin.pop()
         applied.pop()
     return CanonicalText("".join(out), origin, applied, text)
+
+
+def _continues_a_cluster(char: str) -> bool:
+    """A combining mark, or a Hangul vowel or final consonant jamo (combining class 0,
+    yet composed with the jamo before it: NFD Korean is jamo)."""
+    return bool(unicodedata.combining(char)) or "\u1160" <= char <= "\u11ff" or \
+        "\ud7b0" <= char <= "\ud7ff"
 
 
 def _keeps_its_form(char: str) -> bool:

@@ -293,3 +293,23 @@ def test_any_run_of_words_is_verified_in_either_normal_form(words: list[str],
         (match, *_) = verdict.matches
         # The document's own characters, the same text once put in canonical form.
         assert canonical_form(text[match.start:match.end]).text == canonical_form(asked).text
+
+
+def test_decomposed_korean_is_the_same_text() -> None:
+    text = "게다가 그 사적인 관계의 사안들은 그들 스스로 해결해야 할 일일 수 있다."
+    asked = unicodedata.normalize("NFD", "사적인 관계의 사안들은")
+    assert asked != "사적인 관계의 사안들은" and verify_quote(text, asked).verified
+
+
+@pytest.mark.parametrize(("asked", "verified"), [
+    ("Divergence was.", False),          # the document's sentence goes on: "was lower"
+    ("Divergence was lower,", True),     # and here its clause ends
+    ("the exons, however,", True),       # "non-synonymous" is a compound, not a negation
+    ("We didn", False),                  # cut inside "didn't"
+    ("Costs were well", False),          # cut inside "well-known": not on a word boundary
+])
+def test_where_a_request_stops_inside_the_documents_sentence(asked: str,
+                                                            verified: bool) -> None:
+    text = ("Divergence was lower, within the exons, however, non-synonymous change was "
+            "rare. We didn't stop. Costs were well-known.")
+    assert verify_quote(text, asked).verified is verified, verify_quote(text, asked)
