@@ -23,7 +23,7 @@ from ..analysis.word_tokens import is_unit_boundary, word_units
 from .fuzzy_window import best_window
 from .meaning_words import is_conjunction, is_negation, is_qualifier, limits_a_claim
 from .quote_matching import FUZZY_THRESHOLD
-from .tolerances import CanonicalText, Tolerance, canonical_form, citation_markers
+from .tolerances import TOLERANCES, CanonicalText, Tolerance, canonical_form, citation_markers
 from .word_alignment import Difference, DifferenceKind, aligned_span, differences
 
 
@@ -132,6 +132,37 @@ def _equal_spans(text: str, request: str, document: CanonicalText, asked: Canoni
         found = _canonical_spans(document, reading, find_all)
         if found:
             return found
+    return _ending_at_a_line_end_hyphen(document, asked, find_all)
+
+
+_HYPHENATED = 1 << TOLERANCES.index(Tolerance.LINE_END_HYPHENATION)
+
+
+def _ending_at_a_line_end_hyphen(document: CanonicalText, asked: CanonicalText,
+                                 find_all: bool) -> list[PassageMatch]:
+    """A request ending where the document breaks a word at a line's end ("... with the
+    man-" of "man-⏎ual"), as its sentence and line numbers cut it: the document's text up
+    to and with that hyphen."""
+    needle = asked.text
+    if len(needle) < 2 or needle[-1] != "-" or not needle[-2].isalpha():
+        return []
+    stem = needle[:-1]
+    found: list[PassageMatch] = []
+    for start in _find(document.text, stem, find_all, lambda at: is_unit_boundary(
+            document.text, at)):
+        end = start + len(stem)
+        if end >= len(document.text) or not document.applied[end] & _HYPHENATED:
+            continue
+        first, _ = document.original_span(start, end)
+        hyphen = document.source.find("-", document.origin[end - 1], document.origin[end])
+        if hyphen == -1:
+            continue
+        used = set(document.tolerances_between(start, end)) | set(
+            asked.tolerances_between(0, len(needle))) | {Tolerance.LINE_END_HYPHENATION}
+        found.append(PassageMatch(first, hyphen + 1, "tolerant", 1.0, (),
+                                  tuple(t for t in Tolerance if t in used)))
+        if not find_all:
+            break
     return found
 
 

@@ -313,3 +313,13 @@ def test_where_a_request_stops_inside_the_documents_sentence(asked: str,
     text = ("Divergence was lower, within the exons, however, non-synonymous change was "
             "rare. We didn't stop. Costs were well-known.")
     assert verify_quote(text, asked).verified is verified, verify_quote(text, asked)
+
+
+def test_a_request_may_end_where_the_document_breaks_a_word_at_a_line_end() -> None:
+    # A PDF's page break: the stored sentence and line end at "man-".
+    text = "It is only 3.4% worse than with the man-\n\nual transcripts. Next."
+    verdict = verify_quote(text, "It is only 3.4%\nworse than with the man-")
+    assert verdict.verified
+    (match,) = verdict.matches
+    assert text[match.start:match.end] == "It is only 3.4% worse than with the man-"
+    assert not verify_quote(text, "worse than with the woman-").verified
