@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-integration test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup bench-crawl clean samples
+.PHONY: test test-integration test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup bench-crawl bench-verification clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -96,6 +96,11 @@ bench-store: $(STAMP)
 	$(BIN)/python -m bench.store_ingest
 
 # Whole `sheaf` processes against `python -c pass`, min and median (ADR-0022).
+# Quote verification and claim checks on ../shared/corpora (issue 28, ADR-0026).
+bench-verification: $(STAMP)
+	$(BIN)/python -m bench.quote_perturbations
+	$(BIN)/python -m bench.claim_checks
+
 bench-startup: $(STAMP)
 	$(BIN)/python -P bench/startup.py
 

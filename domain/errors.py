@@ -58,6 +58,9 @@ class ErrorKind(enum.Enum):
     TOKEN_BUDGET_SPENT = "token_budget_spent"
     # quotes
     QUOTE_NOT_FOUND = "quote_not_found"
+    """A quote request by text that the document does not verify."""
+    CLAIM_NOT_VERIFIED = "claim_not_verified"
+    """A claim no stored passage verifies (its closest passages differ, or none is near)."""
     OUT_OF_RANGE = "out_of_range"
     # settings: a flag or an environment variable with a value sheaf cannot use
     CONFIGURATION = "configuration"
@@ -211,7 +214,7 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
     InvalidInput: frozenset({ErrorKind.INVALID_URL, ErrorKind.INVALID_QUERY,
                              ErrorKind.OUT_OF_RANGE}),
     NotFound: frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
-                         ErrorKind.INPUT_NOT_FOUND}),
+                         ErrorKind.CLAIM_NOT_VERIFIED, ErrorKind.INPUT_NOT_FOUND}),
     UnsupportedContent: frozenset({
         ErrorKind.UNSUPPORTED_CONTENT, ErrorKind.EMPTY, ErrorKind.NOT_A_PDF,
         ErrorKind.CORRUPT, ErrorKind.ENCRYPTED, ErrorKind.WRONG_PASSWORD,

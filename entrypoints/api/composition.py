@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ...application.ports.format_extractor import FormatExtractor
     from ...application.ports.http_client import HttpClient
     from ...application.ports.language_model import LanguageModel
+    from ...application.quotes.claim_checks import ClaimChecks
     from ...application.quotes.quotes import Quotes
     from ...application.search.search import Search
     from ...application.store.document_structure import DocumentStructure
@@ -153,6 +154,7 @@ class KnowledgeServices:
     _ingestion: Ingestion | None = attrs.field(default=None, init=False)
     _structure: DocumentStructure | None = attrs.field(default=None, init=False)
     _quotes: Quotes | None = attrs.field(default=None, init=False)
+    _claim_checks: ClaimChecks | None = attrs.field(default=None, init=False)
     _search: Search | None = attrs.field(default=None, init=False)
     _reindexing: Reindexing | None = attrs.field(default=None, init=False)
     _crawling: SiteCrawl | None = attrs.field(default=None, init=False)
@@ -178,6 +180,14 @@ class KnowledgeServices:
 
             self._quotes = Quotes(self.structure, self.pool)
         return self._quotes
+
+    @property
+    def claim_checks(self) -> ClaimChecks:
+        if self._claim_checks is None:
+            from ...application.quotes.claim_checks import ClaimChecks
+
+            self._claim_checks = ClaimChecks(self.search, self.quotes)
+        return self._claim_checks
 
     @property
     def search(self) -> Search:

@@ -51,13 +51,15 @@ if TYPE_CHECKING:
     from ...application.ingestion.ingestion import IngestOptions
     from ...application.ports.embedder import Embedder
     from ...application.ports.language_model import LanguageModel
-    from ...application.quotes.quotes import Quote
+    from ...application.quotes.claim_checks import ClaimCheck
+    from ...application.quotes.quotes import Quote, QuoteCheck
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk, ChunkSizes
     from ...domain.analysis.sections import Section
     from ...domain.analysis.token_counting import TokenCounting
     from ...domain.document.resolved_content import ResolvedContent
     from ...domain.queue.ingest_jobs import IngestJob
+    from ...domain.quotes.quote_verification import Mode
     from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.embeddings import EmbeddingModel
@@ -474,13 +476,20 @@ class Knowledge:
                     sentence: int | None = None, paragraph: int | None = None,
                     lines: tuple[int, int] | None = None, section: str | None = None,
                     first: int | None = None, last: int | None = None,
-                    find_all: bool = False) -> list[Quote]:
-        """The document's own words: by `text` (exact, tolerant, then fuzzy), by sentence,
-        paragraph or lines, or a `section` (whole, or its first or last N sentences).
-        `quote_not_found` when the text is not there."""
+                    find_all: bool = False, mode: str = "verify") -> list[Quote]:
+        """The document's own words: by `text`, by sentence, paragraph or lines, or a
+        `section` (whole, or its first or last N sentences).
+
+        By text, a passage is returned only when it is `verified`: the document has the
+        text exactly or up to the tolerated differences (`sheaf.Tolerance`). Otherwise
+        `QuoteNotVerified` (a `NotFound`, kind `quote_not_found`) carries the closest
+        passage and what differs. `mode="locate"` re-anchors a paraphrase or damaged
+        text: its passages are `located`, never verified, with their differences."""
+
         quotes = self._services.quotes
         if text is not None:
-            return await quotes.by_text(self.space, document, text, find_all=find_all)
+            return await quotes.by_text(self.space, document, text, find_all=find_all,
+                                        mode=_mode(mode))
         if section is not None:
             return [await quotes.section(self.space, document, section, first, last)]
         for unit, value in (("sentence", sentence), ("paragraph", paragraph)):
@@ -490,6 +499,25 @@ class Knowledge:
             return [await quotes.by_position(self.space, document, "line", *lines)]
         raise SheafError(ErrorKind.INVALID_QUERY,
                          "quote needs text, sentence, paragraph, lines or section")
+
+    async def check_quote(self, document: str, text: str, *, mode: str = "verify",
+                          find_all: bool = False) -> QuoteCheck:
+        """Whether `document` says `text`, as a record that never raises for a passage
+        that is not there: `status` is `verified`, `located` (locate mode),
+        `not_verified` (with the closest passage and its differences) or `not_found`."""
+        return await self._services.quotes.check_text(self.space, document, text,
+                                                      find_all=find_all, mode=_mode(mode))
+
+    async def verify(self, claim: str, *, document: str | Sequence[str] | None = None,
+                     k: int = 5) -> ClaimCheck:
+        """Whether any stored document (or only `document`) says `claim`, sentence by
+        sentence: `verified` with each supporting passage's citation, `not_verified` with
+        the closest passage and what differs, or `not_found`."""
+        from ...domain.search.search_request import SearchFilters
+
+        documents = await self._services.catalogue.document_ids(self.space, _many(document))
+        return await self._services.claim_checks.check(
+            self.space, claim, k=k, filters=SearchFilters(documents))
 
     async def context_block(self, query: str, max_tokens: int = 1500, *, k: int = 8,
                             mode: str | SearchMode = "auto") -> str:
@@ -598,6 +626,16 @@ def _fetching(settings: Settings | None, allow_private_network: bool,
         return settings
     return settings.with_flags(max_bytes=max_bytes, timeout=timeout,
                                allow_private=allow_private_network)
+
+
+def _mode(value: str) -> Mode:
+    from ...domain.quotes.quote_verification import Mode
+
+    try:
+        return Mode(value)
+    except ValueError:
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         f"unknown quote mode {value!r}: verify or locate") from None
 
 
 def _many(value: str | Sequence[str] | None) -> list[str]:

@@ -64,6 +64,7 @@ _COMMANDS = {
     **dict.fromkeys(("search", "reindex", "compact"), ".search_commands"),
     **dict.fromkeys(("worker", "batch"), ".queue_commands"),
     **dict.fromkeys(("eval", "model"), ".evaluation_commands"),
+    "verify": ".verify_command",
     "serve": ".serve_command",
     "repair": ".repair_command",
     "mcp": "..mcp.command",

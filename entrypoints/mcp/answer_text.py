@@ -9,10 +9,16 @@ from typing import Any
 def answer_text(tool: str, answer: dict[str, Any]) -> str:
     """A compact rendering of a tool's structured answer."""
     if "error" in answer:
-        return f"error {answer['error']['kind']}: {answer['error']['message']}"
+        failed = f"error {answer['error']['kind']}: {answer['error']['message']}"
+        return failed if "verification" not in answer["error"] else "\n".join(
+            [failed, *_verification(answer["error"]["verification"])])
     lines: list[str] = []
     if "results" in answer and tool == "search_knowledge":
         lines += _passages(answer["results"], answer.get("shown_from", 0))
+    elif "sentences" in answer:  # verify_claim
+        for checked in answer["sentences"]:
+            lines.append(f"{checked['status']}: {checked['sentence']}")
+            lines += _passages(checked["support"], 0)
     elif "quotes" in answer:
         lines += _passages(answer["quotes"], answer.get("shown_from", 0))
     elif "documents" in answer:
@@ -49,6 +55,16 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
         lines.append(f"({answer['total'] - answer['shown_to']} more: call again with the "
                      f"same arguments and cursor={answer['next_cursor']})")
     return "\n".join(lines)
+
+
+def _verification(record: dict[str, Any]) -> list[str]:
+    """The closest passages of a failed quote or claim check, with their citations."""
+    closest = [record["closest"]] if record.get("closest") else [
+        s["closest"] for s in record.get("sentences", []) if s.get("closest")]
+    if not closest:
+        return ["(no passage of the documents is close to it)"]
+    return ["closest passage (the document's own words; it does not say the request):",
+            *_passages(closest, 0)]
 
 
 def _passages(items: list[dict[str, Any]], first: int) -> list[str]:

@@ -23,8 +23,10 @@ from .tool_catalogue import server_tools
 
 INSTRUCTIONS = (
     "sheaf holds documents (web pages, PDFs, text files) as Markdown with exact character "
-    "offsets. Search with search_knowledge, then confirm every claim with get_exact_quote "
-    "and cite what it returns (title, URL or path, section, pages, offsets). Answers are "
+    "offsets. Search with search_knowledge, then confirm every claim with verify_claim or "
+    "get_exact_quote and cite what they return (title, URL or path, section, pages, "
+    "offsets); an answer that is not verified is an error: do not state the claim as the "
+    "source's. Answers are "
     "kept within a size budget: when one says next_cursor or next, call again to read on.")
 
 

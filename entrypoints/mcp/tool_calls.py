@@ -77,6 +77,10 @@ class ToolCalls:
             answer = await self._run(name, given, progress)
             if isinstance(answer, _DocumentRange):
                 return await self._range(name, answer)
+            if "error" in answer and "verification" in answer["error"]:
+                # A verification that did not verify: an error the model must read,
+                # with the record that says what the document does say.
+                return ToolAnswer(answer, answer_text(name, answer), is_error=True)
             if "error" in answer:
                 raise SheafError(ErrorKind(answer["error"]["kind"]),
                                  answer["error"]["message"])

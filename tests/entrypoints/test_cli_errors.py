@@ -30,6 +30,7 @@ READS = {
     "chunks": (["doc_none"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "quote": (["doc_none", "--sentence", "1"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "search": (["seagrass"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
+    "verify": (["Seagrass grows."], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "reindex": ([], [EMBEDDER, LANGUAGE_MODEL], [FETCH]),
     "status": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "compact": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
