@@ -6,9 +6,9 @@ from typing import Any
 
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.document.resolved_content import ContentSource
-from ...domain.search.search_request import MAX_RESULTS
 from ...domain.quotes.tolerances import TOLERANCES
 from ...domain.quotes.verification_terms import VERIFIED_MEANS
+from ...domain.search.search_request import MAX_RESULTS
 
 RENDER = {"type": "string", "enum": ["auto", "always", "never"],
           "description": "render web pages in a headless Chromium: auto (default) when "
