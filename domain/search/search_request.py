@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
 from ..errors import ErrorKind, SheafError
+from ..worded_enum import WordedEnum
 
 
-class SearchMode(enum.Enum):
+class SearchMode(WordedEnum):
     AUTO = "auto"
     """Hybrid with a semantic embedder; BM25 without one or with a lexical one."""
     HYBRID = "hybrid"
@@ -17,7 +16,7 @@ class SearchMode(enum.Enum):
     VECTOR = "vector"
 
 
-class Expansion(enum.Enum):
+class Expansion(WordedEnum):
     """How much text around a hit comes back with it."""
 
     SNIPPET_WINDOW = "snippet-window"

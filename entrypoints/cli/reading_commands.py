@@ -291,5 +291,6 @@ def space(name: str, enabled: bool | None, max_bytes: int | None, kinds: str | N
             for key, value in shown.items():
                 click.echo(f"{key:<18} {value}")
 
+    changes = (enabled, max_bytes, kinds, enrich)
     with_knowledge_api(settings_for({Group.STORE}, store=store, space=name), work,
-                       shared=())
+                       shared=(), missing="refuse" if changes == (None,) * 4 else "create")
