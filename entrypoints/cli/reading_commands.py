@@ -13,6 +13,7 @@ from ...domain.document.content_source import ContentSource
 from ..api import serialisation
 from ..api.serialisation import as_received
 from ..api.settings import READING, Group
+from .citation_text import cited_source, shown_title
 from .cli_options import (
     LINE_RANGE,
     json_option,
@@ -110,7 +111,9 @@ def show(document: str, markdown: bool, meta: bool, diagnostics: bool, as_json: 
 def _describe(summary: dict[str, Any]) -> None:
     for key in ("id", "title", "content", "content_type", "version", "versions",
                 "characters", "updated_at"):
-        click.echo(f"{key:<13} {summary[key]}")
+        value = summary[key]
+        click.echo(f"{key:<13} {'(untitled)' if value is None and key == 'title' else value}")
+    click.echo(f"{'location':<13} {cited_source(summary)}")
     if summary["near_duplicate_of"]:
         click.echo(f"{'near dup of':<13} {summary['near_duplicate_of']} "
                    f"(cosine {summary['near_duplicate_similarity']:.3f})")
@@ -229,9 +232,10 @@ def quote(document: str, text: str | None, sentence: int | None, paragraph: int 
                 else ""
             click.echo(passage["text"])
             cited = DocumentLocation(**passage["location"]).cited or passage["document_id"]
-            click.echo(f"-- {passage['title'] or passage['document_id']} ({cited}), "
+            # On stdout with the passage: `> file` keeps the quote and its source.
+            click.echo(f"-- {shown_title(passage)} ({cited}), "
                        f"{where}{pages}, characters {passage['start']}-{passage['end']}, "
-                       f"{passage['match']} match", err=True)
+                       f"{passage['match']} match")
 
     async def work(kb: KnowledgeApi) -> None:
         found = await kb.quote(document, text, sentence=sentence, paragraph=paragraph,

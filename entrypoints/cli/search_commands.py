@@ -15,6 +15,7 @@ from ...domain.search.search_request import Expansion, SearchMode
 from ..api import serialisation
 from ..api.serialisation import as_received
 from ..api.settings import READING, Group
+from .citation_text import cited_source, shown_title
 from .cli_options import (
     KEY_VALUE,
     json_option,
@@ -82,12 +83,12 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
             return
         for hit in found:  # printed from the JSON records
             where = " > ".join(hit["heading_path"]) or "-"
-            click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  "
-                       f"{hit['title'] or hit['document_id']}  "
+            click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  {shown_title(hit)}  "
                        f"[{where}]  {hit['chunk_id']} [{hit['start']}:{hit['end']}]")
             context = hit.get("context")
             shown_text = context["text"] if context else hit["text"]
             click.echo("    " + " ".join(shown_text.split())[:200 if not context else 2000])
+            click.echo(f"    -- {cited_source(hit)}")
 
     async def work(kb: KnowledgeApi) -> None:
         if queries is not None:
