@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ...domain.store.spaces import DEFAULT_SPACE
@@ -22,15 +22,22 @@ from ...domain.store.spaces import DEFAULT_SPACE
 _VALUED = ("--space", "--store")
 
 
-def listing_lines(summaries: Iterable[dict[str, Any]], as_json: bool) -> Iterator[str]:
-    """The lines `sheaf list` prints for these document summaries."""
-    for summary in summaries:
-        if as_json:
+def listing_lines(summaries: Sequence[dict[str, Any]], as_json: bool) -> Iterator[str]:
+    """The lines `sheaf list` prints for these document summaries: columns as wide as
+    their longest value (`spreadsheet` and `html` line up)."""
+    if as_json:
+        for summary in summaries:
             yield json.dumps(summary, ensure_ascii=False)
-        else:
-            first = summary["sources"][0]["original"] if summary["sources"] else ""
-            yield (f"{summary['id']}  {summary['content']:<4}  "
-                   f"{(summary['title'] or '(untitled)')[:60]:<60}  {first}")
+        return
+    ids = max((len(summary["id"]) for summary in summaries), default=0)
+    kinds = max((len(summary["content"] or "") for summary in summaries), default=0)
+    titles = min(60, max((len(summary["title"] or "(untitled)") for summary in summaries),
+                         default=0))
+    for summary in summaries:
+        first = summary["sources"][0]["original"] if summary["sources"] else ""
+        title = (summary["title"] or "(untitled)")[:titles]
+        yield (f"{summary['id']:<{ids}}  {summary['content'] or '':<{kinds}}  "
+               f"{title:<{titles}}  {first}").rstrip()
 
 
 def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:

@@ -130,11 +130,16 @@ def _describe(summary: dict[str, Any]) -> None:
 
 @click.command()
 @DOCUMENT
+@json_option
 @store_options
-def remove(document: str, store: Path | None, space: str, embedder: str | None) -> None:
+def remove(document: str, as_json: bool, store: Path | None, space: str,
+           embedder: str | None) -> None:
     """Remove a document, its versions and the blobs only it used."""
     async def work(kb: KnowledgeApi) -> None:
         removed = await kb.remove(document)
+        if as_json:
+            echo_json(serialisation.removal(removed))
+            return
         click.echo(f"removed {removed.id} ({removed.title or 'untitled'})", err=True)
 
     with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),

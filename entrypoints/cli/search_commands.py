@@ -130,18 +130,24 @@ def _queries(path: Path) -> list[dict[str, Any]]:
               help="redo LLM enrichment (summary, context); cached answers are reused")
 @click.option("--token-budget", type=click.IntRange(min=1),
               help="tokens this run may spend on enrichment (or SHEAF_LLM_TOKEN_BUDGET)")
+@json_option
 @store_options
 def reindex(embeddings: bool, no_chunks: bool, enrich: str | None, token_budget: int | None,
-            store: Path | None, space: str, embedder: str | None) -> None:
+            as_json: bool, store: Path | None, space: str, embedder: str | None) -> None:
     """Rebuild chunks (and vectors) from stored text, no fetching."""
     settings = settings_for({Group.STORE, Group.EMBEDDER, Group.LANGUAGE_MODEL}, store=store,
                             space=space, embedder=embedder, token_budget=token_budget)
 
     async def work(kb: Knowledge) -> None:
         total = len(await kb.documents())
-        with progress("reindexing", total, interactive(False)) as advance:
+        with progress("reindexing", total, interactive(as_json)) as advance:
             count = await kb.reindex(chunks=not no_chunks, embeddings=embeddings,
                                      enrich=enrich, progress=lambda done, _: advance(1))
+        if as_json:
+            echo_json({"reindexed": count, "space": space,
+                       "chunks": not no_chunks, "embeddings": embeddings,
+                       "enrich": enrich})
+            return
         click.echo(f"reindexed {count} documents in space {space!r}", err=True)
 
     with_knowledge(settings, work, hold=True)  # a long run: readers go through it
