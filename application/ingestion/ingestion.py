@@ -261,7 +261,8 @@ class Ingestion:
                 counting = (await self.embedder.token_counting() if self.embedder
                             else ESTIMATED_TOKENS)
                 analysis = await self._pool.run(analyse_version, extracted.document,
-                                                version_id, self.chunk_sizes, counting)
+                                                version_id, self.chunk_sizes, counting,
+                                                extracted.source)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
                                              extracted, analysis)

@@ -138,3 +138,18 @@ def test_remove_and_reindex_answer_in_json(untitled: tuple[Path, Path]) -> None:
 
 def test_the_commands_are_click_commands() -> None:
     assert all(isinstance(c, click.Command) for _, c in commands(sheaf))
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "notes.md"])
+def test_the_opening_of_a_plain_file_is_not_labelled_abstract(tmp_path: Path,
+                                                               name: str) -> None:
+    opening = " ".join(f"Heron {n} waits by the cold lake in spring." for n in range(12))
+    note = tmp_path / name
+    note.write_text(f"{opening}\n\n# Results\n\nHerons nest in the reeds.\n")
+    store = tmp_path / "kb.duckdb"
+    assert run("ingest", note, "--store", store).exit_code == 0
+    listed = run("sections", note, "--json", "--store", store)
+    labels = [json.loads(line)["label"] for line in listed.stdout.splitlines()]
+    assert "abstract" not in labels
+    found = run("search", "heron cold lake", "--store", store)
+    assert "[Abstract]" not in found.stdout and "abstract" not in found.stdout.lower()
