@@ -101,3 +101,59 @@ def test_the_checks_catch_what_they_are_for() -> None:
               "workers are planned.")
     assert announced_commands(status, commands) == {"mcp", "worker"}
     assert announced_commands("Status: the MCP server and workers are here.", commands) == set()
+
+
+# The Status paragraph's proper names (HTML, DuckDB, MCP, ...), each shown to exist: a
+# row of the Formats table, a folder of the code by that name, a search mode, or the
+# folder of the few spelled otherwise. A name none of these shows fails, so a capability
+# is never announced as built before it is.
+_PROPER_NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]+)\b")
+_FOLDER_NAMED = {"PostgreSQL": "postgres", "LLM": "enrichment"}
+ROOT = README.parent
+
+
+def formats_table(text: str) -> str:
+    start = text.index("## Formats\n")
+    section = text[start:text.index("\n## ", start + 1)]
+    return "\n".join(line.split(" | ")[0] for line in section.splitlines()
+                     if line.startswith("| "))
+
+
+def code_folders() -> set[str]:
+    return {path.name.lower() for layer in ("domain", "application", "adapters",
+                                             "entrypoints")
+            for path in (ROOT / layer).rglob("*") if path.is_dir()
+            and (path / "__init__.py").exists()}
+
+
+def unshown_names(paragraph: str, text: str) -> set[str]:
+    """The proper names of `paragraph` that nothing shows to exist."""
+    from sheaf.domain.search.search_request import SearchMode
+
+    formats = set(_PROPER_NAME.findall(formats_table(text)))
+    folders = code_folders()
+    modes = {mode.value for mode in SearchMode}
+    unshown = set()
+    for name in set(_PROPER_NAME.findall(paragraph)) - {"Status"}:
+        folder = _FOLDER_NAMED.get(name, name).lower()
+        if name not in formats and folder not in folders and name.lower() not in modes:
+            unshown.add(name)
+    return unshown
+
+
+def test_the_status_paragraph_names_only_what_exists() -> None:
+    text = README.read_text(encoding="utf-8")
+    paragraph = status_paragraph(text)
+    assert unshown_names(paragraph, text) == set()
+    extras = set(re.findall(r"the `([a-z-]+)` extra", paragraph))
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"]["optional-dependencies"]
+    assert extras <= set(declared)
+
+
+def test_a_status_naming_what_is_not_there_is_caught() -> None:
+    text = README.read_text(encoding="utf-8")
+    said = "Status: built are HTML, DuckDB and MCP; also RTF, ODT and a GraphQL API."
+    assert unshown_names(said, text) == {"RTF", "ODT", "GraphQL"}
