@@ -157,3 +157,44 @@ def test_a_status_naming_what_is_not_there_is_caught() -> None:
     text = README.read_text(encoding="utf-8")
     said = "Status: built are HTML, DuckDB and MCP; also RTF, ODT and a GraphQL API."
     assert unshown_names(said, text) == {"RTF", "ODT", "GraphQL"}
+
+
+_TEST_MODULE = re.compile(r"tests/[\w/]+/test_\w+\.py")
+_MAKE_TARGET = re.compile(r"`make (test(?:-integration|-slow)?)\b")
+_EXPRESSIONS = {"test": "not slow and not integration",
+                "test-integration": "integration and not slow", "test-slow": "slow"}
+
+
+def collected(module: str, expression: str | None) -> int:
+    """How many of `module`'s tests pytest selects with the marker `expression`."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
+         *(["-m", expression] if expression else []), module], cwd=ROOT,
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode in (0, 5), done.stdout + done.stderr  # 5: none selected
+    return sum("::" in line for line in done.stdout.splitlines())
+
+
+def test_a_test_module_the_readme_puts_in_a_make_target_runs_there() -> None:
+    """"The quality gate runs in `make test`" while its tests are marked slow is the
+    README saying what is not so. A module it names beside `make test` must run there
+    whole; beside `make test-slow` or `make test-integration`, some of it must."""
+    text = README.read_text(encoding="utf-8")
+    checked = 0
+    for found in _TEST_MODULE.finditer(text):
+        before = text[max(0, found.start() - 400):found.start()]
+        targets = _MAKE_TARGET.findall(before.split("\n|")[-1].split("\n\n")[-1])
+        if not targets:
+            continue
+        module, target = found.group(0), targets[-1]
+        selected = collected(module, _EXPRESSIONS[target])
+        if target == "test":
+            assert selected == collected(module, None), f"not all of {module} runs in " \
+                                                         "`make test`, as the README says"
+        else:
+            assert selected, f"nothing of {module} runs in `make {target}`"
+        checked += 1
+    assert checked  # the quality gate's module, at least
