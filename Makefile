@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-integration test-slow demo local-model lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup clean samples
+.PHONY: test test-integration test-slow demo local-model lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup bench-crawl clean samples
 
 # An editable install of this layout (the layer folders mapped onto `sheaf.*`, ADR-0002)
 # goes through setuptools' import finder, which announces itself with an information-only
@@ -113,6 +113,10 @@ bench-store: $(STAMP)
 # Whole `sheaf` processes against `python -c pass`, min and median (ADR-0022).
 bench-startup: $(STAMP)
 	$(BIN)/python -P bench/startup.py
+
+# Crawling and rendering on a generated loopback site, against plain peers (ADR-0034).
+bench-crawl: $(STAMP)
+	$(BIN)/python -P bench/crawl_rendering.py
 
 # psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
 bench-postgres: $(STAMP)
