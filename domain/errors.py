@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
+from .worded_enum import WordedEnum
 
 
-class ErrorKind(enum.Enum):
+class ErrorKind(WordedEnum):
     """What went wrong, as a stable machine-readable word."""
 
     # fetching
@@ -43,6 +43,8 @@ class ErrorKind(enum.Enum):
     # knowledge store
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
+    STORE_NOT_FOUND = "store_not_found"
+    """A command that only reads was pointed at a store file that does not exist."""
     STORE_VERSION = "store_version"
     STORE_LOCKED = "store_locked"
     """Another process holds the store for writing and could not serve this request."""
@@ -213,8 +215,9 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
     TooLarge: frozenset({ErrorKind.TOO_LARGE}),
     InvalidInput: frozenset({ErrorKind.INVALID_URL, ErrorKind.INVALID_QUERY,
                              ErrorKind.OUT_OF_RANGE}),
-    NotFound: frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
-                         ErrorKind.CLAIM_NOT_VERIFIED, ErrorKind.INPUT_NOT_FOUND}),
+    NotFound: frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.STORE_NOT_FOUND,
+                         ErrorKind.QUOTE_NOT_FOUND, ErrorKind.CLAIM_NOT_VERIFIED,
+                         ErrorKind.INPUT_NOT_FOUND}),
     UnsupportedContent: frozenset({
         ErrorKind.UNSUPPORTED_CONTENT, ErrorKind.EMPTY, ErrorKind.NOT_A_PDF,
         ErrorKind.CORRUPT, ErrorKind.ENCRYPTED, ErrorKind.WRONG_PASSWORD,

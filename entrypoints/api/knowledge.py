@@ -234,12 +234,17 @@ class Knowledge:
         """Ingest sources (directories expand to their files, all the way down with
         `recursive`), `concurrency` at a time, yielding a progress event as each
         finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest.
-        A `DirectoryListing` (from `listing`) is taken as it is, not listed again."""
+        A `DirectoryListing` (from `listing`) is taken as it is, not listed again. The
+        first event carries the files the directories held that are left out."""
         from ...application.concurrency.bounded_concurrency import for_each_bounded
         from ...domain.routing.directory_listing import DirectoryListing
         from ...domain.store.ingestion import IngestResult
 
         chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
+        if chosen.dry_run:  # later sources see what earlier ones would have stored
+            from ...application.ingestion.rehearsal import Rehearsal
+
+            chosen = attrs.evolve(chosen, rehearsal=Rehearsal())
         listing = sources if isinstance(sources, DirectoryListing) else \
             await self.listing(sources, recursive=recursive)
         expanded = list(listing.files)
@@ -262,7 +267,8 @@ class Knowledge:
             async with receive:
                 async for result in receive:
                     done += 1
-                    yield IngestProgress(done, len(expanded), result, listing.skipped)
+                    yield IngestProgress(done, len(expanded), result,
+                                         listing.skipped if done == 1 else ())
         finally:
             batch.cancel()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ...domain.store.spaces import DEFAULT_SPACE
@@ -23,18 +23,25 @@ from .terminal_text import one_line
 _VALUED = ("--space", "--store")
 
 
-def listing_lines(summaries: Iterable[dict[str, Any]], as_json: bool) -> Iterator[str]:
-    """The lines `sheaf list` prints for these document summaries."""
-    for summary in summaries:
-        if as_json:
+def listing_lines(summaries: Sequence[dict[str, Any]], as_json: bool) -> Iterator[str]:
+    """The lines `sheaf list` prints for these document summaries: columns as wide as
+    their longest value (`spreadsheet` and `html` line up)."""
+    if as_json:
+        for summary in summaries:
             yield json.dumps(summary, ensure_ascii=False)
-        else:
-            first = summary["sources"][0]["original"] if summary["sources"] else ""
-            # One row per document whatever its fields hold (a newline in a file name
-            # would forge a row).
-            title = one_line(summary["title"] or "(untitled)")[:60]
-            yield (f"{one_line(summary['id'])}  {one_line(summary['content']):<4}  "
-                   f"{title:<60}  {one_line(first)}")
+        return
+    # One row per document whatever its fields hold (a newline in a file name would
+    # forge a row): every field on one line, then the columns sized.
+    rows = [(one_line(summary["id"]), one_line(summary["content"] or ""),
+             one_line(summary["title"] or "(untitled)"),
+             one_line(summary["sources"][0]["original"] if summary["sources"] else ""))
+            for summary in summaries]
+    ids = max((len(row[0]) for row in rows), default=0)
+    kinds = max((len(row[1]) for row in rows), default=0)
+    titles = min(60, max((len(row[2]) for row in rows), default=0))
+    for ident, kind, title, first in rows:
+        yield (f"{ident:<{ids}}  {kind:<{kinds}}  {title[:titles]:<{titles}}  "
+               f"{first}").rstrip()
 
 
 def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:

@@ -13,6 +13,7 @@ from ...domain.document.content_source import ContentSource
 from ..api import serialisation
 from ..api.serialisation import as_received
 from ..api.settings import READING, Group
+from .citation_text import cited_source, shown_title
 from .cli_options import (
     LINE_RANGE,
     json_option,
@@ -110,7 +111,9 @@ def show(document: str, markdown: bool, meta: bool, diagnostics: bool, as_json: 
 def _describe(summary: dict[str, Any]) -> None:
     for key in ("id", "title", "content", "content_type", "version", "versions",
                 "characters", "updated_at"):
-        click.echo(f"{key:<13} {summary[key]}")
+        value = summary[key]
+        click.echo(f"{key:<13} {'(untitled)' if value is None and key == 'title' else value}")
+    click.echo(f"{'location':<13} {cited_source(summary)}")
     if summary["near_duplicate_of"]:
         click.echo(f"{'near dup of':<13} {summary['near_duplicate_of']} "
                    f"(cosine {summary['near_duplicate_similarity']:.3f})")
@@ -127,11 +130,16 @@ def _describe(summary: dict[str, Any]) -> None:
 
 @click.command()
 @DOCUMENT
+@json_option
 @store_options
-def remove(document: str, store: Path | None, space: str, embedder: str | None) -> None:
+def remove(document: str, as_json: bool, store: Path | None, space: str,
+           embedder: str | None) -> None:
     """Remove a document, its versions and the blobs only it used."""
     async def work(kb: KnowledgeApi) -> None:
         removed = await kb.remove(document)
+        if as_json:
+            echo_json(serialisation.removal(removed))
+            return
         click.echo(f"removed {removed.id} ({removed.title or 'untitled'})", err=True)
 
     with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
@@ -241,9 +249,10 @@ def quote(document: str, text: str | None, locate: bool, sentence: int | None,
                 else ""
             click.echo(passage["text"])
             cited = DocumentLocation(**passage["location"]).cited or passage["document_id"]
-            click.echo(f"-- {passage['title'] or passage['document_id']} ({cited}), "
+            # On stdout with the passage: `> file` keeps the quote and its source.
+            click.echo(f"-- {shown_title(passage)} ({cited}), "
                        f"{where}{pages}, characters {passage['start']}-{passage['end']}, "
-                       f"{passage['match']} match", err=True)
+                       f"{passage['match']} match")
 
     async def work(kb: KnowledgeApi) -> int | None:
         if text is not None:
@@ -324,5 +333,6 @@ def space(name: str, enabled: bool | None, max_bytes: int | None, kinds: str | N
             for key, value in shown.items():
                 click.echo(f"{key:<18} {value}")
 
+    changes = (enabled, max_bytes, kinds, enrich)
     with_knowledge_api(settings_for({Group.STORE}, store=store, space=name), work,
-                       shared=())
+                       shared=(), missing="refuse" if changes == (None,) * 4 else "create")

@@ -115,7 +115,8 @@ class HeldKnowledge:
                     raise known_error(line["failure"]["kind"], line["failure"]["detail"])
                 event = line["progress"]
                 yield IngestProgress(event["done"], event["total"], _as_given(
-                    from_plain(IngestResult, event["result"]), given), listing.skipped)
+                    from_plain(IngestResult, event["result"]), given),
+                    listing.skipped if event["done"] == 1 else ())
         finally:
             lines.close()
 

@@ -251,11 +251,20 @@ async def ingest(request: web.Request) -> web.Response:
         else:
             source, options = await _url_request(request)
         result = await _knowledge(request).ingest(source, **options)
+        if upload is not None:
+            result = _as_uploaded(result, source, options["upload_name"])
     finally:
         settings.pending -= 1
         if upload is not None:  # the store keeps its own copy of the bytes
             _discard_upload(upload, settings.uploads)
     return _ingested(result)
+
+
+def _as_uploaded(result: IngestResult, spooled: str, name: str) -> IngestResult:
+    """The result as the client sent it: the upload's own file name where the server's
+    spool path stood (README: details never name server paths)."""
+    message = result.message.replace(spooled, name) if result.message else result.message
+    return attrs.evolve(result, source=name, message=message)
 
 
 def _discard_upload(upload: Path, uploads: Path) -> None:

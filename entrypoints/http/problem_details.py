@@ -18,6 +18,7 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.PATH_NOT_ALLOWED: 403,
     ErrorKind.INGESTION_DISABLED: 403,
     ErrorKind.DOCUMENT_NOT_FOUND: 404,
+    ErrorKind.STORE_NOT_FOUND: 404,
     ErrorKind.QUOTE_NOT_FOUND: 404,
     ErrorKind.CLAIM_NOT_VERIFIED: 404,
     ErrorKind.OUT_OF_RANGE: 422,

@@ -34,6 +34,8 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in answer["counts"].items())
         lines.append(f"{answer['folder']}: {counts or 'no files'}")
         lines += [_ingested(r) for r in answer["results"]]
+    elif tool == "get_document":
+        lines += _document(answer)
     elif "removed" in answer:
         removed = answer["removed"]
         lines.append(f"removed {removed['id']}: {removed.get('title') or ''}".rstrip())
@@ -93,8 +95,19 @@ def _section(path: list[str] | None) -> str:
 
 def _where(record: dict[str, Any]) -> str:
     location = record.get("location") or {}
-    return str(record.get("url") or location.get("path") or location.get("upload")
-               or "no location")
+    return str(record.get("url") or location.get("url") or location.get("path")
+               or location.get("file_name") or "no location")
+
+
+def _document(record: dict[str, Any]) -> list[str]:
+    """A document's record (get_document): what it is, where it came from, its size and
+    versions, and what its extraction noted."""
+    lines = [f"{record['id']}: {record.get('title') or '(untitled)'} ({_where(record)})",
+             f"{record.get('content')} ({record.get('content_type')}), "
+             f"{record.get('characters')} characters, version {record.get('version')} "
+             f"of {record.get('versions')}"]
+    lines += [f"- {note}" for note in record.get("diagnostics") or ()]
+    return lines
 
 
 def _ingested(result: dict[str, Any]) -> str:
