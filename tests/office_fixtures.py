@@ -212,3 +212,53 @@ def scanned_pdf(text: str = SCANNED_TEXT) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, "PDF", resolution=200.0)
     return buffer.getvalue()
+
+
+EPUB2_SENTENCE = "The ferryman rowed the travellers across before the tide turned."
+
+
+def epub2_bytes(*, chapter_extra: str = "") -> bytes:
+    """An EPUB 2 book as Project Gutenberg writes them: an OPF 2.0 package, an NCX with
+    its public DOCTYPE, XHTML 1.1 chapters with theirs and a named character entity."""
+    chapter = ('<?xml version="1.0" encoding="utf-8"?>'
+               '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
+               '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">'
+               '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>{t}</title></head>'
+               '<body>{b}</body></html>')
+    one = chapter.format(t="I", b="<h2>The Crossing</h2><p>" + EPUB2_SENTENCE + "</p>"
+                         "<p>Caf&eacute; lights&nbsp;shone on the water.</p>" + chapter_extra)
+    two = chapter.format(t="II", b="<p>The far bank was quiet at dawn.</p>")
+    ncx = ('<?xml version="1.0" encoding="utf-8"?>'
+           '<!DOCTYPE ncx PUBLIC "-//NISO//DTD ncx 2005-1//EN" '
+           '"http://www.daisy.org/z3986/2005/ncx-2005-1.dtd">'
+           '<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">'
+           '<head><meta name="dtb:uid" content="urn:gutenberg:1"/></head>'
+           '<docTitle><text>The Ferry</text></docTitle><navMap>'
+           '<navPoint id="n1" playOrder="1"><navLabel><text>The Crossing</text></navLabel>'
+           '<content src="one.xhtml"/></navPoint>'
+           '<navPoint id="n2" playOrder="2"><navLabel><text>Dawn &amp; After</text>'
+           '</navLabel><content src="two.xhtml"/></navPoint></navMap></ncx>')
+    opf = ('<?xml version="1.0" encoding="utf-8"?>'
+           '<package xmlns="http://www.idpf.org/2007/opf" version="2.0" '
+           'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+           '<dc:identifier id="id">urn:gutenberg:1</dc:identifier>'
+           '<dc:title>The Ferry</dc:title><dc:creator>Tom Reed</dc:creator>'
+           '<dc:language>en</dc:language></metadata>'
+           '<manifest><item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+           '<item id="c1" href="one.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c2" href="two.xhtml" media-type="application/xhtml+xml"/></manifest>'
+           '<spine toc="ncx"><itemref idref="c1"/><itemref idref="c2"/></spine></package>')
+    container = ('<?xml version="1.0"?><container version="1.0" '
+                 'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                 '<rootfile full-path="OEBPS/content.opf" '
+                 'media-type="application/oebps-package+xml"/></rootfiles></container>')
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as book:
+        book.writestr(zipfile.ZipInfo("mimetype"), b"application/epub+zip",
+                      compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", container)
+        book.writestr("OEBPS/content.opf", opf)
+        book.writestr("OEBPS/toc.ncx", ncx)
+        book.writestr("OEBPS/one.xhtml", one)
+        book.writestr("OEBPS/two.xhtml", two)
+    return out.getvalue()
