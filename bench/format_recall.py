@@ -28,8 +28,8 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sheaf.adapters.files.filesystem_file_reader import type_hint_for
-from sheaf.entrypoints.api.composition import build_extraction
 from sheaf.domain.errors import SheafError
+from sheaf.entrypoints.api.composition import build_extraction
 
 FOLDERS = ("docx", "pptx", "xlsx", "odf", "epub", "csv", "email")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)

@@ -262,3 +262,93 @@ def epub2_bytes(*, chapter_extra: str = "") -> bytes:
         book.writestr("OEBPS/one.xhtml", one)
         book.writestr("OEBPS/two.xhtml", two)
     return out.getvalue()
+
+
+def png_bytes() -> bytes:
+    """A small grey PNG, for pictures in generated documents."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (128, 128, 128)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def chart_pptx_bytes() -> bytes:
+    """A slide with a titled bar chart (two series over three years, titled axes), a
+    picture described by its alt text and a picture with none."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Duck Survey"
+    data = CategoryChartData()
+    data.categories = ["2019", "2020", "2021"]
+    data.add_series("Freshwater", (120, 130, 150))
+    data.add_series("Saltwater", (80, 95, 110.5))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1.5),
+                                   Inches(6), Inches(4), data)
+    chart = frame.chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Ducks counted per year"
+    chart.category_axis.has_title = True
+    chart.category_axis.axis_title.text_frame.text = "Year"
+    chart.value_axis.has_title = True
+    chart.value_axis.axis_title.text_frame.text = "Ducks"
+    image = io.BytesIO(png_bytes())
+    described = slide.shapes.add_picture(image, Inches(7), Inches(1), Inches(1), Inches(1))
+    described._element.nvPicPr.cNvPr.set("descr", "A mallard on the pond")
+    image.seek(0)
+    bare = slide.shapes.add_picture(image, Inches(7), Inches(3), Inches(1), Inches(1))
+    bare._element.nvPicPr.cNvPr.set("name", "Picture 7")
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    return buffer.getvalue()
+
+
+MATH = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+
+
+def equation_docx_bytes() -> bytes:
+    """A Word document with an inline equation (A = pi r^2), a display equation (the
+    quadratic formula, an m:oMathPara), a described picture, an undescribed one and an
+    embedded OLE object."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Circles and roots", level=1)
+    inline = document.add_paragraph("The area is ")
+    document.add_paragraph("Then the roots:")
+    display = document.add_paragraph()
+    document.add_picture(io.BytesIO(png_bytes()))
+    document.add_picture(io.BytesIO(png_bytes()))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
+        xml = archive.read("word/document.xml").decode()
+    del inline, display
+
+    def run(text: str) -> str:
+        return f"<m:r><m:t>{text}</m:t></m:r>"
+
+    area = (f'<m:oMath xmlns:m="{MATH}">{run("A=")}<m:r><m:t>π</m:t></m:r>'
+            f"<m:sSup><m:e>{run('r')}</m:e><m:sup>{run('2')}</m:sup></m:sSup></m:oMath>")
+    quadratic = (f'<m:oMathPara xmlns:m="{MATH}"><m:oMath>{run("x=")}<m:f><m:num>'
+                 f"{run('-b±')}<m:rad><m:radPr><m:degHide m:val=\"1\"/></m:radPr><m:deg/>"
+                 f"<m:e><m:sSup><m:e>{run('b')}</m:e><m:sup>{run('2')}</m:sup></m:sSup>"
+                 f"{run('-4ac')}</m:e></m:rad></m:num><m:den>{run('2a')}</m:den></m:f>"
+                 "</m:oMath></m:oMathPara>")
+    xml = xml.replace('<w:t xml:space="preserve">The area is </w:t></w:r>',
+                      '<w:t xml:space="preserve">The area is </w:t></w:r>' + area
+                      + "<w:r><w:t>.</w:t></w:r>", 1)
+    xml = xml.replace("<w:t>Then the roots:</w:t></w:r></w:p><w:p/>",
+                      "<w:t>Then the roots:</w:t></w:r></w:p><w:p>" + quadratic + "</w:p>", 1)
+    xml = xml.replace('descr=""', 'descr="A unit circle"', 1) if 'descr=""' in xml else \
+        xml.replace('<wp:docPr id="1" name="Picture 1"',
+                    '<wp:docPr id="1" name="Picture 1" descr="A unit circle"', 1)
+    ole = ('<w:p><w:r><w:object><v:shape xmlns:v="urn:schemas-microsoft-com:vml" '
+           'id="o1"/></w:object></w:r></w:p>')
+    xml = xml.replace("<w:sectPr", ole + "<w:sectPr", 1)
+    return rewrite_zip(buffer.getvalue(), {"word/document.xml": xml.encode()})

@@ -16,14 +16,24 @@ import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link, ListItem
 from ...domain.document.markdown_rendering import assemble_document
+from ...domain.document.omissions import Omission, OmissionTally
 from ...domain.errors import ErrorKind, SheafError
+from ...domain.office.figures import chart_drafts, figure_drafts
+from .chart_reading import chart_reference, read_chart
 from .container_extractor import ContainerExtractor
 from .container_reading import Container
 from .core_properties import core_metadata
+from .omml_latex import M, omml_latex
 from .relationships import R, relationships
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+PIC = "{http://schemas.openxmlformats.org/drawingml/2006/picture}"
+V = "{urn:schemas-microsoft-com:vml}"
+OFFICE = "{urn:schemas-microsoft-com:office:office}"
+DIAGRAM_URI = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 MAIN_PART = "word/document.xml"
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _MAX_NESTING = 9
@@ -64,6 +74,10 @@ class _DocxReading:
         self.ordered_lists = self._ordered_lists()
         self.links: list[Link] = []
         self.note_numbers: dict[tuple[str, str], int] = {}
+        self.tally = OmissionTally()
+        self.in_cell = False
+        self.pending: list[BlockDraft] = []
+        """Figures and charts met inside a paragraph, placed after it."""
 
     def document(self) -> Document:
         body = self.container.xml(MAIN_PART).find(W + "body")
@@ -73,6 +87,7 @@ class _DocxReading:
         self._walk(body, paragraphs)
         drafts = self._drafts(paragraphs)
         drafts += self._notes()
+        self.pending.clear()  # figures inside notes are counted, not placed
         metadata = core_metadata(self.container)
         if not drafts:
             raise SheafError(ErrorKind.EMPTY, "the document holds no text")
@@ -81,21 +96,38 @@ class _DocxReading:
                            if isinstance(p, _Paragraph) and p.is_title), None)
             first = titled or next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
             metadata = attrs.evolve(metadata, title=first)
-        return assemble_document(drafts, metadata=metadata, links=self.links)
+        return assemble_document(drafts, metadata=metadata, links=self.links,
+                                 notes=[self.tally.note()])
 
     # -- the body, in document order
 
     def _walk(self, parent: Element, out: list[_Paragraph | BlockDraft]) -> None:
         for child in parent:
             if child.tag == W + "p":
-                out.append(self._paragraph(child))
+                out.extend(self._paragraph_blocks(child))
             elif child.tag == W + "tbl":
-                rows = self._table_rows(child)
-                if rows:
-                    out.append(BlockDraft(BlockKind.TABLE, rows=rows))
+                out.extend(self._table(child, 0))
             elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml", W + "ins",
                                MC + "AlternateContent", MC + "Choice"):
                 self._walk(child, out)
+
+    def _paragraph_blocks(self, element: Element) -> list[_Paragraph | BlockDraft]:
+        """The paragraph, then its display equations (an `m:oMathPara`, or equations
+        standing alone in their paragraph) as formula blocks, then its figures."""
+        paragraph = self._paragraph(element)
+        display = [math for holder in element.findall(M + "oMathPara")
+                   for math in holder.iter(M + "oMath")]
+        alone = element.findall(M + "oMath")
+        if not display and alone and not self._text(element, skip_math=True).strip():
+            display, paragraph = alone, attrs.evolve(paragraph, text="")
+        out: list[_Paragraph | BlockDraft] = [paragraph]
+        for math in display:
+            latex = omml_latex(math)
+            if latex:
+                out.append(BlockDraft(BlockKind.FORMULA, text=latex, language="latex"))
+        out.extend(self.pending)
+        self.pending.clear()
+        return out
 
     def _paragraph(self, element: Element) -> _Paragraph:
         properties = element.find(W + "pPr")
@@ -113,11 +145,28 @@ class _DocxReading:
         numbering = self._numbering(properties, style_id)
         return _Paragraph(_clean(self._text(element)), heading, is_title, numbering)
 
-    def _text(self, element: Element, link: str | None = None) -> str:
+    def _text(self, element: Element, skip_math: bool = False) -> str:
         parts: list[str] = []
         for child in element:
             tag = child.tag
-            if tag == W + "t":
+            if tag == M + "oMath":
+                if not skip_math:
+                    latex = omml_latex(child)
+                    parts.append(f" ${latex}$ " if latex else "")
+            elif tag == M + "oMathPara":
+                if self.in_cell:  # a table cell holds its equations inline
+                    latex = " ".join(omml_latex(m) for m in child.iter(M + "oMath"))
+                    parts.append(f" ${latex.strip()}$ " if latex.strip() else "")
+                # elsewhere display equations become formula blocks
+            elif tag == W + "drawing":
+                self._drawing(child)
+                parts.append(self._text(child, skip_math))  # text boxes' text
+            elif tag == W + "pict":
+                self._vml_picture(child)
+                parts.append(self._text(child, skip_math))
+            elif tag == W + "object":
+                self.tally.add(Omission.EMBEDDED_OBJECT)
+            elif tag == W + "t":
                 parts.append(child.text or "")
             elif tag in (W + "tab", W + "br", W + "cr"):
                 parts.append(" ")
@@ -137,8 +186,52 @@ class _DocxReading:
                          W + "pPr", W + "rPr", MC + "Fallback"):
                 continue  # deleted text, field codes, and the fallback copy of a drawing
             else:  # runs, fields, smart tags, insertions, content controls
-                parts.append(self._text(child))
+                parts.append(self._text(child, skip_math))
         return "".join(parts)
+
+    # -- pictures and charts
+
+    def _drawing(self, drawing: Element) -> None:
+        """A DrawingML object: a chart's data, a picture's description, or a count."""
+        for frame in (*drawing.findall(WP + "inline"), *drawing.findall(WP + "anchor")):
+            data = frame.find(f"{A}graphic/{A}graphicData")
+            if data is None:
+                continue
+            described = frame.find(WP + "docPr")
+            reference = chart_reference(data)
+            if reference is not None:
+                rel = self.rels.get(reference)
+                chart = read_chart(self.container, rel.target, self.tally) \
+                    if rel is not None and not rel.external else None
+                if rel is None or rel.external:
+                    self.tally.add(Omission.CHART_WITHOUT_DATA)
+                if chart is not None:
+                    self.pending.extend(chart_drafts(chart, self.tally))
+                continue
+            if data.get("uri") == DIAGRAM_URI:
+                self.tally.add(Omission.DIAGRAM)
+                continue
+            pictures = list(data.iter(PIC + "pic"))
+            for picture in pictures:
+                own = picture.find(f"{PIC}nvPicPr/{PIC}cNvPr")
+                alt = (own.get("descr") if own is not None else None) or (
+                    described.get("descr") if described is not None and len(pictures) == 1
+                    else None)
+                title = (own.get("title") if own is not None else None) or (
+                    described.get("title") if described is not None and len(pictures) == 1
+                    else None)
+                self.pending.extend(figure_drafts(alt, title, self.tally))
+
+    def _vml_picture(self, pict: Element) -> None:
+        """A legacy VML picture: its `alt` and its image's `o:title`."""
+        for shape in pict.iter():
+            if shape.tag not in (V + "shape", V + "rect", V + "image"):
+                continue
+            image = shape.find(V + "imagedata")
+            if image is None:
+                continue
+            self.pending.extend(figure_drafts(shape.get("alt"), image.get(OFFICE + "title"),
+                                              self.tally))
 
     def _link_target(self, element: Element) -> str | None:
         rel = self.rels.get(element.get(R + "id") or "")
@@ -147,18 +240,45 @@ class _DocxReading:
             return rel.target + (f"#{anchor}" if anchor else "")
         return f"#{anchor}" if anchor else None
 
-    def _table_rows(self, table: Element) -> tuple[tuple[str, ...], ...]:
-        rows: list[tuple[str, ...]] = []
-        for row in table.findall(W + "tr"):  # a nested table is read with its cell
+    def _table(self, table: Element, depth: int) -> list[BlockDraft]:
+        """The table, then the tables nested in its cells (each its own table, so a
+        nested grid is not flattened into one cell), then their figures."""
+        nested: list[BlockDraft] = []
+        rows: list[list[str]] = []
+        for row in _rows_of(table):
             cells: list[str] = []
-            for cell in row.findall(W + "tc"):
-                text = " ".join(_clean(self._text(p)) for p in cell.iter(W + "p"))
-                cells.append(_clean(text))
-                span = _int(_value(cell.find(W + "tcPr"), W + "gridSpan")) or 1
-                cells.extend([""] * (min(span, 64) - 1))
-            if any(cells):
-                rows.append(tuple(cells))
-        return tuple(rows)
+            for cell in _cells_of(row):
+                properties = cell.find(W + "tcPr")
+                span = min(_int(_value(properties, W + "gridSpan")) or 1, 64)
+                merge = properties.find(W + "vMerge") if properties is not None else None
+                column = len(cells)
+                if merge is not None and merge.get(W + "val") in (None, "continue") \
+                        and rows and column < len(rows[-1]):
+                    text = rows[-1][column]  # a vertical merge repeats the value above
+                else:
+                    text = self._cell_text(cell, depth, nested)
+                cells.extend([text] * span)  # a horizontal span repeats its value too
+            rows.append(cells)
+        kept = tuple(tuple(r) for r in rows if any(r))
+        out = [BlockDraft(BlockKind.TABLE, rows=kept)] if kept else []
+        out += nested
+        out += self.pending
+        self.pending.clear()
+        return out
+
+    def _cell_text(self, cell: Element, depth: int, nested: list[BlockDraft]) -> str:
+        parts: list[str] = []
+        for child in cell:
+            if child.tag == W + "p":
+                outer, self.in_cell = self.in_cell, True
+                parts.append(_clean(self._text(child)))
+                self.in_cell = outer
+            elif child.tag == W + "tbl":
+                if depth < _MAX_NESTING:
+                    nested.extend(self._table(child, depth + 1))
+            elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml"):
+                parts.append(self._cell_text(child, depth, nested))
+        return _clean(" ".join(parts))
 
     def _drafts(self, paragraphs: list[_Paragraph | BlockDraft]) -> list[BlockDraft]:
         drafts: list[BlockDraft] = []
@@ -217,6 +337,8 @@ class _DocxReading:
                 if note.get(W + "type") in ("separator", "continuationSeparator",
                                             "continuationNotice"):
                     continue
+                if (kind, note.get(W + "id") or "") not in self.note_numbers:
+                    continue  # a note nothing in the body refers to
                 text = " ".join(_clean(self._text(p)) for p in note.iter(W + "p"))
                 texts[(kind, note.get(W + "id") or "")] = _clean(text)
         drafts = []
@@ -293,6 +415,27 @@ class _DocxReading:
                 if fmt not in ("bullet", "none", ""):
                     ordered.add((num.get(W + "numId") or "", depth))
         return ordered
+
+
+def _rows_of(table: Element) -> list[Element]:
+    """The table's rows, also those wrapped in content controls or custom XML."""
+    rows: list[Element] = []
+    for child in table:
+        if child.tag == W + "tr":
+            rows.append(child)
+        elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml"):
+            rows += _rows_of(child)
+    return rows
+
+
+def _cells_of(row: Element) -> list[Element]:
+    cells: list[Element] = []
+    for child in row:
+        if child.tag == W + "tc":
+            cells.append(child)
+        elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml"):
+            cells += _cells_of(child)
+    return cells
 
 
 def _value(parent: Element | None, tag: str) -> str | None:

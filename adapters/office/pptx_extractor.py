@@ -14,7 +14,10 @@ import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, ListItem
 from ...domain.document.markdown_rendering import assemble_document
+from ...domain.document.omissions import Omission, OmissionTally
 from ...domain.errors import ErrorKind, SheafError
+from ...domain.office.figures import chart_drafts, figure_drafts
+from .chart_reading import chart_reference, read_chart
 from .container_extractor import ContainerExtractor
 from .container_reading import Container
 from .core_properties import core_metadata
@@ -27,6 +30,9 @@ MAIN_PART = "ppt/presentation.xml"
 _TITLES = ("title", "ctrTitle")
 _NOT_CONTENT = ("sldNum", "dt", "ftr", "hdr", "sldImg")
 _BODY_PLACEHOLDERS = (None, "body", "obj", "subTitle")
+_GRAPHIC_KINDS = {"http://schemas.openxmlformats.org/presentationml/2006/ole":
+                  Omission.EMBEDDED_OBJECT,
+                  "http://schemas.openxmlformats.org/drawingml/2006/diagram": Omission.DIAGRAM}
 
 
 @attrs.frozen
@@ -54,11 +60,12 @@ def _deck(container: Container) -> Document:
     slide_list = presentation.find(P + "sldIdLst")
     drafts: list[BlockDraft] = []
     titles: list[str] = []
+    tally = OmissionTally()
     for number, slide_id in enumerate(slide_list if slide_list is not None else [], 1):
         rel = rels.get(slide_id.get(R + "id") or "")
         if rel is None or rel.external or not container.has(rel.target):
             continue
-        slide_drafts, title = _slide(container, rel.target, number)
+        slide_drafts, title = _slide(container, rel.target, number, tally)
         drafts += slide_drafts
         if title:
             titles.append(title)
@@ -67,21 +74,36 @@ def _deck(container: Container) -> Document:
     metadata = core_metadata(container)
     if metadata.title is None and titles:
         metadata = attrs.evolve(metadata, title=titles[0])
-    return assemble_document(drafts, metadata=metadata, page_count=len(slide_list or []))
+    return assemble_document(drafts, metadata=metadata, page_count=len(slide_list or []),
+                             notes=[tally.note()])
 
 
-def _slide(container: Container, part: str, number: int) -> tuple[list[BlockDraft], str | None]:
+@attrs.frozen
+class _SlideContext:
+    container: Container
+    part: str
+    number: int
+    tally: OmissionTally
+
+
+def _slide(container: Container, part: str, number: int, tally: OmissionTally
+           ) -> tuple[list[BlockDraft], str | None]:
     root = container.xml(part)
     tree = root.find(f"{P}cSld/{P}spTree")
     shapes: list[_Shape] = []
     if tree is not None:
-        _collect(tree, number, shapes)
+        _collect(tree, _SlideContext(container, part, number, tally), shapes)
     title = next((s.title for s in shapes if s.title), None)
     ordered = sorted((s for s in shapes if not s.title), key=lambda s: (s.top, s.left, s.order))
     drafts = [BlockDraft(BlockKind.HEADING, text=title or f"Slide {number}", level=1,
                          pages=(number,))]
     for shape in ordered:
         drafts += shape.drafts
+    comments = _comments(container, part, number)
+    if comments:
+        drafts.append(BlockDraft(BlockKind.HEADING, text="Comments", level=2,
+                                 pages=(number,)))
+        drafts += comments
     notes = _notes(container, part, number)
     if notes:
         drafts.append(BlockDraft(BlockKind.HEADING, text="Speaker notes", level=2,
@@ -90,10 +112,12 @@ def _slide(container: Container, part: str, number: int) -> tuple[list[BlockDraf
     return drafts, title
 
 
-def _collect(tree: Element, number: int, shapes: list[_Shape],
+def _collect(tree: Element, context: _SlideContext, shapes: list[_Shape],
              inherited: tuple[int, int] | None = None) -> None:
-    """Text shapes, tables and groups of a shape tree; a shape without its own position
-    (a placeholder placed by its layout) takes the position of the shape before it."""
+    """Text shapes, tables, charts, pictures and groups of a shape tree; a shape without
+    its own position (a placeholder placed by its layout) takes the position of the shape
+    before it."""
+    number = context.number
     last = inherited or (0, 0)
     for child in tree:
         position = _position(child) or last
@@ -118,20 +142,71 @@ def _collect(tree: Element, number: int, shapes: list[_Shape],
             shapes.append(_Shape(*position, len(shapes), _text_drafts(paragraphs, number,
                                                                          as_list)))
         elif child.tag == P + "graphicFrame":
-            table = child.find(f"{A}graphic/{A}graphicData/{A}tbl")
-            if table is not None:
-                rows = tuple(tuple(_frame_text(cell.find(A + "txBody"))
-                                   for cell in row.findall(A + "tc"))
-                             for row in table.findall(A + "tr"))
-                rows = tuple(r for r in rows if any(r))
-                if rows:
-                    shapes.append(_Shape(*position, len(shapes),
-                                         (BlockDraft(BlockKind.TABLE, rows=rows,
-                                                     pages=(number,)),)))
+            drafts = _graphic_frame(child, context)
+            if drafts:
+                shapes.append(_Shape(*position, len(shapes), tuple(drafts)))
+        elif child.tag == P + "pic":
+            drafts = _picture(child, context)
+            if drafts:
+                shapes.append(_Shape(*position, len(shapes), tuple(drafts)))
         elif child.tag in (P + "grpSp", MC + "AlternateContent", MC + "Choice"):
             # Groups are walked; of alternate content the Choice, not the Fallback (which
             # repeats the same shapes for older readers).
-            _collect(child, number, shapes, position)
+            _collect(child, context, shapes, position)
+
+
+def _graphic_frame(frame: Element, context: _SlideContext) -> list[BlockDraft]:
+    """A table, a chart (its data as a table), or an object counted as left out."""
+    pages = (context.number,)
+    data = frame.find(f"{A}graphic/{A}graphicData")
+    if data is None:
+        return []
+    table = data.find(A + "tbl")
+    if table is not None:
+        rows = _table_rows(table)
+        return [BlockDraft(BlockKind.TABLE, rows=rows, pages=pages)] if rows else []
+    reference = chart_reference(data)
+    if reference is not None:
+        rel = relationships(context.container, context.part).get(reference)
+        if rel is None or rel.external:
+            context.tally.add(Omission.CHART_WITHOUT_DATA)
+            return []
+        chart = read_chart(context.container, rel.target, context.tally)
+        return chart_drafts(chart, context.tally, pages=pages) if chart else []
+    omission = _GRAPHIC_KINDS.get(data.get("uri") or "", Omission.UNSUPPORTED_PART)
+    context.tally.add(omission)
+    return []
+
+
+def _picture(picture: Element, context: _SlideContext) -> list[BlockDraft]:
+    properties = picture.find(f"{P}nvPicPr/{P}cNvPr")
+    media = picture.find(f"{P}nvPicPr/{P}nvPr")
+    if media is not None and any(m.tag in (A + "videoFile", A + "audioFile", A + "wavAudioFile",
+                                           A + "quickTimeFile") for m in media):
+        context.tally.add(Omission.MEDIA)
+        return []
+    if properties is None:
+        context.tally.add(Omission.IMAGE_WITHOUT_TEXT)
+        return []
+    return figure_drafts(properties.get("descr"), properties.get("title"), context.tally,
+                         pages=(context.number,))
+
+
+def _table_rows(table: Element) -> tuple[tuple[str, ...], ...]:
+    """Rows of a DrawingML table, a merged cell's value repeated over the cells it spans
+    (`hMerge` and `vMerge` mark the covered cells)."""
+    rows: list[list[str]] = []
+    for row in table.findall(A + "tr"):
+        values: list[str] = []
+        for column, cell in enumerate(row.findall(A + "tc")):
+            if cell.get("hMerge") in ("1", "true") and values:
+                values.append(values[-1])
+            elif cell.get("vMerge") in ("1", "true") and rows and column < len(rows[-1]):
+                values.append(rows[-1][column])
+            else:
+                values.append(_frame_text(cell.find(A + "txBody")))
+        rows.append(values)
+    return tuple(tuple(r) for r in rows if any(r))
 
 
 def _position(shape: Element) -> tuple[int, int] | None:
@@ -192,3 +267,32 @@ def _notes(container: Container, slide_part: str, number: int) -> list[BlockDraf
         if body is not None:
             drafts += _text_drafts(_paragraphs(body), number, as_list=False)
     return drafts
+
+
+def _comments(container: Container, slide_part: str, number: int) -> list[BlockDraft]:
+    """The slide's review comments (legacy `p:cmLst` parts), each "[Author (initials),
+    when]: text"."""
+    drafts: list[BlockDraft] = []
+    authors: dict[str, str] | None = None
+    for rel in relationships(container, slide_part).values():
+        if rel.kind != "comments" or rel.external or not container.has(rel.target):
+            continue
+        if authors is None:
+            listing = container.optional_xml("ppt/commentAuthors.xml")
+            authors = {a.get("id") or "": _author(a) for a in
+                       (listing.iter(P + "cmAuthor") if listing is not None else [])}
+        for comment in container.xml(rel.target).iter(P + "cm"):
+            text = " ".join((comment.findtext(P + "text") or "").split())
+            if text:
+                who = [authors.get(comment.get("authorId") or "", ""),
+                       comment.get("dt") or ""]
+                label = ", ".join(w for w in who if w)
+                drafts.append(BlockDraft(BlockKind.PARAGRAPH,
+                                         text=f"[{label}]: {text}" if label else text,
+                                         pages=(number,)))
+    return drafts
+
+
+def _author(author: Element) -> str:
+    name, initials = author.get("name") or "", author.get("initials") or ""
+    return f"{name} ({initials})" if name and initials else name or initials

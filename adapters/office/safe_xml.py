@@ -10,6 +10,9 @@ their DOCTYPE. Those DOCTYPEs are accepted by their public identifier and nothin
 ever fetched: the DTD's named character entities (`&nbsp;`, `&eacute;`) are resolved
 from the HTML entity table, which is what those DTDs define them as. An internal subset
 or an unknown external DTD stays refused.
+
+OOXML files saved as ISO 29500 Strict name their vocabularies under
+`purl.oclc.org/ooxml/`; their tags are read under the Transitional namespaces.
 """
 
 from __future__ import annotations
@@ -104,6 +107,24 @@ def parse_xml(data: bytes, part: str) -> Element:
     return root
 
 
+_STRICT = "http://purl.oclc.org/ooxml/"
+
+
 def _clark(name: str) -> str:
     namespace, separator, local = name.rpartition("}")
-    return "{" + namespace + "}" + local if separator else name
+    if not separator:
+        return name
+    if namespace.startswith(_STRICT):
+        namespace = _transitional(namespace)
+    return "{" + namespace + "}" + local
+
+
+def _transitional(namespace: str) -> str:
+    """ISO 29500 Strict's namespace for an OOXML vocabulary as its Transitional one
+    (`purl.oclc.org/ooxml/wordprocessingml/main` is
+    `schemas.openxmlformats.org/wordprocessingml/2006/main`): the elements are the
+    same, so one reader serves both."""
+    area, _, rest = namespace[len(_STRICT):].partition("/")
+    if not rest:
+        return namespace
+    return f"http://schemas.openxmlformats.org/{area}/2006/{rest}"

@@ -1,0 +1,134 @@
+"""Charts, equations and pictures are kept as text, and what is not kept is named with
+its count in the document's notes."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from sheaf.adapters.office.docx_extractor import DocxExtractor
+from sheaf.adapters.office.omml_latex import M, omml_latex
+from sheaf.adapters.office.pptx_extractor import PptxExtractor
+from sheaf.adapters.office.safe_xml import parse_xml
+from sheaf.domain.document.document import BlockKind
+from sheaf.domain.document.omissions import Omission, OmissionTally
+from tests.office_fixtures import chart_pptx_bytes, equation_docx_bytes, rewrite_zip
+
+
+def test_a_chart_slide_keeps_the_chart_title_axes_and_series_as_a_table() -> None:
+    document = PptxExtractor().extract_sync(chart_pptx_bytes(), "ducks.pptx")
+    caption = next(b for b in document.blocks if b.kind is BlockKind.CAPTION
+                   and "chart" in b.draft.text)
+    assert caption.draft.text == "Bar chart: Ducks counted per year (axes: Year; Ducks)"
+    table = next(b for b in document.blocks if b.kind is BlockKind.TABLE)
+    assert table.draft.rows == (("Year", "Freshwater", "Saltwater"), ("2019", "120", "80"),
+                                ("2020", "130", "95"), ("2021", "150", "110.5"))
+    assert all(b.draft.pages == (1,) for b in (caption, table))
+    assert "Figure: A mallard on the pond" in document.text
+    # The picture named "Picture 7" by PowerPoint has no description: counted.
+    assert document.notes == ("left out: 1 image without alt text or caption",)
+
+
+def test_a_chart_whose_part_is_missing_is_counted_as_left_out() -> None:
+    body = chart_pptx_bytes()
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        chart = next(n for n in archive.namelist() if n.startswith("ppt/charts/chart"))
+        names = [n for n in archive.namelist() if n != chart]
+        kept = {n: archive.read(n) for n in names}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for name, data in kept.items():
+            target.writestr(name, data)
+    document = PptxExtractor().extract_sync(out.getvalue(), "ducks.pptx")
+    assert "Freshwater" not in document.text
+    assert "1 chart without readable data" in document.notes[-1]
+
+
+def test_inline_and_display_equations_become_latex_and_nothing_is_silent() -> None:
+    document = DocxExtractor().extract_sync(equation_docx_bytes(), "circles.docx")
+    assert "The area is $A=\\pi {r}^{2}$ ." in document.text
+    formula = next(b for b in document.blocks if b.kind is BlockKind.FORMULA)
+    assert formula.markdown == "$$x=\\frac{-b\\pm \\sqrt{{b}^{2}-4ac}}{2a}$$"
+    assert "Figure: A unit circle" in document.text
+    assert document.notes == ("left out: 1 image without alt text or caption, "
+                              "1 embedded object (OLE)",)
+
+
+def _math(inner: str) -> str:
+    xml = f'<m:oMath xmlns:m="{M[1:-1]}">{inner}</m:oMath>'
+    return omml_latex(parse_xml(xml.encode(), "math.xml"))
+
+
+def _r(text: str, plain: bool = False) -> str:
+    style = '<m:rPr><m:sty m:val="p"/></m:rPr>' if plain else ""
+    return f"<m:r>{style}<m:t>{text}</m:t></m:r>"
+
+
+@pytest.mark.parametrize(("inner", "latex"), [
+    (f"<m:f><m:num>{_r('a')}</m:num><m:den>{_r('b')}</m:den></m:f>", r"\frac{a}{b}"),
+    (f"<m:sSub><m:e>{_r('x')}</m:e><m:sub>{_r('i')}</m:sub></m:sSub>", "{x}_{i}"),
+    (f"<m:sSubSup><m:e>{_r('x')}</m:e><m:sub>{_r('0')}</m:sub><m:sup>{_r('2')}</m:sup>"
+     "</m:sSubSup>", "{x}_{0}^{2}"),
+    (f"<m:rad><m:deg>{_r('3')}</m:deg><m:e>{_r('y')}</m:e></m:rad>", r"\sqrt[3]{y}"),
+    ('<m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr>'
+     f"<m:sub>{_r('k=0')}</m:sub><m:sup>{_r('n')}</m:sup><m:e>{_r('k')}</m:e></m:nary>",
+     r"\sum_{k=0}^{n}{k}"),
+    (f"<m:nary><m:sub>{_r('0')}</m:sub><m:sup>{_r('1')}</m:sup><m:e>{_r('f')}</m:e>"
+     "</m:nary>", r"\int_{0}^{1}{f}"),
+    (f"<m:d><m:e>{_r('x')}</m:e></m:d>", r"\left(x\right)"),
+    ('<m:d><m:dPr><m:begChr m:val="["/><m:endChr m:val="]"/></m:dPr>'
+     f"<m:e>{_r('a')}</m:e><m:e>{_r('b')}</m:e></m:d>", r"\left[a|b\right]"),
+    (f"<m:func><m:fName>{_r('log', plain=True)}</m:fName><m:e>{_r('x')}</m:e></m:func>",
+     r"\log{x}"),
+    (f"<m:acc><m:e>{_r('v')}</m:e></m:acc>", r"\hat{v}"),
+    (f'<m:bar><m:barPr><m:pos m:val="top"/></m:barPr><m:e>{_r("z")}</m:e></m:bar>',
+     r"\overline{z}"),
+    (f"<m:m><m:mr><m:e>{_r('1')}</m:e><m:e>{_r('0')}</m:e></m:mr><m:mr><m:e>{_r('0')}"
+     f"</m:e><m:e>{_r('1')}</m:e></m:mr></m:m>", r"\begin{matrix}1 & 0 \\ 0 & 1\end{matrix}"),
+    (_r("50% of {a} &amp; b_c"), r"50\% of \{a\} \& b\_c"),
+    (_r("α≤β"), r"\alpha \leq \beta"),
+    (f"<m:limLow><m:e>{_r('lim', plain=True)}</m:e><m:lim>{_r('n→∞')}</m:lim></m:limLow>",
+     r"\lim_{n\rightarrow \infty }"),
+    ("<m:unknownThing>" + _r("q") + "</m:unknownThing>", "q"),
+], ids=["fraction", "subscript", "sub-superscript", "root", "sum", "integral",
+        "parentheses", "brackets", "function", "accent", "bar", "matrix", "escapes",
+        "symbols", "limit", "unknown-element-keeps-its-text"])
+def test_omml_structures_as_latex(inner: str, latex: str) -> None:
+    assert _math(inner) == latex
+
+
+def test_an_equation_never_renders_as_an_empty_span() -> None:
+    document = DocxExtractor().extract_sync(equation_docx_bytes(), "circles.docx")
+    assert "$$$$" not in document.text and "$ $" not in document.text
+    assert all(b.draft.text.strip() for b in document.blocks if b.kind is BlockKind.FORMULA)
+
+
+def test_the_tally_words_counts_in_declared_order() -> None:
+    tally = OmissionTally()
+    assert tally.note() == "left out: nothing"
+    tally.add(Omission.EMBEDDED_OBJECT)
+    tally.add(Omission.IMAGE_WITHOUT_TEXT, 2)
+    tally.add(Omission.EMBEDDED_OBJECT)
+    assert tally.note() == ("left out: 2 images without alt text or caption, "
+                            "2 embedded objects (OLE)")
+
+
+def test_nested_tables_are_tables_of_their_own() -> None:
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+    def p(text: str) -> str:
+        return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
+
+    inner = f"<w:tbl><w:tr><w:tc>{p('x1')}</w:tc><w:tc>{p('x2')}</w:tc></w:tr></w:tbl>"
+    outer = (f"<w:tbl><w:tr><w:tc>{p('Outer A')}</w:tc><w:tc>{p('Outer B')}{inner}</w:tc>"
+             f"</w:tr><w:tr><w:tc><w:tcPr><w:vMerge w:val=\"restart\"/></w:tcPr>{p('Tall')}"
+             f"</w:tc><w:tc>{p('c')}</w:tc></w:tr><w:tr><w:tc><w:tcPr><w:vMerge/></w:tcPr>"
+             f"{p('')}</w:tc><w:tc>{p('d')}</w:tc></w:tr></w:tbl>")
+    xml = (f'<w:document xmlns:w="{w}"><w:body>{outer}</w:body></w:document>')
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode()})
+    document = DocxExtractor().extract_sync(body, "nested.docx")
+    tables = [b.draft.rows for b in document.blocks if b.kind is BlockKind.TABLE]
+    assert tables == [(("Outer A", "Outer B"), ("Tall", "c"), ("Tall", "d")),
+                      (("x1", "x2"),)]
