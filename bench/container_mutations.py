@@ -1,5 +1,6 @@
-"""Random mutations of small valid DOCX, PPTX, XLSX and EPUB files: every case must end
-as a Document or a typed error, never a traceback or a hang.
+"""Random mutations of small valid DOCX, PPTX, XLSX, EPUB (2 and 3) and OpenDocument
+files, charts and equations among them: every case must end as a Document or a typed
+error, never a traceback or a hang.
 
     .venv/bin/python -P bench/container_mutations.py [--cases 2000] [--seed 1]
 
@@ -23,13 +24,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sheaf.adapters.office.docx_extractor import DocxExtractor
 from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.odf_extractor import OdfExtractor
 from sheaf.adapters.office.pptx_extractor import PptxExtractor
 from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
 from sheaf.domain.errors import SheafError
-from tests.office_fixtures import docx_bytes, epub_bytes, pptx_bytes, rewrite_zip, xlsx_bytes
+from tests.office_fixtures import (
+    chart_pptx_bytes,
+    docx_bytes,
+    epub2_bytes,
+    epub_bytes,
+    equation_docx_bytes,
+    odp_bytes,
+    ods_bytes,
+    odt_bytes,
+    pptx_bytes,
+    rewrite_zip,
+    xlsx_bytes,
+)
 
 SEEDS = {"docx": (DocxExtractor(), docx_bytes()), "pptx": (PptxExtractor(), pptx_bytes()),
-         "xlsx": (XlsxExtractor(), xlsx_bytes()), "epub": (EpubExtractor(), epub_bytes())}
+         "xlsx": (XlsxExtractor(), xlsx_bytes()), "epub": (EpubExtractor(), epub_bytes()),
+         "epub2": (EpubExtractor(), epub2_bytes()),
+         "docx-equations": (DocxExtractor(), equation_docx_bytes()),
+         "pptx-chart": (PptxExtractor(), chart_pptx_bytes()),
+         "odt": (OdfExtractor(), odt_bytes()), "ods": (OdfExtractor(), ods_bytes()),
+         "odp": (OdfExtractor(), odp_bytes())}
 
 
 def mutate(body: bytes, rng: random.Random) -> bytes:
@@ -41,7 +60,7 @@ def mutate(body: bytes, rng: random.Random) -> bytes:
         return bytes(data)
     with zipfile.ZipFile(io.BytesIO(body)) as archive:
         names = [n for n in archive.namelist() if n.endswith((".xml", ".rels", ".xhtml",
-                                                              ".opf"))]
+                                                              ".opf", ".ncx"))]
         name = rng.choice(names)
         xml = archive.read(name)
     cut = rng.randrange(len(xml))

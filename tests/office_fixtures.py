@@ -352,3 +352,112 @@ def equation_docx_bytes() -> bytes:
            'id="o1"/></w:object></w:r></w:p>')
     xml = xml.replace("<w:sectPr", ole + "<w:sectPr", 1)
     return rewrite_zip(buffer.getvalue(), {"word/document.xml": xml.encode()})
+
+
+ODF_NAMESPACES = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+    'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+    'xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" '
+    'xmlns:dc="http://purl.org/dc/elements/1.1/"')
+ODT_SENTENCE = "The orchard gave four hundred baskets of apples this autumn."
+
+
+def odf_bytes(kind: str, body: str, *, styles: str = "", title: str | None = None,
+              objects: dict[str, str] | None = None) -> bytes:
+    """An OpenDocument package of `kind` (text, spreadsheet, presentation) whose body is
+    `body`, written with zipfile as LibreOffice lays packages out."""
+    media = f"application/vnd.oasis.opendocument.{kind}"
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               f'{ODF_NAMESPACES} office:version="1.3"><office:automatic-styles>{styles}'
+               f"</office:automatic-styles><office:body><office:{kind}>{body}"
+               f"</office:{kind}></office:body></office:document-content>")
+    meta = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-meta {ODF_NAMESPACES}>'
+            "<office:meta>" + (f"<dc:title>{title}</dc:title>" if title else "")
+            + "<meta:initial-creator>Ann Grove</meta:initial-creator></office:meta>"
+            "</office:document-meta>")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), media.encode(),
+                         compress_type=zipfile.ZIP_STORED)
+        package.writestr("content.xml", content)
+        package.writestr("meta.xml", meta)
+        package.writestr("META-INF/manifest.xml",
+                         '<?xml version="1.0"?><manifest:manifest xmlns:manifest='
+                         '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>')
+        for name, xml in (objects or {}).items():
+            package.writestr(name, xml)
+    return out.getvalue()
+
+
+def odt_bytes() -> bytes:
+    """A text document: Title-styled paragraph, heading, spans, a numbered list, a
+    table with a spanned cell, a footnote, a described picture, an undescribed one, an
+    equation object and an OLE object."""
+    styles = ('<style:style style:name="P1" style:family="paragraph" '
+              'style:parent-style-name="Title"/>'
+              '<text:list-style style:name="L1"><text:list-level-style-number text:level="1" '
+              'style:num-format="1"/></text:list-style>')
+    formula = ('<?xml version="1.0"?><math xmlns="http://www.w3.org/1998/Math/MathML">'
+               "<semantics><mrow><msup><mi>E</mi><mn>2</mn></msup></mrow>"
+               '<annotation encoding="StarMath 5.0">E = m c^2</annotation></semantics></math>')
+    body = ('<text:p text:style-name="P1">Orchard Report</text:p>'
+            '<text:h text:outline-level="1">Harvest</text:h>'
+            f'<text:p><text:span>{ODT_SENTENCE[:12]}</text:span>{ODT_SENTENCE[12:]}'
+            '<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+            "<text:note-body><text:p>Weighed at the gate.</text:p></text:note-body>"
+            "</text:note></text:p>"
+            '<text:list text:style-name="L1"><text:list-item><text:p>Pick</text:p>'
+            "</text:list-item><text:list-item><text:p>Sort</text:p></text:list-item>"
+            "</text:list>"
+            "<table:table><table:table-row><table:table-cell "
+            'table:number-columns-spanned="2"><text:p>Varieties</text:p></table:table-cell>'
+            "<table:covered-table-cell/></table:table-row><table:table-row><table:table-cell>"
+            "<text:p>Bramley</text:p></table:table-cell><table:table-cell><text:p>120</text:p>"
+            "</table:table-cell></table:table-row></table:table>"
+            '<text:p>Energy: <draw:frame draw:name="Formula"><draw:object '
+            'xlink:href="./Object 1"/></draw:frame>.</text:p>'
+            '<text:p><draw:frame draw:name="Image1"><draw:image xlink:href="Pictures/a.png"/>'
+            "<svg:title>Apple tree</svg:title><svg:desc>A tree heavy with fruit</svg:desc>"
+            '</draw:frame><draw:frame draw:name="Image2"><draw:image '
+            'xlink:href="Pictures/b.png"/></draw:frame></text:p>'
+            '<text:p><draw:frame><draw:object-ole xlink:href="./Object 2"/></draw:frame>'
+            "</text:p>")
+    return odf_bytes("text", body, styles=styles, title="Orchard Report",
+                     objects={"Object 1/content.xml": formula})
+
+
+def ods_bytes() -> bytes:
+    """A spreadsheet with two tables on one sheet, a blank row between them, and a
+    million repeated empty rows after them (as LibreOffice writes a sheet's tail)."""
+    def row(*values: str) -> str:
+        cells = "".join(f'<table:table-cell office:value-type="string"><text:p>{v}</text:p>'
+                        "</table:table-cell>" if v else "<table:table-cell/>" for v in values)
+        return f"<table:table-row>{cells}</table:table-row>"
+    body = ('<table:table table:name="Yield">' + row("Tree", "Kg") + row("Bramley", "120")
+            + '<table:table-row table:number-rows-repeated="1"><table:table-cell '
+              'table:number-columns-repeated="16384"/></table:table-row>'
+            + row("Month", "Rain") + row("May", "40")
+            + '<table:table-row table:number-rows-repeated="1048570"><table:table-cell '
+              'table:number-columns-repeated="16384"/></table:table-row></table:table>')
+    return odf_bytes("spreadsheet", body)
+
+
+def odp_bytes() -> bytes:
+    """A presentation: one slide with a title, a text box and speaker notes."""
+    body = ('<draw:page draw:name="page1"><draw:frame presentation:class="title">'
+            "<draw:text-box><text:p>Picking Season</text:p></draw:text-box></draw:frame>"
+            '<draw:frame presentation:class="outline"><draw:text-box><text:p>Start in '
+            "September.</text:p></draw:text-box></draw:frame><presentation:notes>"
+            '<draw:frame presentation:class="notes"><draw:text-box><text:p>Mention the '
+            "ladders.</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>")
+    return odf_bytes("presentation", body)
+
+
+LAUGHS_XML = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;">'
+              ']><r>&b;</r>')

@@ -17,7 +17,9 @@ from ...domain.routing.media_type import (
     CSV_TYPE,
     DOCX_TYPE,
     EPUB_TYPE,
+    ODT_TYPE,
     PPTX_TYPE,
+    RTF_TYPE,
     TSV_TYPE,
     XLSX_TYPE,
 )
@@ -41,6 +43,8 @@ _FORMATS: dict[Route, tuple[ContentSource, str]] = {
     Route.PPTX: (ContentSource.PPTX, PPTX_TYPE),
     Route.XLSX: (ContentSource.SPREADSHEET, XLSX_TYPE),
     Route.EPUB: (ContentSource.EPUB, EPUB_TYPE),
+    Route.ODF: (ContentSource.OPENDOCUMENT, ODT_TYPE),
+    Route.RTF: (ContentSource.RTF, RTF_TYPE),
 }
 
 
@@ -58,7 +62,8 @@ class Extraction:
 class DocumentExtraction:
     """Routes bytes by what they are and hands them to the matching extractor.
 
-    `formats` maps the container routes (DOCX, PPTX, XLSX, EPUB) to their extractors;
+    `formats` maps the format routes (DOCX, PPTX, XLSX, EPUB, ODF, RTF) to their
+    extractors;
     `ocr` reads images, and the pages of PDFs that have no text layer.
     """
 

@@ -69,12 +69,14 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
 
 
 def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
-    """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB, and
+    """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB,
+    OpenDocument, and
     images and scanned PDF pages through Tesseract (when it is installed)."""
     from ...adapters.html.html5lib_extractor import Html5libExtractor
     from ...adapters.ocr.tesseract_ocr import TesseractOcr
     from ...adapters.office.docx_extractor import DocxExtractor
     from ...adapters.office.epub_extractor import EpubExtractor
+    from ...adapters.office.odf_extractor import OdfExtractor
     from ...adapters.office.pptx_extractor import PptxExtractor
     from ...adapters.office.xlsx_extractor import XlsxExtractor
     from ...adapters.pdf.pdfminer_extractor import PdfminerExtractor
@@ -84,7 +86,8 @@ def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
     limiter = pool.limiter if pool else None
     formats: dict[Route, FormatExtractor] = {
         Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
-        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter)}
+        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter),
+        Route.ODF: OdfExtractor(limiter)}
     return DocumentExtraction(Html5libExtractor(limiter),
                               PdfminerExtractor(limiter=limiter), formats=formats,
                               ocr=TesseractOcr(limiter=limiter))
