@@ -461,3 +461,49 @@ def odp_bytes() -> bytes:
 
 LAUGHS_XML = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;">'
               ']><r>&b;</r>')
+
+
+RTF_SENTENCE = "The miller ground forty sacks of wheat before noon."
+
+
+def rtf_escape(text: str) -> str:
+    """Text as RTF writes it: specials escaped, non-ASCII as \\uN with a ? fallback."""
+    out = []
+    for char in text:
+        if char in "\\{}":
+            out.append("\\" + char)
+        elif ord(char) > 127:
+            for unit in (char.encode("utf-16-le")[i:i + 2] for i in
+                         range(0, len(char.encode("utf-16-le")), 2)):
+                code = int.from_bytes(unit, "little")
+                out.append(f"\\u{code - 65536 if code > 32767 else code}?")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def rtf_bytes() -> bytes:
+    """An RTF document as WordPad and Word write them: font, colour and style tables,
+    \\info metadata, a heading style, code-page bytes and \\u escapes, a footnote, a
+    hyperlink field, a bulleted list, a table and two pictures (one inside \\shppict
+    with its \\nonshppict copy)."""
+    return (
+        "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0\\fswiss\\fcharset0 Arial;}"
+        "{\\f1\\froman\\fcharset204 Times New Roman Cyr;}}{\\colortbl;\\red0\\green0\\blue0;}"
+        "{\\stylesheet{\\s0 Normal;}{\\s1\\outlinelevel0 heading 1;}}"
+        "{\\info{\\title The Mill Pond}{\\author Ruth Barker}{\\keywords mills; water}}"
+        "{\\*\\generator Riched20 10.0;}\\viewkind4\\uc1\n"
+        "\\pard\\s1\\b Mill History\\b0\\par\n"
+        f"\\pard\\s0 {RTF_SENTENCE}\\par\n"
+        "\\pard Caf\\'e9 owners kept a r\\u233?sum\\u233? of {\\i every} sale."
+        "{\\super\\chftn}{\\footnote\\pard\\plain{\\super\\chftn} Recorded by the clerk.}"
+        " See {\\field{\\*\\fldinst HYPERLINK \"https://example.org/mill\"}"
+        "{\\fldrslt the mill's page}} for more.\\par\n"
+        "{\\pntext\\f0 \\'b7\\tab}\\pard\\ls1 Grind\\par\n"
+        "{\\pntext\\f0 \\'b7\\tab}\\pard\\ls1 Sift\\par\n"
+        "\\pard\\par\\trowd\\cellx2000\\cellx4000\\pard\\intbl Wheel\\cell 12 ft\\cell\\row\n"
+        "\\trowd\\cellx2000\\cellx4000\\pard\\intbl Stones\\cell 2\\par pairs\\cell\\row\n"
+        "\\pard {\\f1\\'cc\\'e5\\'eb\\'fc\\'ed\\'e8\\'f6\\'e0}\\par\n"
+        "{\\*\\shppict{\\pict\\pngblip 89504e470d0a}}{\\nonshppict{\\pict\\wmetafile8 0100}}"
+        "{\\pict\\jpegblip ffd8ffe0}\\par\n}"
+    ).encode("ascii")
