@@ -507,3 +507,37 @@ def rtf_bytes() -> bytes:
         "{\\*\\shppict{\\pict\\pngblip 89504e470d0a}}{\\nonshppict{\\pict\\wmetafile8 0100}}"
         "{\\pict\\jpegblip ffd8ffe0}\\par\n}"
     ).encode("ascii")
+
+
+MAIL_SENTENCE = "The ferry timetable changes on the first of June."
+
+
+def eml_bytes() -> bytes:
+    """A message as a mail client sends one: a text body with its HTML copy, a Word
+    document attached, a forwarded message, an attachment sheaf cannot read and an
+    inline image."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "Ada Ferris <ada@example.org>"
+    message["To"] = "Harbour Office <office@example.org>"
+    message["Cc"] = "Tom Reed <tom@example.org>"
+    message["Subject"] = "Summer timetable"
+    message["Date"] = "Mon, 04 May 2026 09:30:00 +0100"
+    message["Message-ID"] = "<timetable-1@example.org>"
+    message.set_content(f"Dear all,\n\n{MAIL_SENTENCE}\n\nAda\n")
+    message.add_alternative(f"<html><body><p>Dear all,</p><p>{MAIL_SENTENCE}</p>"
+                            "</body></html>", subtype="html")
+    message.add_attachment(docx_bytes(), maintype="application",
+                           subtype="vnd.openxmlformats-officedocument.wordprocessingml."
+                                   "document", filename="budget.docx")
+    forwarded = EmailMessage()
+    forwarded["From"] = "Port Authority <port@example.org>"
+    forwarded["Subject"] = "Dredging notice"
+    forwarded.set_content("Dredging starts in the east basin on Tuesday.\n")
+    message.add_attachment(forwarded)
+    message.add_attachment(b"\x00\x01\x02binary blob\xff", maintype="application",
+                           subtype="octet-stream", filename="tide-model.bin")
+    message.add_attachment(png_bytes(), maintype="image", subtype="png",
+                           disposition="inline")
+    return message.as_bytes()

@@ -18,8 +18,14 @@ from ...domain.routing.directory_listing import (
 from ...domain.routing.media_type import (
     CSV_TYPE,
     DOCX_TYPE,
+    EMAIL_TYPE,
     EPUB_TYPE,
+    MSG_TYPE,
+    ODP_TYPE,
+    ODS_TYPE,
+    ODT_TYPE,
     PPTX_TYPE,
+    RTF_TYPE,
     TSV_TYPE,
     XLSX_TYPE,
 )
@@ -28,7 +34,10 @@ TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/
               ".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
               ".markdown": "text/markdown", ".json": "application/json",
               ".csv": CSV_TYPE, ".tsv": TSV_TYPE, ".docx": DOCX_TYPE, ".pptx": PPTX_TYPE,
-              ".xlsx": XLSX_TYPE, ".epub": EPUB_TYPE, ".png": "image/png",
+              ".xlsx": XLSX_TYPE, ".xlsm": XLSX_TYPE, ".epub": EPUB_TYPE,
+              ".odt": ODT_TYPE, ".ods": ODS_TYPE, ".odp": ODP_TYPE, ".rtf": RTF_TYPE,
+              ".eml": EMAIL_TYPE, ".msg": MSG_TYPE, ".xml": "application/xml",
+              ".png": "image/png",
               ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".tif": "image/tiff",
               ".tiff": "image/tiff"}
 """The type a file's name suggests: a hint its bytes must confirm."""
