@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from ...domain.routing.media_type import (
     TSV_TYPE,
     XLSX_TYPE,
 )
+from ...domain.routing.routing import ZIP_MAGICS
 
 TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml",
               ".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
@@ -95,12 +97,27 @@ class FilesystemFileReader:
             except OSError as exc:
                 skipped.append(SkippedFile(where, f"unreadable ({exc.strerror or exc})"))
                 continue
-            reason = skip_reason(entry.name, type_hint_for(entry.name), head)
+            reason = skip_reason(entry.name, type_hint_for(entry.name), head,
+                                 _zip_members(entry, head))
             if reason is None:
                 files.append(str(entry.resolve()))
             else:
                 skipped.append(SkippedFile(where, reason))
         return DirectoryListing(tuple(files), tuple(skipped))
+
+
+def _zip_members(entry: Path, head: bytes) -> list[str] | None:
+    """The member names of a ZIP archive, from its central directory alone (nothing is
+    inflated); None when it is not one or the directory cannot be read (the ingest then
+    reports why)."""
+    if not head.startswith(ZIP_MAGICS):
+        return None
+    try:
+        with zipfile.ZipFile(entry) as archive:
+            return archive.namelist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
+            NotImplementedError):
+        return None
 
 
 def type_hint_for(name: str) -> str | None:

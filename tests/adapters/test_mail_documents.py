@@ -91,3 +91,23 @@ async def test_a_directory_ingest_skips_what_sheaf_does_not_read(tmp_path: objec
     skipped = {Path(s.path).name: s.reason for s in listing.skipped}
     assert skipped == {"catalog.xml": "unsupported_content (XML (root element <catalog>))",
                        "message.msg": "unsupported_content (an Outlook MSG message (OLE2))"}
+
+
+async def test_a_zip_of_no_format_sheaf_reads_is_skipped_in_a_directory(
+        tmp_path: object) -> None:
+    import io
+    import zipfile
+    from pathlib import Path
+
+    from tests.office_fixtures import odt_bytes
+
+    folder = Path(str(tmp_path))
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("photos/readme.txt", "holiday pictures")
+    (folder / "photos.zip").write_bytes(archive.getvalue())
+    (folder / "orchard.odt").write_bytes(odt_bytes())
+    listing = await FilesystemFileReader().list_directory(str(folder), recursive=False)
+    assert [Path(f).name for f in listing.files] == ["orchard.odt"]
+    assert [(Path(s.path).name, s.reason) for s in listing.skipped] == [
+        ("photos.zip", "unsupported_content (a ZIP archive of no format sheaf reads)")]
