@@ -8,6 +8,7 @@ import attrs
 
 from ...domain.document.content_source import ContentSource
 from ...domain.document.document import BlockDraft, Document
+from ...domain.document.fallback_title import ATTACHMENT_FRAGMENT, with_fallback_title
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.mail.mail_message import MailAttachment, parse_mail
@@ -123,9 +124,11 @@ class DocumentExtraction:
         """Extract `body` along a route `route` already chose (so bytes are routed once);
         `depth` counts the messages this body is attached inside."""
         try:
-            return await self._extract(body, decision, location, password, depth)
+            extraction = await self._extract(body, decision, location, password, depth)
         except SheafError as exc:
             raise exc.with_url(location) from None
+        return attrs.evolve(extraction,
+                            document=with_fallback_title(extraction.document, location))
 
     async def _mail(self, body: bytes, location: str, depth: int) -> Document:
         message = parse_mail(body)
@@ -137,7 +140,7 @@ class DocumentExtraction:
             if attachment.media_type == EMAIL_TYPE and depth + 1 >= MAX_MAIL_DEPTH:
                 raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
                                  f"a message forwarded more than {MAX_MAIL_DEPTH} deep")
-            where = f"{location}#attachment={attachment.name}"
+            where = f"{location}#{ATTACHMENT_FRAGMENT}{attachment.name}"
             declared = None if attachment.media_type.startswith("application/octet") \
                 else attachment.media_type
             decision = self.route(attachment.data, declared_type=declared, location=where)
