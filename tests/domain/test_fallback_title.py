@@ -38,7 +38,8 @@ def test_the_file_name_comes_last_and_is_marked() -> None:
 @pytest.mark.parametrize(("location", "title"), [
     ("/tmp/report.docx", "report"), ("notes.txt.gz", "notes"),
     ("https://example.org/files/annual%20report.pdf?x=1", "annual report"),
-    ("mail.eml#attachment=minutes.odt", "minutes"), ("/tmp/a.html#part", "a"), ("/tmp/README", "README"),
+    ("mail.eml#attachment=minutes.odt", "minutes"), ("/tmp/a.html#part", "a"),
+    ("/tmp/README", "README"),
     ("/tmp/v1.2.final", "v1.2"), ("", None), ("https://example.org/", None),
 ])
 def test_file_name_titles(location: str, title: str | None) -> None:
