@@ -541,3 +541,26 @@ def eml_bytes() -> bytes:
     message.add_attachment(png_bytes(), maintype="image", subtype="png",
                            disposition="inline")
     return message.as_bytes()
+
+
+def ballot_page() -> bytes:
+    """A ballot as a form lays it out: a title, a label with its value, and rows of a
+    check box, a candidate and a party in two columns."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    title, small = ImageFont.load_default(size=34), ImageFont.load_default(size=26)
+    image = Image.new("L", (1400, 1000), 255)
+    draw = ImageDraw.Draw(image)
+    draw.text((420, 60), "OFFICIAL BALLOT", font=title, fill=0)
+    draw.text((120, 160), "Ballot: Harbour Council", font=small, fill=0)
+    draw.text((900, 160), "Ward 4", font=small, fill=0)
+    for row, (name, party) in enumerate([("Ada Ferris", "Green"), ("Tom Reed", "Labour"),
+                                         ("Ruth Barker", "Liberal"),
+                                         ("Leo Marsh", "Independent")]):
+        top = 300 + row * 120
+        draw.rectangle((120, top, 160, top + 40), outline=0, width=3)
+        draw.text((200, top), name, font=small, fill=0)
+        draw.text((900, top), party, font=small, fill=0)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
