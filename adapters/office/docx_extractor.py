@@ -33,6 +33,7 @@ A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 PIC = "{http://schemas.openxmlformats.org/drawingml/2006/picture}"
 V = "{urn:schemas-microsoft-com:vml}"
 OFFICE = "{urn:schemas-microsoft-com:office:office}"
+W14 = "{http://schemas.microsoft.com/office/word/2010/wordml}"
 DIAGRAM_URI = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 MAIN_PART = "word/document.xml"
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
@@ -166,6 +167,11 @@ class _DocxReading:
                 parts.append(self._text(child, skip_math))
             elif tag == W + "object":
                 self.tally.add(Omission.EMBEDDED_OBJECT)
+            elif tag == W + "sdt" and child.find(f"{W}sdtPr/{W14}checkbox") is not None:
+                # A check box control: its state as text, not the font's box glyph.
+                checked = child.find(f"{W}sdtPr/{W14}checkbox/{W14}checked")
+                ticked = checked is not None and checked.get(W14 + "val") in ("1", "true")
+                parts.append("[x]" if ticked else "[ ]")
             elif tag == W + "t":
                 parts.append(child.text or "")
             elif tag in (W + "tab", W + "br", W + "cr"):

@@ -132,3 +132,20 @@ def test_nested_tables_are_tables_of_their_own() -> None:
     tables = [b.draft.rows for b in document.blocks if b.kind is BlockKind.TABLE]
     assert tables == [(("Outer A", "Outer B"), ("Tall", "c"), ("Tall", "d")),
                       (("x1", "x2"),)]
+
+
+def test_check_box_controls_read_as_their_state() -> None:
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    w14 = "http://schemas.microsoft.com/office/word/2010/wordml"
+
+    def box(checked: str, label: str) -> str:
+        return (f'<w:sdt><w:sdtPr><w14:checkbox><w14:checked w14:val="{checked}"/>'
+                "</w14:checkbox></w:sdtPr><w:sdtContent><w:r><w:t>\u2612</w:t></w:r>"
+                f'</w:sdtContent></w:sdt><w:r><w:t xml:space="preserve"> {label}</w:t></w:r>')
+
+    xml = (f'<w:document xmlns:w="{w}" xmlns:w14="{w14}"><w:body><w:p>{box("1", "Tea")}'
+           f'</w:p><w:p>{box("0", "Milk")}</w:p></w:body></w:document>')
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode()})
+    document = DocxExtractor().extract_sync(body, "boxes.docx")
+    assert "[x] Tea" in document.text and "[ ] Milk" in document.text
+    assert "\u2612" not in document.text
