@@ -73,6 +73,8 @@ class _DocxReading:
         self.rels = relationships(container, MAIN_PART)
         self.styles = self._styles()
         self.ordered_lists = self._ordered_lists()
+        self.level_formats = self._level_formats()
+        self.counters: dict[str, list[int]] = {}
         self.links: list[Link] = []
         self.note_numbers: dict[tuple[str, str], int] = {}
         self.tally = OmissionTally()
@@ -144,7 +146,11 @@ class _DocxReading:
             if match:
                 heading = int(match.group(1))
         numbering = self._numbering(properties, style_id)
-        return _Paragraph(_clean(self._text(element)), heading, is_title, numbering)
+        text = _clean(self._text(element))
+        number = self._count(numbering) if numbering is not None and text else ""
+        if heading is not None and number:
+            text = f"{number} {text}"  # "2.1 Methods": the number a reader cites
+        return _Paragraph(text, heading, is_title, numbering)
 
     def _text(self, element: Element, skip_math: bool = False) -> str:
         parts: list[str] = []
@@ -403,6 +409,52 @@ class _DocxReading:
         style = self.styles.get(style_id or "")
         return style.numbered if style else None
 
+    def _count(self, numbering: tuple[str, int]) -> str:
+        """Advance the numbering `numbering` belongs to and give the number Word prints
+        for it ("2.1."), or "" for bullets."""
+        num_id, depth = numbering
+        abstract, levels = self.level_formats.get(num_id, ("", {}))
+        if not levels:
+            return ""
+        counters = self.counters.setdefault(abstract, [0] * 9)
+        for level in range(depth):  # a level first met below others starts them at 1
+            counters[level] = counters[level] or levels.get(level, ("", "", 1))[2]
+        start = levels.get(depth, ("", "", 1))[2]
+        counters[depth] = counters[depth] + 1 if counters[depth] else start
+        for deeper in range(depth + 1, 9):
+            counters[deeper] = 0
+        fmt, pattern, _ = levels.get(depth, ("", "", 1))
+        if fmt in ("bullet", "none", "") or not pattern:
+            return ""
+
+        def number(match: re.Match[str]) -> str:
+            level = int(match.group(1)) - 1
+            level_fmt = levels.get(level, ("decimal", "", 1))[0]
+            return _formatted(counters[level] if 0 <= level < 9 else 0, level_fmt)
+
+        return re.sub(r"%([1-9])", number, pattern).strip()
+
+    def _level_formats(self) -> dict[str, tuple[str, dict[int, tuple[str, str, int]]]]:
+        """For each numId: its abstract numbering's id, and per level the number format,
+        the text pattern ("%1.%2.") and the start value."""
+        root = self.container.optional_xml("word/numbering.xml")
+        if root is None:
+            return {}
+        abstracts: dict[str, dict[int, tuple[str, str, int]]] = {}
+        for abstract in root.findall(W + "abstractNum"):
+            levels: dict[int, tuple[str, str, int]] = {}
+            for level in abstract.findall(W + "lvl"):
+                index = min(max(_int(level.get(W + "ilvl")) or 0, 0), 8)
+                levels[index] = (_value(level, W + "numFmt") or "decimal",
+                                 _value(level, W + "lvlText") or "",
+                                 min(max(_int(_value(level, W + "start")) or 1, 0), 10**6))
+            abstracts[abstract.get(W + "abstractNumId") or ""] = levels
+        found = {}
+        for num in root.findall(W + "num"):
+            abstract_id = _value(num, W + "abstractNumId") or ""
+            found[num.get(W + "numId") or ""] = (abstract_id, abstracts.get(abstract_id, {}))
+        return found
+
     def _ordered_lists(self) -> set[tuple[str, int]]:
         """The (numId, level) pairs whose numbers are printed (not bullets)."""
         root = self.container.optional_xml("word/numbering.xml")
@@ -421,6 +473,27 @@ class _DocxReading:
                 if fmt not in ("bullet", "none", ""):
                     ordered.add((num.get(W + "numId") or "", depth))
         return ordered
+
+
+def _formatted(value: int, fmt: str) -> str:
+    """A list counter as Word prints it in the level's number format."""
+    if fmt in ("lowerLetter", "upperLetter") and value > 0:
+        letters = ""
+        while value > 0:
+            value, rest = divmod(value - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters if fmt == "lowerLetter" else letters.upper()
+    if fmt in ("lowerRoman", "upperRoman") and 0 < value < 4000:
+        numerals = ""
+        for amount, numeral in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"),
+                                (100, "c"), (90, "xc"), (50, "l"), (40, "xl"), (10, "x"),
+                                (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+            while value >= amount:
+                numerals, value = numerals + numeral, value - amount
+        return numerals if fmt == "lowerRoman" else numerals.upper()
+    if fmt == "decimalZero":
+        return f"{value:02d}"
+    return str(value)
 
 
 def _rows_of(table: Element) -> list[Element]:

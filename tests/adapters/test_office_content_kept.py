@@ -149,3 +149,27 @@ def test_check_box_controls_read_as_their_state() -> None:
     document = DocxExtractor().extract_sync(body, "boxes.docx")
     assert "[x] Tea" in document.text and "[ ] Milk" in document.text
     assert "\u2612" not in document.text
+
+
+def test_numbered_headings_carry_the_number_word_prints() -> None:
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+    def heading(level: int, text: str) -> str:
+        return (f'<w:p><w:pPr><w:pStyle w:val="Heading{level + 1}"/><w:numPr>'
+                f'<w:ilvl w:val="{level}"/><w:numId w:val="7"/></w:numPr></w:pPr>'
+                f"<w:r><w:t>{text}</w:t></w:r></w:p>")
+
+    numbering = (f'<w:numbering xmlns:w="{w}"><w:abstractNum w:abstractNumId="3">'
+                 '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+                 '<w:lvlText w:val="%1"/></w:lvl><w:lvl w:ilvl="1"><w:start w:val="1"/>'
+                 '<w:numFmt w:val="lowerLetter"/><w:lvlText w:val="%1.%2)"/></w:lvl>'
+                 '</w:abstractNum><w:num w:numId="7"><w:abstractNumId w:val="3"/></w:num>'
+                 "</w:numbering>")
+    xml = (f'<w:document xmlns:w="{w}"><w:body>{heading(0, "Scope")}{heading(1, "Sites")}'
+           f'{heading(1, "Dates")}{heading(0, "Method")}{heading(1, "Tools")}'
+           "</w:body></w:document>")
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode(),
+                                               "word/numbering.xml": numbering.encode()})
+    document = DocxExtractor().extract_sync(body, "plan.docx")
+    assert [h.draft.text for h in document.headings()] == [
+        "1 Scope", "1.a) Sites", "1.b) Dates", "2 Method", "2.a) Tools"]
