@@ -1,7 +1,7 @@
 """Word recall of sheaf and markitdown against docling's ground truth, per file.
 
     .venv/bin/python -P bench/format_recall.py [--data /tmp/docling-data/tests/data]
-        [--markitdown .venv-markitdown/bin/markitdown]
+        [--markitdown .venv-markitdown/bin/markitdown] [--from-git DOCLING_GIT_DIR]
 
 The files are docling's own test files (`tests/data` of docling-project/docling, read
 where they were extracted, never copied into this repository); the ground truth is
@@ -10,6 +10,10 @@ share of the ground truth's words (a multiset of lower-cased word tokens, Markdo
 syntax and image placeholders left out) that the output holds; markitdown, the peer, is
 run on the same file in the same run from its own virtual environment. Files without a
 ground truth (email) are listed with the word count and notes sheaf produced.
+
+`--from-git` takes the files out of a git directory of docling (a clone or a bare
+mirror) into `--data` first, by `git show`, file by file (a file the mirror lacks is
+skipped); nothing is copied into this repository.
 """
 
 from __future__ import annotations
@@ -56,6 +60,27 @@ def ground_truth(source: Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def extract_from_git(git_dir: str, data: Path) -> int:
+    """Write docling's `tests/data/<folder>` files for FOLDERS under `data`; the count."""
+    listed = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only",
+                             "HEAD", *(f"tests/data/{f}" for f in FOLDERS)],
+                            capture_output=True, check=True, text=True).stdout.split("\n")
+    written = 0
+    root = data.parent.parent  # data is <root>/tests/data
+    for name in filter(None, listed):
+        target = root / name
+        if target.exists():
+            continue
+        shown = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{name}"],
+                               capture_output=True, check=False)
+        if shown.returncode != 0:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(shown.stdout)
+        written += 1
+    return written
+
+
 def markitdown_text(binary: str | None, source: Path) -> tuple[str | None, float]:
     if binary is None:
         return None, 0.0
@@ -90,8 +115,13 @@ def main() -> int:
     parser.add_argument("--markitdown", default=".venv-markitdown/bin/markitdown")
     parser.add_argument("--json", help="write the rows to this file as well")
     parser.add_argument("--only", help="only files whose name contains this")
+    parser.add_argument("--from-git", help="a git directory of docling to take the files "
+                                           "from into --data first")
     args = parser.parse_args()
     data = Path(args.data)
+    if args.from_git and Path(args.from_git).is_dir():
+        print(f"{extract_from_git(args.from_git, data)} files written under {data}",
+              file=sys.stderr)
     if not data.is_dir():
         print(f"no docling test data at {data}: fetch docling-project/docling and extract "
               "its tests/data there (see the Makefile's bench-formats)", file=sys.stderr)
