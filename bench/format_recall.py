@@ -7,7 +7,7 @@ The files are docling's own test files (`tests/data` of docling-project/docling,
 where they were extracted, never copied into this repository); the ground truth is
 docling's Markdown export of each (`groundtruth/<name>.md`). Recall is the
 share of the ground truth's words (a multiset of lower-cased word tokens, Markdown
-syntax and image placeholders left out) that the output holds; markitdown, the peer, is
+syntax, image placeholders and character-reference escapes left out) that the output holds; markitdown, the peer, is
 run on the same file in the same run from its own virtual environment. Files without a
 ground truth (email) are listed with the word count and notes sheaf produced.
 
@@ -19,6 +19,7 @@ skipped); nothing is copied into this repository.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import subprocess
@@ -43,8 +44,10 @@ _SKIP_SUFFIXES = (".pdf", ".md", ".json", ".html", ".itxt", ".txt")
 
 
 def words(markdown: str) -> Counter[str]:
-    """The word tokens of Markdown, lower-cased; comments and image links dropped."""
-    text = _IMAGE.sub(" ", _COMMENT.sub(" ", markdown))
+    """The word tokens of Markdown, lower-cased; comments and image links dropped, and
+    character references read as the characters they stand for (docling writes a
+    document's "<m:oMath>" as "&lt;m:oMath&gt;")."""
+    text = html.unescape(_IMAGE.sub(" ", _COMMENT.sub(" ", markdown)))
     return Counter(w.lower() for w in _WORD.findall(text.replace("_", " ")))
 
 
