@@ -7,8 +7,9 @@ The files are docling's own test files (`tests/data` of docling-project/docling,
 where they were extracted, never copied into this repository); the ground truth is
 docling's Markdown export of each (`groundtruth/<name>.md`). Recall is the
 share of the ground truth's words (a multiset of lower-cased word tokens, Markdown
-syntax, image placeholders and character-reference escapes left out) that the output holds; markitdown, the peer, is
-run on the same file in the same run from its own virtual environment. Files without a
+syntax, image placeholders and character-reference escapes left out) that the output
+holds; markitdown, the peer, is run on the same file in the same run from its own
+virtual environment. Files without a
 ground truth (email) are listed with the word count and notes sheaf produced.
 
 `--from-git` takes the files out of a git directory of docling (a clone or a bare
