@@ -5,6 +5,8 @@ ingest skips, rather than fails, what sheaf does not read."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheaf.adapters.files.filesystem_file_reader import FilesystemFileReader
 from sheaf.domain.document.content_source import ContentSource
@@ -13,6 +15,7 @@ from sheaf.domain.mail.mail_message import parse_mail
 from sheaf.domain.routing.routing import Route, route_content
 from sheaf.entrypoints.api.composition import build_extraction
 from tests.office_fixtures import DOCX_SENTENCE, MAIL_SENTENCE, eml_bytes, rtf_bytes
+from tests.property_examples import examples
 
 pytestmark = pytest.mark.anyio
 
@@ -111,3 +114,22 @@ async def test_a_zip_of_no_format_sheaf_reads_is_skipped_in_a_directory(
     assert [Path(f).name for f in listing.files] == ["orchard.odt"]
     assert [(Path(s.path).name, s.reason) for s in listing.skipped] == [
         ("photos.zip", "unsupported_content (a ZIP archive of no format sheaf reads)")]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.data())
+async def test_damaged_messages_end_in_a_document_or_a_typed_error(
+        data: st.DataObject) -> None:
+    body = bytearray(_EML)
+    for _ in range(data.draw(st.integers(1, 10))):
+        body[data.draw(st.integers(0, len(body) - 1))] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(body)))
+    try:
+        await _EXTRACTION.extract(bytes(body[:cut]), declared_type="message/rfc822",
+                                  location="/tmp/damaged.eml")
+    except SheafError:
+        pass
+
+
+_EML = eml_bytes()
+_EXTRACTION = build_extraction()

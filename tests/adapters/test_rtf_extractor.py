@@ -67,3 +67,17 @@ def test_any_text_written_as_rtf_reads_back(paragraphs: list[str]) -> None:
     document = RtfExtractor().extract_sync(body.encode("ascii"), "any.rtf")
     read = [b.draft.text for b in document.blocks if b.kind is BlockKind.PARAGRAPH]
     assert read == [" ".join(p.split()) for p in paragraphs if p.split()]
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(rtf_bytes()) - 1), st.integers(0, 255)),
+                min_size=1, max_size=12), st.integers(0, len(rtf_bytes())))
+def test_damaged_rtf_ends_in_a_document_or_a_typed_error(flips: list[tuple[int, int]],
+                                                         cut: int) -> None:
+    damaged = bytearray(rtf_bytes())
+    for at, value in flips:
+        damaged[at] = value
+    try:
+        RtfExtractor().extract_sync(bytes(damaged[:max(cut, 6)]), "damaged.rtf")
+    except SheafError:
+        pass
