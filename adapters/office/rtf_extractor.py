@@ -12,6 +12,7 @@ notes at the end; `\\info` the metadata; `HYPERLINK` fields links.
 
 from __future__ import annotations
 
+import codecs
 import re
 
 import anyio
@@ -99,11 +100,14 @@ class _RtfReading:
         self.skip_chars = 0
         self.footnote: list[str] | None = None
         self.high_surrogate = 0
+        self.hex_pending = bytearray()
+        self.hex_codec = "cp1252"
         self.pending_link: str | None = None
         self.link_start: int | None = None
 
     def document(self) -> Document:
         self._parse()
+        self._flush_hex()
         self._end_paragraph()
         self._flush_table()
         self._flush_list()
@@ -124,6 +128,18 @@ class _RtfReading:
         for match in _TOKEN.finditer(self.body):
             word, number, hex_byte, symbol, brace, _newline, text = match.groups()
             group = stack[-1]
+            if hex_byte is not None and not group.skip:
+                if self.skip_chars:  # \uN's fallback counts bytes: one \'hh each
+                    self.skip_chars -= 1
+                    continue
+                codec = self._codepage(group)
+                if codec != self.hex_codec:
+                    self._flush_hex()
+                self.hex_codec = codec
+                self.hex_pending.append(int(hex_byte, 16))
+                continue
+            if self.hex_pending and _newline is None:
+                self._flush_hex()  # a double-byte character is two \'hh in a row
             if brace == b"{":
                 if len(stack) > _MAX_DEPTH:
                     raise SheafError(ErrorKind.CORRUPT,
@@ -184,9 +200,7 @@ class _RtfReading:
                     self.info.setdefault(group.destination, []).append(
                         text.decode(self.codepage, "replace"))
                 continue
-            if hex_byte is not None:
-                self._text(bytes([int(hex_byte, 16)]).decode(self._codepage(group), "replace"))
-            elif symbol is not None:
+            if symbol is not None:
                 if symbol in (b"\\", b"{", b"}"):
                     self._text(symbol.decode())
                 elif symbol == b"~":
@@ -199,6 +213,12 @@ class _RtfReading:
                     self._paragraph_break()
             elif text is not None:
                 self._text(text.decode(self._codepage(group), "replace"))
+
+    def _flush_hex(self) -> None:
+        if self.hex_pending:
+            text = bytes(self.hex_pending).decode(self.hex_codec, "replace")
+            self.hex_pending.clear()
+            self._text(text)
 
     def _codepage(self, group: _Group) -> str:
         return self.fonts.get(group.font, self.codepage) if group.font is not None \
@@ -232,10 +252,10 @@ class _RtfReading:
             return
         if group.skip:
             if word == b"ansicpg" and value:
-                self.codepage = f"cp{value}"
+                self.codepage = _code_page(value, self.codepage)
             return
         if word == b"ansicpg" and value:
-            self.codepage = f"cp{value}"
+            self.codepage = _code_page(value, self.codepage)
         elif word == b"uc" and value is not None:
             group.uc = max(0, min(value, 8))
         elif word == b"u" and value is not None:
@@ -361,3 +381,14 @@ class _RtfReading:
                                 keywords=tuple(k for k in re.split(r"[;,]\s*|\s+",
                                                                    keywords) if k)
                                 if keywords else ())
+
+
+def _code_page(number: int, current: str) -> str:
+    """The codec of Windows code page `number`; the current one when Python has none
+    (a damaged or invented `\\ansicpg`)."""
+    name = "utf-8" if number == 65001 else f"cp{number}"
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return current
+    return name

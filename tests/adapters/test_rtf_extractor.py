@@ -81,3 +81,12 @@ def test_damaged_rtf_ends_in_a_document_or_a_typed_error(flips: list[tuple[int, 
         damaged[at] = value
     with contextlib.suppress(SheafError):
         RtfExtractor().extract_sync(bytes(damaged[:max(cut, 6)]), "damaged.rtf")
+
+
+def test_double_byte_code_pages_and_unicode_fallbacks() -> None:
+    # Shift-JIS "日本" as \'hh pairs in a font of charset 128; then \u with a two-byte
+    # fallback (\uc2) that must be skipped byte by byte.
+    body = (b"{\\rtf1\\ansi\\ansicpg1252{\\fonttbl{\\f1\\fcharset128 MS Mincho;}}"
+            b"{\\f1 \\'93\\'fa\\'96\\'7b}\\par\\uc2 \\u26085\\'93\\'fa next\\par}")
+    document = RtfExtractor().extract_sync(body, "jp.rtf")
+    assert [b.draft.text for b in document.blocks] == ["日本", "日 next"]
