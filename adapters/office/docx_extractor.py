@@ -283,8 +283,12 @@ class _DocxReading:
         for child in cell:
             if child.tag == W + "p":
                 outer, self.in_cell = self.in_cell, True
-                parts.append(_clean(self._text(child)))
+                text = _clean(self._text(child))
                 self.in_cell = outer
+                properties = child.find(W + "pPr")
+                numbering = self._numbering(properties, _value(properties, W + "pStyle"))
+                number = self._count(numbering) if numbering is not None and text else ""
+                parts.append(f"{number} {text}" if number else text)  # a numbered list
             elif child.tag == W + "tbl":
                 if depth < _MAX_NESTING:
                     nested.extend(self._table(child, depth + 1))
