@@ -15,8 +15,17 @@ from tests.office_fixtures import EPUB2_SENTENCE, epub2_bytes, rewrite_zip
 
 
 def test_an_epub2_book_with_the_public_ncx_doctype_is_read() -> None:
-    document = EpubExtractor().extract_sync(epub2_bytes(), "ferry.epub")
+    pictures = ('<p><img src="ferry.png" alt="The ferry at the landing"/></p>'
+                '<div><img src="map.png" alt="" title="A map of the river"/></div>'
+                '<p>Rowing <img src="oar.png"/> on.</p><video src="crossing.mp4"/>')
+    document = EpubExtractor().extract_sync(epub2_bytes(chapter_extra=pictures),
+                                            "ferry.epub")
     assert EPUB2_SENTENCE in document.text
+    assert "[Figure: The ferry at the landing]" in document.text
+    assert "Figure: A map of the river" in document.text
+    assert "Rowing on." in document.text
+    assert document.notes == ("left out: 1 image without alt text or caption, "
+                              "1 audio or video clip",)
     assert "Café lights\xa0shone" in document.text or "Café lights shone" in document.text
     assert document.title == "The Ferry"
     # The NCX's labels still name the chapters.
