@@ -171,6 +171,12 @@ class _DocxReading:
             elif tag == W + "pict":
                 self._vml_picture(child)
                 parts.append(self._text(child, skip_math))
+            elif tag == W + "txbxContent":
+                # A text box's paragraphs are blocks of their own after the paragraph
+                # that anchors the box, not words run into its line.
+                inner: list[_Paragraph | BlockDraft] = []
+                self._walk(child, inner)
+                self.pending.extend(self._drafts(inner))
             elif tag == W + "object":
                 self.tally.add(Omission.EMBEDDED_OBJECT)
             elif tag == W + "sdt" and child.find(f"{W}sdtPr/{W14}checkbox") is not None:

@@ -173,3 +173,15 @@ def test_numbered_headings_carry_the_number_word_prints() -> None:
     document = DocxExtractor().extract_sync(body, "plan.docx")
     assert [h.draft.text for h in document.headings()] == [
         "1 Scope", "1.a) Sites", "1.b) Dates", "2 Method", "2.a) Tools"]
+
+
+def test_a_text_box_holds_paragraphs_of_its_own() -> None:
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    box = ("<w:drawing><w:txbxContent><w:p><w:r><w:t>Student falls ill</w:t></w:r></w:p>"
+           "<w:p><w:r><w:t>Suggested steps</w:t></w:r></w:p></w:txbxContent></w:drawing>")
+    xml = (f'<w:document xmlns:w="{w}"><w:body><w:p><w:r><w:t>Anchor line.</w:t></w:r>'
+           f"<w:r>{box}</w:r></w:p></w:body></w:document>")
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode()})
+    document = DocxExtractor().extract_sync(body, "box.docx")
+    assert [b.draft.text for b in document.blocks] == ["Anchor line.", "Student falls ill",
+                                                       "Suggested steps"]
