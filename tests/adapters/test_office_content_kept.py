@@ -185,3 +185,57 @@ def test_a_text_box_holds_paragraphs_of_its_own() -> None:
     document = DocxExtractor().extract_sync(body, "box.docx")
     assert [b.draft.text for b in document.blocks] == ["Anchor line.", "Student falls ill",
                                                        "Suggested steps"]
+
+
+def _chart_part() -> bytes:
+    with zipfile.ZipFile(io.BytesIO(chart_pptx_bytes())) as archive:
+        name = next(n for n in archive.namelist()
+                    if n.startswith("ppt/charts/chart") and n.endswith(".xml"))
+        return archive.read(name)
+
+
+def test_a_chart_in_a_word_document_is_read_as_its_data() -> None:
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    rels_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    drawing = ('<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/'
+               'drawingml/2006/wordprocessingDrawing"><wp:docPr id="1" name="Chart 1"/>'
+               '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+               '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+               '<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+               f'xmlns:r="{rels_ns}" r:id="rIdChart"/></a:graphicData></a:graphic>'
+               "</wp:inline></w:drawing>")
+    xml = (f'<w:document xmlns:w="{w}"><w:body><w:p><w:r><w:t>Counts:</w:t></w:r>'
+           f"<w:r>{drawing}</w:r></w:p></w:body></w:document>")
+    with zipfile.ZipFile(io.BytesIO(equation_docx_bytes())) as archive:
+        rels = archive.read("word/_rels/document.xml.rels").decode()
+    rels = rels.replace("</Relationships>",
+                        f'<Relationship Id="rIdChart" Type="{rels_ns}/chart" '
+                        'Target="charts/chart1.xml"/></Relationships>')
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode(),
+                                               "word/_rels/document.xml.rels": rels.encode(),
+                                               "word/charts/chart1.xml": _chart_part()})
+    document = DocxExtractor().extract_sync(body, "counts.docx")
+    assert [b.kind for b in document.blocks] == [BlockKind.PARAGRAPH, BlockKind.CAPTION,
+                                                 BlockKind.TABLE]
+    assert document.blocks[2].draft.rows[1] == ("2019", "120", "80")
+
+
+def test_merged_cells_of_a_slide_table_repeat_their_value() -> None:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Rota"
+    table = slide.shapes.add_table(3, 3, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for r, row in enumerate([("Week", "Mon", "Tue"), ("1", "Ann", "Bo"), ("", "Cy", "Di")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    table.cell(1, 0).merge(table.cell(2, 0))  # "1" spans two rows
+    table.cell(0, 1).merge(table.cell(0, 2))  # "Mon" spans two columns
+    table.cell(0, 1).text = "Mon"  # merging moved "Tue" into the spanning cell
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    document = PptxExtractor().extract_sync(buffer.getvalue(), "rota.pptx")
+    rows = next(b for b in document.blocks if b.kind is BlockKind.TABLE).draft.rows
+    assert rows == (("Week", "Mon", "Mon"), ("1", "Ann", "Bo"), ("1", "Cy", "Di"))
