@@ -113,7 +113,7 @@ class _OdfReading:
         if not any(d.kind is not BlockKind.HEADING for d in drafts) and not drafts:
             raise SheafError(ErrorKind.EMPTY, "the document holds no text")
         metadata = self._metadata()
-        if metadata.title is None:
+        if metadata.title is None and kind != "spreadsheet":  # sheet names are no titles
             first = next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
             metadata = attrs.evolve(metadata, title=first)
         return assemble_document(drafts, metadata=metadata, links=self.links,
@@ -221,7 +221,7 @@ class _OdfReading:
         texts: list[str] = []
         for child in frame:
             if child.tag == DRAW + "object":
-                formula = self._object(child, frame)
+                formula = self._object(child)
                 if formula is not None:
                     texts.append(formula)
             elif child.tag == DRAW + "text-box":
@@ -252,7 +252,7 @@ class _OdfReading:
                 self._picture(frame)
                 break  # the other images are the same picture in other formats
             elif child.tag == DRAW + "object":
-                formula = self._object(child, frame)
+                formula = self._object(child)
                 if formula:
                     out.append(BlockDraft(BlockKind.FORMULA, text=formula))
             elif child.tag == DRAW + "object-ole":
@@ -266,7 +266,7 @@ class _OdfReading:
         description = frame.findtext(SVG + "desc")
         self.pending.extend(figure_drafts(description, title, self.tally))
 
-    def _object(self, element: Element, frame: Element) -> str | None:
+    def _object(self, element: Element) -> str | None:
         """An embedded formula's text (inline); a chart's data table goes after the
         paragraph. None when the object is neither."""
         href = (element.get(XLINK + "href") or "").removeprefix("./").rstrip("/")
@@ -284,13 +284,14 @@ class _OdfReading:
             return _formula_text(math) or None
         chart = root.find(f".//{CHART}chart")
         if chart is not None:
-            self.pending.extend(self._chart(chart, frame))
+            self.pending.extend(self._chart(chart))
             return None
         self.tally.add(Omission.EMBEDDED_OBJECT)
         return None
 
-    def _chart(self, chart: Element, frame: Element) -> list[BlockDraft]:
-        del frame
+    def _chart(self, chart: Element) -> list[BlockDraft]:
+        """An ODF chart object: a caption with its class, title and axis titles, and the
+        data table it carries."""
         title = " ".join(" ".join(p.itertext()) for p in chart.findall(f"{CHART}title/{TEXT}p"))
         kind = (chart.get(CHART + "class") or "").removeprefix("chart:")
         axes = tuple(" ".join(" ".join(p.itertext()) for p in

@@ -127,8 +127,9 @@ class DocumentExtraction:
             extraction = await self._extract(body, decision, location, password, depth)
         except SheafError as exc:
             raise exc.with_url(location) from None
-        return attrs.evolve(extraction,
-                            document=with_fallback_title(extraction.document, location))
+        sheets = decision.route in (Route.XLSX, Route.CSV, Route.ODF)
+        return attrs.evolve(extraction, document=with_fallback_title(
+            extraction.document, location, first_heading=not sheets))
 
     async def _mail(self, body: bytes, location: str, depth: int) -> Document:
         message = parse_mail(body)

@@ -16,13 +16,19 @@ ATTACHMENT_FRAGMENT = "attachment="
 HEADING_NOTE = "title: taken from the first heading (the document names no title)"
 
 
-def with_fallback_title(document: Document, location: str) -> Document:
+def with_fallback_title(document: Document, location: str, *,
+                        first_heading: bool = True) -> Document:
     """`document` with a title: its own (core properties, package metadata), else its
-    first heading, else the file name without its extension (with a note saying so)."""
+    first heading, else the file name without its extension (with a note saying so).
+
+    A spreadsheet's headings are its sheets' names, not titles: `first_heading=False`
+    goes from its own title straight to the file name (as CSV files always did), so the
+    first sheet keeps its section."""
     if document.title and document.title.strip():
         return document
     heading = next((b.draft.text for b in document.blocks
-                    if b.kind is BlockKind.HEADING and b.draft.text.strip()), None)
+                    if b.kind is BlockKind.HEADING and b.draft.text.strip()), None) \
+        if first_heading else None
     if heading is not None:
         return _titled(document, heading, HEADING_NOTE)
     name = file_name_title(location)

@@ -30,6 +30,13 @@ def test_the_first_heading_comes_next() -> None:
     assert titled.title == "Findings" and titled.notes[-1] == HEADING_NOTE
 
 
+def test_a_spreadsheet_goes_from_its_own_title_to_its_file_name() -> None:
+    document = assemble_document([BlockDraft(BlockKind.HEADING, text="Sheet1", level=1),
+                                  PARAGRAPH])
+    titled = with_fallback_title(document, "/tmp/book.xlsx", first_heading=False)
+    assert titled.title == "book" and titled.notes[-1] == FILE_NAME_NOTE
+
+
 def test_the_file_name_comes_last_and_is_marked() -> None:
     titled = with_fallback_title(assemble_document([PARAGRAPH]), "/data/Q3 budget.xlsx")
     assert titled.title == "Q3 budget" and titled.notes[-1] == FILE_NAME_NOTE
