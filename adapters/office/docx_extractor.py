@@ -54,6 +54,8 @@ class _Paragraph:
     heading: int | None
     is_title: bool
     numbering: tuple[str, int] | None
+    number: str = ""
+    """The number Word prints before the paragraph ("3.", "2.1"), when it is numbered."""
 
 
 class DocxExtractor(ContainerExtractor):
@@ -150,7 +152,7 @@ class _DocxReading:
         number = self._count(numbering) if numbering is not None and text else ""
         if heading is not None and number:
             text = f"{number} {text}"  # "2.1 Methods": the number a reader cites
-        return _Paragraph(text, heading, is_title, numbering)
+        return _Paragraph(text, heading, is_title, numbering, number)
 
     def _text(self, element: Element, skip_math: bool = False) -> str:
         parts: list[str] = []
@@ -333,8 +335,11 @@ class _DocxReading:
                 if items and depth == 0 and num_id != current_list[0]:
                     flush()  # another list starts
                 current_list[0] = num_id
-                items.append(ListItem(paragraph.text, depth=depth,
-                                      ordered=(num_id, depth) in self.ordered_lists))
+                ordered = (num_id, depth) in self.ordered_lists
+                # The printed number, so a list that resumes its numbering says "4.".
+                items.append(ListItem(paragraph.text, depth=depth, ordered=ordered,
+                                      marker=paragraph.number if ordered and paragraph.number
+                                      else None))
             else:
                 flush()
                 drafts.append(BlockDraft(BlockKind.PARAGRAPH, text=paragraph.text))

@@ -239,3 +239,23 @@ def test_merged_cells_of_a_slide_table_repeat_their_value() -> None:
     document = PptxExtractor().extract_sync(buffer.getvalue(), "rota.pptx")
     rows = next(b for b in document.blocks if b.kind is BlockKind.TABLE).draft.rows
     assert rows == (("Week", "Mon", "Mon"), ("1", "Ann", "Bo"), ("1", "Cy", "Di"))
+
+
+def test_a_list_that_resumes_its_numbering_keeps_its_printed_numbers() -> None:
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+    def item(text: str) -> str:
+        return (f'<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="4"/></w:numPr>'
+                f"</w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>")
+
+    numbering = (f'<w:numbering xmlns:w="{w}"><w:abstractNum w:abstractNumId="1">'
+                 '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+                 '<w:lvlText w:val="%1."/></w:lvl></w:abstractNum><w:num w:numId="4">'
+                 '<w:abstractNumId w:val="1"/></w:num></w:numbering>')
+    xml = (f'<w:document xmlns:w="{w}"><w:body>{item("Mix")}{item("Knead")}'
+           "<w:p><w:r><w:t>Leave it to rise overnight.</w:t></w:r></w:p>"
+           f"{item('Bake')}</w:body></w:document>")
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode(),
+                                               "word/numbering.xml": numbering.encode()})
+    document = DocxExtractor().extract_sync(body, "bread.docx")
+    assert document.text == ("1. Mix\n2. Knead\n\nLeave it to rise overnight.\n\n3. Bake")
