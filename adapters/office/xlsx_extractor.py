@@ -35,6 +35,7 @@ _CELL_REF = re.compile(r"^([A-Z]{1,3})(\d+)$")
 _MAX_MERGED_CELLS = 1_000_000
 _MAX_MERGED_ROWS = 10_000
 _BUILTIN_DATE_FORMATS = frozenset({14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47})
+_BUILTIN_TIME_FORMATS = frozenset({18, 19, 20, 21, 22, 45, 46, 47})
 _QUOTED = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.')
 _MAX_COLUMN = 16_384
 
@@ -43,6 +44,8 @@ _MAX_COLUMN = 16_384
 class _Workbook:
     shared: tuple[str, ...]
     date_styles: frozenset[int]
+    time_styles: frozenset[int]
+    """The date formats that show the time of day too ("yyyy-mm-dd h:mm:ss")."""
     epoch: datetime
 
 
@@ -65,7 +68,7 @@ class XlsxExtractor(ContainerExtractor):
         rels = relationships(container, MAIN_PART)
         properties = workbook.find(S + "workbookPr")
         date1904 = properties is not None and properties.get("date1904") in ("1", "true")
-        book = _Workbook(_shared_strings(container), _date_styles(container),
+        book = _Workbook(_shared_strings(container), *_date_styles(container),
                          datetime(1904, 1, 1) if date1904 else datetime(1899, 12, 30))
         drafts: list[BlockDraft] = []
         tally = OmissionTally()
@@ -274,8 +277,9 @@ def _value(cell: Element, book: _Workbook) -> str:
     style = int(cell.get("s") or 0)
     if style in book.date_styles and 0 <= number < 2_958_466:
         moment = book.epoch + timedelta(days=number)
-        return moment.date().isoformat() if moment.time() == datetime.min.time() \
-            else moment.isoformat(sep=" ", timespec="seconds")
+        if moment.time() == datetime.min.time() and style not in book.time_styles:
+            return moment.date().isoformat()
+        return moment.isoformat(sep=" ", timespec="seconds")
     return f"{number:.15g}"
 
 
@@ -295,21 +299,27 @@ def _text_parts(item: Element) -> list[Element]:
     return [t for run in item.findall(S + "r") for t in run.findall(S + "t")]
 
 
-def _date_styles(container: Container) -> frozenset[int]:
-    """Indexes of the cell formats that show numbers as dates."""
+def _date_styles(container: Container) -> tuple[frozenset[int], frozenset[int]]:
+    """Indexes of the cell formats that show numbers as dates, and of those among them
+    that show the time of day too."""
     root = container.optional_xml("xl/styles.xml")
     if root is None:
-        return frozenset()
+        return frozenset(), frozenset()
     custom_dates = set()
+    custom_times = set()
     formats = root.find(S + "numFmts")
     for fmt in formats if formats is not None else []:
         code = _QUOTED.sub("", fmt.get("formatCode") or "").lower()
         if any(c in code for c in "dy") or ("m" in code and "h" not in code and "0" not in code):
             custom_dates.add(int(fmt.get("numFmtId") or -1))
+            if "h" in code or "s" in code:
+                custom_times.add(int(fmt.get("numFmtId") or -1))
     cell_formats = root.find(S + "cellXfs")
-    found = set()
+    dates, times = set(), set()
     for index, xf in enumerate(cell_formats.findall(S + "xf") if cell_formats is not None else []):
         number_format = int(xf.get("numFmtId") or 0)
         if number_format in _BUILTIN_DATE_FORMATS or number_format in custom_dates:
-            found.add(index)
-    return frozenset(found)
+            dates.add(index)
+        if number_format in _BUILTIN_TIME_FORMATS or number_format in custom_times:
+            times.add(index)
+    return frozenset(dates), frozenset(times)

@@ -92,3 +92,21 @@ def test_blank_rows_and_columns_separate_tables(
     assert len(regions) == len(boxes)
     for region, (top, left, height, width) in zip(regions, boxes, strict=True):
         assert region == [tuple(rows[top + r][left:left + width]) for r in range(height)]
+
+
+def test_dates_show_the_time_of_day_when_their_format_does() -> None:
+    from datetime import datetime
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["Sold", "Due"])
+    sheet.append([datetime(2024, 1, 1), datetime(2024, 2, 1)])
+    sheet["A2"].number_format = "yyyy\\-mm\\-dd\\ h:mm:ss"
+    sheet["B2"].number_format = "yyyy-mm-dd"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    document = XlsxExtractor().extract_sync(buffer.getvalue(), "sales.xlsx")
+    table = next(b for b in document.blocks if b.kind is BlockKind.TABLE)
+    assert table.draft.rows[1] == ("2024-01-01 00:00:00", "2024-02-01")
