@@ -66,8 +66,8 @@ def parse_mail(body: bytes) -> MailMessage:
 def _taken_apart(message: Message) -> MailMessage:
     if not message.keys():
         raise SheafError(ErrorKind.CORRUPT, "not an email message: it has no headers")
-    headers = tuple((name, " ".join(str(message[name]).split())) for name in SHOWN_HEADERS
-                    if message[name] is not None and str(message[name]).strip())
+    shown = ((name, _header(message, name)) for name in SHOWN_HEADERS)
+    headers = tuple((name, value) for name, value in shown if value)
     parts = list(message.walk())
     if len(parts) > MAX_PARTS:
         raise SheafError(ErrorKind.TOO_LARGE,
@@ -119,10 +119,30 @@ def _taken_apart(message: Message) -> MailMessage:
             date = parsedate_to_datetime(str(raw_date)).isoformat()
         except (TypeError, ValueError, IndexError):
             date = None
-    subject = " ".join(str(message["Subject"] or "").split()) or None
-    sender = " ".join(str(message["From"] or "").split()) or None
+    subject = _header(message, "Subject") or None
+    sender = _header(message, "From") or None
     return MailMessage(headers, subject, sender, date, text, html, html_charset,
                        tuple(attachments), alternatives, inline_images)
+
+
+def _header(message: Message, name: str) -> str:
+    """A header's text, white space collapsed. Raw 8-bit bytes (sent without RFC 2047
+    encoding, as old clients do) are read in the message's charset, else Windows-1252,
+    instead of as replacement characters."""
+    value = message[name]
+    if value is None:
+        return ""
+    text = str(value)
+    if "\ufffd" in text or any("\udc80" <= c <= "\udcff" for c in text):
+        raw = next((v for k, v in message.raw_items() if k.lower() == name.lower()), "")
+        data = str(raw).encode("utf-8", "surrogateescape")
+        for charset in (message.get_content_charset() or "utf-8", "cp1252"):
+            try:
+                text = data.decode(charset)
+                break
+            except (UnicodeDecodeError, LookupError):
+                continue
+    return " ".join(text.split())
 
 
 def _leaves(message: Message) -> list[Message]:

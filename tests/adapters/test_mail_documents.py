@@ -133,3 +133,14 @@ async def test_damaged_messages_end_in_a_document_or_a_typed_error(
 
 _EML = eml_bytes()
 _EXTRACTION = build_extraction()
+
+
+async def test_raw_eight_bit_headers_read_in_the_message_charset() -> None:
+    body = (b"From: Ren\xe9 <rene@example.org>\r\nTo: b@example.org\r\nSubject: Caf\xe9 "
+            b"hours\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=iso-8859-1\r\n"
+            b"Content-Transfer-Encoding: 8bit\r\n\r\nLe caf\xe9 ouvre \xe0 huit heures.\r\n")
+    document = (await _EXTRACTION.extract(body, declared_type=None, location="/tmp/c.eml")
+                ).document
+    assert document.title == "Café hours"
+    assert "From: René <rene@example.org>" in document.text
+    assert "Le café ouvre à huit heures." in document.text
