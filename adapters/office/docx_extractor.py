@@ -23,6 +23,7 @@ from .chart_reading import chart_reference, read_chart
 from .container_extractor import ContainerExtractor
 from .container_reading import Container
 from .core_properties import core_metadata
+from .diagram_reading import DIAGRAM_URI, diagram_texts
 from .omml_latex import M, omml_latex
 from .relationships import R, relationships
 
@@ -34,7 +35,6 @@ PIC = "{http://schemas.openxmlformats.org/drawingml/2006/picture}"
 V = "{urn:schemas-microsoft-com:vml}"
 OFFICE = "{urn:schemas-microsoft-com:office:office}"
 W14 = "{http://schemas.microsoft.com/office/word/2010/wordml}"
-DIAGRAM_URI = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 MAIN_PART = "word/document.xml"
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _MAX_NESTING = 9
@@ -229,7 +229,12 @@ class _DocxReading:
                     self.pending.extend(chart_drafts(chart, self.tally))
                 continue
             if data.get("uri") == DIAGRAM_URI:
-                self.tally.add(Omission.DIAGRAM)
+                texts = diagram_texts(self.container, self.rels, data)
+                if texts:
+                    self.pending.append(BlockDraft(
+                        BlockKind.LIST, items=tuple(ListItem(t) for t in texts)))
+                else:
+                    self.tally.add(Omission.DIAGRAM)
                 continue
             pictures = list(data.iter(PIC + "pic"))
             for picture in pictures:

@@ -21,6 +21,7 @@ from .chart_reading import chart_reference, read_chart
 from .container_extractor import ContainerExtractor
 from .container_reading import Container
 from .core_properties import core_metadata
+from .diagram_reading import DIAGRAM_URI, diagram_texts
 from .relationships import R, relationships
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -156,7 +157,8 @@ def _collect(tree: Element, context: _SlideContext, shapes: list[_Shape],
 
 
 def _graphic_frame(frame: Element, context: _SlideContext) -> list[BlockDraft]:
-    """A table, a chart (its data as a table), or an object counted as left out."""
+    """A table, a chart (its data as a table), a SmartArt diagram (its nodes' text as a
+    list), or an object counted as left out."""
     pages = (context.number,)
     data = frame.find(f"{A}graphic/{A}graphicData")
     if data is None:
@@ -173,6 +175,12 @@ def _graphic_frame(frame: Element, context: _SlideContext) -> list[BlockDraft]:
             return []
         chart = read_chart(context.container, rel.target, context.tally)
         return chart_drafts(chart, context.tally, pages=pages) if chart else []
+    if data.get("uri") == DIAGRAM_URI:
+        texts = diagram_texts(context.container, relationships(context.container,
+                                                               context.part), data)
+        if texts:
+            return [BlockDraft(BlockKind.LIST, items=tuple(ListItem(t) for t in texts),
+                               pages=pages)]
     omission = _GRAPHIC_KINDS.get(data.get("uri") or "", Omission.UNSUPPORTED_PART)
     context.tally.add(omission)
     return []

@@ -22,7 +22,7 @@ class Omission(enum.Enum):
                           "images without alt text or caption")
     EMBEDDED_OBJECT = ("embedded object (OLE)", "embedded objects (OLE)")
     CHART_WITHOUT_DATA = ("chart without readable data", "charts without readable data")
-    DIAGRAM = ("SmartArt diagram", "SmartArt diagrams")
+    DIAGRAM = ("SmartArt diagram without readable text", "SmartArt diagrams without readable text")
     MEDIA = ("audio or video clip", "audio or video clips")
     INK = ("ink drawing", "ink drawings")
     ATTACHMENT = ("attachment not read (binary or unsupported format)",

@@ -259,3 +259,47 @@ def test_a_list_that_resumes_its_numbering_keeps_its_printed_numbers() -> None:
                                                "word/numbering.xml": numbering.encode()})
     document = DocxExtractor().extract_sync(body, "bread.docx")
     assert document.text == ("1. Mix\n2. Knead\n\nLeave it to rise overnight.\n\n3. Bake")
+
+
+def test_smartart_nodes_are_read_as_a_list_and_an_unreadable_one_is_counted() -> None:
+    from pptx import Presentation
+
+    dgm = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+    a = "http://schemas.openxmlformats.org/drawingml/2006/main"
+    rels_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Process"
+    buffer = io.BytesIO()
+    deck.save(buffer)
+
+    def frame(rel_id: str) -> str:
+        return ('<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="9" name="Diagram"/>'
+                "<p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm>"
+                '<a:off x="0" y="2000000"/><a:ext cx="10" cy="10"/></p:xfrm><a:graphic>'
+                f'<a:graphicData uri="{dgm}"><dgm:relIds xmlns:dgm="{dgm}" '
+                f'xmlns:r="{rels_ns}" r:dm="{rel_id}" r:lo="x" r:qs="x" r:cs="x"/>'
+                "</a:graphicData></a:graphic></p:graphicFrame>")
+
+    data = (f'<dgm:dataModel xmlns:dgm="{dgm}" xmlns:a="{a}"><dgm:ptLst>'
+            '<dgm:pt modelId="0" type="doc"><dgm:t><a:p><a:r><a:t>ignored</a:t></a:r>'
+            "</a:p></dgm:t></dgm:pt>"
+            + "".join(f'<dgm:pt modelId="{i}"><dgm:t><a:p><a:r><a:t>{step}</a:t></a:r>'
+                      "</a:p></dgm:t></dgm:pt>"
+                      for i, step in enumerate(["Plan", "Build", "Ship"], 1))
+            + '<dgm:pt modelId="9" type="parTrans"/></dgm:ptLst></dgm:dataModel>')
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
+        xml = archive.read("ppt/slides/slide1.xml").decode()
+        rels = archive.read("ppt/slides/_rels/slide1.xml.rels").decode()
+    xml = xml.replace("</p:spTree>", frame("rIdDm") + frame("rIdMissing") + "</p:spTree>")
+    rels = rels.replace("</Relationships>",
+                        f'<Relationship Id="rIdDm" Type="{rels_ns}/diagramData" '
+                        'Target="../diagrams/data1.xml"/></Relationships>')
+    body = rewrite_zip(buffer.getvalue(), {"ppt/slides/slide1.xml": xml.encode(),
+                                           "ppt/slides/_rels/slide1.xml.rels": rels.encode(),
+                                           "ppt/diagrams/data1.xml": data.encode()})
+    document = PptxExtractor().extract_sync(body, "process.pptx")
+    listed = next(b for b in document.blocks if b.kind is BlockKind.LIST)
+    assert [i.text for i in listed.draft.items] == ["Plan", "Build", "Ship"]
+    assert "ignored" not in document.text
+    assert document.notes == ("left out: 1 SmartArt diagram without readable text",)
