@@ -31,6 +31,9 @@ class SheetLimits:
 
 DEFAULT_SHEET_LIMITS = SheetLimits()
 _MAX_REGIONS = 200
+_MAX_REGION_CELLS = 250_000
+"""Past this many filled cells a sheet is read as one grid: the search for separate
+tables holds every cell in a set, and sheets that large are data dumps."""
 """Past this many groups of cells a sheet is scattered values, not tables, and stays
 one grid (merging overlapping groups is quadratic in their number)."""
 
@@ -74,6 +77,9 @@ def table_regions(rows: Sequence[Sequence[str]]) -> list[list[tuple[str, ...]]]:
     """The sheet's separate tables: groups of non-empty cells that touch (also
     diagonally), a group's bounding box widened to take in any group it overlaps, each
     cut out of the sheet as trimmed rows, in reading order."""
+    filled = sum(1 for row in rows for value in row if value.strip())
+    if filled > _MAX_REGION_CELLS:
+        return [trimmed_rows(rows)]  # a data dump, one table: not worth the search
     cells = {(r, c) for r, row in enumerate(rows) for c, value in enumerate(row)
              if value.strip()}
     boxes: list[list[int]] = []  # top, left, bottom, right (inclusive)
