@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link
+from ...domain.document.fallback_title import TITLE_NOTES
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import LEFT_OUT_PREFIX, Omission, OmissionTally
@@ -48,8 +49,9 @@ async def mail_document(message: MailMessage, *, read_html: ReadHtml,
                                  level=2))
         drafts += _below(child, 2)
         links += child.links
+        # The child's own account of what it left out; its title is its heading here.
         notes += [f"attachment {attachment.name}: {n}" for n in child.notes
-                  if n != LEFT_OUT_PREFIX + "nothing"]
+                  if n != LEFT_OUT_PREFIX + "nothing" and n not in TITLE_NOTES]
     metadata = DocumentMetadata(title=message.subject,
                                 authors=(message.sender,) if message.sender else (),
                                 published=message.date[:10] if message.date else None)

@@ -14,6 +14,7 @@ FILE_NAME_NOTE = "title: taken from the file name (the document names no title)"
 ATTACHMENT_FRAGMENT = "attachment="
 """How the location of a message's attachment names it (`mail.eml#attachment=a.pdf`)."""
 HEADING_NOTE = "title: taken from the first heading (the document names no title)"
+TITLE_NOTES = frozenset({FILE_NAME_NOTE, HEADING_NOTE})
 
 
 def with_fallback_title(document: Document, location: str, *,
