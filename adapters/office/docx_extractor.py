@@ -10,8 +10,10 @@ heuristic might drop is at risk.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from xml.etree.ElementTree import Element
 
+import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link, ListItem
@@ -24,6 +26,7 @@ from .container_extractor import ContainerExtractor
 from .container_reading import Container
 from .core_properties import core_metadata
 from .diagram_reading import DIAGRAM_URI, diagram_texts
+from .embedded_packages import PackageReader, embedded_drafts
 from .omml_latex import M, omml_latex
 from .relationships import R, relationships
 
@@ -59,14 +62,21 @@ class _Paragraph:
 
 
 class DocxExtractor(ContainerExtractor):
-    """Extracts a Word document (Office Open XML) in a worker thread."""
+    """Extracts a Word document (Office Open XML) in a worker thread; `embedded` reads
+    the packages embedded in it (by kind: `xlsx`, `pptx`), none when not given."""
+
+    def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
+                 embedded: Mapping[str, PackageReader] | None = None) -> None:
+        super().__init__(limiter)
+        self.embedded = dict(embedded or {})
 
     def read(self, container: Container, location: str) -> Document:
-        return _DocxReading(container, location).document()
+        return _DocxReading(container, location, self.embedded).document()
 
 
 class _DocxReading:
-    def __init__(self, container: Container, location: str) -> None:
+    def __init__(self, container: Container, location: str,
+                 embedded: Mapping[str, PackageReader] | None = None) -> None:
         if not container.has(MAIN_PART):
             raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
                              f"a ZIP archive without {MAIN_PART}: not a DOCX document")
@@ -80,6 +90,8 @@ class _DocxReading:
         self.links: list[Link] = []
         self.note_numbers: dict[tuple[str, str], int] = {}
         self.tally = OmissionTally()
+        self.embedded = embedded or {}
+        self.embedded_notes: list[str] = []
         self.in_cell = False
         self.pending: list[BlockDraft] = []
         """Figures and charts met inside a paragraph, placed after it."""
@@ -102,7 +114,7 @@ class _DocxReading:
             first = titled or next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
             metadata = attrs.evolve(metadata, title=first)
         return assemble_document(drafts, metadata=metadata, links=self.links,
-                                 notes=[self.tally.note()])
+                                 notes=[*self.embedded_notes, self.tally.note()])
 
     # -- the body, in document order
 
@@ -180,7 +192,7 @@ class _DocxReading:
                 self._walk(child, inner)
                 self.pending.extend(self._drafts(inner))
             elif tag == W + "object":
-                self.tally.add(Omission.EMBEDDED_OBJECT)
+                self._embedded_object(child)
             elif tag == W + "sdt" and child.find(f"{W}sdtPr/{W14}checkbox") is not None:
                 # A check box control: its state as text, not the font's box glyph.
                 checked = child.find(f"{W}sdtPr/{W14}checkbox/{W14}checked")
@@ -246,6 +258,17 @@ class _DocxReading:
                     described.get("title") if described is not None and len(pictures) == 1
                     else None)
                 self.pending.extend(figure_drafts(alt, title, self.tally))
+
+    def _embedded_object(self, holder: Element) -> None:
+        """An OLE object: an embedded Office package read as a child document after
+        the paragraph; any other object counted as left out."""
+        ole = holder.find(OFFICE + "OLEObject")
+        rel = self.rels.get(ole.get(R + "id") or "") if ole is not None else None
+        if rel is None or rel.external:
+            self.tally.add(Omission.EMBEDDED_OBJECT)
+            return
+        self.pending.extend(embedded_drafts(self.container, rel.target, self.embedded,
+                                            self.tally, self.embedded_notes, level=1))
 
     def _vml_picture(self, pict: Element) -> None:
         """A legacy VML picture: its `alt` and its image's `o:title`."""

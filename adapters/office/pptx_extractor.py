@@ -8,8 +8,10 @@ Every block knows its slide number as its page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from xml.etree.ElementTree import Element
 
+import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, ListItem
@@ -22,6 +24,7 @@ from .container_extractor import ContainerExtractor
 from .container_reading import Container
 from .core_properties import core_metadata
 from .diagram_reading import DIAGRAM_URI, diagram_texts
+from .embedded_packages import PackageReader, embedded_drafts
 from .relationships import R, relationships
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -46,13 +49,19 @@ class _Shape:
 
 
 class PptxExtractor(ContainerExtractor):
-    """Extracts a PowerPoint deck (Office Open XML) in a worker thread."""
+    """Extracts a PowerPoint deck (Office Open XML) in a worker thread; `embedded` reads
+    the packages embedded in its slides (by kind: `xlsx`, `docx`), none when not given."""
+
+    def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
+                 embedded: Mapping[str, PackageReader] | None = None) -> None:
+        super().__init__(limiter)
+        self.embedded = dict(embedded or {})
 
     def read(self, container: Container, location: str) -> Document:
-        return _deck(container)
+        return _deck(container, self.embedded)
 
 
-def _deck(container: Container) -> Document:
+def _deck(container: Container, embedded: Mapping[str, PackageReader]) -> Document:
     if not container.has(MAIN_PART):
         raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
                          f"a ZIP archive without {MAIN_PART}: not a PPTX presentation")
@@ -62,11 +71,14 @@ def _deck(container: Container) -> Document:
     drafts: list[BlockDraft] = []
     titles: list[str] = []
     tally = OmissionTally()
+    embedded_notes: list[str] = []
     for number, slide_id in enumerate(slide_list if slide_list is not None else [], 1):
         rel = rels.get(slide_id.get(R + "id") or "")
         if rel is None or rel.external or not container.has(rel.target):
             continue
-        slide_drafts, title = _slide(container, rel.target, number, tally)
+        context = _SlideContext(container, rel.target, number, tally, embedded,
+                                embedded_notes)
+        slide_drafts, title = _slide(context)
         drafts += slide_drafts
         if title:
             titles.append(title)
@@ -76,7 +88,7 @@ def _deck(container: Container) -> Document:
     if metadata.title is None and titles:
         metadata = attrs.evolve(metadata, title=titles[0])
     return assemble_document(drafts, metadata=metadata, page_count=len(slide_list or []),
-                             notes=[tally.note()])
+                             notes=[*embedded_notes, tally.note()])
 
 
 @attrs.frozen
@@ -85,15 +97,17 @@ class _SlideContext:
     part: str
     number: int
     tally: OmissionTally
+    embedded: Mapping[str, PackageReader]
+    embedded_notes: list[str]
 
 
-def _slide(container: Container, part: str, number: int, tally: OmissionTally
-           ) -> tuple[list[BlockDraft], str | None]:
+def _slide(context: _SlideContext) -> tuple[list[BlockDraft], str | None]:
+    container, part, number = context.container, context.part, context.number
     root = container.xml(part)
     tree = root.find(f"{P}cSld/{P}spTree")
     shapes: list[_Shape] = []
     if tree is not None:
-        _collect(tree, _SlideContext(container, part, number, tally), shapes)
+        _collect(tree, context, shapes)
     title = next((s.title for s in shapes if s.title), None)
     ordered = sorted((s for s in shapes if not s.title), key=lambda s: (s.top, s.left, s.order))
     drafts = [BlockDraft(BlockKind.HEADING, text=title or f"Slide {number}", level=1,
@@ -181,6 +195,13 @@ def _graphic_frame(frame: Element, context: _SlideContext) -> list[BlockDraft]:
         if texts:
             return [BlockDraft(BlockKind.LIST, items=tuple(ListItem(t) for t in texts),
                                pages=pages)]
+    ole = next(data.iter(P + "oleObj"), None)
+    if ole is not None:
+        rel = relationships(context.container, context.part).get(ole.get(R + "id") or "")
+        if rel is not None and not rel.external:
+            return embedded_drafts(context.container, rel.target, context.embedded,
+                                   context.tally, context.embedded_notes, level=1,
+                                   pages=pages)
     omission = _GRAPHIC_KINDS.get(data.get("uri") or "", Omission.UNSUPPORTED_PART)
     context.tally.add(omission)
     return []

@@ -93,8 +93,13 @@ def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
     from ...domain.routing.routing import Route
 
     limiter = pool.limiter if pool else None
+    # Packages embedded in a document or deck are read one level deep, by readers that
+    # read none embedded in them in turn.
+    embedded = {"xlsx": XlsxExtractor().read, "docx": DocxExtractor().read,
+                "pptx": PptxExtractor().read}
     formats: dict[Route, FormatExtractor] = {
-        Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
+        Route.DOCX: DocxExtractor(limiter, embedded=embedded),
+        Route.PPTX: PptxExtractor(limiter, embedded=embedded),
         Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter),
         Route.ODF: OdfExtractor(limiter), Route.RTF: RtfExtractor(limiter)}
     return DocumentExtraction(Html5libExtractor(limiter),

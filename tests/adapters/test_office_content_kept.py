@@ -303,3 +303,95 @@ def test_smartart_nodes_are_read_as_a_list_and_an_unreadable_one_is_counted() ->
     assert [i.text for i in listed.draft.items] == ["Plan", "Build", "Ship"]
     assert "ignored" not in document.text
     assert document.notes == ("left out: 1 SmartArt diagram without readable text",)
+
+
+def _embedding_deck() -> bytes:
+    from pptx import Presentation
+    from pptx.enum.shapes import PROG_ID
+    from pptx.util import Inches
+
+    from tests.office_fixtures import xlsx_bytes
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Sales"
+    slide.shapes.add_ole_object(io.BytesIO(xlsx_bytes()), PROG_ID.XLSX, Inches(1),
+                                Inches(2), Inches(4), Inches(2))
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    return buffer.getvalue()
+
+
+def test_a_workbook_embedded_in_a_slide_is_read_as_a_child_document() -> None:
+    from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
+
+    deck = _embedding_deck()
+    embedded = {"xlsx": XlsxExtractor().read}
+    document = PptxExtractor(embedded=embedded).extract_sync(deck, "sales.pptx")
+    headings = [(h.level, h.draft.text) for h in document.headings()]
+    assert headings[0] == (1, "Sales")
+    assert headings[1][0] == 2 and headings[1][1].startswith("Embedded workbook: ")
+    assert (3, "Sales") in headings and (3, "Staff") in headings  # its sheets, below
+    assert "| Grace | Engineer |" in document.text
+    assert all(b.draft.pages == (1,) for b in document.blocks)
+    # Without a reader for it, the same object is counted, not silently dropped.
+    bare = PptxExtractor().extract_sync(deck, "sales.pptx")
+    assert "Grace" not in bare.text
+    assert bare.notes[-1].startswith("left out: ") and "1 embedded object (OLE)" in \
+        bare.notes[-1]
+
+
+def test_an_embedded_package_is_held_to_the_outer_archives_budget() -> None:
+    from sheaf.adapters.office.container_reading import Container
+    from sheaf.adapters.office.embedded_packages import embedded_drafts
+    from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
+    from sheaf.domain.office.zip_container import ContainerLimits
+
+    deck = _embedding_deck()
+    with zipfile.ZipFile(io.BytesIO(deck)) as archive:
+        part = next(n for n in archive.namelist() if n.endswith(".xlsx"))
+        others = [i.filename for i in archive.infolist() if i.filename != part]
+        total = sum(i.file_size for i in archive.infolist())
+    # An archive allowed exactly its own declared size: once its other members are read,
+    # the embedded package's bytes are all that is left, so the package's own members
+    # have no budget to inflate into, and it is counted instead of read.
+    container = Container(deck, ContainerLimits(max_total_bytes=total))
+    for name in others:
+        container.read(name)
+    tally = OmissionTally()
+    notes: list[str] = []
+    drafts = embedded_drafts(container, part, {"xlsx": XlsxExtractor().read}, tally, notes,
+                             level=1)
+    assert drafts == [] and tally.count(Omission.EMBEDDED_OBJECT) == 1
+    # With the budget to spare, the same package is read.
+    roomy = Container(deck)
+    assert embedded_drafts(roomy, part, {"xlsx": XlsxExtractor().read}, OmissionTally(),
+                           notes, level=1)
+
+
+def test_a_workbook_embedded_in_a_word_document_is_read_after_its_paragraph() -> None:
+    from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
+    from tests.office_fixtures import xlsx_bytes
+
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    rels_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    ole = ('<w:object><o:OLEObject xmlns:o="urn:schemas-microsoft-com:office:office" '
+           f'xmlns:r="{rels_ns}" Type="Embed" ProgID="Excel.Sheet.12" r:id="rIdOle"/>'
+           "</w:object>")
+    xml = (f'<w:document xmlns:w="{w}"><w:body><w:p><w:r><w:t>The figures:</w:t></w:r>'
+           f"<w:r>{ole}</w:r></w:p><w:p><w:r><w:t>Signed.</w:t></w:r></w:p></w:body>"
+           "</w:document>")
+    with zipfile.ZipFile(io.BytesIO(equation_docx_bytes())) as archive:
+        rels = archive.read("word/_rels/document.xml.rels").decode()
+    rels = rels.replace("</Relationships>",
+                        f'<Relationship Id="rIdOle" Type="{rels_ns}/package" '
+                        'Target="embeddings/Book1.xlsx"/></Relationships>')
+    body = rewrite_zip(equation_docx_bytes(), {"word/document.xml": xml.encode(),
+                                               "word/_rels/document.xml.rels": rels.encode(),
+                                               "word/embeddings/Book1.xlsx": xlsx_bytes()})
+    document = DocxExtractor(embedded={"xlsx": XlsxExtractor().read}).extract_sync(
+        body, "report.docx")
+    texts = [b.draft.text for b in document.blocks if b.kind is not BlockKind.TABLE]
+    assert texts[:3] == ["The figures:", "Embedded workbook: Book1.xlsx", "Sales"]
+    assert texts[-1] == "Signed."
+    assert document.notes == ("left out: nothing",)
