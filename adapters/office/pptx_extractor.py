@@ -150,10 +150,10 @@ def _collect(tree: Element, context: _SlideContext, shapes: list[_Shape],
                 continue
             if kind in _TITLES:
                 shapes.append(_Shape(*position, len(shapes), (),
-                                     title=" ".join(text for text, _ in paragraphs)))
+                                     title=" ".join(text for text, _, _ in paragraphs)))
                 continue
-            as_list = placeholder is not None and kind in _BODY_PLACEHOLDERS \
-                and len(paragraphs) > 1
+            as_list = (placeholder is not None and kind in _BODY_PLACEHOLDERS
+                       and len(paragraphs) > 1) or any(n for _, _, n in paragraphs)
             shapes.append(_Shape(*position, len(shapes), _text_drafts(paragraphs, number,
                                                                          as_list)))
         elif child.tag == P + "graphicFrame":
@@ -249,8 +249,9 @@ def _position(shape: Element) -> tuple[int, int] | None:
     return None
 
 
-def _paragraphs(body: Element) -> list[tuple[str, int]]:
-    """(text, indent level) of each non-empty paragraph of a text body."""
+def _paragraphs(body: Element) -> list[tuple[str, int, bool]]:
+    """(text, indent level, numbered) of each non-empty paragraph of a text body; a
+    paragraph is numbered when its bullet is an automatic number (`a:buAutoNum`)."""
     found = []
     for paragraph in body.findall(A + "p"):
         parts = []
@@ -263,22 +264,24 @@ def _paragraphs(body: Element) -> list[tuple[str, int]]:
         if text:
             properties = paragraph.find(A + "pPr")
             level = properties.get("lvl") if properties is not None else None
-            found.append((text, min(int(level), 8) if level and level.isdigit() else 0))
+            numbered = properties is not None and properties.find(A + "buAutoNum") is not None
+            found.append((text, min(int(level), 8) if level and level.isdigit() else 0,
+                          numbered))
     return found
 
 
 def _frame_text(body: Element | None) -> str:
-    return " ".join(text for text, _ in _paragraphs(body)) if body is not None else ""
+    return " ".join(text for text, _, _ in _paragraphs(body)) if body is not None else ""
 
 
-def _text_drafts(paragraphs: list[tuple[str, int]], number: int, as_list: bool
+def _text_drafts(paragraphs: list[tuple[str, int, bool]], number: int, as_list: bool
                  ) -> tuple[BlockDraft, ...]:
     if as_list:
-        return (BlockDraft(BlockKind.LIST, items=tuple(ListItem(t, depth=d)
-                                                        for t, d in paragraphs),
+        return (BlockDraft(BlockKind.LIST, items=tuple(ListItem(t, depth=d, ordered=n)
+                                                        for t, d, n in paragraphs),
                            pages=(number,)),)
     return tuple(BlockDraft(BlockKind.PARAGRAPH, text=t, pages=(number,))
-                 for t, _ in paragraphs)
+                 for t, _, _ in paragraphs)
 
 
 def _notes(container: Container, slide_part: str, number: int) -> list[BlockDraft]:

@@ -395,3 +395,24 @@ def test_a_workbook_embedded_in_a_word_document_is_read_after_its_paragraph() ->
     assert texts[:3] == ["The figures:", "Embedded workbook: Book1.xlsx", "Sales"]
     assert texts[-1] == "Signed."
     assert document.notes == ("left out: nothing",)
+
+
+def test_automatically_numbered_slide_paragraphs_are_an_ordered_list() -> None:
+    from pptx import Presentation
+    from pptx.oxml.ns import qn
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Steps"
+    frame = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(5), Inches(2)).text_frame
+    frame.text = "Unpack"
+    frame.add_paragraph().text = "Assemble"
+    for paragraph in frame.paragraphs:
+        properties = paragraph._p.get_or_add_pPr()
+        numbered = properties.makeelement(qn("a:buAutoNum"), {"type": "arabicPeriod"})
+        properties.append(numbered)
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    document = PptxExtractor().extract_sync(buffer.getvalue(), "steps.pptx")
+    assert "1. Unpack\n2. Assemble" in document.text
