@@ -17,6 +17,10 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link, ListItem
+from ...domain.document.extraction_budget import (
+    DEFAULT_EXTRACTION_LIMITS,
+    ExtractionLimits,
+)
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.omissions import Omission, OmissionTally
 from ...domain.errors import ErrorKind, SheafError
@@ -66,8 +70,9 @@ class DocxExtractor(ContainerExtractor):
     the packages embedded in it (by kind: `xlsx`, `pptx`), none when not given."""
 
     def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
-                 embedded: Mapping[str, PackageReader] | None = None) -> None:
-        super().__init__(limiter)
+                 embedded: Mapping[str, PackageReader] | None = None,
+                 extraction_limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS) -> None:
+        super().__init__(limiter, extraction_limits=extraction_limits)
         self.embedded = dict(embedded or {})
 
     def read(self, container: Container, location: str) -> Document:

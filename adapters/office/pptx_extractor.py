@@ -15,6 +15,10 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, ListItem
+from ...domain.document.extraction_budget import (
+    DEFAULT_EXTRACTION_LIMITS,
+    ExtractionLimits,
+)
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.omissions import Omission, OmissionTally
 from ...domain.errors import ErrorKind, SheafError
@@ -53,8 +57,9 @@ class PptxExtractor(ContainerExtractor):
     the packages embedded in its slides (by kind: `xlsx`, `docx`), none when not given."""
 
     def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
-                 embedded: Mapping[str, PackageReader] | None = None) -> None:
-        super().__init__(limiter)
+                 embedded: Mapping[str, PackageReader] | None = None,
+                 extraction_limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS) -> None:
+        super().__init__(limiter, extraction_limits=extraction_limits)
         self.embedded = dict(embedded or {})
 
     def read(self, container: Container, location: str) -> Document:
