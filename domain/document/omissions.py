@@ -9,37 +9,62 @@ learns there what the text does not hold, instead of meeting a silent gap.
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
+
+from ..worded_enum import WordedEnum
 
 LEFT_OUT_PREFIX = "left out: "
 
 
-class Omission(enum.Enum):
-    """A kind of content not turned into text, as (singular, plural) phrases."""
+class Omission(WordedEnum):
+    """A kind of content not turned into text; the value is its stable name, `phrase`
+    words a count of it."""
 
-    IMAGE_WITHOUT_TEXT = ("image without alt text or caption",
-                          "images without alt text or caption")
-    EMBEDDED_OBJECT = ("embedded object (OLE)", "embedded objects (OLE)")
-    CHART_WITHOUT_DATA = ("chart without readable data", "charts without readable data")
-    DIAGRAM = ("SmartArt diagram without readable text", "SmartArt diagrams without readable text")
-    MEDIA = ("audio or video clip", "audio or video clips")
-    INK = ("ink drawing", "ink drawings")
-    ATTACHMENT = ("attachment not read (binary or unsupported format)",
-                  "attachments not read (binary or unsupported formats)")
-    ALTERNATIVE_BODY = ("alternative body (HTML copy of the text)",
-                        "alternative bodies (HTML copies of the text)")
-    CONTROL_WORD_GROUP = ("RTF destination (pictures, fonts, styles, fields' codes)",
-                          "RTF destinations (pictures, fonts, styles, fields' codes)")
-    COMMENT = ("comment", "comments")
-    HIDDEN_SHEET = ("hidden sheet", "hidden sheets")
-    UNSUPPORTED_PART = ("part in a format sheaf does not read",
-                        "parts in formats sheaf does not read")
+    IMAGE_WITHOUT_TEXT = "image_without_text"
+    EMBEDDED_OBJECT = "embedded_object"
+    CHART_WITHOUT_DATA = "chart_without_data"
+    DIAGRAM = "diagram"
+    MEDIA = "media"
+    INK = "ink"
+    ATTACHMENT = "attachment"
+    ALTERNATIVE_BODY = "alternative_body"
+    CONTROL_WORD_GROUP = "control_word_group"
+    COMMENT = "comment"
+    HIDDEN_SHEET = "hidden_sheet"
+    UNSUPPORTED_PART = "unsupported_part"
 
     def phrase(self, count: int) -> str:
-        singular, plural = self.value
+        singular, plural = _PHRASES[self]
         return f"{count} {singular if count == 1 else plural}"
 
+
+_PHRASES: dict[Omission, tuple[str, str]] = {
+    Omission.IMAGE_WITHOUT_TEXT: (
+        "image without alt text or caption",
+        "images without alt text or caption"),
+    Omission.EMBEDDED_OBJECT: ("embedded object (OLE)", "embedded objects (OLE)"),
+    Omission.CHART_WITHOUT_DATA: ("chart without readable data", "charts without readable data"),
+    Omission.DIAGRAM: (
+        "SmartArt diagram without readable text",
+        "SmartArt diagrams without readable text"),
+    Omission.MEDIA: ("audio or video clip", "audio or video clips"),
+    Omission.INK: ("ink drawing", "ink drawings"),
+    Omission.ATTACHMENT: (
+        "attachment not read (binary or unsupported format)",
+        "attachments not read (binary or unsupported formats)"),
+    Omission.ALTERNATIVE_BODY: (
+        "alternative body (HTML copy of the text)",
+        "alternative bodies (HTML copies of the text)"),
+    Omission.CONTROL_WORD_GROUP: (
+        "RTF destination (pictures, fonts, styles, fields' codes)",
+        "RTF destinations (pictures, fonts, styles, fields' codes)"),
+    Omission.COMMENT: ("comment", "comments"),
+    Omission.HIDDEN_SHEET: ("hidden sheet", "hidden sheets"),
+    Omission.UNSUPPORTED_PART: (
+        "part in a format sheaf does not read",
+        "parts in formats sheaf does not read"),
+}
+"""Each kind's singular and plural phrase, as the notes print them."""
 
 class OmissionTally:
     """Counts omissions as a reader meets them; `note` words the total."""
