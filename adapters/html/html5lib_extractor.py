@@ -13,14 +13,12 @@ from ...domain.document.document import BlockDraft, BlockKind, Document
 from ...domain.document.markdown_rendering import assemble_document, with_title_heading
 from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
-from .content_root import content_root_candidates, page_titles
-from .document_parsing import parse_document
-from .element_rules import is_skipped
-from .nesting_depth import check_nesting
-from .page_metadata import read_metadata, structured_article_body
+from .block_model import BlockModel, shipped_model
+from .content_root import RootCandidate, page_titles
+from .learned_root import propose_root
+from .page_inputs import first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
-from .script_stripping import strip_scripts
 from .trailing_chrome import without_trailing_chrome
 
 logger = logging.getLogger("sheaf.html")
@@ -30,8 +28,11 @@ class Html5libExtractor:
     """Extracts the main content of a page as structured Markdown with its metadata, in a
     worker thread (bounded by `limiter` when one is shared)."""
 
-    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
+    def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
+                 block_model: BlockModel | None = None) -> None:
         self._limiter = limiter
+        self._model = block_model
+        """The block classifier; None for the shipped one (benchmarks pass fold models)."""
 
     async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
         return await anyio.to_thread.run_sync(self.extract_sync, body, url, charset,
@@ -39,15 +40,19 @@ class Html5libExtractor:
 
     def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         """Synchronous extraction, for callers already off the event loop."""
-        stripped = strip_scripts(body)
-        check_nesting(stripped, url=url)
-        html = parse_document(stripped, charset)
-        candidates = content_root_candidates(html)
-        metadata, head_links, json_ld = read_metadata(
-            html, url, _first_heading(candidates[0].element) or _first_heading(html))
+        page = read_page(body, url, charset)
+        html, metadata, head_links = page.html, page.metadata, page.head_links
+        model = self._model or shipped_model()
+        probabilities = model.probabilities(page.evidence.vectors)
+        candidates = page.candidates
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
         log: list[str] = []  # the decision log: roots passed over, and why
+        # Publisher markup is a declaration the classifier does not second-guess.
+        proposal = None if candidates[0].why.startswith("publisher") else propose_root(
+            page.evidence.blocks, probabilities, candidates[0].parts, page.body)
+        if proposal is not None:
+            candidates = [RootCandidate(proposal.element, proposal.why, 0), *candidates]
         for candidate in candidates:
             root, why = candidate.element, candidate.why
             before, after = find_satellites(html, root) if scholarly else ([], [])
@@ -72,7 +77,7 @@ class Html5libExtractor:
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
         else:
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
-        structured = structured_article_body(json_ld)
+        structured = page.structured_body
         kept = _prose_length(drafts)
         if structured and kept < SHORT_TEXT and len(structured) >= STRUCTURED_MIN \
                 and len(structured) > STRUCTURED_GAIN * kept \
@@ -98,7 +103,7 @@ class Html5libExtractor:
                 why = "script state titled after the page"
                 root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
-        h1 = _first_heading(root) or _first_heading(html)
+        h1 = first_heading(root) or first_heading(html)
         drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
@@ -204,12 +209,3 @@ def _is_banner_line(draft: BlockDraft) -> bool:
 
 def _comparable(text: str) -> str:
     return _LABEL_PREFIX.sub("", " ".join(text.lower().split()))
-
-
-def _first_heading(root: Element) -> str | None:
-    for element in root.iter("h1"):
-        if not is_skipped(element, inside_root=True):
-            text = clean_inline("".join(element.itertext()))
-            if text:
-                return text
-    return None

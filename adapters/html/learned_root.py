@@ -1,0 +1,116 @@
+"""Root choice weighed by the block classifier, and the extraction's confidence.
+
+Every text block gets P(content) from the classifier. A container's *gain* is the text
+of its blocks weighed by how far each is from even odds, `(p - 1/2) * length`, over
+the blocks the class rules would keep: a container of content gains, one of chrome
+loses. The cascade's first choice is the prior: the container with the highest gain
+replaces it only when it gains a clear share (`OVERRIDE_SHARE`) of the page's positive
+mass more, so the classifier corrects the cascade where it is plainly wrong rather
+than where the two disagree by a paragraph.
+
+Confidence compares what was extracted with the blocks: the share of the page's
+content-scored text the extraction holds (coverage) and the share of the extraction's
+text scored as content (purity), combined as their harmonic mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from xml.etree.ElementTree import Element
+
+import attrs
+
+from .page_blocks import PageBlocks, TextBlock
+
+CONTAINER_TAGS = frozenset({"div", "section", "article", "main", "td", "form", "body",
+                            "center", "font"})
+OVERRIDE_SHARE = 0.25
+"""Share of the page's positive mass the best container must gain over the cascade's."""
+EVEN_ODDS = 0.5
+LOW_CONFIDENCE = 0.5
+"""Below this the document says it may not hold the page's main content."""
+MEASURED_BLOCK = 25
+"""Blocks shorter than this (labels, counters) are left out of coverage and purity: as
+substrings they are found anywhere."""
+
+
+@attrs.frozen
+class RootProposal:
+    """A container the classifier prefers to the cascade's first choice."""
+
+    element: Element
+    gain: float
+    cascade_gain: float
+    positive_mass: float
+
+    @property
+    def why(self) -> str:
+        return (f"block classifier: gains {self.gain:.0f} against the cascade's "
+                f"{self.cascade_gain:.0f} of {self.positive_mass:.0f} positive")
+
+
+def propose_root(page: PageBlocks, probabilities: Sequence[float],
+                 cascade_parts: Sequence[Element], body: Element) -> RootProposal | None:
+    """The container to try before the cascade's first choice, or None to keep it."""
+    gains: dict[int, float] = {}
+    elements: dict[int, Element] = {}
+    parts = {id(e) for e in cascade_parts}
+    cascade_gain = 0.0
+    positive = 0.0
+    for block, p in zip(page.blocks, probabilities, strict=True):
+        if block.skipped:
+            continue
+        gain = (p - EVEN_ODDS) * block.length
+        if gain > 0:
+            positive += gain
+        if any(id(c) in parts for c in block.containers):
+            cascade_gain += gain
+        for container in block.containers:
+            if container.tag in CONTAINER_TAGS:
+                key = id(container)
+                gains[key] = gains.get(key, 0.0) + gain
+                elements[key] = container
+    if not gains or positive <= 0:
+        return None
+    key = max(gains, key=lambda k: gains[k])
+    best = elements[key]
+    if best is body or best.tag == "html" or id(best) in parts:
+        return None
+    if gains[key] - cascade_gain < OVERRIDE_SHARE * positive:
+        return None
+    return RootProposal(best, gains[key], cascade_gain, positive)
+
+
+@attrs.frozen
+class ExtractionEvidence:
+    """How much of what the classifier calls content the extraction holds, and how
+    clean it is."""
+
+    coverage: float
+    purity: float
+
+    @property
+    def confidence(self) -> float:
+        total = self.coverage + self.purity
+        return 2 * self.coverage * self.purity / total if total else 0.0
+
+
+def extraction_evidence(page: PageBlocks, probabilities: Sequence[float], extracted: str
+                        ) -> ExtractionEvidence:
+    """Coverage and purity of `extracted` (the document's text, whitespace collapsed)
+    against the page's blocks."""
+    content = found_content = found = 0.0
+    for block, p in zip(page.blocks, probabilities, strict=True):
+        if block.length < MEASURED_BLOCK or (block.skipped and p < EVEN_ODDS):
+            continue
+        content += p * block.length
+        if _holds(extracted, block):
+            found_content += p * block.length
+            found += block.length
+    coverage = found_content / content if content else 0.0
+    purity = found_content / found if found else 0.0
+    return ExtractionEvidence(min(coverage, 1.0), min(purity, 1.0))
+
+
+def _holds(extracted: str, block: TextBlock) -> bool:
+    return block.text in extracted
