@@ -10,13 +10,14 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document
+from ...domain.document.extraction_confidence import ExtractionConfidence
 from ...domain.document.markdown_rendering import assemble_document, with_title_heading
 from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
 from .content_root import RootCandidate, page_titles
-from .learned_root import propose_root
-from .page_inputs import first_heading, read_page
+from .learned_root import extraction_evidence, propose_root
+from .page_inputs import PageInputs, first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
 from .trailing_chrome import without_trailing_chrome
@@ -112,8 +113,12 @@ class Html5libExtractor:
             metadata = attrs.evolve(metadata, title=first.text if first else None)
             drafts = drafts[1:] if first is not None and drafts[0] is first else drafts
         drafts = with_title_heading(drafts, metadata.title)
-        return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
-                                 notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+        document = assemble_document(drafts, metadata=metadata,
+                                     links=[*head_links, *builder.links],
+                                     notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+        confidence = _confidence(page, probabilities, document, root, why, len(log))
+        return attrs.evolve(document, confidence=confidence,
+                            notes=(*document.notes, confidence.note))
 
 
     @staticmethod
@@ -125,6 +130,18 @@ class Html5libExtractor:
             return None
         builder = BlockBuilder(url, photo_captions=scholarly)
         return builder.build_all(parts), builder
+
+
+def _confidence(page: PageInputs, probabilities: list[float], document: Document,
+                root: Element, why: str, passed_over: int) -> ExtractionConfidence:
+    evidence = extraction_evidence(page.evidence.blocks, probabilities,
+                                   " ".join(document.text.split()))
+    reason = (f"root <{root.tag}> ({why}) holds {evidence.coverage:.0%} of the page's text "
+              f"the block classifier scores as content, and {evidence.purity:.0%} of the "
+              f"page text it holds scores as content")
+    if passed_over:
+        reason += f"; {passed_over} candidate root(s) passed over before it"
+    return ExtractionConfidence(round(evidence.confidence, 3), reason)
 
 
 MIN_KEPT_SHARE = 0.25

@@ -27,8 +27,6 @@ CONTAINER_TAGS = frozenset({"div", "section", "article", "main", "td", "form", "
 OVERRIDE_SHARE = 0.25
 """Share of the page's positive mass the best container must gain over the cascade's."""
 EVEN_ODDS = 0.5
-LOW_CONFIDENCE = 0.5
-"""Below this the document says it may not hold the page's main content."""
 MEASURED_BLOCK = 25
 """Blocks shorter than this (labels, counters) are left out of coverage and purity: as
 substrings they are found anywhere."""
@@ -112,5 +110,10 @@ def extraction_evidence(page: PageBlocks, probabilities: Sequence[float], extrac
     return ExtractionEvidence(min(coverage, 1.0), min(purity, 1.0))
 
 
+MATCHED_PREFIX = 60
+"""Characters of a block's opening looked for in the extraction: the builder drops
+controls inside a paragraph ("Download PDF"), so the whole text may not be there."""
+
+
 def _holds(extracted: str, block: TextBlock) -> bool:
-    return block.text in extracted
+    return block.text[:MATCHED_PREFIX] in extracted

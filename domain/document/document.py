@@ -6,6 +6,7 @@ import enum
 
 import attrs
 
+from .extraction_confidence import ExtractionConfidence
 from .metadata import DocumentMetadata
 
 
@@ -97,6 +98,9 @@ class Document:
     """What the extractor wants the caller to know (cuts, recoveries, ...)."""
     pages_without_text: tuple[int, ...] = ()
     """Pages of a PDF that have no text layer (what OCR may read)."""
+    confidence: ExtractionConfidence | None = None
+    """How far the extractor trusts its choice of the main content (HTML pages); None
+    where the source has no chrome to choose from (PDF, Office, plain text)."""
 
     @property
     def title(self) -> str | None:
