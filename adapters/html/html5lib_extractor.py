@@ -16,7 +16,7 @@ from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
 from .content_root import RootCandidate, page_titles
-from .learned_root import extraction_evidence, propose_root
+from .learned_root import extraction_evidence, propose_root, pruned_drafts
 from .page_inputs import PageInputs, first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
@@ -104,6 +104,12 @@ class Html5libExtractor:
                 why = "script state titled after the page"
                 root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
+        if root is not html and not scholarly:
+            # Publisher pages are scored by their manifests sentence by sentence; the
+            # classifier's doubts there are captions and notes the article owns.
+            drafts, dropped = pruned_drafts(drafts, page.evidence.blocks, probabilities)
+            if dropped:
+                why += f"; {dropped} block(s) the block classifier scores as boilerplate left out"
         h1 = first_heading(root) or first_heading(html)
         drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
         if not any(d.kind is not BlockKind.HEADING for d in drafts):

@@ -6,7 +6,8 @@ the blocks the class rules would keep: a container of content gains, one of chro
 loses. The cascade's first choice is the prior: the container with the highest gain
 replaces it only when it gains a clear share (`OVERRIDE_SHARE`) of the page's positive
 mass more, so the classifier corrects the cascade where it is plainly wrong rather
-than where the two disagree by a paragraph.
+than where the two disagree by a paragraph, and only when the cascade's choice holds under
+`CASCADE_DOUBT` of that mass.
 
 Confidence compares what was extracted with the blocks: the share of the page's
 content-scored text the extraction holds (coverage) and the share of the extraction's
@@ -20,12 +21,20 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
+from ...domain.document.document import BlockDraft, BlockKind
 from .page_blocks import PageBlocks, TextBlock
 
 CONTAINER_TAGS = frozenset({"div", "section", "article", "main", "td", "form", "body",
                             "center", "font"})
 OVERRIDE_SHARE = 0.25
 """Share of the page's positive mass the best container must gain over the cascade's."""
+CASCADE_DOUBT = 0.6
+"""The cascade's choice is reconsidered only when it gains less than this share of the
+page's positive mass: where it already holds most content, a wider container mostly
+adds the chrome around it."""
+MIN_POSITIVE = 150.0
+"""Positive mass (characters weighed by odds) below which the classifier has too little
+to go on to overrule anything."""
 EVEN_ODDS = 0.5
 MEASURED_BLOCK = 25
 """Blocks shorter than this (labels, counters) are left out of coverage and purity: as
@@ -68,7 +77,7 @@ def propose_root(page: PageBlocks, probabilities: Sequence[float],
                 key = id(container)
                 gains[key] = gains.get(key, 0.0) + gain
                 elements[key] = container
-    if not gains or positive <= 0:
+    if not gains or positive < MIN_POSITIVE or cascade_gain >= CASCADE_DOUBT * positive:
         return None
     key = max(gains, key=lambda k: gains[k])
     best = elements[key]
@@ -117,3 +126,31 @@ controls inside a paragraph ("Download PDF"), so the whole text may not be there
 
 def _holds(extracted: str, block: TextBlock) -> bool:
     return block.text[:MATCHED_PREFIX] in extracted
+
+
+PRUNE_BELOW = 0.1
+"""A paragraph the classifier scores below this is dropped from the chosen root."""
+PRUNED_KINDS = frozenset({BlockKind.PARAGRAPH, BlockKind.LIST, BlockKind.QUOTE})
+
+
+def pruned_drafts(drafts: list[BlockDraft], page: PageBlocks, probabilities: Sequence[float]
+                  ) -> tuple[list[BlockDraft], int]:
+    """`drafts` without the paragraphs, lists and quotes whose text is a block the
+    classifier is sure is boilerplate (a byline box, a share line, a teaser inside the
+    root), and how many were dropped. A draft is matched to a block by its whole text;
+    one that matches none (text the builder joined or split) is kept."""
+    score: dict[str, float] = {}
+    for block, p in zip(page.blocks, probabilities, strict=True):
+        # The same text twice on a page (a teaser repeating a lede) counts as content
+        # if either copy does.
+        score[block.text] = max(p, score.get(block.text, 0.0))
+    kept = []
+    for draft in drafts:
+        if draft.kind in PRUNED_KINDS:
+            text = (" ".join(i.text for i in draft.items) if draft.kind is BlockKind.LIST
+                    else draft.text)
+            p = score.get(text)
+            if p is not None and p < PRUNE_BELOW:
+                continue
+        kept.append(draft)
+    return kept, len(drafts) - len(kept)

@@ -172,21 +172,26 @@ _SEMANTIC_BITS = {tag: 1 << (len(PATH_WORDS) + i) for i, tag in enumerate(SEMANT
 
 
 def _path_flags(element: Element) -> int:
-    marks = f"{element.get('class') or ''} {element.get('id') or ''}".strip()
-    return _marks_flags(marks) if marks else 0
+    flags = 0
+    for token in (element.get("class") or "").split():
+        flags |= _token_flags(token)
+    ident = element.get("id")
+    if ident:
+        flags |= _token_flags(ident)
+    return flags
 
 
 _FLAG_CACHE: dict[str, int] = {}
 
 
-def _marks_flags(marks: str) -> int:
-    cached = _FLAG_CACHE.get(marks)
+def _token_flags(token: str) -> int:
+    cached = _FLAG_CACHE.get(token)
     if cached is not None:
         return cached
     flags = 0
     for bit, (_name, pattern) in enumerate(PATH_WORDS):
-        if pattern.search(marks):
+        if pattern.search(token):
             flags |= 1 << bit
-    if len(_FLAG_CACHE) < 65536:  # pages repeat the same class lists thousands of times
-        _FLAG_CACHE[marks] = flags
+    if len(_FLAG_CACHE) < 65536:  # pages repeat the same class tokens thousands of times
+        _FLAG_CACHE[token] = flags
     return flags

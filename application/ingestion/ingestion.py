@@ -13,6 +13,7 @@ from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from ...domain.analysis.token_counting import ESTIMATED_TOKENS
 from ...domain.document.content_source import ContentSource
 from ...domain.document.document import Document
+from ...domain.document.extraction_confidence import confidence_of, version_metadata
 from ...domain.enrichment.enrichment import EnrichmentKind
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url, normalise_url
@@ -290,8 +291,12 @@ class Ingestion:
                 version, ref, structure, chunks, vectors, fingerprint, prepared.final_url,
                 options.source_id))
             await work.commit()
+        confidence = confidence_of(prepared.metadata)
         return IngestResult(source, status, document_id, version.id, title=prepared.title,
-                            near_duplicate_of=near, enrichment=enriched)
+                            near_duplicate_of=near, enrichment=enriched,
+                            extraction_confidence=confidence.score if confidence else None,
+                            low_confidence=confidence.reason if confidence and confidence.low
+                            else None)
 
     async def _enrich(self, prepared: StagedVersion, text: str,
                       kinds: frozenset[EnrichmentKind]
@@ -336,7 +341,7 @@ class Ingestion:
         markdown_sha = await self._blobs.put(markdown.encode())
         staged = StagedVersion(
             version_id=version_id, title=document.title, content_source=extracted.source.value,
-            content_type=extracted.content_type, metadata=document.metadata.as_dict(),
+            content_type=extracted.content_type, metadata=version_metadata(document),
             diagnostics=extracted.diagnostics, blocks=_block_rows(document),
             characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
             markdown_sha=markdown_sha, chunks=analysis.chunks,

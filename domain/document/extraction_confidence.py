@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 import attrs
+
+if TYPE_CHECKING:
+    from .document import Document
 
 LOW_CONFIDENCE = 0.5
 """Below this score a document says it may not hold its page's main content."""
@@ -39,3 +45,28 @@ class ExtractionConfidence:
     def note(self) -> str:
         """The line the document's notes carry."""
         return f"extraction confidence {self.score:.2f} ({self.level}): {self.reason}"
+
+
+CONFIDENCE_KEY = "extraction_confidence"
+"""The key under which a stored version's metadata keeps the confidence."""
+
+
+def version_metadata(document: Document) -> dict[str, object]:
+    """What a stored version records of its document: the page's own metadata and, for
+    pages whose main content was chosen, the extraction confidence."""
+    recorded = document.metadata.as_dict()
+    if document.confidence is not None:
+        recorded[CONFIDENCE_KEY] = document.confidence.as_dict()
+    return recorded
+
+
+def confidence_of(metadata: Mapping[str, object]) -> ExtractionConfidence | None:
+    """The confidence a stored version's metadata records; None when it records none
+    (PDFs, files, versions stored before confidences existed) or a malformed one."""
+    entry = metadata.get(CONFIDENCE_KEY)
+    if not isinstance(entry, Mapping):
+        return None
+    score, reason = entry.get("score"), entry.get("reason")
+    if not isinstance(score, int | float) or isinstance(score, bool) or not 0 <= score <= 1:
+        return None
+    return ExtractionConfidence(float(score), reason if isinstance(reason, str) else "")
