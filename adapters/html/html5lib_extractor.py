@@ -104,9 +104,11 @@ class Html5libExtractor:
                 why = "script state titled after the page"
                 root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
-        if root is not html and not scholarly:
-            # Publisher pages are scored by their manifests sentence by sentence; the
-            # classifier's doubts there are captions and notes the article owns.
+        if root is page.candidates[0].element and not scholarly:
+            # Only inside the cascade's first choice: the classifier read every block
+            # with that choice as its prior, and a block outside it scores low for that
+            # reason alone. Not on publisher pages, where what it doubts are captions and
+            # notes the article owns.
             drafts, dropped = pruned_drafts(drafts, page.evidence.blocks, probabilities)
             if dropped:
                 why += f"; {dropped} block(s) the block classifier scores as boilerplate left out"

@@ -128,7 +128,7 @@ def _holds(extracted: str, block: TextBlock) -> bool:
     return block.text[:MATCHED_PREFIX] in extracted
 
 
-PRUNE_BELOW = 0.1
+PRUNE_BELOW = 0.25
 """A paragraph the classifier scores below this is dropped from the chosen root."""
 PRUNED_KINDS = frozenset({BlockKind.PARAGRAPH, BlockKind.LIST, BlockKind.QUOTE})
 

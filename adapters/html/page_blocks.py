@@ -140,12 +140,17 @@ def page_blocks(body: Element) -> PageBlocks:
             if semantic is not None:
                 flg |= semantic
             inner = blk
+            tail = node.tail
+            outer_conts = conts
             if tag in BLOCK_TAGS and dep < MAX_WALK_DEPTH:
                 conts = (*conts, node)
                 inner = open_block(node, conts, flg, skp, inb)
+                # A block inside loose text breaks it: the words either side stay apart.
+                parts[blk.order].append(" ")
+                tail = f" {tail}" if tail else None
             # The tail continues the enclosing block, after the children.
-            if node.tail:
-                work.append((node.tail, blk, conts, flg, skp, inb, lnk, dep))
+            if tail:
+                work.append((tail, blk, outer_conts, flg, skp, inb, lnk, dep))
             child_linked = lnk or tag == "a"
             for child in reversed(node):
                 work.append((child, inner, conts, flg, skp, inb, child_linked, dep + 1))
