@@ -55,7 +55,7 @@ from sheaf.domain.errors import SheafError
 
 FOLD_WEIGHTS = Path(__file__).with_name("html_block_fold_weights.json")
 SCHOLARLY = ("scholarly-html-dev", "scholarly-html-dev-2")
-_MARKUP = re.compile(r"<[A-Za-z/][^>]*>")
+MARKUP = re.compile(r"<[A-Za-z/][^>]*>")
 
 
 def fold_models() -> dict[int, BlockModel]:
@@ -187,7 +187,7 @@ def main() -> int:
         junk = [_junk(jobs[i][4], collapse(documents[i].text) if documents[i] else "")
                 for i in idx]
         titles = sum(1 for i in idx if documents[i] is not None
-                     and _MARKUP.search(documents[i].metadata.title or ""))
+                     and MARKUP.search(documents[i].metadata.title or ""))
         _scholarly_row("sheaf", sheaf_scores, junk, str(titles), refs=True)
         if "trafilatura" in tools:
             md = [trafilatura_markdown(jobs[i][2], jobs[i][3]) for i in idx]  # untimed

@@ -26,9 +26,9 @@ from .page_blocks import PageBlocks, TextBlock
 
 CONTAINER_TAGS = frozenset({"div", "section", "article", "main", "td", "form", "body",
                             "center", "font"})
-OVERRIDE_SHARE = 0.25
+OVERRIDE_SHARE = 0.15
 """Share of the page's positive mass the best container must gain over the cascade's."""
-CASCADE_DOUBT = 0.6
+CASCADE_DOUBT = 0.75
 """The cascade's choice is reconsidered only when it gains less than this share of the
 page's positive mass: where it already holds most content, a wider container mostly
 adds the chrome around it."""
