@@ -178,3 +178,16 @@ def test_confidence_is_checked_and_read_back_from_stored_metadata() -> None:
     assert confidence_of({"title": "x"}) is None
     assert confidence_of({"extraction_confidence": {"score": "high"}}) is None
     assert confidence_of({"extraction_confidence": {"score": 7}}) is None
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.sampled_from(["i", "em", "sup", "sub", "b", "span class='genus'", "scp"]),
+       st.sampled_from(["citation_title", "dc.title", "og:title"]))
+def test_titles_written_with_markup_are_plain_text(tag: str, key: str) -> None:
+    name = tag.split()[0]
+    escaped = f"Effect of &lt;{tag}&gt;Aeschynomene americana&lt;/{name}&gt; L. &amp;amp; weeds"
+    page = (f"<html><head><meta name='{key}' content=\"{escaped}\"></head><body><article>"
+            f"<p>{PROSE * 3}</p></article></body></html>")
+    document = Html5libExtractor().extract_sync(page.encode(), URL)
+    assert document.metadata.title == "Effect of Aeschynomene americana L. & weeds"
+    assert document.text.startswith("# Effect of Aeschynomene americana L. & weeds\n")
