@@ -16,7 +16,7 @@ from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
 from .content_root import RootCandidate, page_titles
-from .learned_root import extraction_evidence, propose_root, pruned_drafts
+from .learned_root import continuing_parts, extraction_evidence, propose_root, pruned_drafts
 from .page_inputs import PageInputs, first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
@@ -57,9 +57,17 @@ class Html5libExtractor:
         for candidate in candidates:
             root, why = candidate.element, candidate.why
             before, after = find_satellites(html, root) if scholarly else ([], [])
+            parts = candidate.parts
+            if not scholarly and not candidate.siblings and root is not page.body:
+                continuing = continuing_parts(root, page.evidence.blocks, probabilities,
+                                              _parents(page.body))
+                if continuing:
+                    parts = continuing
+                    why += (f"; with {len(continuing) - 1} part(s) beside it the block "
+                            f"classifier reads as the article's")
             # Scholarly figures are content; a news photo's caption is not the article's.
             builder = BlockBuilder(url, photo_captions=scholarly)
-            drafts = builder.build_all([*before, *candidate.parts, *after])
+            drafts = builder.build_all([*before, *parts, *after])
             if before or after:
                 why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
             # The last candidate takes whatever prose it has: a short page is still a page.
@@ -69,7 +77,7 @@ class Html5libExtractor:
                 # A declared article that is all links is a post of links (a link roll,
                 # a reading list): read again with its lists of links kept.
                 builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
-                linked = builder.build_all([*before, *candidate.parts, *after])
+                linked = builder.build_all([*before, *parts, *after])
                 if _implausible(linked, candidate.prose, html) is None:
                     drafts, refusal = linked, None
                     why += "; its lists of links kept"
@@ -150,6 +158,10 @@ def _confidence(page: PageInputs, probabilities: list[float], document: Document
     if passed_over:
         reason += f"; {passed_over} candidate root(s) passed over before it"
     return ExtractionConfidence(round(evidence.confidence, 3), reason)
+
+
+def _parents(body: Element) -> dict[int, Element]:
+    return {id(child): parent for parent in body.iter() for child in parent}
 
 
 MIN_KEPT_SHARE = 0.25

@@ -154,3 +154,69 @@ def pruned_drafts(drafts: list[BlockDraft], page: PageBlocks, probabilities: Seq
                 continue
         kept.append(draft)
     return kept, len(drafts) - len(kept)
+
+
+CONTINUATION_LEVELS = 3
+"""Ancestors of the root whose other children may continue the article."""
+CONTINUATION_PURITY = 0.75
+"""Share of a continuing part's text the classifier must score as content."""
+CONTINUATION_SHARE = 0.1
+"""Share of the page's positive mass a continuing part must bring."""
+MAX_CONTINUING_LINKS = 0.2
+
+
+def continuing_parts(root: Element, page: PageBlocks, probabilities: Sequence[float],
+                     parents: dict[int, Element]) -> list[Element]:
+    """Containers beside `root` (children of its three closest ancestors) that the
+    classifier reads as more of the same article: an article a CMS sets in several
+    sibling boxes (lede, body modules, quote boxes) whose classes the cascade does not
+    tie together. A part must be mostly content, bring a tenth of the page's content
+    mass, have few links and no h1/h2 of its own (a story with its own headline is a
+    different story). Returned in document order; empty when nothing continues."""
+    stats: dict[int, list[float]] = {}  # id -> [gain, content, length, links, first order]
+    elements: dict[int, Element] = {}
+    headed: set[int] = set()
+    positive = 0.0
+    for block, p in zip(page.blocks, probabilities, strict=True):
+        if block.skipped:
+            continue
+        gain = (p - EVEN_ODDS) * block.length
+        positive += max(gain, 0.0)
+        for container in block.containers:
+            key = id(container)
+            entry = stats.get(key)
+            if entry is None:
+                entry = stats[key] = [0.0, 0.0, 0.0, 0.0, float(block.order)]
+                elements[key] = container
+            entry[0] += gain
+            entry[1] += p * block.length
+            entry[2] += block.length
+            entry[3] += block.link_chars
+            if block.element.tag in ("h1", "h2"):
+                headed.add(key)
+    if positive <= 0:
+        return []
+    chain = [root]
+    node = parents.get(id(root))
+    while node is not None and len(chain) <= CONTINUATION_LEVELS:
+        chain.append(node)
+        node = parents.get(id(node))
+    on_chain = {id(e) for e in chain}
+    found: list[Element] = []
+    for ancestor in chain[1:]:
+        if ancestor.tag in ("body", "html"):
+            break
+        for child in ancestor:
+            key = id(child)
+            entry = stats.get(key)
+            if key in on_chain or entry is None or key in headed or not entry[2]:
+                continue
+            if entry[0] >= CONTINUATION_SHARE * positive \
+                    and entry[1] >= CONTINUATION_PURITY * entry[2] \
+                    and entry[3] <= MAX_CONTINUING_LINKS * entry[2]:
+                found.append(child)
+    if not found:
+        return []
+    order = {id(e): stats[id(e)][4] for e in found}
+    order[id(root)] = stats[id(root)][4] if id(root) in stats else -1.0
+    return sorted([root, *found], key=lambda e: order[id(e)])

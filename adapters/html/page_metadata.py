@@ -116,7 +116,7 @@ def plain_title(title: str | None) -> str | None:
     """A title as a reader sees it: publishers write markup into their citation_title
     ("<i>Aeschynomene americana</i> L."), escaped in the attribute, which the parser
     turns back into tags in the text. Tags go, entities are decoded."""
-    if not title or "<" not in title and "&" not in title:
+    if not title or ("<" not in title and "&" not in title):
         return title
     plain = clean_inline(html_lib.unescape(_MARKUP_TAG.sub("", title)))
     return plain or None
