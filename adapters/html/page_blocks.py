@@ -177,9 +177,18 @@ _SEMANTIC_BITS = {tag: 1 << (len(PATH_WORDS) + i) for i, tag in enumerate(SEMANT
 
 
 def _path_flags(element: Element) -> int:
+    classes = element.get("class")
     flags = 0
-    for token in (element.get("class") or "").split():
-        flags |= _token_flags(token)
+    if classes:
+        # Pages repeat whole class lists; a list seen before is one lookup.
+        cached = _FLAG_CACHE.get(classes)
+        if cached is None:
+            cached = 0
+            for token in classes.split():
+                cached |= _token_flags(token)
+            if len(_FLAG_CACHE) < 65536:
+                _FLAG_CACHE[classes] = cached
+        flags = cached
     ident = element.get("id")
     if ident:
         flags |= _token_flags(ident)
