@@ -36,6 +36,8 @@ MIN_POSITIVE = 150.0
 """Positive mass (characters weighed by odds) below which the classifier has too little
 to go on to overrule anything."""
 EVEN_ODDS = 0.5
+WIDENING_PROPOSALS = False
+"""Whether a container around the cascade's choice may be proposed (see propose_root)."""
 MEASURED_BLOCK = 25
 """Blocks shorter than this (labels, counters) are left out of coverage and purity: as
 substrings they are found anywhere."""
@@ -84,6 +86,13 @@ def propose_root(page: PageBlocks, probabilities: Sequence[float],
     if best is body or best.tag == "html" or id(best) in parts:
         return None
     if gains[key] - cascade_gain < OVERRIDE_SHARE * positive:
+        return None
+    if WIDENING_PROPOSALS is False and any(
+            any(c is best for c in b.containers) and any(id(c) in parts for c in b.containers)
+            for b in page.blocks):
+        # Around the cascade's choice the extra gain is what sits beside the story: a
+        # ticker of other stories' ledes reads as prose too. Widening is left to
+        # `continuing_parts`, which refuses parts with a headline of their own.
         return None
     return RootProposal(best, gains[key], cascade_gain, positive)
 
