@@ -59,8 +59,7 @@ class Html5libExtractor:
             before, after = find_satellites(html, root) if scholarly else ([], [])
             parts = candidate.parts
             if not scholarly and not candidate.siblings and root is not page.body:
-                continuing = continuing_parts(root, page.evidence.blocks, probabilities,
-                                              _parents(page.body))
+                continuing = continuing_parts(root, page.evidence.blocks, probabilities)
                 if continuing:
                     parts = continuing
                     why += (f"; with {len(continuing) - 1} part(s) beside it the block "
@@ -158,10 +157,6 @@ def _confidence(page: PageInputs, probabilities: list[float], document: Document
     if passed_over:
         reason += f"; {passed_over} candidate root(s) passed over before it"
     return ExtractionConfidence(round(evidence.confidence, 3), reason)
-
-
-def _parents(body: Element) -> dict[int, Element]:
-    return {id(child): parent for parent in body.iter() for child in parent}
 
 
 MIN_KEPT_SHARE = 0.25

@@ -174,16 +174,22 @@ CONTINUATION_SHARE = 0.1
 MAX_CONTINUING_LINKS = 0.2
 
 
-def continuing_parts(root: Element, page: PageBlocks, probabilities: Sequence[float],
-                     parents: dict[int, Element]) -> list[Element]:
-    """Containers beside `root` (children of its three closest ancestors) that the
-    classifier reads as more of the same article: an article a CMS sets in several
-    sibling boxes (lede, body modules, quote boxes) whose classes the cascade does not
-    tie together. A part must be mostly content, bring a tenth of the page's content
-    mass, have few links and no h1/h2 of its own (a story with its own headline is a
-    different story). Returned in document order; empty when nothing continues."""
+def continuing_parts(root: Element, page: PageBlocks, probabilities: Sequence[float]
+                     ) -> list[Element]:
+    """Containers beside `root` (children of its three closest block-level ancestors)
+    that the classifier reads as more of the same article: an article a CMS sets in
+    several sibling boxes (lede, body modules, quote boxes) whose classes the cascade
+    does not tie together. A part must be mostly content, bring a tenth of the page's
+    content mass, have few links and no h1/h2 of its own (a story with its own headline
+    is a different story). Returned in document order; empty when nothing continues."""
+    chain = _ancestors(root, page)
+    if not chain:
+        return []
+    on_chain = {id(e) for e in chain} | {id(root)}
+    wanted: dict[int, Element] = {id(child): child for ancestor in chain for child in ancestor
+                                  if id(child) not in on_chain}
+    wanted[id(root)] = root
     stats: dict[int, list[float]] = {}  # id -> [gain, content, length, links, first order]
-    elements: dict[int, Element] = {}
     headed: set[int] = set()
     positive = 0.0
     for block, p in zip(page.blocks, probabilities, strict=True):
@@ -193,10 +199,11 @@ def continuing_parts(root: Element, page: PageBlocks, probabilities: Sequence[fl
         positive += max(gain, 0.0)
         for container in block.containers:
             key = id(container)
+            if key not in wanted:
+                continue
             entry = stats.get(key)
             if entry is None:
                 entry = stats[key] = [0.0, 0.0, 0.0, 0.0, float(block.order)]
-                elements[key] = container
             entry[0] += gain
             entry[1] += p * block.length
             entry[2] += block.length
@@ -205,27 +212,24 @@ def continuing_parts(root: Element, page: PageBlocks, probabilities: Sequence[fl
                 headed.add(key)
     if positive <= 0:
         return []
-    chain = [root]
-    node = parents.get(id(root))
-    while node is not None and len(chain) <= CONTINUATION_LEVELS:
-        chain.append(node)
-        node = parents.get(id(node))
-    on_chain = {id(e) for e in chain}
-    found: list[Element] = []
-    for ancestor in chain[1:]:
-        if ancestor.tag in ("body", "html"):
-            break
-        for child in ancestor:
-            key = id(child)
-            entry = stats.get(key)
-            if key in on_chain or entry is None or key in headed or not entry[2]:
-                continue
-            if entry[0] >= CONTINUATION_SHARE * positive \
-                    and entry[1] >= CONTINUATION_PURITY * entry[2] \
-                    and entry[3] <= MAX_CONTINUING_LINKS * entry[2]:
-                found.append(child)
+    found = [child for key, child in wanted.items() if key != id(root)
+             and key in stats and key not in headed and stats[key][2]
+             and stats[key][0] >= CONTINUATION_SHARE * positive
+             and stats[key][1] >= CONTINUATION_PURITY * stats[key][2]
+             and stats[key][3] <= MAX_CONTINUING_LINKS * stats[key][2]]
     if not found:
         return []
-    order = {id(e): stats[id(e)][4] for e in found}
-    order[id(root)] = stats[id(root)][4] if id(root) in stats else -1.0
-    return sorted([root, *found], key=lambda e: order[id(e)])
+    first = {key: entry[4] for key, entry in stats.items()}
+    return sorted([root, *found], key=lambda e: first.get(id(e), -1.0))
+
+
+def _ancestors(root: Element, page: PageBlocks) -> list[Element]:
+    """The closest `CONTINUATION_LEVELS` block-level ancestors of `root`, nearest first,
+    short of <body>: read off the containers of a block inside it."""
+    for block in page.blocks:
+        containers = block.containers
+        for i, container in enumerate(containers):
+            if container is root:
+                above = [c for c in reversed(containers[:i]) if c.tag not in ("body", "html")]
+                return above[:CONTINUATION_LEVELS]
+    return []
