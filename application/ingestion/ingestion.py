@@ -13,7 +13,7 @@ from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from ...domain.analysis.token_counting import ESTIMATED_TOKENS
 from ...domain.document.content_source import ContentSource
 from ...domain.document.document import Document
-from ...domain.document.extraction_confidence import confidence_of, version_metadata
+from ...domain.document.extraction_confidence import CONFIDENCE_KEY, confidence_of
 from ...domain.enrichment.enrichment import EnrichmentKind
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url, normalise_url
@@ -416,3 +416,12 @@ def _final_url(page: FetchedPage | None) -> str | None:
 def _block_rows(document: Document) -> tuple[BlockRow, ...]:
     return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
                           label=b.draft.label, pages=b.draft.pages) for b in document.blocks)
+
+
+def version_metadata(document: Document) -> dict[str, object]:
+    """What a stored version records of its document: the page's own metadata and, for
+    pages whose main content was chosen, the extraction confidence."""
+    recorded = document.metadata.as_dict()
+    if document.confidence is not None:
+        recorded[CONFIDENCE_KEY] = document.confidence.as_dict()
+    return recorded

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import attrs
-
-if TYPE_CHECKING:
-    from .document import Document
 
 LOW_CONFIDENCE = 0.5
 """Below this score a document says it may not hold its page's main content."""
@@ -49,15 +45,6 @@ class ExtractionConfidence:
 
 CONFIDENCE_KEY = "extraction_confidence"
 """The key under which a stored version's metadata keeps the confidence."""
-
-
-def version_metadata(document: Document) -> dict[str, object]:
-    """What a stored version records of its document: the page's own metadata and, for
-    pages whose main content was chosen, the extraction confidence."""
-    recorded = document.metadata.as_dict()
-    if document.confidence is not None:
-        recorded[CONFIDENCE_KEY] = document.confidence.as_dict()
-    return recorded
 
 
 def confidence_of(metadata: Mapping[str, object]) -> ExtractionConfidence | None:
