@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
+from ..worded_enum import WordedEnum
 from .extraction_confidence import ExtractionConfidence
 from .metadata import DocumentMetadata
 
 
-class BlockKind(enum.Enum):
+class BlockKind(WordedEnum):
     """What a block of a document is."""
 
     HEADING = "heading"
