@@ -227,6 +227,9 @@ def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
         notes.append(result.get("message") or result["error_kind"])
     if result.get("near_duplicate_of"):
         notes.append(f"near duplicate of {result['near_duplicate_of']}")
+    if result.get("low_confidence"):
+        notes.append(f"low extraction confidence {result['extraction_confidence']:.2f}: "
+                     f"{result['low_confidence']}")
     enrichment = result.get("enrichment")
     if enrichment and enrichment != "enriched":
         notes.append(f"enrichment {enrichment}: see sheaf show --diagnostics")

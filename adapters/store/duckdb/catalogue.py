@@ -64,10 +64,11 @@ class DuckDbCatalogue:
             if not document_ids:
                 return {}
             rows = c.execute(
-                "SELECT d.id, v.title, s.space, s.key, s.kind, s.document_id, s.fetched_sha, "
-                "s.original, s.final_url FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) "
-                "AS id) w JOIN documents d ON d.id = w.id JOIN versions v "
-                "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
+                "SELECT d.id, v.title, v.metadata, s.space, s.key, s.kind, s.document_id, "
+                "s.fetched_sha, s.original, s.final_url "
+                "FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) AS id) w "
+                "JOIN documents d ON d.id = w.id JOIN versions v ON v.id = d.current_version "
+                "LEFT JOIN sources s ON s.document_id = d.id "
                 "WHERE d.space = ? ORDER BY d.id, s.seen_at",
                 [json.dumps(list(dict.fromkeys(document_ids))), space]).fetchall()
             return citations_from_rows(rows)

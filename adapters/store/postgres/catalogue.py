@@ -71,8 +71,8 @@ class PostgresCatalogue:
         if not document_ids:
             return {}
         rows = await self._connection.rows(
-            "SELECT d.id, v.title, s.space, s.key, s.kind, s.document_id, s.fetched_sha, "
-            "s.original, s.final_url FROM documents d JOIN versions v "
+            "SELECT d.id, v.title, v.metadata, s.space, s.key, s.kind, s.document_id, "
+            "s.fetched_sha, s.original, s.final_url FROM documents d JOIN versions v "
             "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
             "WHERE d.id = ANY(%s) AND d.space = %s ORDER BY d.id, s.seen_at, s.key",
             (list(dict.fromkeys(document_ids)), space))
