@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -43,6 +44,7 @@ from .content_budget import (
     ContentLimits,
 )
 from .font_encoding import EncodingRepairingResources
+from .font_programs import usable_text
 from .glyph_boxes import GlyphBoxes
 from .pdfium_text import PdfiumPages, pdfium_available
 from .stable_grouping import StableFigure, StablePage
@@ -243,6 +245,21 @@ def _recover(recovery: PdfiumPages, chars: list[LTChar], number: int,
     return boxes
 
 
+_READABLE: set[str] = set()
+_UNMAPPED = re.compile(r"\(cid:\d+\)")
+MAX_READABLE_KNOWN = 100_000
+
+
+def _unreadable(glyph: str) -> bool:
+    """Whether a glyph's text is a placeholder, control, private-use or replacement
+    point (remembered when it is not: a page has a few dozen distinct glyphs)."""
+    if glyph.isspace() or not (_UNMAPPED.fullmatch(glyph) or not usable_text(glyph)):
+        if len(_READABLE) < MAX_READABLE_KNOWN:
+            _READABLE.add(glyph)
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=8192)
 def _math_glyph(font: str, glyph: str) -> bool:
     return is_math_font(font) or any(map(is_math_symbol, glyph))
@@ -314,6 +331,16 @@ def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
             if dropped is not None and dropped(item):
                 continue
             glyph = item._text
+            if glyph not in _READABLE and _unreadable(glyph):
+                # A glyph with no text (no map names it, or it maps to a control or
+                # private-use point) is most often a word processor's space left out
+                # of ToUnicode: it still stands between two words, so it parts them.
+                # Where it was a letter, the word is lost either way.
+                if glyphs and glyphs[-1] != " ":
+                    glyphs.append(" ")
+                    lefts.append(edge)
+                edge = item.x1
+                continue
             glyphs.append(glyph)
             lefts.append(item.x0)
             edge = item.x1
