@@ -283,11 +283,14 @@ def _page_boxes(page: LTPage, number: int, notes: list[str], all_chars: list[LTC
     if drop_invisible:
         notes.append(f"invisible_text_dropped: page {number}, {hidden} characters")
     # Text turned against the page's own direction is a margin stamp (arXiv's), a
-    # watermark or a rotated axis label when it is a small part of the page; a page
-    # that is mostly turned (a landscape table, a /Rotate page) keeps all of it.
+    # watermark or a rotated axis label when it is a small part of the page: it is read
+    # apart from the upright lines, along its own direction; a page that is mostly
+    # turned (a landscape table, a /Rotate page) is read as it lies.
     drop_turned = 0 < turned <= 0.2 * len(all_chars)
     if drop_turned:
-        notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
+        notes.append(f"rotated_text_set_apart: page {number}, {turned} characters read "
+                     f"along their own direction (margin stamps as furniture, the rest "
+                     f"as figure text)")
     skip = skip_fonts or set()
 
     def dropped(char: LTChar) -> bool:
@@ -304,10 +307,19 @@ def _page_boxes(page: LTPage, number: int, notes: list[str], all_chars: list[LTC
         if lines:
             kept.append(TextBox(page=number, lines=tuple(rejoin_split_rows(lines)),
                                 bbox=element.bbox))
-    if drop_turned and stamps is not None:
-        stamps.extend(stamp for stamp in turned_lines(
-            (c for c in all_chars if _rotated(c) and not (drop_invisible and _invisible(c))
-             and c.fontname not in skip), number) if in_margin(stamp, kept))
+    if drop_turned:
+        # Turned lines beside the text are margin stamps (kept once, as furniture);
+        # those among it are a figure's axis labels or a table's turned headers, read
+        # in their own direction and kept on the page as figure text.
+        among: list[TextBox] = []
+        for turned_line in turned_lines(
+                (c for c in all_chars if _rotated(c) and not (drop_invisible and _invisible(c))
+                 and c.fontname not in skip), number):
+            if not in_margin(turned_line, kept):
+                among.append(turned_line)
+            elif stamps is not None:
+                stamps.append(turned_line)
+        kept.extend(among)
     yield from kept
 
 
