@@ -21,6 +21,7 @@ from .geometry import Bbox, bbox_union, vertical_overlap
 from .ruled_tables import Rule, find_ruled_tables
 from .structure import TextBox, clean_text, pages_of
 from .table import PdfTable
+from .table_evidence import tables_with_evidence
 
 MIN_ROWS = 3
 MIN_COLUMNS = 2
@@ -223,8 +224,13 @@ def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | 
                 _overlap(t.bbox, a.bbox) >= 0.5 and _columns_of(a) > _columns_of(t)
                 for a in found)]
         if ruled:
+            ruled = tables_with_evidence([], page_boxes, ruled)
+        if ruled:
             page_boxes = _without(page_boxes, ruled)
             found = find_tables(page_boxes)
+        # The page's captions and the other grids are read from all its lines.
+        found = [t for t in tables_with_evidence(found, page_boxes, ruled)
+                 if t in found]
         kept += _without(page_boxes, found)
         tables += sorted(ruled + found, key=lambda t: (-t.bbox[3], t.bbox[0]))
     return kept, tables
