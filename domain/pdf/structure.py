@@ -121,27 +121,6 @@ def masked_running_text(text: str) -> str:
     return _ROMAN.sub("#", _DIGITS.sub("#", text.lower()))
 
 
-def title_of(boxes: list[TextBox]) -> str | None:
-    """The first page's largest-type lines, in reading order, joined across lines: the
-    first run of lines set in the page's largest size that is clearly above the body's
-    (a title may be set larger than everything after it, one line or several)."""
-    body = BodyStyle.of(boxes)
-    first = [line for box in boxes if box.page == 1 for line in box.lines]
-    worded = [line for line in first if sum(c.isalpha() for c in line.text) >= 2]
-    sizes = [line.size for line in worded if line.size >= body.size * 1.15]
-    if not sizes:
-        return None
-    largest = max(sizes)
-    run: list[TextLine] = []
-    for line in first:
-        if abs(line.size - largest) <= 0.05 * largest and line in worded:
-            run.append(line)
-        elif run:
-            break
-    title = clean_text([line.text for line in run])
-    return title if 1 <= len(title.split()) <= 40 else None
-
-
 def join_title(drafts: list[BlockDraft], title: str | None) -> list[BlockDraft]:
     """Headings on page 1 that are consecutive pieces of the title become one heading."""
     if not title:
