@@ -253,7 +253,9 @@ MAX_READABLE_KNOWN = 100_000
 def _unreadable(glyph: str) -> bool:
     """Whether a glyph's text is a placeholder, control, private-use or replacement
     point (remembered when it is not: a page has a few dozen distinct glyphs)."""
-    if glyph.isspace() or not (_UNMAPPED.fullmatch(glyph) or not usable_text(glyph)):
+    # An empty glyph text is a shaped cluster's part, whose text another glyph carries.
+    if not glyph or glyph.isspace() or not (_UNMAPPED.fullmatch(glyph)
+                                            or not usable_text(glyph)):
         if len(_READABLE) < MAX_READABLE_KNOWN:
             _READABLE.add(glyph)
         return False

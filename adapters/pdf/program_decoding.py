@@ -24,6 +24,12 @@ from pdfminer.pdftypes import dict_value, int_value, list_value, resolve1, strea
 from .font_programs import ProgramReading, read_program, usable_text
 
 SYMBOLIC_FLAG = 4
+
+
+def _producers_word(text: object) -> bool:
+    """Whether a ToUnicode entry says what the glyph is: usable text, or nothing at all
+    on purpose (an empty entry: a shaped cluster's other glyphs carry its text)."""
+    return isinstance(text, str) and (text == "" or usable_text(text))
 _CID_NAME = re.compile(r"cid(\d+)$")
 _PROGRAM_KEYS = ("FontFile2", "FontFile3")
 
@@ -71,7 +77,7 @@ def decode_simple_font(font: PDFSimpleFont, spec: dict[str, Any],
 
     def reading(code: int) -> str | None:
         mapped = tounicode.get(code)
-        if isinstance(mapped, str) and usable_text(mapped):
+        if isinstance(mapped, str) and _producers_word(mapped):
             return mapped
         current = font.cid2unicode.get(code)
         return current if isinstance(current, str) and usable_text(current) else None
@@ -95,7 +101,7 @@ def decode_simple_font(font: PDFSimpleFont, spec: dict[str, Any],
     font.cid2unicode = table
     for code in list(tounicode):
         # A ToUnicode entry that reads as nothing gives way to the table's reading.
-        if not usable_text(str(tounicode[code])) and code in table:
+        if not _producers_word(tounicode[code]) and code in table:
             tounicode[code] = table[code]
 
 
@@ -112,7 +118,7 @@ def decode_cid_font(font: PDFFont, spec: dict[str, Any]) -> None:
     if mapping is not None and not isinstance(entries, dict):
         return  # an Identity or a registry's predefined map (Adobe-Japan1): reliable
     if producer_map and isinstance(entries, dict) and all(
-            isinstance(text, str) and usable_text(text) for text in entries.values()):
+            _producers_word(text) for text in entries.values()):
         return
     program = _program(spec)
     if program is None or not program.by_glyph:
@@ -122,8 +128,7 @@ def decode_cid_font(font: PDFFont, spec: dict[str, Any]) -> None:
         entries = mapping.cid2unichr
     for cid, gid in _cids_to_glyphs(spec, program).items():
         text = entries.get(cid)
-        if gid in program.by_glyph and not (
-                producer_map and isinstance(text, str) and usable_text(text)):
+        if gid in program.by_glyph and not (producer_map and _producers_word(text)):
             entries[cid] = program.by_glyph[gid]
     font.unicode_map = mapping
 

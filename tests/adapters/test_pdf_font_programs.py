@@ -198,3 +198,14 @@ def test_damaged_or_foreign_programs_are_not_read(kind: str) -> None:
     reading = read_program(good, kind)
     assert reading is not None
     assert set(reading.by_glyph.values()) == {"a", "b", "c"}
+
+
+def test_empty_tounicode_entries_of_a_shaped_cluster_stay_empty() -> None:
+    # A shaping producer gives one glyph the cluster's whole text and the others none
+    # (`<03f2> <>`): the program must not read those again, nor part the words there.
+    line = "Theory of Reasoned Action"
+    codes = _code_table([line])
+    first = codes[line[0]]
+    to_unicode = {code: (line if code == first else "") for code in codes.values()}
+    text, _ = plain(cid_font_pdf([line], to_unicode=to_unicode, heading=HEADING))
+    assert words(text) == words(HEADING + " " + line)
