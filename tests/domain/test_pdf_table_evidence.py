@@ -120,3 +120,30 @@ def test_numeric_grid_rule() -> None:
     assert not is_numeric_grid([["1.", "Introduction", "2"], ["2.", "Method", "4"],
                                 ["3.", "Results", "9"], ["4.", "Notes", "12"]])
     assert not is_numeric_grid([["1", "if (x)"], ["2", "y = 1;"], ["3", "z"], ["4", "w"]])
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["Without LM", "With LM", "Avg. of 15 models",
+                                                "Baseline system", "Ours"]),
+                               st.floats(0, 100).map(lambda v: f"{v:.1f}")),
+                     min_size=3, max_size=6))
+def test_a_label_and_its_figure_joined_in_one_line_are_two_cells(
+        rows: list[tuple[str, str]]) -> None:
+    # Layout analysis joins a row's label and figure when they stand close; the lines
+    # are right-aligned under a two-cell header, with the caption under them.
+    right = 300.0
+    lines = [_line("Description", 215, 600), _line("F1", 288, 600)]
+    for i, (label, figure) in enumerate(rows):
+        text = f"{label} {figure}"
+        top = 587 - i * ROW_STEP
+        lines.append(TextLine(text=text, size=9.0, font="Times", bold=False,
+                              chars=len(text), bbox=(right - 5.0 * len(text),
+                                                     top - LINE_HEIGHT, right, top)))
+    bottom = 587 - (len(rows) - 1) * ROW_STEP - LINE_HEIGHT
+    caption = _box([_line("Table 3: Results on the development set", 100, bottom - 14)])
+    _, tables = lift_tables([_box(lines[:1]), _box(lines[1:2]), _box(lines[2:]), caption])
+    assert len(tables) == 1
+    assert tables[0].rows == (("Description", "F1"), *rows)
+    # Without the caption two columns of a label and a figure are no evidence.
+    _, uncaptioned = lift_tables([_box(lines[:1]), _box(lines[1:2]), _box(lines[2:])])
+    assert uncaptioned == []
