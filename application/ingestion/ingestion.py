@@ -33,6 +33,7 @@ from ...domain.store.knowledge_records import BlockRow, VersionRecord
 from ...domain.store.staged_version import StagedVersion
 from ...domain.store.version_bundle import VersionBundle
 from ...domain.store.version_decision import decide
+from ...domain.text.undecodable_names import storable_name
 from ...domain.values.frozen_mapping import frozen_mapping
 from ..concurrency.worker_pool import WorkerPool
 from ..enrichment.enrichment import Enrichment
@@ -48,6 +49,7 @@ from ..store.blob_guard import blob_guard
 from ..store.staging import stage_key
 from ..store.storage import Storage
 from .keyed_locks import KeyedLocks
+from .rehearsal import Rehearsal
 from .stage_events import StageRecorder
 
 
@@ -70,9 +72,14 @@ class IngestOptions:
     """LLM enrichments for new and changed versions; None follows the space's policy."""
     upload_name: str | None = None
     """For a file a client uploaded: the file name it gave, which citations show."""
+    confined_to: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """Folders a local file must be read from (the MCP server's allowed folders):
+    checked on the file opened, links not followed (ADR-0029)."""
     queued_file: QueuedFile | None = None
     """A file read on the machine that enqueued it, its bytes waiting in the blob store:
     ingested from there, keyed by its path as a local ingest of it would be."""
+    rehearsal: Rehearsal | None = attrs.field(default=None, eq=False)
+    """With `dry_run`, over a batch: what its earlier sources would have stored."""
     render: RenderMode = "auto"
     """Whether a URL's page is rendered in a browser: `auto` when its served markup is
     thin and built by script; `always`; `never`."""
@@ -188,13 +195,18 @@ class Ingestion:
                 ref = SourceRef(SourceKind.FILE, queued.path, source)
                 body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
             else:
-                local = await self._files.read(source, policy.max_bytes)
-                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                local = await self._files.read(source, policy.max_bytes,
+                                               confined_to=options.confined_to)
+                # The name was needed as given to open the file; from here on it is
+                # stored and printed, which a name that is not UTF-8 cannot be.
+                source = storable_name(source)
+                path = storable_name(local.path)
+                ref = (SourceRef(SourceKind.UPLOAD, path, storable_name(options.upload_name))
                        if options.upload_name else
-                       SourceRef(SourceKind.FILE, local.path, source))
+                       SourceRef(SourceKind.FILE, path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
-        fetched_sha = hashlib.sha256(body).hexdigest()
+        fetched_sha = await self._pool.run(sha256_hex, body)
         # Concurrent ingests of the same bytes or the same source take turns, so the
         # second one sees the first one's document (duplicate or unchanged, not new twice).
         async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
@@ -225,6 +237,8 @@ class Ingestion:
         record = self.recorder
         known = await work.sources.get(space, ref.key)
         twin = await work.sources.holding(space, fetched_sha) if known is None else None
+        if twin is None and known is None and options.dry_run and options.rehearsal:
+            twin = options.rehearsal.holding(space, fetched_sha)
         latest = (await work.versions.latest_number(space, known.document_id)
                   if known is not None else 0)
         decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
@@ -242,8 +256,14 @@ class Ingestion:
             return IngestResult(source, decision.outcome, document_id)
         status = decision.outcome
         if options.dry_run:
-            if page is None:  # what a real run would refuse (empty, unsupported, spoofed)
-                self._extraction.route(body, declared_type=type_hint, location=source)
+            # Extracted as a real run would, so what it would refuse (empty, unsupported,
+            # spoofed, corrupt, an image without OCR, a kind the space refuses) fails
+            # here too; nothing is staged or written.
+            with record.stage(source, "extract", document_id):
+                extracted = await self._extract(page, body, type_hint, source, options)
+            policy.check_kind(extracted.source, source)
+            if options.rehearsal is not None:
+                options.rehearsal.would_store(space, fetched_sha, document_id)
             return IngestResult(source, status, known.document_id if known else None)
 
         number, version_id = decision.number, decision.version_id
@@ -263,7 +283,8 @@ class Ingestion:
                 counting = (await self.embedder.token_counting() if self.embedder
                             else ESTIMATED_TOKENS)
                 analysis = await self._pool.run(analyse_version, extracted.document,
-                                                version_id, self.chunk_sizes, counting)
+                                                version_id, self.chunk_sizes, counting,
+                                                extracted.source)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
                                              extracted, analysis)
@@ -339,32 +360,28 @@ class Ingestion:
     async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
                      extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
-        meta.json, whose presence marks the set complete (what `resume` looks for)."""
-        markdown = extracted.document.text
-        document = extracted.document
+        meta.json, whose presence marks the set complete (what `resume` looks for). The
+        encoding and hashing run in the worker pool: a large document's artifacts take
+        seconds to serialise, and the event loop must keep answering meanwhile."""
         await self._blobs.put(body, fetched_sha)
         content_sha = fetched_sha
         if extracted.content is not body:  # a linked PDF: keep its bytes too
             content_sha = await self._blobs.put(extracted.content)
-        markdown_sha = await self._blobs.put(markdown.encode())
-        staged = StagedVersion(
-            version_id=version_id, title=document.title, content_source=extracted.source.value,
-            content_type=extracted.content_type, metadata=document.metadata.as_dict(),
-            diagnostics=extracted.diagnostics, blocks=_block_rows(document),
-            characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
-            markdown_sha=markdown_sha, chunks=analysis.chunks,
-            sections=analysis.sections, profile=analysis.profile)
-        await self._artifacts.write(key, "document.md", markdown.encode())
-        await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
-        await self._artifacts.write(key, "meta.json", staged.meta_json())
-        return staged
+        markdown = await self._pool.run(_encoded, extracted.document.text)
+        markdown_sha = await self._blobs.put(markdown)  # blob stores hash off the loop
+        files = await self._pool.run(_staged_files, version_id, extracted, analysis,
+                                     content_sha, markdown_sha)
+        await self._artifacts.write(key, "document.md", markdown)
+        await self._artifacts.write(key, "chunks.jsonl", files.chunks_jsonl)
+        await self._artifacts.write(key, "meta.json", files.meta_json)
+        return files.staged
 
     async def _staged(self, key: str, version_id: str) -> StagedVersion | None:
         meta = await self._artifacts.read(key, "meta.json")
         chunks = await self._artifacts.read(key, "chunks.jsonl")
         if meta is None or chunks is None:
             return None
-        staged = StagedVersion.from_artifacts(meta, chunks)
+        staged = await self._pool.run(StagedVersion.from_artifacts, meta, chunks)
         if staged is None or staged.profile is None or staged.version_id != version_id \
                 or not await self._blobs.has(staged.markdown_sha):
             return None  # staged for another version number, or its blobs are gone
@@ -402,6 +419,36 @@ async def expand_listing(files: FileReader, sources: list[str], recursive: bool 
         else:
             expanded.append(source)
     return DirectoryListing(tuple(expanded), tuple(skipped))
+
+
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of `data` in hex: a worker's job for large bodies."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode()
+
+
+@attrs.frozen
+class _StagedFiles:
+    staged: StagedVersion
+    chunks_jsonl: bytes
+    meta_json: bytes
+
+
+def _staged_files(version_id: str, extracted: _Extracted, analysis: VersionAnalysis,
+                  content_sha: str, markdown_sha: str) -> _StagedFiles:
+    """The staged version and its serialised artifacts (run in the worker pool)."""
+    document = extracted.document
+    staged = StagedVersion(
+        version_id=version_id, title=document.title, content_source=extracted.source.value,
+        content_type=extracted.content_type, metadata=document.metadata.as_dict(),
+        diagnostics=extracted.diagnostics, blocks=_block_rows(document),
+        characters=len(document.text), final_url=extracted.final_url,
+        content_sha=content_sha, markdown_sha=markdown_sha, chunks=analysis.chunks,
+        sections=analysis.sections, profile=analysis.profile)
+    return _StagedFiles(staged, staged.chunks_jsonl(), staged.meta_json())
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

@@ -9,7 +9,13 @@ from ...domain.analysis.chunking import Chunk
 from ...domain.document.document_location import DocumentLocation
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.search.rank_fusion import RRF_K, reciprocal_rank_fusion
-from ...domain.search.search_request import NO_FILTERS, Expansion, SearchFilters, SearchMode
+from ...domain.search.search_request import (
+    MAX_RESULTS,
+    NO_FILTERS,
+    Expansion,
+    SearchFilters,
+    SearchMode,
+)
 from ..ports.embedder import Embedder
 from ..store.document_structure import DocumentStructure, StructuredDocument
 from ..store.storage import Storage
@@ -48,6 +54,35 @@ class SearchHit:
     def text(self) -> str:
         """The snippet's own words, exactly as the document has them."""
         return self.chunk.text
+
+    # The snippet's place, by the names its JSON record gives them (`hit.start`, as
+    # `hit["start"]` in `sheaf search --json`).
+    @property
+    def chunk_id(self) -> str:
+        return self.chunk.id
+
+    @property
+    def start(self) -> int:
+        """Where the snippet starts in the document's Markdown (a character offset)."""
+        return self.chunk.start
+
+    @property
+    def end(self) -> int:
+        """Where it ends: `markdown[hit.start:hit.end] == hit.text`."""
+        return self.chunk.end
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        return self.chunk.heading_path
+
+    @property
+    def section(self) -> str | None:
+        """The label of the section it is in (abstract, methods, ...)."""
+        return self.chunk.section_label
+
+    @property
+    def pages(self) -> tuple[int, ...]:
+        return self.chunk.pages
 
     def as_dict(self) -> dict[str, object]:
         chunk = self.chunk
@@ -96,8 +131,9 @@ class Search:
         for `query`. `expand` adds the text around each hit; `window` is its N."""
         if not query.strip():
             raise SheafError(ErrorKind.INVALID_QUERY, "the query is empty")
-        if k < 1:
-            raise SheafError(ErrorKind.INVALID_QUERY, f"k must be at least 1, not {k}")
+        if not 1 <= k <= MAX_RESULTS:
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"k must be between 1 and {MAX_RESULTS}, not {k}")
         if mode is SearchMode.AUTO:
             semantic = self.embedder is not None and not (await self.embedder.model()).lexical
             mode = SearchMode.HYBRID if semantic else SearchMode.BM25

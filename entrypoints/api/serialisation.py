@@ -18,7 +18,8 @@ import attrs
 from ...domain.errors import SheafError
 
 if TYPE_CHECKING:
-    from ...application.quotes.quotes import Quote
+    from ...application.quotes.claim_checks import ClaimCheck
+    from ...application.quotes.quotes import Quote, QuoteCheck
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
@@ -106,6 +107,30 @@ def quote(found: Quote) -> JSON:
             for key, value in found.as_dict().items()}
 
 
+def quote_check(check: QuoteCheck) -> JSON:
+    """The verdict on a quote request by text: status, the passages, or the closest
+    passage with what differs. The same record under every interface."""
+    return {"status": check.status, "request": check.request, "mode": check.mode,
+            "document_id": check.document_id, "quotes": [quote(q) for q in check.quotes],
+            "closest": None if check.closest is None else quote(check.closest)}
+
+
+def claim_check(check: ClaimCheck) -> JSON:
+    """The verdict on a claim, sentence by sentence, each with its supporting passages
+    (full citations) or its closest passage and what differs."""
+    return {"claim": check.claim, "status": check.status, "sentences": [
+        {"sentence": s.sentence, "status": s.status,
+         "support": [quote(q) for q in s.support],
+         "closest": None if s.closest is None else quote(s.closest)}
+        for s in check.sentences]}
+
+
+def not_verified(kind: str, message: str, verification: JSON) -> JSON:
+    """A tool's failed answer for a verification that did not verify: the error, with
+    the verification record it failed on."""
+    return {"error": {"kind": kind, "message": message, "verification": verification}}
+
+
 def section(found: Section) -> JSON:
     return {"index": found.index, "label": found.label, "level": found.level,
             "heading": found.heading, "path": list(found.path), "start": found.start,
@@ -152,9 +177,14 @@ def store_status(status: StoreStatus) -> JSON:
                         "sources": s.sources} for s in status.spaces]}
 
 
-def health(status: StoreStatus, version: str) -> JSON:
-    """The HTTP API's health: this sheaf's version, the store and its schema."""
-    return {"status": "ok", "version": version, "store": status.location,
+def health(status: StoreStatus, version: str, *, full_location: bool = True) -> JSON:
+    """The HTTP API's health: this sheaf's version, the store and its schema. Without
+    `full_location` (a client that sent no token) a store file is named without its
+    folders: where the server keeps its files is not for anyone who can connect."""
+    location = status.location
+    if not full_location and "://" not in location:
+        location = location.replace("\\", "/").rsplit("/", 1)[-1]
+    return {"status": "ok", "version": version, "store": location,
             "schema_version": status.schema_version}
 
 

@@ -24,16 +24,24 @@ from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
 
 from ...adapters.fetching.http_settings import DEFAULT_MAX_BYTES
+from ...adapters.files.owner_only import owner_only_folders
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
 from ...domain.rendering.render_need import RENDER_MODES
-from ...domain.search.search_request import Expansion, SearchMode, parse_metadata_filter
+from ...domain.search.search_request import (
+    MAX_RESULTS,
+    Expansion,
+    SearchMode,
+    parse_metadata_filter,
+)
 from ...domain.store.ingestion import IngestResult, IngestStatus
+from ...domain.store.knowledge_records import StoreStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
 from .bearer_token import bearer_matches
+from .browser_requests import AllowedHosts, json_content_type, refusal_of
 from .openapi import openapi_document
 from .problem_details import problem, status_of
 
@@ -46,14 +54,19 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 @attrs.define
 class ApiSettings:
-    """How the server behaves; `token` None means no authentication (loopback use)."""
+    """How the server behaves; `token` None means no authentication (loopback use);
+    `allowed_hosts` the names it answers to (`browser_requests`)."""
 
     space: str = "default"
     token: str | None = None
+    allowed_hosts: AllowedHosts = attrs.field(factory=lambda: AllowedHosts.serving(
+        "127.0.0.1"))
     max_upload_bytes: int = DEFAULT_MAX_BYTES
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
+    store_status: StoreStatus | None = None
+    """The store as health names it, read on the first probe."""
 
 
 class _Refusal(Exception):
@@ -66,7 +79,7 @@ class _Refusal(Exception):
 def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application:
     """The application over `knowledge` (whoever opened it closes it); `?space=` picks
     another space of the same store."""
-    app = web.Application(middlewares=[_errors, _authentication],
+    app = web.Application(middlewares=[_errors, _browsers, _authentication],
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
     app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
@@ -81,8 +94,25 @@ def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
+    app.router.add_post("/v1/verify", verify)
     app.router.add_post("/v1/crawls", crawl)
     return app
+
+
+async def verify(request: web.Request) -> web.Response:
+    payload = await _json_body(request, "{\"claim\": ...}")
+    if not isinstance(payload, dict) or not isinstance(payload.get("claim"), str):
+        raise _bad("the JSON body needs a \"claim\" string")
+    document = payload.get("document_id")
+    if document is not None and not isinstance(document, str):
+        raise _bad("document_id must be a string")
+    k = _count(payload, "k") or 5
+    check = await _knowledge(request).verify(payload["claim"], document=document, k=k)
+    record = serialisation.claim_check(check)
+    if check.status != "verified":
+        return problem(404, ErrorKind.CLAIM_NOT_VERIFIED.value, check.message,
+                       members={"verification": record})
+    return _json(record)
 
 
 # -- middleware ------------------------------------------------------------------------
@@ -102,6 +132,19 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     except Exception:  # a bug: logged in full, answered as a problem, server stays up
         logger.exception("internal error on %s %s", request.method, request.path)
         return problem(500, "internal_error", "sheaf failed unexpectedly; see the log")
+
+
+@web.middleware
+async def _browsers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Requests a web page made on its own behalf refused before anything else: a
+    rebinding page's `Host` (421), another site's `Origin` (403)."""
+    refused = refusal_of(request.app[SETTINGS].allowed_hosts, method=request.method,
+                         host=request.headers.get("Host"),
+                         origin=request.headers.get("Origin"),
+                         fetch_site=request.headers.get("Sec-Fetch-Site"))
+    if refused is not None:
+        raise _Refusal(refused.status, refused.kind, refused.detail)
+    return await handler(request)
 
 
 @web.middleware
@@ -139,6 +182,10 @@ def _json_value(text: str, what: str) -> Any:
 
 
 async def _json_body(request: web.Request, hint: str) -> Any:
+    if not json_content_type(request.headers.get("Content-Type")):
+        # What a page can post anywhere without asking (text/plain, a form) is not read.
+        raise _Refusal(415, "unsupported_media_type",
+                       f"the body must be sent as Content-Type: application/json {hint}")
     try:
         text = (await request.read()).decode("utf-8")
     except UnicodeDecodeError:
@@ -156,20 +203,33 @@ def _count(payload: dict[str, Any], name: str) -> int | None:
     return value
 
 
-def _int(request: web.Request, name: str, default: int) -> int:
+def _int(request: web.Request, name: str, default: int, *, least: int = 1,
+         most: int | None = None) -> int:
     value = request.query.get(name)
     if value is None:
         return default
     try:
-        return int(value)
+        number = int(value) if len(value) <= 20 else None
     except ValueError:
-        raise _bad(f"{name} must be an integer, not {value[:40]!r}") from None
+        number = None
+    if number is None or number < least or (most is not None and number > most):
+        bounds = f"between {least} and {most}" if most is not None else f"at least {least}"
+        raise _bad(f"{name} must be a whole number {bounds}, not {value[:40]!r}")
+    return number
 
 
 # -- handlers ----------------------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
-    status = await request.app[KNOWLEDGE].status()
-    return _json(serialisation.health(status, sheaf_version()))
+    """Liveness: this server answers. What it names (the store, its schema) does not
+    change while it serves, so it is read from the store once: a probe never queues
+    behind the searches and ingests using the store's connections."""
+    status = request.app[SETTINGS].store_status
+    if status is None:
+        status = request.app[SETTINGS].store_status = await request.app[KNOWLEDGE].status()
+    token = request.app[SETTINGS].token  # health needs none; the store's path does
+    trusted = bool(token) and bearer_matches(request.headers.get("Authorization", ""),
+                                             token or "")
+    return _json(serialisation.health(status, sheaf_version(), full_location=trusted))
 
 
 async def openapi(request: web.Request) -> web.Response:
@@ -185,17 +245,26 @@ async def ingest(request: web.Request) -> web.Response:
     settings.pending += 1
     upload: Path | None = None
     try:
-        if request.content_type.startswith("multipart/"):
+        if request.content_type == "multipart/form-data":
             source, options = await _receive_upload(request)
             upload = Path(source)
         else:
             source, options = await _url_request(request)
         result = await _knowledge(request).ingest(source, **options)
+        if upload is not None:
+            result = _as_uploaded(result, source, options["upload_name"])
     finally:
         settings.pending -= 1
         if upload is not None:  # the store keeps its own copy of the bytes
             _discard_upload(upload, settings.uploads)
     return _ingested(result)
+
+
+def _as_uploaded(result: IngestResult, spooled: str, name: str) -> IngestResult:
+    """The result as the client sent it: the upload's own file name where the server's
+    spool path stood (README: details never name server paths)."""
+    message = result.message.replace(spooled, name) if result.message else result.message
+    return attrs.evolve(result, source=name, message=message)
 
 
 def _discard_upload(upload: Path, uploads: Path) -> None:
@@ -284,7 +353,7 @@ async def _next_part(reader: Any) -> Any:
 
 
 async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
-    settings.uploads.mkdir(parents=True, exist_ok=True)
+    owner_only_folders(settings.uploads)
     name = _SAFE_NAME.sub("_", Path(part.filename or "upload").name).strip("._") or "upload"
     digest = hashlib.sha256()
     size = 0
@@ -302,7 +371,7 @@ async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
             Path(spool.name).unlink(missing_ok=True)
             raise
     target = settings.uploads / digest.hexdigest()[:32] / name
-    target.parent.mkdir(exist_ok=True)
+    owner_only_folders(target.parent)
     Path(spool.name).replace(target)
     return target
 
@@ -357,13 +426,13 @@ async def search(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise _bad(str(exc)) from None
     found = await _knowledge(request).search(
-        query, _int(request, "k", 10), mode=mode,
+        query, _int(request, "k", 10, most=MAX_RESULTS), mode=mode,
         document=request.query.getall("doc", []),
         section=request.query.getall("section", []),
         source=request.query.getall("source", []),
         metadata=parse_metadata_filter(request.query.getall("meta", [])),
         group_by_document=request.query.get("group", "").lower() in ("1", "true", "yes"),
-        expand=expand, window=_int(request, "window", 1))
+        expand=expand, window=_int(request, "window", 1, least=0))
     return _json({"query": query, "results": serialisation.hits(found)})
 
 
@@ -374,7 +443,16 @@ async def quote(request: web.Request) -> web.Response:
     kb, document = _knowledge(request), payload["document_id"]
     lines = payload.get("lines")
     if isinstance(payload.get("text"), str):
-        found = await kb.quote(document, payload["text"], find_all=bool(payload.get("all")))
+        mode = payload.get("mode", "verify")
+        if mode not in ("verify", "locate"):
+            raise _bad("mode must be verify or locate")
+        check = await kb.check_quote(document, payload["text"], mode=mode,
+                                     find_all=bool(payload.get("all")))
+        if not check.quotes:
+            return problem(404, ErrorKind.QUOTE_NOT_FOUND.value, check.message,
+                           members={"verification": serialisation.quote_check(check)})
+        return _json({"status": check.status,
+                      "quotes": [serialisation.quote(q) for q in check.quotes]})
     elif isinstance(payload.get("section"), str):
         found = await kb.quote(document, section=payload["section"],
                                first=_count(payload, "first"), last=_count(payload, "last"))

@@ -4,12 +4,13 @@ streamable HTTP, behind a bearer token whenever it listens beyond loopback."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 import anyio
@@ -18,6 +19,9 @@ from ...domain.errors import configuration_error
 from ..api.knowledge import Knowledge
 from ..api.settings import Settings
 from ..holder.store_holder import holding
+from ..http.browser_requests import AllowedHosts
+from ..http.server_limits import ConnectionCount, ServerLimits, limited
+from .browser_guard import browser_guard
 from .server import ServerSettings, build_server
 
 Scope = MutableMapping[str, Any]
@@ -46,9 +50,11 @@ async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
 
 
 async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
-                     port: int) -> None:
+                     port: int, allowed_hosts: Sequence[str] = (),
+                     limits: ServerLimits | None = None) -> None:
     """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted, behind
-    `settings.api_token` when there is one."""
+    `settings.api_token` when there is one, refusing pages' requests
+    (`browser_guard`) and slow clients (`limits`)."""
     import uvicorn
 
     token = settings.api_token
@@ -58,8 +64,12 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
         app: Asgi = server.streamable_http_app(host=host)
         if token:
             app = bearer_guard(app, token)
-        web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                            lifespan="on"))
+        app = browser_guard(app, AllowedHosts.serving(host, allowed_hosts,
+                                                      token=bool(token)))
+        web = uvicorn.Server(uvicorn.Config(
+            app, host=host, port=port, log_level="warning", lifespan="on",
+            http=limited_uvicorn_protocol(limits or ServerLimits()),  # type: ignore[arg-type]
+            timeout_keep_alive=15))
 
         async def announce() -> None:
             while not web.started:
@@ -91,21 +101,57 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
                 signal.signal(sig, handler)
 
 
+def limited_uvicorn_protocol(limits: ServerLimits) -> Callable[..., asyncio.Protocol]:
+    """uvicorn's HTTP/1.1 protocol behind `limits` (`http/server_limits.py`): uvicorn
+    makes one per connection with the arguments it passes here."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    count = ConnectionCount()
+
+    def protocol(**given: Any) -> asyncio.Protocol:
+        return limited(functools.partial(AutoHTTPProtocol, **given), limits, count)()
+
+    return protocol
+
+
+UNAUTHORIZED = -32001
+"""The JSON-RPC error code of a refused token (the range JSON-RPC leaves to servers)."""
+
+
 def bearer_guard(app: Asgi, token: str) -> Asgi:
-    """`app`, answering 401 to any HTTP request without `Authorization: Bearer TOKEN`."""
+    """`app`, answering 401 to any HTTP request without `Authorization: Bearer TOKEN`.
+
+    The refusal is what an OAuth-aware client expects (RFC 6750): a `WWW-Authenticate:
+    Bearer` challenge, with `error="invalid_token"` when a token was sent and was not
+    the one. Its body is a JSON-RPC error, which the MCP SDK reports as it is (a bare
+    401 reached its callers as "Server returned an error response")."""
     expected = f"Bearer {token}".encode()
-    refusal = json.dumps({"error": {"kind": "unauthorized",
-                                    "message": "send Authorization: Bearer TOKEN"}}).encode()
+
+    def refusal(given: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
+        if given:
+            why = ("the bearer token is not the one this server was started with "
+                   "(--token or SHEAF_API_TOKEN)")
+            challenge = f'Bearer realm="sheaf", error="invalid_token", ' \
+                        f'error_description="{why}"'
+        else:
+            why = ("this server needs Authorization: Bearer TOKEN, the token it was "
+                   "started with (--token or SHEAF_API_TOKEN)")
+            challenge = 'Bearer realm="sheaf"'
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+            "code": UNAUTHORIZED, "message": f"unauthorized: {why}",
+            "data": {"kind": "unauthorized", "message": why}}}).encode()
+        return [(b"content-type", b"application/json"),
+                (b"www-authenticate", challenge.encode())], body
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = next((value for name, value in scope["headers"]
                           if name.lower() == b"authorization"), b"")
             if not hmac.compare_digest(given, expected):
+                headers, body = refusal(given)
                 await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"www-authenticate", b'Bearer realm="sheaf"')]})
-                await send({"type": "http.response.body", "body": refusal})
+                            "headers": headers})
+                await send({"type": "http.response.body", "body": body})
                 return
         await app(scope, receive, send)
 

@@ -37,6 +37,7 @@ class Api:
     def request(self, method: str, path: str, *, token: str | None = TOKEN,
                 **options: object) -> aiohttp.client._RequestContextManager:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers |= dict(options.pop("headers", None) or {})  # type: ignore[call-overload]
         return self.session.request(method, self.url + path, headers=headers,
                                     **options)  # type: ignore[arg-type]
 
@@ -168,8 +169,10 @@ async def test_every_error_status(start_api: Start, local_server: LocalServer,
         assert body["status"] == status and body["type"] == f"urn:sheaf:error:{body['kind']}"
         return str(body["kind"])
 
-    assert await status_kind(400, "POST", "/v1/documents", data=b"not json") == \
-        "invalid_request"
+    assert await status_kind(415, "POST", "/v1/documents", data=b"not json") == \
+        "unsupported_media_type"  # not declared JSON: a page could have sent it
+    assert await status_kind(400, "POST", "/v1/documents", data=b"not json", headers={
+        "Content-Type": "application/json"}) == "invalid_request"
     assert await status_kind(400, "POST", "/v1/documents", json={"url": "ftp://x/y"}) == \
         "invalid_url"
     assert await status_kind(400, "GET", "/v1/search") == "invalid_request"
@@ -301,3 +304,22 @@ async def test_an_upload_is_cited_by_its_original_file_name(start_api: Start) ->
         "document_id": document_id, "text": "urban foxes eat from bins"})
     assert quoted["quotes"][0]["location"] == {"file_name": "fox survey.md"}  # type: ignore[index]
     assert "uploads" not in json.dumps(quoted) and "uploads" not in json.dumps(one)
+
+
+async def test_no_answer_to_an_upload_names_the_servers_spool(start_api: Start) -> None:
+    api = await start_api()
+    spool = str(api.app[SETTINGS].uploads)
+    answers = []
+    for name, body in (("report.md", b"# Report\n\nHerons nest in the reeds.\n"),
+                       ("report.md", b"# Report\n\nHerons nest in the reeds.\n"),
+                       ("copy.md", b"# Report\n\nHerons nest in the reeds.\n"),
+                       ("tool.bin", b"\x7fELF\x02\x01\x01" + bytes(64))):
+        form = aiohttp.FormData()
+        form.add_field("file", body, filename=name, content_type="application/octet-stream")
+        async with api.request("POST", "/v1/documents", data=form) as response:
+            answers.append((response.status, await response.text()))
+    assert [status for status, _ in answers] == [201, 200, 200, 415]
+    for _, text in answers:
+        assert spool not in text and "/uploads/" not in text, text
+    assert json.loads(answers[0][1])["source"] == "report.md"
+    assert json.loads(answers[2][1])["status"] == "duplicate"
