@@ -95,3 +95,127 @@ async def test_an_unreachable_queue_database_is_a_storage_error_naming_it() -> N
         await queue.open()
     assert caught.value.kind is ErrorKind.STORAGE
     assert "127.0.0.1:9/jobs" in str(caught.value) and "secret" not in str(caught.value)
+
+
+async def _beating(queue: ProcrastinateJobQueue, worker_id: int) -> None:
+    """A worker that stays alive (its heartbeat fresh) but never completes its job."""
+    while True:
+        await queue._app.job_manager.update_heartbeat(worker_id)
+        await anyio.sleep(0.1)
+
+
+async def _take_and_hang(queue: ProcrastinateJobQueue) -> tuple[int, object]:
+    manager = queue._app.job_manager
+    alive = await manager.register_worker()
+    job = await manager.fetch_job(queues=[QUEUE], worker_id=alive)
+    assert job is not None
+    return alive, job
+
+
+async def test_a_recorded_job_whose_completion_was_lost_is_finished_by_the_sweep(
+        queue: ProcrastinateJobQueue) -> None:
+    """The work committed and its result was recorded, then the database went away
+    before "finish": a live worker's sweep finishes it (no second run), although the
+    worker holding it still beats."""
+    batch = uuid.uuid4().hex
+    await queue.enqueue([IngestJob(batch, "https://example.org/committed")])
+    alive, job = await _take_and_hang(queue)
+    await queue._record(job.id, job.attempts + 1, IngestResult(  # type: ignore[attr-defined]
+        "https://example.org/committed", IngestStatus.NEW, document_id="d"))
+    ran: list[str] = []
+
+    async def never(job: IngestJob) -> IngestResult:
+        ran.append(job.source)
+        return IngestResult(job.source, IngestStatus.UNCHANGED, document_id="d")
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_beating, queue, alive)
+            await queue.work(never, until_idle=True)
+            tasks.cancel_scope.cancel()
+    (outcome,) = (await queue.batch(batch)).jobs
+    assert outcome.state is JobState.SUCCEEDED and outcome.attempts == 1
+    assert outcome.result is not None and outcome.result.status is IngestStatus.NEW
+    assert ran == []  # finished from its record, not run again
+
+
+async def test_a_job_past_its_lease_is_reclaimed_though_its_worker_beats(
+        postgres_database: str) -> None:
+    async with ProcrastinateJobQueue(postgres_database, max_attempts=3, heartbeat=0.2,
+                                     polling=0.1, lease=0.5) as queue:
+        batch = uuid.uuid4().hex
+        await queue.enqueue([IngestJob(batch, "https://example.org/wedged")])
+        alive, _ = await _take_and_hang(queue)
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_beating, queue, alive)
+                await queue.work(_ok, until_idle=True)
+                tasks.cancel_scope.cancel()
+        (outcome,) = (await queue.batch(batch)).jobs
+        assert outcome.state is JobState.SUCCEEDED and outcome.attempts == 2
+
+
+async def test_a_try_running_past_its_lease_is_cancelled_and_tried_again(
+        postgres_database: str) -> None:
+    async with ProcrastinateJobQueue(postgres_database, max_attempts=2, retry_wait=0.05,
+                                     heartbeat=0.3, polling=0.1, lease=0.3) as queue:
+        batch = uuid.uuid4().hex
+        await queue.enqueue([IngestJob(batch, "https://example.org/forever")])
+        tries = 0
+
+        async def stall(job: IngestJob) -> IngestResult:
+            nonlocal tries
+            tries += 1
+            await anyio.sleep_forever()
+            raise AssertionError
+
+        with anyio.fail_after(20):
+            await queue.work(stall, until_idle=True)
+        (failed,) = (await queue.batch(batch)).failures
+        assert tries == 2 and failed.attempts == 2
+        assert failed.result is not None and failed.result.error_kind == "timeout"
+        assert "lease" in (failed.result.message or "")
+
+
+async def test_completing_an_attempt_twice_changes_nothing(
+        queue: ProcrastinateJobQueue) -> None:
+    """Completion is keyed by the job and the attempt it was fetched at: the second
+    completion of the same attempt, or a late one after the job went back and was taken
+    again, leaves the newer state alone."""
+    batch = uuid.uuid4().hex
+    await queue.enqueue([IngestJob(batch, "https://example.org/twice")])
+    manager = queue._app.job_manager
+    _, job = await _take_and_hang(queue)
+    status = procrastinate.jobs.Status
+    assert await manager.send_back(job) is True
+    assert await manager.send_back(job) is False
+    assert await manager.complete(job, status.SUCCEEDED) is False  # type: ignore[arg-type]
+    _, again = await _take_and_hang(queue)
+    assert again.attempts == 1  # type: ignore[attr-defined]
+    assert await manager.complete(job, status.SUCCEEDED) is False  # the stale attempt
+    assert (await queue.batch(batch)).jobs[0].state is JobState.RUNNING
+    assert await manager.complete(again, status.SUCCEEDED) is True
+    assert (await queue.batch(batch)).jobs[0].state is JobState.SUCCEEDED
+
+
+async def test_an_unreachable_database_while_reading_a_batch_is_a_storage_error(
+        queue: ProcrastinateJobQueue, postgres_server) -> None:  # type: ignore[no-untyped-def]
+    import psycopg
+
+    batch = uuid.uuid4().hex
+    await queue.enqueue([IngestJob(batch, "https://example.org/away")])
+    # Every connection of the queue's pool cut by the server, as a restart does.
+    database = queue.url.rsplit("/", 1)[-1]
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        cut = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            "WHERE datname = %s", (database,)).fetchone()
+    assert cut is not None and cut[0] >= 1
+    # The pool notices the dead connections and reconnects: the batch reads again.
+    for _ in range(5):
+        try:
+            summary = await queue.batch(batch)
+            break
+        except SheafError as exc:
+            assert exc.kind is ErrorKind.STORAGE and "queue database" in str(exc)
+    assert summary.jobs[0].state is JobState.WAITING
+    await queue.work(_ok, until_idle=True)
