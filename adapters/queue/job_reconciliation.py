@@ -47,6 +47,23 @@ heartbeat says: a worker that beats but cannot finish (its event loop wedged in 
 library, its completion given up) must not hold a job for ever."""
 
 
+ORPHANED = f"""
+SELECT {_COLUMNS}
+FROM procrastinate_jobs job
+LEFT JOIN sheaf_job_results result
+       ON result.job_id = job.id AND result.attempt = job.attempts + 1
+WHERE job.status = 'doing' AND job.queue_name = %(queue)s AND job.worker_id = %(worker)s
+  AND NOT (job.id = ANY(%(held)s)) AND result.job_id IS NULL
+  AND (SELECT max(event.at) FROM procrastinate_events event
+       WHERE event.job_id = job.id AND event.type = 'started')
+      < now() - make_interval(secs => %(settle)s)
+ORDER BY job.id LIMIT 500"""
+"""Jobs the database says this worker runs, started `settle` seconds ago or more, that
+the worker does not hold and whose attempt recorded nothing: a completion the server
+acknowledged and then lost in a crash (`synchronous_commit = off`, an asynchronous
+replica promoted), so the worker has moved on while the row still says `doing`."""
+
+
 @attrs.frozen
 class Completion:
     """What to do with a job nobody is completing: finish it `succeeded` or `failed`, or

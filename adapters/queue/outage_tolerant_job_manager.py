@@ -67,6 +67,8 @@ class OutageTolerantJobManager(procrastinate.manager.JobManager):
         self.patience = patience
         self.stopping = False
         """Set when the worker is stopping: completions then wait no longer."""
+        self.held: set[int] = set()
+        """The jobs this process is running or completing (the sweep leaves them)."""
         self._away = False
 
     # -- completions, keyed by the attempt ---------------------------------------------
@@ -96,9 +98,13 @@ class OutageTolerantJobManager(procrastinate.manager.JobManager):
     async def finish_job(self, job: procrastinate_jobs.Job,
                          status: procrastinate_jobs.Status, delete_job: bool) -> None:
         # sheaf keeps every job's row (its result references it): delete_job is never set.
-        done = await when_reachable(lambda: self.complete(job, status),
-                                    doing=f"finishing job {job.id}", patience=self.patience,
-                                    giving_up=lambda: self.stopping)
+        try:
+            done = await when_reachable(lambda: self.complete(job, status),
+                                        doing=f"finishing job {job.id}",
+                                        patience=self.patience,
+                                        giving_up=lambda: self.stopping)
+        finally:
+            self.held.discard(int(job.id or 0))
         if not done:
             logger.info("job %s was already completed elsewhere (attempt %s)", job.id,
                         job.attempts + 1)
@@ -107,10 +113,14 @@ class OutageTolerantJobManager(procrastinate.manager.JobManager):
                         retry_at: datetime.datetime | None = None,
                         priority: int | None = None, queue: str | None = None,
                         lock: str | None = None) -> None:
-        done = await when_reachable(
-            lambda: self.send_back(job, retry_at, priority=priority, queue=queue, lock=lock),
-            doing=f"putting job {job.id} back", patience=self.patience,
-            giving_up=lambda: self.stopping)
+        try:
+            done = await when_reachable(
+                lambda: self.send_back(job, retry_at, priority=priority, queue=queue,
+                                       lock=lock),
+                doing=f"putting job {job.id} back", patience=self.patience,
+                giving_up=lambda: self.stopping)
+        finally:
+            self.held.discard(int(job.id or 0))
         if not done:
             logger.info("job %s was already completed elsewhere (attempt %s)", job.id,
                         job.attempts + 1)

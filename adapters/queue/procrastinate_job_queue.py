@@ -36,6 +36,7 @@ from ...domain.queue.ingest_jobs import (
 )
 from ...domain.store.ingestion import IngestResult, IngestStatus
 from .job_reconciliation import (
+    ORPHANED,
     PAST_LEASE,
     RECORDED_BUT_RUNNING,
     Completion,
@@ -342,6 +343,7 @@ class ProcrastinateJobQueue:
                 for job in stalled:
                     await self._requeue(job)
                 await self._complete_recorded()
+                await self._reclaim_orphans()
                 await self._reclaim_past_lease()
             except Exception as exc:  # the database away for a moment: try at the next beat
                 if not is_outage(exc):
@@ -358,6 +360,20 @@ class ProcrastinateJobQueue:
             if await self._apply(job, completion):
                 logger.warning("job %s (%s): its result was recorded but its completion "
                                "was lost; completed now", job.id, row_source(row))
+
+    async def _reclaim_orphans(self) -> None:
+        worker = self._worker
+        if worker is None or worker.worker_id is None:
+            return
+        rows = await self._app.connector.execute_query_all_async(
+            ORPHANED, queue=QUEUE, worker=worker.worker_id,
+            held=sorted(self._manager.held), settle=self.stalled_after)
+        for row in rows:
+            job = self._procrastinate.jobs.Job.from_row(row)
+            logger.warning("job %s (%s) is running here by the database's account but "
+                           "not in this worker (a completion lost in a crash); taken back",
+                           job.id, row_source(row))
+            await self._requeue(job, quiet=True)
 
     async def _reclaim_past_lease(self) -> None:
         rows = await self._app.connector.execute_query_all_async(
@@ -381,7 +397,7 @@ class ProcrastinateJobQueue:
         status = self._procrastinate.jobs.Status(completion.finish)
         return await self._manager.complete(job, status)
 
-    async def _requeue(self, job: Any) -> None:
+    async def _requeue(self, job: Any, *, quiet: bool = False) -> None:
         source = str(job.task_kwargs.get("source", ""))
         if job.attempts + 1 >= self.max_attempts:
             done = await self._apply(job, Completion("failed", record=IngestResult(
@@ -390,12 +406,13 @@ class ProcrastinateJobQueue:
                         "tries (killed, or out of memory?)")))
         else:
             done = await self._apply(job, Completion(None))
-        if done:  # else another worker put it back first
+        if done and not quiet:  # else another worker put it back first
             logger.warning("job %s (%s) of a stalled worker went back to the queue",
                            job.id, source)
 
     async def _run(self, context: Any, **args: Any) -> None:
         job_id, attempt = int(context.job.id), int(context.job.attempts) + 1
+        self._manager.held.add(job_id)  # until its completion returns
         handler = self._handler
         try:
             job = IngestJob.from_args(args)

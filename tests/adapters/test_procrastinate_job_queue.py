@@ -219,3 +219,36 @@ async def test_an_unreachable_database_while_reading_a_batch_is_a_storage_error(
             assert exc.kind is ErrorKind.STORAGE and "queue database" in str(exc)
     assert summary.jobs[0].state is JobState.WAITING
     await queue.work(_ok, until_idle=True)
+
+
+async def test_a_job_the_database_says_a_worker_runs_but_it_does_not_is_taken_back(
+        queue: ProcrastinateJobQueue) -> None:
+    """A completion acknowledged and then lost in a crash leaves a job `doing` under a
+    live worker that has moved on: that worker's sweep sees it does not hold the job and
+    puts it back, long before any lease."""
+    batch = uuid.uuid4().hex
+    await queue.enqueue([IngestJob(batch, "https://example.org/first")])
+    first, release = anyio.Event(), anyio.Event()
+    ran: list[str] = []
+
+    async def handle(job: IngestJob) -> IngestResult:
+        ran.append(job.source)
+        if job.source.endswith("first"):
+            first.set()
+            await release.wait()
+        return IngestResult(job.source, IngestStatus.NEW, document_id="d")
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(lambda: queue.work(handle, until_idle=True))
+            await first.wait()
+            await queue.enqueue([IngestJob(batch, "https://example.org/lost")])
+            # Taken in the database under the live worker's id, never run by it.
+            manager = queue._app.job_manager
+            assert await manager.fetch_job(queues=[QUEUE],
+                                           worker_id=queue._worker.worker_id) is not None
+            release.set()
+    summary = await queue.batch(batch)
+    assert summary.states["succeeded"] == 2
+    assert {job.source: job.attempts for job in summary.jobs}["https://example.org/lost"] == 2
+    assert ran.count("https://example.org/lost") == 1
