@@ -69,6 +69,15 @@ def enqueue(settings: Settings, sources: Sequence[str], *, recursive: bool,
 
         async with Knowledge.open_queue(settings=settings) as queue:
             listing = await queue.listing(sources, recursive=recursive)
+            if not listing.files:  # no empty batch: say why nothing went in, and fail
+                if as_json:
+                    echo_json({"batch": None, "enqueued": 0, "refused": [],
+                               "skipped": [s.as_dict() for s in listing.skipped]})
+                for skipped in listing.skipped:
+                    click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
+                click.echo(f"nothing to enqueue: {len(listing.skipped)} skipped, no file "
+                           "sheaf reads", err=True)
+                return 1
             enqueued = await queue.enqueue(listing, template)
             if as_json:
                 echo_json(enqueued.as_dict())
