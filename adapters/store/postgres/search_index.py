@@ -31,8 +31,11 @@ class PostgresSearchIndex:
         self._text_stats: dict[str, tuple[float, int, float]] = {}
         connection.when_written(self._text_stats.clear)
         self.ranking = "bm25"
-        """`bm25` (the default) or `cover_density` (PostgreSQL's ts_rank_cd, measured
-        against it in bench/retrieval_cisi.py)."""
+        """`bm25` (the default: bounded, ADR-0036), `bm25_exact` (every snippet holding
+        a query term scored) or `cover_density` (PostgreSQL's ts_rank_cd, measured
+        against them in bench/retrieval_cisi.py)."""
+        self.depth = text_ranking.DEFAULT_DEPTH
+        """Postings read per query term by the bounded BM25."""
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
@@ -48,14 +51,32 @@ class PostgresSearchIndex:
                 snippets, avgdl = await self._snippet_lengths(c, space)
                 if snippets == 0:
                     return []
-                sql, extra = text_ranking.ranked_sql(text_ranking.BM25_SCORES, filters)
                 params = {"query": query, "space": space, "snippets": float(snippets),
-                          "avgdl": avgdl}
+                          "avgdl": avgdl, "depth": max(self.depth, limit)}
+                if self.ranking == "bm25":
+                    sql, extra = text_ranking.ranked_sql(text_ranking.BOUNDED_BM25_SCORES,
+                                                         filters)
+                    rows = await (await c.execute(sql, {**params, **extra, "limit": limit})
+                                  ).fetchall()
+                    if len(rows) >= limit or filters.empty or \
+                            not await self._cut_short(c, space, query, params["depth"]):
+                        return [(str(r[0]), float(r[1])) for r in rows]
+                # Filters that few of a common term's first postings pass: every
+                # snippet holding a query term is ranked instead (as vectors do).
+                sql, extra = text_ranking.ranked_sql(text_ranking.BM25_SCORES, filters)
             rows = await (await c.execute(sql, {**params, **extra, "limit": limit})
                           ).fetchall()
             return [(str(r[0]), float(r[1])) for r in rows]
 
         return await self._connection.on_connection(read, "searching its text")
+
+    async def _cut_short(self, c: Connection, space: str, query: str, depth: object
+                         ) -> bool:
+        """Whether some term of `query` is in more snippets than the bounded query
+        reads."""
+        rows = await (await c.execute(text_ranking.TERM_FREQUENCIES,
+                                      {"space": space, "query": query})).fetchall()
+        return any(int(r[1]) > int(depth) for r in rows)  # type: ignore[call-overload]
 
     async def _snippet_lengths(self, c: Connection, space: str) -> tuple[int, float]:
         """BM25's N and avgdl for the space, from the covering index, reused for
