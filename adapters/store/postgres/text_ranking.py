@@ -63,32 +63,47 @@ scored AS (
 # The same BM25 over the postings, reading at most %(depth)s postings per query term in
 # impact order through `text_postings_impact` (an index-only range each): the work of a
 # query is bounded by its number of terms times the depth, not by how many snippets hold
-# them. A term's document frequency is counted on the same index.
+# them. A term's number of snippets is counted no further than one past the depth: exact
+# for the terms read whole; a term beyond it (cut) takes its count from %(kept_*)s (what
+# the caller kept of an earlier count), else is counted whole, and is returned to be kept.
 BOUNDED_BM25_SCORES = f"""
-WITH q AS (SELECT lexeme AS term, cardinality(positions) AS weight
-           FROM unnest(to_tsvector('english', %(query)s::text))),
-df AS (SELECT q.term, (SELECT count(*) FROM text_postings p
-                       WHERE p.space = %(space)s AND p.term = q.term) AS df FROM q),
-tf AS (SELECT q.term, t.chunk_id, t.tf, t.length FROM q CROSS JOIN LATERAL (
+WITH q AS MATERIALIZED (
+    SELECT t.lexeme AS term, cardinality(t.positions) AS weight,
+           (SELECT count(*) FROM (SELECT 1 FROM text_postings p
+                                  WHERE p.space = %(space)s AND p.term = t.lexeme
+                                  LIMIT %(depth)s + 1) d) AS seen
+    FROM unnest(to_tsvector('english', %(query)s::text)) t),
+f AS MATERIALIZED (
+    SELECT q.term, q.weight, q.seen,
+           CASE WHEN q.seen <= %(depth)s THEN q.seen
+                ELSE coalesce(k.df, (SELECT count(*) FROM text_postings p
+                                     WHERE p.space = %(space)s AND p.term = q.term))
+           END AS df
+    FROM q LEFT JOIN unnest(%(kept_terms)s::text[], %(kept_dfs)s::bigint[])
+                     AS k(term, df) USING (term)),
+tf AS (SELECT f.term, t.chunk_id, t.tf, t.length FROM f CROSS JOIN LATERAL (
            SELECT p.chunk_id, p.tf, p.length FROM text_postings p
-           WHERE p.space = %(space)s AND p.term = q.term
+           WHERE p.space = %(space)s AND p.term = f.term
            ORDER BY p.impact DESC LIMIT %(depth)s) t),
 scored AS (
-    SELECT tf.chunk_id, sum(q.weight
-        * ln((%(snippets)s - df.df + 0.5) / (df.df + 0.5) + 1)
+    SELECT tf.chunk_id, sum(f.weight
+        * ln((%(snippets)s - f.df + 0.5) / (f.df + 0.5) + 1)
         * tf.tf * {K1 + 1} / (tf.tf + {K1} * ({1 - B} + {B} * tf.length / %(avgdl)s)))
         AS score
-    FROM tf JOIN q USING (term) JOIN df USING (term)
+    FROM tf JOIN f USING (term)
     GROUP BY tf.chunk_id)
 """
 
-TERM_FREQUENCIES = """
-SELECT q.term, (SELECT count(*) FROM text_postings p
-                WHERE p.space = %(space)s AND p.term = q.term)
-FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(query)s::text))) q
-"""
-"""Each query term's number of snippets: whether the bounded query is exact (every
-term within the depth)."""
+
+def bounded_sql(filters: SearchFilters) -> tuple[str, dict[str, object]]:
+    """The bounded ranking as one statement: rows ('hit', chunk id, score) best first,
+    then ('cut', term, its number of snippets) for each term beyond the depth."""
+    ranked, params = ranked_sql(BOUNDED_BM25_SCORES, filters)
+    head, _, select = ranked.rpartition(" SELECT s.chunk_id,")
+    return (f"{head}, ranked AS (SELECT s.chunk_id,{select}) "
+            "SELECT 'hit', r.* FROM ranked r UNION ALL "
+            "SELECT 'cut', f.term, f.df::float8 FROM f WHERE f.seen > %(depth)s"), params
+
 
 # Cover density: PostgreSQL's own ranking, kept for the comparison in the benchmark.
 COVER_DENSITY_SCORES = """
@@ -103,13 +118,13 @@ scored AS (SELECT c.id AS chunk_id, ts_rank_cd(c.terms, probe.t, 1)::float8 AS s
 
 def ranked_sql(scores: str, filters: SearchFilters) -> tuple[str, dict[str, object]]:
     """The best `%(limit)s` snippet ids from a `scored(chunk_id, score)` CTE, passing
-    `filters`, with the filters' own parameters to bind beside the CTE's. Scores equal to
-    nine places are ties broken by id: the same sum added in another order (the bounded
-    and the full ranking) must not reorder them."""
+    `filters`, with the filters' own parameters to bind beside the CTE's. Scores are
+    rounded to nine places, ties broken by id: the same sum added in another order (the
+    bounded and the full ranking) must not reorder them."""
     if filters.empty:
-        return (f"{scores} SELECT s.chunk_id, s.score FROM scored s "
+        return (f"{scores} SELECT s.chunk_id, round(s.score::numeric, 9)::float8 FROM scored s "
                 "ORDER BY round(s.score::numeric, 9) DESC, s.chunk_id LIMIT %(limit)s"), {}
     versions, conditions, params = filter_sql(filters)
-    return (f"{scores} SELECT s.chunk_id, s.score FROM scored s JOIN chunks c "
-            f"ON c.id = s.chunk_id {versions}WHERE true{conditions} "
+    return (f"{scores} SELECT s.chunk_id, round(s.score::numeric, 9)::float8 FROM scored s "
+            f"JOIN chunks c ON c.id = s.chunk_id {versions}WHERE true{conditions} "
             "ORDER BY round(s.score::numeric, 9) DESC, s.chunk_id LIMIT %(limit)s"), params
