@@ -143,9 +143,12 @@ class ProcrastinateJobQueue:
         self.signals = signals
         self.lease = lease
         self.patience = patience
+        from ..store.postgres.application_names import connection_options
+
+        self._connect_options = {"connect_timeout": 10, **connection_options(url, "queue")}
         connector = self._procrastinate.PsycopgConnector(
             conninfo=url, min_size=1, max_size=max(2, pool_size),
-            kwargs={"connect_timeout": 10})
+            kwargs=self._connect_options)
         self._app: procrastinate.App = self._procrastinate.App(connector=connector)
         # Before the task is registered: tasks keep the manager they were made with.
         self._manager = OutageTolerantJobManager(connector, patience=patience)
@@ -195,7 +198,8 @@ class ProcrastinateJobQueue:
         import psycopg
 
         try:
-            connection = await psycopg.AsyncConnection.connect(self.url, connect_timeout=10)
+            connection = await psycopg.AsyncConnection.connect(self.url,
+                                                               **self._connect_options)
         except (psycopg.Error, OSError) as exc:
             raise self._unreachable(exc) from None
         schema = self._app.schema_manager.get_schema()

@@ -59,6 +59,7 @@ SHEAF_LLM_API_KEY           language_model  its API key (falls back to OPENAI_AP
 SHEAF_LLM_CONCURRENCY       language_model  requests in flight at once (default 4)
 SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichment (default: no limit)
 SHEAF_QUEUE                 queue           the PostgreSQL database of the ingest queue, postgresql://... (`sheaf ingest --queue`, `sheaf worker`)
+SHEAF_APPLICATION_NAME      -               first word of the application_name sheaf's PostgreSQL connections report (default none)
 SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
 SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
 """  # noqa: E501

@@ -15,6 +15,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from ....application.store.storage import Storage
 from . import vector_tables
 from .answer_cache import PostgresAnswerCache
+from .application_names import connection_options
 from .catalogue import PostgresCatalogue
 from .connection import PostgresConnection
 from .connection_errors import connection_error, operation_error
@@ -55,7 +56,8 @@ class PostgresKnowledgeStore:
         location = shown_location(url)
         try:
             first = await psycopg.AsyncConnection.connect(
-                url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT))
+                url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT),
+                **connection_options(url, "store"))
         except psycopg.Error as exc:
             raise connection_error(exc, location) from None
         try:
@@ -67,7 +69,8 @@ class PostgresKnowledgeStore:
             await first.close()
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False,
-            kwargs={"autocommit": True}, configure=_configure, timeout=CONNECT_TIMEOUT)
+            kwargs={"autocommit": True, **connection_options(url, "store")},
+            configure=_configure, timeout=CONNECT_TIMEOUT)
         try:
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except (psycopg.Error, PoolTimeout) as exc:
