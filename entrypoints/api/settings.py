@@ -61,6 +61,7 @@ SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichme
 SHEAF_QUEUE                 queue           the PostgreSQL database of the ingest queue, postgresql://... (`sheaf ingest --queue`, `sheaf worker`)
 SHEAF_APPLICATION_NAME      -               first word of the application_name sheaf's PostgreSQL connections report (default none)
 SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
+SHEAF_API_TOKENS            api             tokens that reach one space: SPACE:read:TOKEN or SPACE:write:TOKEN entries (`sheaf serve --tokens`)
 SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
 """  # noqa: E501
 ENVIRONMENT: dict[str, tuple[Group | None, str]] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
 
 import anyio
 import click
@@ -24,6 +25,10 @@ def register(group: click.Group) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
 @click.option("--token", envvar="SHEAF_API_TOKEN", show_envvar=True,
               help="require 'Authorization: Bearer TOKEN'; needed off loopback")
+@click.option("--tokens", envvar="SHEAF_API_TOKENS", show_envvar=True,
+              metavar="SPACE:read|write:TOKEN ...",
+              help="tokens that reach one space ('*': every space), to read it or to "
+                   "write it too; beside --token, which reaches every space")
 @store_option
 @click.option("--space", default="default", show_default=True, help="the default space")
 @click.option("--embedder", help="as for search (or SHEAF_EMBEDDER; default hashing)")
@@ -31,17 +36,23 @@ def register(group: click.Group) -> None:
               help="ingests at once before 429")
 @click.option("--allow-private", is_flag=True,
               help="let ingests fetch loopback and private addresses")
-def serve(host: str, port: int, token: str | None, store: Path | None, space: str,
-          embedder: str | None, max_pending: int, allow_private: bool) -> None:
+def serve(host: str, port: int, token: str | None, tokens: str | None,
+          store: Path | None, space: str, embedder: str | None, max_pending: int,
+          allow_private: bool) -> None:
     """Serve the HTTP API (see /openapi.json)."""
-    if not token and host not in LOOPBACK:
-        raise click.UsageError("serving beyond loopback needs --token (or SHEAF_API_TOKEN)")
+    from ..http.token_scopes import parse_token_scopes
+
+    scopes = parse_token_scopes(tokens)
+    if not (token or scopes) and host not in LOOPBACK:
+        raise click.UsageError("serving beyond loopback needs --token or --tokens (or "
+                               "SHEAF_API_TOKEN, SHEAF_API_TOKENS)")
     settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
                             allow_private=allow_private or None, api_token=token)
-    anyio.run(_serve, settings, host, port, max_pending)
+    anyio.run(_serve, settings, host, port, max_pending, scopes)
 
 
-async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> None:
+async def _serve(settings: Settings, host: str, port: int, max_pending: int,
+                 scopes: tuple[Any, ...] = ()) -> None:
     from aiohttp import web
 
     from ..api.composition import blob_folder
@@ -54,7 +65,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
         # store locked by another process fails without having claimed to serve.
         await kb.status()
         app = build_app(kb, ApiSettings(
-            space=settings.space, token=settings.api_token,
+            space=settings.space, token=settings.api_token, scopes=scopes,
             max_upload_bytes=settings.fetch.max_bytes, max_pending=max_pending,
             uploads=blob_folder(settings.store) / "uploads"))
         runner = web.AppRunner(app, access_log=None)
@@ -69,7 +80,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int) -> 
                 ) from None
             port = runner.addresses[0][1]  # the one bound, when --port 0 asked for any
             click.echo(f"sheaf: serving {settings.location} on http://{host}:{port} "
-                       f"({'token required' if settings.api_token else 'no token'})",
+                       f"({'token required' if settings.api_token or scopes else 'no token'})",
                        err=True)
             # Other sheaf commands on this store run through it meanwhile (ADR-0022).
             async with holding(kb, settings, "sheaf serve"):

@@ -32,9 +32,9 @@ from ...domain.store.ingestion import IngestResult, IngestStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
-from .bearer_token import bearer_matches
 from .openapi import openapi_document
 from .problem_details import problem, status_of
+from .token_scopes import TokenScope, is_write, scope_of
 
 logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -49,6 +49,8 @@ class ApiSettings:
 
     space: str = "default"
     token: str | None = None
+    scopes: tuple[TokenScope, ...] = ()
+    """Tokens that reach one space (`token_scopes`), beside the unscoped `token`."""
     max_upload_bytes: int = DEFAULT_MAX_BYTES
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
@@ -104,12 +106,21 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 @web.middleware
 async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
-    token = request.app[SETTINGS].token
-    if token and request.path not in ("/v1/health", "/openapi.json") and \
-            not bearer_matches(request.headers.get("Authorization", ""), token):
+    settings = request.app[SETTINGS]
+    if not (settings.token or settings.scopes) or \
+            request.path in ("/v1/health", "/openapi.json"):
+        return await handler(request)
+    scope = scope_of(request.headers.get("Authorization", ""), settings.token,
+                     settings.scopes)
+    if scope is None:
         raise _Refusal(401, "unauthorized",
                        "missing or wrong token: send 'Authorization: Bearer <token>'",
                        {"WWW-Authenticate": 'Bearer realm="sheaf"'})
+    space = request.query.get("space") or settings.space
+    writing = is_write(request.method, request.path)
+    if not scope.allows(space, writing):
+        raise _Refusal(403, "forbidden", f"this token may {scope.describe()}, not "
+                       f"{'write' if writing else 'read'} space {space!r}")
     return await handler(request)
 
 
