@@ -32,6 +32,7 @@ from ...domain.store.ingestion import IngestResult, IngestStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
+from .document_paging import documents_payload
 from .openapi import openapi_document
 from .problem_details import problem, status_of
 from .token_scopes import TokenScope, is_write, scope_of
@@ -314,8 +315,7 @@ async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
 
 
 async def list_documents(request: web.Request) -> web.Response:
-    documents = await _knowledge(request).documents()
-    return _json({"documents": [serialisation.document_summary(d) for d in documents]})
+    return _json(await documents_payload(_knowledge(request), request.query))
 
 
 async def get_document(request: web.Request) -> web.Response:
