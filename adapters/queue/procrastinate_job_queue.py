@@ -237,6 +237,21 @@ class ProcrastinateJobQueue:
             raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no batch {batch!r} in the queue")
         return BatchSummary(batch, tuple(_outcome(row) for row in rows))
 
+    async def depth(self) -> dict[str, int]:
+        """How many of the queue's jobs are in each state (waiting, running, ...)."""
+        await self.open()
+        try:
+            rows = await self._app.connector.execute_query_all_async(
+                "SELECT status, count(*) AS jobs FROM procrastinate_jobs "
+                "WHERE queue_name = %(queue)s GROUP BY status", queue=QUEUE)
+        except self._procrastinate.exceptions.ConnectorException as exc:
+            raise self._failed(exc, "counting its jobs") from None
+        counts = {state.value: 0 for state in JobState}
+        for row in rows:
+            state = _STATES.get(str(row["status"]), JobState.WAITING).value
+            counts[state] += int(row["jobs"])
+        return counts
+
     def _failed(self, exc: BaseException, doing: str) -> SheafError:
         cause = exc.__cause__ or exc
         first = (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]

@@ -208,14 +208,18 @@ def batch(batch_id: str, wait: bool, with_jobs: bool, queue_url: str | None,
               metavar="SECONDS", help="the longest one try of a job may run: it is "
                                       "cancelled then and tried again, and any worker takes "
                                       "back a job running longer, whoever holds it")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), metavar="PORT",
+              help="serve Prometheus metrics on GET /metrics at this port")
+@click.option("--metrics-host", default="127.0.0.1", show_default=True,
+              help="the address the metrics listen on")
 @click.option("--embedder", help="hashing (default), local, openai:MODEL, ... "
                                  "(or SHEAF_EMBEDDER)")
 @store_option
 @queue_url_option
 @network_options
 def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: float,
-           heartbeat: float, grace: float, lease: float, embedder: str | None,
-           store: str | None,
+           heartbeat: float, grace: float, lease: float, metrics_port: int | None,
+           metrics_host: str, embedder: str | None, store: str | None,
            queue_url: str | None, allow_private: bool, max_bytes: int | None,
            timeout: float | None) -> None:
     """Run queued ingest jobs until stopped (SIGTERM or ^C: running jobs finish, or go
@@ -235,18 +239,23 @@ def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: fl
         from ..holder.store_holder import holding
 
         # On a DuckDB file the worker holds the store: other commands run through it.
+        from .worker_metrics import serving_worker_metrics
+
         async with queue, Knowledge.open(settings=settings) as kb, \
-                holding(kb, settings, "sheaf worker"):
+                holding(kb, settings, "sheaf worker"), \
+                serving_worker_metrics(metrics_host, metrics_port, queue) as measured:
             click.echo(f"worker: {concurrency} at a time, queue at "
                        f"{_where(queue)}", err=True)
 
             async def handle(job: IngestJob) -> IngestResult:
                 began = time.perf_counter()
                 result = await kb.ingest_job(job)
+                took = time.perf_counter() - began
+                measured(result, took)
                 note = f"  ({result.error_kind}: {result.message})" if result.error_kind \
                     else ""
-                click.echo(f"{result.status.value:<9} {job.source} "
-                           f"[{time.perf_counter() - began:.2f} s]{note}", err=True)
+                click.echo(f"{result.status.value:<9} {job.source} [{took:.2f} s]{note}",
+                           err=True)
                 return result
 
             await queue.work(handle, concurrency=concurrency, until_idle=until_idle)

@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import tempfile
+import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -35,6 +36,7 @@ from ..api.knowledge_api import KnowledgeApi
 from .document_paging import documents_payload
 from .openapi import openapi_document
 from .problem_details import problem, status_of
+from .prometheus_metrics import MetricsRegistry, http_metrics, metrics_handler, process_metrics
 from .token_scopes import TokenScope, is_write, scope_of
 
 logger = logging.getLogger("sheaf.api")
@@ -68,10 +70,13 @@ class _Refusal(Exception):
 def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application:
     """The application over `knowledge` (whoever opened it closes it); `?space=` picks
     another space of the same store."""
-    app = web.Application(middlewares=[_errors, _authentication],
+    registry = MetricsRegistry()
+    process_metrics(registry, time.time())
+    app = web.Application(middlewares=[http_metrics(registry), _errors, _authentication],
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
     app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
+    app.router.add_get("/metrics", metrics_handler(registry))
     app.router.add_get("/v1/health", health)
     app.router.add_get("/openapi.json", openapi)
     app.router.add_post("/v1/documents", ingest)
@@ -117,6 +122,8 @@ async def _authentication(request: web.Request, handler: Handler) -> web.StreamR
         raise _Refusal(401, "unauthorized",
                        "missing or wrong token: send 'Authorization: Bearer <token>'",
                        {"WWW-Authenticate": 'Bearer realm="sheaf"'})
+    if request.path == "/metrics":  # operational counts of no space: any valid token
+        return await handler(request)
     space = request.query.get("space") or settings.space
     writing = is_write(request.method, request.path)
     if not scope.allows(space, writing):

@@ -252,3 +252,14 @@ async def test_a_job_the_database_says_a_worker_runs_but_it_does_not_is_taken_ba
     assert summary.states["succeeded"] == 2
     assert {job.source: job.attempts for job in summary.jobs}["https://example.org/lost"] == 2
     assert ran.count("https://example.org/lost") == 1
+
+
+async def test_the_queue_depth_counts_jobs_by_state(queue: ProcrastinateJobQueue) -> None:
+    before = await queue.depth()
+    batch = uuid.uuid4().hex
+    await queue.enqueue([IngestJob(batch, f"https://example.org/d{i}") for i in range(3)])
+    waiting = await queue.depth()
+    assert waiting["waiting"] == before["waiting"] + 3
+    await queue.work(_ok, until_idle=True)
+    done = await queue.depth()
+    assert done["waiting"] == 0 and done["succeeded"] == before["succeeded"] + 3
