@@ -6,6 +6,7 @@ pool (`connection`): `catalogue`, `search_index`, `unit_of_work`, `space_policie
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -49,10 +50,11 @@ class PostgresKnowledgeStore:
         self.answers = PostgresAnswerCache(self.connection)
 
     @classmethod
-    async def connect(cls, url: str, *, min_size: int = 1, max_size: int = 8
-                      ) -> PostgresKnowledgeStore:
+    async def connect(cls, url: str, *, min_size: int = 1, max_size: int = 8,
+                      ef_search: int | None = None) -> PostgresKnowledgeStore:
         """Connect, migrate the schema (creating the vector extension when it is
-        missing) and open a pool of `min_size` to `max_size` connections."""
+        missing) and open a pool of `min_size` to `max_size` connections, each searching
+        HNSW with `ef_search` candidates (`vector_tables.EF_SEARCH` when None)."""
         location = shown_location(url)
         try:
             first = await psycopg.AsyncConnection.connect(
@@ -70,7 +72,8 @@ class PostgresKnowledgeStore:
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False,
             kwargs={"autocommit": True, **connection_options(url, "store")},
-            configure=_configure, timeout=CONNECT_TIMEOUT)
+            configure=partial(_configure, ef_search=ef_search or vector_tables.EF_SEARCH),
+            timeout=CONNECT_TIMEOUT)
         try:
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except (psycopg.Error, PoolTimeout) as exc:
@@ -87,9 +90,9 @@ class PostgresKnowledgeStore:
         await self.connection.close()
 
 
-async def _configure(connection: psycopg.AsyncConnection[Any]) -> None:
+async def _configure(connection: psycopg.AsyncConnection[Any], *, ef_search: int) -> None:
     """Each pooled connection: numpy arrays as `vector`, and the HNSW search settings
     (an iterative scan, so filters that reject the nearest rows still fill the top k)."""
     await register_vector_async(connection)
-    await connection.execute(f"SET hnsw.ef_search = {vector_tables.EF_SEARCH}")
+    await connection.execute(f"SET hnsw.ef_search = {int(ef_search)}")
     await connection.execute("SET hnsw.iterative_scan = relaxed_order")
