@@ -18,6 +18,7 @@ from ...domain.errors import configuration_error
 from ..api.knowledge import Knowledge
 from ..api.settings import Settings
 from ..holder.store_holder import holding
+from .mcp_metrics import metered
 from .server import ServerSettings, build_server
 
 Scope = MutableMapping[str, Any]
@@ -55,7 +56,7 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
     async with Knowledge.open(settings=settings) as knowledge, \
             holding(knowledge, settings, "sheaf mcp --http"):
         server = build_server(knowledge, served)
-        app: Asgi = server.streamable_http_app(host=host)
+        app: Asgi = metered(server.streamable_http_app(host=host))
         if token:
             app = bearer_guard(app, token)
         web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
