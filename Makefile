@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-integration test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-postgres-text bench-workers bench-store bench-startup clean samples
+.PHONY: test test-integration test-slow demo lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-postgres-text bench-workers bench-store bench-startup bench-crawl clean samples
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -98,6 +98,10 @@ bench-store: $(STAMP)
 # Whole `sheaf` processes against `python -c pass`, min and median (ADR-0022).
 bench-startup: $(STAMP)
 	$(BIN)/python -P bench/startup.py
+
+# Crawling and rendering on a generated loopback site, against plain peers (ADR-0034).
+bench-crawl: $(STAMP)
+	$(BIN)/python -P bench/crawl_rendering.py
 
 # psycopg against asyncpg on a throwaway PostgreSQL + pgvector (ADR-0020).
 bench-postgres: $(STAMP)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import ssl
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from types import TracebackType
 from urllib.parse import urlsplit, urlunsplit
@@ -25,6 +26,7 @@ from ...domain.fetching.network_policy import (
 from ...domain.fetching.retry_after import RETRY_STATUSES, retry_after_seconds
 from ...domain.fetching.url_normalisation import canonical_host, split_http_url
 from .body_decoder import ACCEPT_ENCODING, CappedBody
+from .caller_headers import caller_headers
 from .guarded_resolver import AddressPolicy, GuardedConnector, GuardedResolver
 from .http_settings import HttpSettings
 from .redirect_following import (
@@ -38,6 +40,7 @@ from .retry_policy import RetryPolicy
 logger = logging.getLogger("sheaf.http")
 
 
+
 class AiohttpHttpClient:
     """Fetches over aiohttp under `HttpSettings`. Use as an async context manager, or call
     `aclose()`; one client keeps one connection pool."""
@@ -49,6 +52,12 @@ class AiohttpHttpClient:
         self._inner_resolver = resolver
         self._policy = address_policy
         self._session: aiohttp.ClientSession | None = None
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+
+    def close_with(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Run `closer` when this client closes: what fetches through the client (a
+        browser whose requests it makes) ends with it."""
+        self._closers.append(closer)
 
     async def __aenter__(self) -> AiohttpHttpClient:
         return self
@@ -58,6 +67,8 @@ class AiohttpHttpClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        while self._closers:
+            await self._closers.pop()()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -82,19 +93,21 @@ class AiohttpHttpClient:
             )
         return self._session
 
-    async def get(self, url: str, *, accept: str) -> HttpResponse:
+    async def get(self, url: str, *, accept: str,
+                  headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
         """GET `url`, following at most `max_redirects` redirects, each hop checked."""
         total = self.settings.total_timeout
+        sent = {"Accept": accept, **caller_headers(headers)}
         try:
             with anyio.fail_after(total):
-                return await self._follow(url, accept)
+                return await self._follow(url, sent)
         except TimeoutError:
             raise SheafError(ErrorKind.TIMEOUT, f"no complete answer within {total:g} s",
                              url=url) from None
 
-    async def _follow(self, url: str, accept: str) -> HttpResponse:
+    async def _follow(self, url: str, sent: dict[str, str]) -> HttpResponse:
         async def fetch_one(hop: str) -> tuple[int, Headers, bytes]:
-            return await self._request_with_retries(hop, accept)
+            return await self._request_with_retries(hop, sent)
 
         return await follow_redirects(url, fetch_one, self._check_target,
                                       self.settings.max_redirects)
@@ -139,7 +152,7 @@ class AiohttpHttpClient:
                              f"ambiguous IPv4 spelling {written!r}; write {literal}", url=url)
         return hop
 
-    async def _request_with_retries(self, url: str, accept: str
+    async def _request_with_retries(self, url: str, sent: dict[str, str]
                                     ) -> tuple[int, Headers, bytes]:
         settings = self.settings
         policy = RetryPolicy(settings.retries, settings.backoff,
@@ -147,7 +160,7 @@ class AiohttpHttpClient:
         attempt = 0
         while True:
             try:
-                status, headers, body = await self._request(url, accept)
+                status, headers, body = await self._request(url, sent)
             except SheafError as exc:
                 if exc.kind is not ErrorKind.CONNECTION or not policy.allows(attempt):
                     raise
@@ -167,11 +180,11 @@ class AiohttpHttpClient:
             attempt += 1
             await anyio.sleep(delay)
 
-    async def _request(self, url: str, accept: str
+    async def _request(self, url: str, sent: dict[str, str]
                        ) -> tuple[int, Headers, bytes]:
         session = self._open_session()
         try:
-            async with session.get(url, headers={"Accept": accept},
+            async with session.get(url, headers=sent,
                                    allow_redirects=False) as response:
                 headers = tuple((k, v) for k, v in response.headers.items())
                 if response.status in REDIRECT_STATUSES or response.status in RETRY_STATUSES:

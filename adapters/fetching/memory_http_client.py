@@ -11,6 +11,7 @@ from ...application.ports.http_client import HttpResponse
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.network_policy import blocked_host_reason, blocked_reason
 from ...domain.fetching.url_normalisation import canonical_host, split_http_url
+from .caller_headers import caller_headers
 from .http_settings import HttpSettings
 from .redirect_following import Headers, follow_redirects
 
@@ -28,6 +29,7 @@ class CannedResponse:
 class SeenRequest:
     url: str
     accept: str
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class MemoryHttpClient:
@@ -57,10 +59,15 @@ class MemoryHttpClient:
         """Answer `url` with a redirect to `to`."""
         self.add(url, status=status, headers={"Location": to})
 
-    async def get(self, url: str, *, accept: str) -> HttpResponse:
+    async def get(self, url: str, *, accept: str,
+                  headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
+        caller_headers(headers)
+
         async def fetch_one(hop: str) -> tuple[int, Headers, bytes]:
-            self.requests.append(SeenRequest(hop, accept))
+            self.requests.append(SeenRequest(hop, accept, headers))
             canned = self._routes.get(hop, CannedResponse(404, b"not found"))
+            if _not_modified(canned, headers):
+                return 304, canned.headers, b""
             if len(canned.body) > self.settings.max_bytes:
                 raise SheafError(ErrorKind.TOO_LARGE,
                                  f"body exceeds the {self.settings.max_bytes} byte limit",
@@ -81,3 +88,15 @@ class MemoryHttpClient:
         if reason:
             raise SheafError(ErrorKind.BLOCKED_ADDRESS, reason, url=url)
         return url
+
+
+def _not_modified(canned: CannedResponse, sent: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a server would answer `304`: the validator sent matches the canned one."""
+    if not 200 <= canned.status < 300:
+        return False
+    asked = {k.lower(): v for k, v in sent}
+    have = {k.lower(): v for k, v in canned.headers}
+    if "if-none-match" in asked:
+        return asked["if-none-match"] == have.get("etag")
+    return "if-modified-since" in asked and asked["if-modified-since"] == have.get(
+        "last-modified")

@@ -26,9 +26,11 @@ from ...domain.fetching.retry_after import retry_after_seconds
 from ...domain.fetching.url_normalisation import normalise_url
 from ...domain.html.full_text import assess_full_text
 from ...domain.html.pdf_links import PdfCandidate, pdf_link_candidates
+from ...domain.rendering.render_need import RENDER_MODES, RenderMode, render_reason
 from ...domain.routing.routing import Route, has_pdf_magic
 from ..ports.html_extractor import HtmlExtractor
 from ..ports.http_client import HttpClient, HttpResponse
+from ..ports.page_renderer import PageRenderer
 from ..ports.pdf_extractor import PdfExtractor
 from .document_extraction import DocumentExtraction
 
@@ -73,6 +75,7 @@ class FetchedPage:
     response: HttpResponse
     prefer: Preference
     log: DecisionLog
+    render: RenderMode = "auto"
 
 
 class ContentResolver:
@@ -86,8 +89,10 @@ class ContentResolver:
         *,
         max_characters: int = MAX_TEXT_CHARACTERS,
         extraction: DocumentExtraction | None = None,
+        renderer: PageRenderer | None = None,
     ) -> None:
         self._http = http
+        self._renderer = renderer
         self._html = html_extractor
         self._pdf = pdf_extractor
         self._max_characters = max_characters
@@ -96,20 +101,28 @@ class ContentResolver:
         self._extraction = extraction or DocumentExtraction(html_extractor, pdf_extractor)
 
     async def resolve(self, url: str, prefer: Preference = "auto",
-                      password: str | None = None) -> ResolvedContent:
+                      password: str | None = None, render: RenderMode = "auto"
+                      ) -> ResolvedContent:
         """Resolve `url` to extracted content.
 
         `prefer="auto"` keeps full-text HTML and falls back to the article's PDF only when
         the page is an abstract, landing or paywall page; `"pdf"` tries the PDF whenever the
         page links one; `"html"` never leaves the page.
         """
-        return await self.extract(await self.fetch(url, prefer), password)
+        return await self.extract(await self.fetch(url, prefer, render=render), password)
 
-    async def fetch(self, url: str, prefer: Preference = "auto") -> FetchedPage:
+    async def fetch(self, url: str, prefer: Preference = "auto", *,
+                    validators: tuple[tuple[str, str], ...] = (),
+                    render: RenderMode = "auto") -> FetchedPage:
         """Normalise and GET `url`; non-2xx answers and empty bodies are typed errors.
-        Ingestion compares the bytes with what it stored before extracting anything."""
+        Ingestion compares the bytes with what it stored before extracting anything.
+
+        With `validators` (If-None-Match, If-Modified-Since) a `304 Not Modified`
+        comes back as a page with that status and no body: the caller knows the page."""
         if prefer not in PREFERENCES:
             raise ValueError(f"prefer must be one of {PREFERENCES}, not {prefer!r}")
+        if render not in RENDER_MODES:
+            raise ValueError(f"render must be one of {RENDER_MODES}, not {render!r}")
         log = DecisionLog()
         normalised = normalise_url(url)
         log.add("normalise", f"{url} -> {normalised}" if normalised != url.strip()
@@ -117,11 +130,13 @@ class ContentResolver:
         accept = {"pdf": PDF_FIRST, "html": HTML_FIRST}.get(prefer) or accept_header_for(
             normalised)
         log.add("accept", f"Accept: {accept}")
-        response = await self._fetch(normalised, accept, log)
+        response = await self._fetch(normalised, accept, log, validators)
+        if response.status == 304 and validators:
+            return FetchedPage(url, normalised, response, prefer, log, render)
         failure = error_for_status(response)
         if failure:
             raise failure
-        return FetchedPage(url, normalised, response, prefer, log)
+        return FetchedPage(url, normalised, response, prefer, log, render)
 
     async def extract(self, page: FetchedPage, password: str | None = None) -> ResolvedContent:
         """Route fetched bytes and extract them (following a linked PDF when it is better)."""
@@ -137,7 +152,7 @@ class ContentResolver:
         log.add("route", decision.reason)
         if decision.route is Route.HTML:
             return await self._resolve_html(url, normalised, response, decision.media_type.charset,
-                                            page.prefer, password, log)
+                                            page.prefer, password, log, page.render)
         extraction = await self._extraction.extract_routed(response.body, decision,
                                                            response.url, password)
         return self._finish(url, normalised, response, extraction.document, extraction.source,
@@ -146,7 +161,7 @@ class ContentResolver:
 
     async def _resolve_html(self, url: str, normalised: str, response: HttpResponse,
                             charset: str | None, prefer: Preference, password: str | None,
-                            log: DecisionLog) -> ResolvedContent:
+                            log: DecisionLog, render: RenderMode = "auto") -> ResolvedContent:
         html_error: SheafError | None = None
         document: Document | None = None
         try:
@@ -158,6 +173,9 @@ class ContentResolver:
                 raise
             html_error = exc.with_url(response.url)
             log.add("html", f"no main content: {exc.message}")
+        rendered = await self._rendered(response, document, render, log)
+        if rendered is not None:
+            document, html_error = rendered, None
 
         candidates = (pdf_link_candidates(document.metadata, document.links, response.url)
                       if document else ())
@@ -181,6 +199,40 @@ class ContentResolver:
             log.add("decision", "kept the HTML text: no linked PDF could be used")
         return self._finish(url, normalised, response, document, ContentSource.HTML, log,
                             content_type="text/html")
+
+    async def _rendered(self, response: HttpResponse, document: Document | None,
+                        mode: RenderMode, log: DecisionLog) -> Document | None:
+        """The page's document as a browser shows it, when the served markup's is thin
+        and the page is built by script (or rendering was asked for), and rendering
+        gave more; None to keep the served markup's."""
+        reason = render_reason(mode, response.body, document.word_count if document else None)
+        if reason is None:
+            return None
+        if self._renderer is None:
+            if mode == "always":
+                raise SheafError(ErrorKind.CONFIGURATION, "rendering was asked for but no "
+                                 "browser is available: install Chromium (apt install "
+                                 "chromium) or set SHEAF_CHROMIUM", url=response.url)
+            log.add("render", f"not rendered ({reason}): no browser is installed")
+            return None
+        page = await self._renderer.render(response)
+        refused = f", {len(page.refused)} refused" if page.refused else ""
+        try:
+            shown = await self._html.extract(page.html, url=response.url, charset="utf-8")
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.EMPTY:
+                raise
+            log.add("render", f"rendered ({reason}; {page.requests} requests{refused}): "
+                              f"still no main content")
+            return None
+        before = document.word_count if document else 0
+        if mode != "always" and shown.word_count <= before:
+            log.add("render", f"rendered ({reason}) but kept the served markup: "
+                              f"{shown.word_count} words against {before}")
+            return None
+        log.add("render", f"rendered ({reason}; {page.requests} requests{refused}): "
+                          f"{shown.word_count} words against {before} served")
+        return attrs.evolve(shown, notes=(*shown.notes, f"rendered in a browser: {reason}"))
 
     def _pdf_candidates_to_try(self, document: Document | None,
                                candidates: tuple[PdfCandidate, ...], page_url: str,
@@ -231,9 +283,10 @@ class ContentResolver:
         log.add("pdf", f"using the PDF from {response.url}: {document.word_count} words")
         return response, document
 
-    async def _fetch(self, url: str, accept: str, log: DecisionLog) -> HttpResponse:
+    async def _fetch(self, url: str, accept: str, log: DecisionLog,
+                     validators: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
         try:
-            response = await self._http.get(url, accept=accept)
+            response = await self._http.get(url, accept=accept, headers=validators)
         except SheafError as exc:
             raise exc.with_url(url) from None
         hops = f" after {len(response.redirects)} redirect(s)" if response.redirects else ""

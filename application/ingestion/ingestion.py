@@ -17,6 +17,7 @@ from ...domain.enrichment.enrichment import EnrichmentKind
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url, normalise_url
 from ...domain.queue.ingest_jobs import QueuedFile
+from ...domain.rendering.render_need import RenderMode
 from ...domain.routing.directory_listing import DirectoryListing, SkippedFile
 from ...domain.search.feature_hashing import shingle_fingerprint
 from ...domain.store.document_analysis import StoredStructure, VersionAnalysis, analyse_version
@@ -72,6 +73,12 @@ class IngestOptions:
     queued_file: QueuedFile | None = None
     """A file read on the machine that enqueued it, its bytes waiting in the blob store:
     ingested from there, keyed by its path as a local ingest of it would be."""
+    render: RenderMode = "auto"
+    """Whether a URL's page is rendered in a browser: `auto` when its served markup is
+    thin and built by script; `always`; `never`."""
+    fetched: FetchedPage | None = None
+    """The URL's answer, already fetched by the caller (a crawl reads its links first):
+    ingested as it is, not fetched again."""
 
 
 @attrs.frozen
@@ -130,6 +137,11 @@ class Ingestion:
         self._clock = clock
         self._locks = KeyedLocks()
 
+    @property
+    def resolver(self) -> ContentResolver:
+        """The resolver URLs are fetched and routed with."""
+        return self._resolver
+
     async def expand(self, sources: list[str], recursive: bool = False) -> list[str]:
         """URLs and files as given; each directory replaced by the files under it that
         sheaf can ingest."""
@@ -167,7 +179,8 @@ class Ingestion:
         with record.stage(source, "fetch"):
             if is_url(source):
                 ref = SourceRef(SourceKind.URL, normalise_url(source), source)
-                page = await self._resolver.fetch(source, options.prefer)
+                page = options.fetched or await self._resolver.fetch(
+                    source, options.prefer, render=options.render)
                 body = page.response.body
                 type_hint: str | None = page.response.content_type
             elif options.queued_file is not None:

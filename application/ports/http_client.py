@@ -40,6 +40,8 @@ class HttpClient(Protocol):
     raised: what a status means depends on the caller.
     """
 
-    async def get(self, url: str, *, accept: str) -> HttpResponse:
-        """GET `url` with the given Accept header."""
+    async def get(self, url: str, *, accept: str,
+                  headers: tuple[tuple[str, str], ...] = ()) -> HttpResponse:
+        """GET `url` with the given Accept header and any other request `headers`
+        (validators such as If-None-Match: a `304` comes back as a response)."""
         ...

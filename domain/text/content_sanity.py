@@ -4,7 +4,7 @@ named `.html` or `.txt` is refused rather than stored as a document of noise."""
 from __future__ import annotations
 
 import codecs
-import unicodedata
+import re
 
 SAMPLE_BYTES = 64 * 1024
 """How much of the body is judged; noise shows in any stretch of it."""
@@ -14,7 +14,11 @@ random bytes are over a tenth control characters in any single-byte charset, and
 mostly replacement characters as UTF-8."""
 MIN_CONTROLS = 0.02
 """Random bytes are about one tenth control characters; text, almost none."""
-_WHITESPACE_CONTROLS = frozenset("\t\n\r\f\v")
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+"""Unicode's control characters (category Cc is exactly U+0000–U+001F and
+U+007F–U+009F) but the whitespace ones (tab, line feed, vertical tab, form feed,
+carriage return): one pass of the regular expression engine instead of a category
+lookup per character, which cost 10 ms on a 64 KiB page."""
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"),
          (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF16_LE, "utf-16-le"),
          (codecs.BOM_UTF16_BE, "utf-16-be"))
@@ -36,8 +40,7 @@ def unreadable_text_reason(body: bytes, charset: str | None = None) -> str | Non
     text = sample.decode(codec, errors="replace")
     if not text:
         return None
-    controls = sum(1 for c in text if c not in _WHITESPACE_CONTROLS
-                   and unicodedata.category(c) == "Cc")
+    controls = len(CONTROL_CHARACTERS.findall(text))
     replaced = text.count("\ufffd")
     # Both signals are needed: text in a legacy charset that was not declared (Greek in
     # cp1253) is mostly undecodable as UTF-8 but has no control characters, while binary

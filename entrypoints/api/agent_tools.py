@@ -28,6 +28,39 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "url": {"type": "string", "description": "http(s) URL to ingest"},
                 "metadata": {"type": "object", "additionalProperties": {"type": "string"},
                              "description": "key/value labels stored with the document"},
+                "render": {"type": "string", "enum": ["auto", "always", "never"],
+                           "description": "render the page in a headless browser: auto "
+                                          "(default) when its markup is thin and built "
+                                          "by script"},
+            },
+            "required": ["url"],
+            "additionalProperties": False,
+        },
+    },
+    "crawl_site": {
+        "description": "Crawl a website from a start URL into the knowledge base, each "
+                       "page its own document: pages come from the site's llms.txt, "
+                       "sitemaps and links, under the start page's folder (or its whole "
+                       "host), robots.txt honoured. Returns each page's outcome (new, "
+                       "changed, unchanged, duplicate, failed, skipped, removed) and "
+                       "counts; a repeated crawl reports what changed.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "url": {"type": "string", "description": "the http(s) start page"},
+                "max_pages": {"type": "integer", "minimum": 1, "maximum": 1000,
+                              "description": "pages fetched at most (default 100)"},
+                "max_depth": {"type": "integer", "minimum": 0, "maximum": 20,
+                              "description": "links followed from the start (default 5)"},
+                "scope": {"type": "string", "enum": ["prefix", "host"],
+                          "description": "prefix (default): under the start page's "
+                                         "folder; host: the whole host"},
+                "include": {"type": "array", "items": {"type": "string"},
+                            "description": "only URLs matching one of these shell "
+                                           "patterns"},
+                "exclude": {"type": "array", "items": {"type": "string"},
+                            "description": "leave out URLs matching these shell patterns"},
+                "render": {"type": "string", "enum": ["auto", "always", "never"]},
             },
             "required": ["url"],
             "additionalProperties": False,
@@ -239,10 +272,13 @@ async def _dispatch(kb: KnowledgeApi, name: str, arguments: dict[str, Any]) -> d
         url = str(arguments["url"])
         if not is_url(url):
             raise SheafError(ErrorKind.INVALID_URL, f"not an http(s) URL: {url}")
-        result = await kb.ingest(url, metadata=arguments.get("metadata"))
+        result = await kb.ingest(url, metadata=arguments.get("metadata"),
+                                 render=arguments.get("render", "auto"))
         if result.error_kind:
             raise SheafError(ErrorKind(result.error_kind), result.message or "failed")
         return serialisation.ingest_result(result)
+    if name == "crawl_site":
+        return await _crawl(kb, arguments)
     if name == "search_knowledge":
         found = await kb.search(str(arguments["query"]), int(arguments.get("k", 5)),
                                 mode=str(arguments.get("mode", "auto")),
@@ -288,3 +324,26 @@ async def _quotes(kb: KnowledgeApi, arguments: dict[str, Any]) -> list[Any]:
         return await kb.quote(document, lines=(int(first_line), int(last_line)))
     return await kb.quote(document, sentence=arguments.get("sentence"),
                           paragraph=arguments.get("paragraph"))
+
+
+async def _crawl(kb: KnowledgeApi, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The crawl's pages (address, outcome, document, reason) and its summary."""
+    from ...application.crawling.site_crawl import CrawlSummary
+
+    start = str(arguments["url"])
+    if not is_url(start):
+        raise SheafError(ErrorKind.INVALID_URL, f"not an http(s) URL: {start}")
+    options = {k: arguments[k] for k in ("max_pages", "max_depth", "scope", "include",
+                                         "exclude", "render") if k in arguments}
+    pages: list[dict[str, Any]] = []
+    summary: dict[str, Any] = {}
+    async for event in kb.crawl(start, **options):
+        if isinstance(event, CrawlSummary):
+            summary = event.as_dict()
+        else:
+            visit = event.visit
+            pages.append({k: v for k, v in {
+                "url": visit.address, "outcome": visit.outcome.value,
+                "document_id": visit.document_id, "reason": visit.reason}.items()
+                if v is not None})
+    return {**summary, "pages": pages}

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
     from ...adapters.fetching.http_settings import HttpSettings
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+    from ...application.crawling.site_crawl import SiteCrawl
     from ...application.enrichment.enrichment import Enrichment, TokenBudget
     from ...application.extraction.content_resolver import ContentResolver
     from ...application.extraction.document_extraction import DocumentExtraction
@@ -57,15 +58,22 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
                    extraction: DocumentExtraction | None = None
                    ) -> tuple[AiohttpHttpClient, ContentResolver]:
     """A resolver over aiohttp and `extraction` (`build_extraction`'s by default), so
-    fetched bodies and local files are read by the same extractors; close the client
-    when done."""
+    fetched bodies and local files are read by the same extractors, rendering pages in
+    Chromium when one is installed; close the client when done (it closes the
+    browser)."""
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
+    from ...adapters.rendering.chromium_renderer import ChromiumRenderer, find_chromium
     from ...application.extraction.content_resolver import ContentResolver
 
     client = AiohttpHttpClient(settings)
     extraction = extraction or build_extraction(pool)
+    renderer = None
+    if (executable := find_chromium()) is not None:
+        # Started only when a page needs it; its requests go through this client.
+        renderer = ChromiumRenderer(client, executable=executable)
+        client.close_with(renderer.aclose)
     return client, ContentResolver(client, extraction.html, extraction.pdf,
-                                   extraction=extraction)
+                                   extraction=extraction, renderer=renderer)
 
 
 def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
@@ -113,6 +121,8 @@ class KnowledgeServices:
     enrichment: Enrichment | None = None
     closers: tuple[Callable[[], Awaitable[None]], ...] = ()
     """What else was opened for these services (an S3 connection), closed with them."""
+    artifacts: ArtifactStore | None = None
+    """Where staged files and crawl journals are kept."""
     client: HttpClient | None = attrs.field(default=None, init=False)
     """None until ingestion is first used."""
     _ingestion: Ingestion | None = attrs.field(default=None, init=False)
@@ -120,6 +130,7 @@ class KnowledgeServices:
     _quotes: Quotes | None = attrs.field(default=None, init=False)
     _search: Search | None = attrs.field(default=None, init=False)
     _reindexing: Reindexing | None = attrs.field(default=None, init=False)
+    _crawling: SiteCrawl | None = attrs.field(default=None, init=False)
 
     @property
     def ingestion(self) -> Ingestion:
@@ -159,6 +170,21 @@ class KnowledgeServices:
             self._reindexing = Reindexing(self.storage, self.structure, self.embedder,
                                           self.enrichment)
         return self._reindexing
+
+    @property
+    def crawling(self) -> SiteCrawl:
+        if self._crawling is None:
+            from ...adapters.blobs.memory_artifact_store import MemoryArtifactStore
+            from ...adapters.html.html5lib_link_reader import Html5libLinkReader
+            from ...application.crawling.crawl_journals import CrawlJournals
+            from ...application.crawling.site_crawl import CrawlPorts, SiteCrawl
+
+            ingestion = self.ingestion
+            assert self.client is not None  # built with ingestion
+            self._crawling = SiteCrawl(CrawlPorts(
+                self.client, ingestion.resolver, Html5libLinkReader(), ingestion.ingest,
+                CrawlJournals(self.artifacts or MemoryArtifactStore()), self.pool))
+        return self._crawling
 
     async def aclose(self) -> None:
         # Every close runs even when one before it fails: a client that cannot close must
@@ -280,7 +306,7 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
             enrichment=enrichment, chunk_sizes=chunk_sizes or DEFAULT_SIZES)
 
     return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
-                             enrichment)
+                             enrichment, artifacts=artifacts)
 
 
 async def open_store(settings: Settings) -> OpenedStore:

@@ -43,6 +43,7 @@ from .settings import Group, Settings
 if TYPE_CHECKING:
     import anyio.abc
 
+    from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
     from ...application.ingestion.ingestion import IngestOptions
     from ...application.ports.embedder import Embedder
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from ...domain.analysis.token_counting import TokenCounting
     from ...domain.document.resolved_content import ResolvedContent
     from ...domain.queue.ingest_jobs import IngestJob
+    from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.embeddings import EmbeddingModel
     from ...domain.search.retrieval_metrics import RetrievalReport
@@ -179,9 +181,12 @@ class Knowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto"
+                     ) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
-        kind, never as an exception. `enrich` ("summary", "context" or both, comma
+        kind, never as an exception. `render` says whether a web page is rendered in a
+        headless Chromium: `auto` when its served markup is thin and built by script,
+        `always`, or `never`. `enrich` ("summary", "context" or both, comma
         separated) overrides the space's enrichment setting. `dry_run` reports what the
         source would be and stores nothing; `resume` reuses the staged artifacts of an
         interrupted ingest; `upload_name` is the file name citations show for an
@@ -189,7 +194,7 @@ class Knowledge:
         return await self._services.ingestion.ingest(source, self._ingest_options(
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
-            version_id=version_id, upload_name=upload_name))
+            version_id=version_id, upload_name=upload_name, render=render))
 
     async def ingest_job(self, job: IngestJob) -> IngestResult:
         """Run one queued ingest job (its own space and options; `sheaf worker` calls
@@ -252,6 +257,55 @@ class Knowledge:
                     yield IngestProgress(done, len(expanded), result, listing.skipped)
         finally:
             batch.cancel()
+
+    async def crawl(self, start: str, *, scope: str = "prefix",
+                    include: Sequence[str] = (), exclude: Sequence[str] = (),
+                    max_pages: int = 100, max_depth: int = 5, concurrency: int = 2,
+                    delay: float = 0.5, discover: bool = True, restart: bool = False,
+                    metadata: Mapping[str, str] | None = None, **options: Any
+                    ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
+        """Crawl the site `start` belongs to, each page its own document: a
+        `CrawlProgress` as each page is visited, then the `CrawlSummary`.
+
+        `scope` is `prefix` (pages under the start page's directory) or `host` (the
+        whole host); `include`/`exclude` are shell patterns over whole URLs. Pages come
+        from the start page, the site's `llms.txt`/`llms-full.txt` and sitemaps
+        (`discover`) and links, at most `max_pages` fetched and `max_depth` links from
+        the start; robots.txt and robots meta tags are honoured. `concurrency` requests
+        at once, `delay` seconds between their starts (robots.txt's Crawl-delay raises
+        it). An interrupted crawl of the same start page resumes from where it stopped
+        (unless `restart`); a repeated one asks with the pages' validators and reports
+        each page new, changed, unchanged or removed. `options` are `ingest`'s."""
+        from ...application.crawling.site_crawl import plan_from
+
+        plan = plan_from({"start": start, "scope": scope, "include": include,
+                          "exclude": exclude, "max_pages": max_pages,
+                          "max_depth": max_depth, "concurrency": concurrency,
+                          "delay": delay, "discover": discover, "restart": restart})
+        chosen = self._ingest_options(metadata=metadata, **options)
+        crawling = self._services.crawling
+        send, receive = anyio.create_memory_object_stream[Any](plan.concurrency * 4)
+        run = anyio.CancelScope()
+
+        async def crawl() -> None:
+            with run:
+                async with send:
+                    try:
+                        summary = await crawling.run(plan, chosen, send.send)
+                    except SheafError as exc:
+                        await send.send(exc)
+                    else:
+                        await send.send(summary)
+
+        self._tasks.start_soon(crawl)
+        try:
+            async with receive:
+                async for event in receive:
+                    if isinstance(event, SheafError):
+                        raise event
+                    yield event
+        finally:
+            run.cancel()
 
     async def remove(self, document: str) -> DocumentRecord:
         """Remove a document (by id, URL, path or source id) and what only it used."""

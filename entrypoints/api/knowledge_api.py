@@ -15,11 +15,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
+    from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.search_request import Expansion, SearchMode
     from ...domain.store.document_pages import DocumentPage
@@ -42,7 +44,8 @@ class KnowledgeApi(Protocol):
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto"
+                     ) -> IngestResult:
         """Ingest a URL or a file; failures come back as a `failed` result."""
 
     async def listing(self, sources: Sequence[str], *, recursive: bool = False
@@ -55,6 +58,14 @@ class KnowledgeApi(Protocol):
                     recursive: bool = False, **options: Any
                     ) -> AsyncIterator[IngestProgress]:
         """Ingest sources `concurrency` at a time, a progress event as each finishes."""
+
+    def crawl(self, start: str, *, scope: str = "prefix",
+              include: Sequence[str] = (), exclude: Sequence[str] = (),
+              max_pages: int = 100, max_depth: int = 5, concurrency: int = 2,
+              delay: float = 0.5, discover: bool = True, restart: bool = False,
+              metadata: Mapping[str, str] | None = None, **options: Any
+              ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
+        """Crawl a site from `start`: a progress event per page, then the summary."""
 
     async def remove(self, document: str) -> DocumentRecord:
         """Remove a document and what only it used."""

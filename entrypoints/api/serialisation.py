@@ -125,6 +125,16 @@ def ingest_result(result: IngestResult) -> JSON:
     return result.as_dict()
 
 
+def crawl_event(event: Any) -> JSON:
+    """A crawl's page (`{"page": ...}`) or its end (`{"summary": ...}`), as the CLI's
+    `--json`, the HTTP API and the MCP tool give them."""
+    from ...application.crawling.site_crawl import CrawlSummary
+
+    if isinstance(event, CrawlSummary):
+        return {"summary": event.as_dict()}
+    return {"page": event.visit.to_plain()}
+
+
 def folder_ingest(folder: str, results: Iterable[IngestResult], skipped: int) -> JSON:
     """A folder's ingest: how many of each outcome, each file's result, and how many
     files were left out (sheaf cannot read them)."""

@@ -13,6 +13,7 @@ import click
 
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.queue.ingest_jobs import IngestJob
+from ...domain.rendering.render_need import RENDER_MODES
 from ...domain.store.ingestion import IngestStatus
 from ..api import serialisation
 from ..api.serialisation import as_received
@@ -32,6 +33,7 @@ from .cli_session import (
     progress,
     with_knowledge_api,
 )
+from .crawl_commands import CRAWL_OPTIONS, crawl_options, run_crawl
 from .queue_commands import queue_url_option
 
 if TYPE_CHECKING:
@@ -83,6 +85,9 @@ def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
 @click.option("--token-budget", type=click.IntRange(min=1),
               help="tokens this run may spend on enrichment (or SHEAF_LLM_TOKEN_BUDGET)")
 @click.option("--prefer", type=click.Choice(PREFERENCES), default="auto", show_default=True)
+@click.option("--render", type=click.Choice(RENDER_MODES), default="auto", show_default=True,
+              help="render web pages in a headless Chromium: auto when the served markup "
+                   "is thin and built by script")
 @click.option("--metadata", type=KEY_VALUE, multiple=True, help="a label stored with "
               "each document (repeatable)")
 @click.option("--source-id", help="your own id for the (single) source")
@@ -91,6 +96,7 @@ def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
               "`sheaf worker` processes instead of ingesting here; prints the batch id")
 @click.option("--wait", is_flag=True, help="with --queue: follow the batch to its end and "
                                            "print its summary")
+@crawl_options
 @queue_url_option
 @json_option
 @store_options
@@ -99,9 +105,29 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
            metadata: tuple[tuple[str, str], ...], as_json: bool, store: Path | None,
            space: str, embedder: str | None, token_budget: int | None, queued: bool,
            wait: bool, queue_url: str | None, **options: Any) -> None:
-    """Fetch or read sources (URLs, files, directories) into the knowledge store."""
+    """Fetch or read sources (URLs, files, directories) into the knowledge store, or
+    crawl a site with --crawl URL."""
     fetch_flags = _fetch_flags(options)
+    crawl = {name: options.pop(name) for name in CRAWL_OPTIONS}
+    crawl_start = options.pop("crawl_start")
     found = _sources(sources, batch)
+    if crawl_start is not None:
+        if found or queued or wait or queue_url:
+            raise click.UsageError("--crawl takes no other sources and runs here, not "
+                                   "through --queue")
+        if options["source_id"] or options["version_id"] or options["resume"]:
+            raise click.UsageError("--source-id, --version-id and --resume name one "
+                                   "source: they do not go with --crawl")
+        if options["dry_run"]:
+            raise click.UsageError("--dry-run does not go with --crawl")
+        for name in ("source_id", "version_id", "resume", "dry_run"):
+            options.pop(name)
+        settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
+                                token_budget=token_budget, **fetch_flags)
+        run_crawl(settings, crawl_start, crawl, concurrency=concurrency,
+                  metadata=dict(metadata), options=options, as_json=as_json,
+                  shared=HOLDER_SETTINGS)
+        return
     if not found:
         raise click.UsageError("nothing to ingest (give sources or --batch)")
     if queued or wait or queue_url:
@@ -161,6 +187,9 @@ def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str],
         raise click.UsageError("--wait and --queue-url go with --queue")
     if options.get("dry_run"):
         raise click.UsageError("--dry-run cannot be queued: run it here, without --queue")
+    if options.pop("render", "auto") != "auto":
+        raise click.UsageError("--render is not carried by queued jobs: workers render "
+                               "in auto mode where Chromium is installed")
     if any(value for value in fetch_flags.values()):
         raise click.UsageError("--allow-private, --max-bytes and --timeout are the "
                                "workers' settings: give them to `sheaf worker`")

@@ -23,11 +23,13 @@ from ..api.knowledge_results import IngestProgress, StoredDocument
 from .holder_client import HolderClient, known_error
 
 if TYPE_CHECKING:
+    from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
     from ...application.quotes.quotes import Quote
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
+    from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.search_request import Expansion, SearchMode
     from ...domain.store.document_pages import DocumentPage
@@ -66,14 +68,15 @@ class HeldKnowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto"
+                     ) -> IngestResult:
         """`Knowledge.ingest`, by the holder."""
         from ...domain.store.ingestion import IngestResult
 
         sent = _travelling(source)
         answer = await self._call(
             "ingest", source=sent, metadata=metadata, source_id=source_id, force=force,
-            password=password, enrich=enrich, prefer=prefer, dry_run=dry_run,
+            password=password, enrich=enrich, prefer=prefer, dry_run=dry_run, render=render,
             resume=resume, version_id=version_id, upload_name=upload_name)
         return _as_given(from_plain(IngestResult, answer), {sent: source})
 
@@ -112,6 +115,32 @@ class HeldKnowledge:
                 event = line["progress"]
                 yield IngestProgress(event["done"], event["total"], _as_given(
                     from_plain(IngestResult, event["result"]), given), listing.skipped)
+        finally:
+            lines.close()
+
+    async def crawl(self, start: str, *, scope: str = "prefix",
+                    include: Sequence[str] = (), exclude: Sequence[str] = (),
+                    max_pages: int = 100, max_depth: int = 5, concurrency: int = 2,
+                    delay: float = 0.5, discover: bool = True, restart: bool = False,
+                    metadata: Mapping[str, str] | None = None, **options: Any
+                    ) -> AsyncIterator[CrawlProgress | CrawlSummary]:
+        """`Knowledge.crawl`, by the holder: each page as it is visited, then the
+        summary."""
+        from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
+
+        lines = self._client.lines("crawl", self.space, to_plain({
+            "start": start, "scope": scope, "include": list(include),
+            "exclude": list(exclude), "max_pages": max_pages, "max_depth": max_depth,
+            "concurrency": concurrency, "delay": delay, "discover": discover,
+            "restart": restart, "metadata": metadata, **options}))
+        try:
+            while (line := await asyncio.to_thread(next, lines, None)) is not None:
+                if "failure" in line:
+                    raise known_error(line["failure"]["kind"], line["failure"]["detail"])
+                if "summary" in line:
+                    yield from_plain(CrawlSummary, line["summary"])
+                else:
+                    yield from_plain(CrawlProgress, line["progress"])
         finally:
             lines.close()
 

@@ -87,6 +87,7 @@ def build_holder_app(knowledge: KnowledgeApi, token: str, requests: HeldRequests
     app[TOKEN] = token
     app[REQUESTS] = requests
     app.router.add_post(OPERATIONS_PATH + "ingest_many", _ingest_many)
+    app.router.add_post(OPERATIONS_PATH + "crawl", _crawl)
     app.router.add_post(OPERATIONS_PATH + "{operation}", _operation)
     return app
 
@@ -166,6 +167,29 @@ async def _ingest_many(request: web.Request) -> web.StreamResponse:
         async with aclosing(kb.ingest_many(listing, **arguments)) as events:  # type: ignore[type-var]
             async for event in events:
                 await line({"progress": to_plain(event)})
+    except SheafError as exc:
+        await line({"failure": {"kind": exc.kind.value, "detail": exc.message}})
+    await response.write_eof()
+    return response
+
+
+async def _crawl(request: web.Request) -> web.StreamResponse:
+    """A crawl for another process, in JSON lines: each page as it is visited, then the
+    summary."""
+    from ...application.crawling.site_crawl import CrawlSummary
+
+    kb, arguments = await _asked(request)
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    await response.prepare(request)
+
+    async def line(value: Any) -> None:
+        await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
+
+    try:
+        async with aclosing(kb.crawl(**arguments)) as events:  # type: ignore[type-var]
+            async for event in events:
+                key = "summary" if isinstance(event, CrawlSummary) else "progress"
+                await line({key: to_plain(event)})
     except SheafError as exc:
         await line({"failure": {"kind": exc.kind.value, "detail": exc.message}})
     await response.write_eof()

@@ -28,6 +28,7 @@ from ...adapters.fetching.http_settings import DEFAULT_MAX_BYTES
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
+from ...domain.rendering.render_need import RENDER_MODES
 from ...domain.search.search_request import Expansion, SearchMode, parse_metadata_filter
 from ...domain.store.ingestion import IngestResult, IngestStatus
 from ...domain.values.json_nesting import parse_strict_json
@@ -88,6 +89,7 @@ def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
+    app.router.add_post("/v1/crawls", crawl)
     return app
 
 
@@ -238,8 +240,11 @@ def _options(payload: dict[str, Any]) -> dict[str, Any]:
     source_id = payload.get("source_id")
     if source_id is not None and not isinstance(source_id, str):
         raise _bad("source_id must be a string")
+    render = payload.get("render", "auto")
+    if render not in RENDER_MODES:
+        raise _bad(f"render must be one of {', '.join(RENDER_MODES)}")
     return {"metadata": metadata, "source_id": source_id,
-            "force": bool(payload.get("force", False))}
+            "force": bool(payload.get("force", False)), "render": render}
 
 
 async def _url_request(request: web.Request) -> tuple[str, dict[str, Any]]:
@@ -404,3 +409,50 @@ async def quote(request: web.Request) -> web.Response:
     else:
         raise _bad("give text, sentence, paragraph, lines [a, b] or section")
     return _json({"quotes": [serialisation.quote(q) for q in found]})
+
+
+_CRAWL_FIELDS = {"scope": str, "max_pages": int, "max_depth": int, "delay": (int, float),
+                 "discover": bool, "restart": bool}
+
+
+async def crawl(request: web.Request) -> web.StreamResponse:
+    """A site crawled from `url`, answered as JSON lines as it goes: `{"page": ...}` for
+    each page visited, then `{"summary": ...}` (or `{"problem": ...}` if the crawl
+    stopped on an error after it had begun)."""
+    payload = await _json_body(request, "{\"url\": ...}")
+    if not isinstance(payload, dict) or not isinstance(payload.get("url"), str):
+        raise _bad("the JSON body needs a \"url\" string: the start page")
+    start = payload["url"]
+    if not is_url(start):
+        raise SheafError(ErrorKind.INVALID_URL, f"only http(s) URLs are crawled: {start!r}")
+    plan: dict[str, Any] = {}
+    for name, kind in _CRAWL_FIELDS.items():
+        if name in payload:
+            value = payload[name]
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+                raise _bad(f"{name} has the wrong type: {json.dumps(value)[:40]}")
+            plan[name] = value
+    for name in ("include", "exclude"):
+        patterns = payload.get(name, [])
+        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+            raise _bad(f"{name} must be a list of strings")
+        plan[name] = patterns
+    options = _options(payload)
+    options.pop("source_id")
+    async with contextlib.aclosing(_knowledge(request).crawl(  # type: ignore[type-var]
+            start, **plan, **options)) as events:
+        first = await anext(events)  # a crawl that cannot start is answered as a problem
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+
+        async def line(value: Any) -> None:
+            await response.write(json.dumps(value, ensure_ascii=False).encode() + b"\n")
+
+        await line(serialisation.crawl_event(first))
+        try:
+            async for event in events:
+                await line(serialisation.crawl_event(event))
+        except SheafError as exc:
+            await line({"problem": {"kind": exc.kind.value, "detail": exc.message}})
+    await response.write_eof()
+    return response

@@ -7,6 +7,10 @@ from typing import Any
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.document.resolved_content import ContentSource
 
+RENDER = {"type": "string", "enum": ["auto", "always", "never"],
+          "description": "render web pages in a headless Chromium: auto (default) when "
+                         "the served markup is thin and built by script"}
+
 
 def _problem(description: str) -> dict[str, Any]:
     return {"description": description,
@@ -113,7 +117,8 @@ def openapi_document() -> dict[str, Any]:
                                                         "additionalProperties": {
                                                             "type": "string"}},
                                            "source_id": {"type": "string"},
-                                           "force": {"type": "boolean"}}}},
+                                           "force": {"type": "boolean"},
+                                           "render": RENDER}}},
                         "multipart/form-data": {"schema": {
                             "type": "object", "required": ["file"],
                             "properties": {"file": {"type": "string",
@@ -186,6 +191,36 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {"200": _ok("the hits"), **COMMON,
                               "404": _problem("a --doc that does not exist"),
                               "409": _problem("the space was embedded by another model")}}},
+            "/v1/crawls": {"post": {
+                "summary": "crawl a site into the space, each page a document",
+                "description": "Pages come from the start page, the site's llms.txt and "
+                               "sitemaps, and links, within the scope; robots.txt and "
+                               "robots meta tags are honoured. The answer is JSON lines "
+                               "as the crawl goes: {\"page\": ...} per page visited, then "
+                               "{\"summary\": ...} with counts and the removed pages "
+                               "({\"problem\": ...} if it stopped on an error). A crawl "
+                               "of the same start page resumes where an interrupted one "
+                               "stopped and reports what changed since the last.",
+                "parameters": [SPACE],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object", "required": ["url"], "properties": {
+                        "url": {"type": "string", "format": "uri"},
+                        "scope": {"type": "string", "enum": ["prefix", "host"]},
+                        "include": {"type": "array", "items": {"type": "string"}},
+                        "exclude": {"type": "array", "items": {"type": "string"}},
+                        "max_pages": {"type": "integer", "minimum": 1},
+                        "max_depth": {"type": "integer", "minimum": 0},
+                        "delay": {"type": "number", "minimum": 0},
+                        "discover": {"type": "boolean"},
+                        "restart": {"type": "boolean"},
+                        "render": RENDER,
+                        "metadata": {"type": "object",
+                                     "additionalProperties": {"type": "string"}}}}}}},
+                "responses": {"200": {"description": "the crawl, as JSON lines",
+                                      "content": {"application/x-ndjson": {
+                                          "schema": {"type": "object"}}}},
+                              **COMMON,
+                              "403": _problem("ingestion disabled or blocked address")}}},
             "/v1/quote": {"post": {
                 "summary": "a document's exact words with offsets",
                 "parameters": [SPACE],

@@ -94,10 +94,11 @@ class ToolCalls:
 
     async def _run(self, name: str, arguments: dict[str, Any],
                    progress: Progress) -> dict[str, Any] | _DocumentRange:
-        if name == "ingest_url":
+        if name in ("ingest_url", "crawl_site"):
+            verb = "ingesting" if name == "ingest_url" else "crawling from"
             return await _with_heartbeat(
                 run_checked_tool(self._knowledge, name, arguments), progress,
-                f"ingesting {arguments['url']}")
+                f"{verb} {arguments['url']}")
         if self._tools[name].shared:
             return await run_checked_tool(self._knowledge, name, arguments)
         if name == "ingest_file":

@@ -75,7 +75,7 @@ SERVER_TOOLS: dict[str, dict[str, Any]] = {
 }
 
 # Every other tool only reads.
-_WRITING = frozenset({"ingest_url", "ingest_file", "remove_document"})
+_WRITING = frozenset({"ingest_url", "crawl_site", "ingest_file", "remove_document"})
 
 
 @attrs.frozen

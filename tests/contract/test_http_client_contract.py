@@ -7,6 +7,7 @@ from typing import Protocol
 
 import attrs
 import pytest
+from aiohttp import web
 
 from sheaf.adapters.fetching.aiohttp_http_client import AiohttpHttpClient
 from sheaf.adapters.fetching.http_settings import HttpSettings
@@ -27,6 +28,7 @@ class Harness(Protocol):
     def redirect(self, path: str, to: str, status: int = 302) -> None: ...
     def client(self, settings: HttpSettings = SETTINGS) -> HttpClient: ...
     def accepts(self) -> list[str]: ...
+    def add_validated(self, path: str, body: str, etag: str) -> None: ...
 
 
 class FakeHarness:
@@ -55,6 +57,9 @@ class FakeHarness:
     def accepts(self) -> list[str]:
         return [r.accept for fake in self._fakes for r in fake.requests]
 
+    def add_validated(self, path: str, body: str, etag: str) -> None:
+        self.add(path, body, content_type="text/plain", headers={"ETag": etag})
+
 
 @attrs.define
 class ServerHarness:
@@ -77,6 +82,14 @@ class ServerHarness:
 
     def accepts(self) -> list[str]:
         return [headers.get("Accept", "") for _, headers in self.server.seen]
+
+    def add_validated(self, path: str, body: str, etag: str) -> None:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            if request.headers.get("If-None-Match") == etag:
+                return web.Response(status=304, headers={"ETag": etag})
+            return web.Response(text=body, headers={"ETag": etag})
+
+        self.server.route(path, handler)
 
 
 @pytest.fixture(params=["fake", "aiohttp"])
@@ -168,3 +181,24 @@ async def test_non_http_urls_are_invalid(harness: Harness, url: str) -> None:
     with pytest.raises(SheafError) as caught:
         await harness.client().get(url, accept="*/*")
     assert caught.value.kind is ErrorKind.INVALID_URL
+
+
+async def test_a_validator_that_matches_is_answered_304(harness: Harness) -> None:
+    harness.add_validated("/page", "same as before", '"v1"')
+    client = harness.client()
+    fresh = await client.get(harness.url("/page"), accept="*/*")
+    assert fresh.status == 200 and fresh.header("etag") == '"v1"'
+    known = await client.get(harness.url("/page"), accept="*/*",
+                             headers=(("If-None-Match", '"v1"'),))
+    assert known.status == 304 and known.body == b""
+    stale = await client.get(harness.url("/page"), accept="*/*",
+                             headers=(("If-None-Match", '"v0"'),))
+    assert stale.status == 200 and stale.body == b"same as before"
+
+
+async def test_headers_that_steer_the_request_are_not_the_callers(harness: Harness) -> None:
+    harness.add("/page", "x", content_type="text/plain")
+    for name in ("Host", "Authorization", "Cookie", "Accept-Encoding"):
+        with pytest.raises(ValueError, match=name):
+            await harness.client().get(harness.url("/page"), accept="*/*",
+                                       headers=((name, "x"),))

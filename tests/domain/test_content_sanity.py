@@ -40,3 +40,25 @@ def test_any_text_in_a_unicode_encoding_is_text(text: str, codec: str) -> None:
 ])
 def test_text_in_an_undeclared_legacy_charset_is_text(text: str, codec: str) -> None:
     assert unreadable_text_reason((text * 200).encode(codec)) is None
+
+
+@given(st.one_of(st.text(st.characters(max_codepoint=0x2FF), max_size=300),
+                 st.text(max_size=300)))
+def test_the_control_count_is_unicodes_category(text: str) -> None:
+    import unicodedata
+
+    from sheaf.domain.text.content_sanity import CONTROL_CHARACTERS
+
+    expected = sum(1 for c in text if c not in "\t\n\r\f\v"
+                   and unicodedata.category(c) == "Cc")
+    assert len(CONTROL_CHARACTERS.findall(text)) == expected
+
+
+def test_every_control_character_is_counted_and_no_other() -> None:
+    import unicodedata
+
+    from sheaf.domain.text.content_sanity import CONTROL_CHARACTERS
+
+    every = "".join(map(chr, range(0x3000)))
+    found = set(CONTROL_CHARACTERS.findall(every))
+    assert found == {c for c in every if unicodedata.category(c) == "Cc"} - set("\t\n\r\f\v")

@@ -1,0 +1,1 @@
+"""Rendering web pages in a headless Chromium whose every request sheaf judges."""

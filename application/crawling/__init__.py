@@ -1,0 +1,1 @@
+"""Crawling a site into the store: discovery, politeness, resumable journals."""
