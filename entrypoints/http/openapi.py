@@ -93,6 +93,12 @@ def openapi_document() -> dict[str, Any]:
             "/openapi.json": {"get": {
                 "summary": "this document", "security": [],
                 "responses": {"200": _ok("the OpenAPI document")}}},
+            "/metrics": {"get": {
+                "summary": "Prometheus metrics (text format 0.0.4): requests by route and "
+                           "status, latencies, uptime; any valid token",
+                "responses": {"200": {"description": "the metrics", "content": {
+                    "text/plain": {"schema": {"type": "string"}}}},
+                    "401": _problem("missing or wrong token")}}},
             "/v1/documents": {
                 "get": {"summary": "documents of a space, newest change first (a page "
                                    "with limit or cursor)",
