@@ -13,6 +13,7 @@ It measures whatever code it runs on; the figures for issue 14 are quoted in ADR
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
@@ -142,21 +143,212 @@ def run_case(path: Path, timeout: float) -> tuple[float, float, str]:
     return elapsed, peak_mb, f"exit {process.returncode}: {last[:80]}"
 
 
+# -- hostile clients of `sheaf serve` (issue 30: browsers, slow clients, forged holders,
+# unbounded answers). Each case runs against one `sheaf serve` on loopback; its peak is
+# the server's resident peak (VmHWM) after the case, its input what the client sent.
+def _serve(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    server = subprocess.Popen([str(SHEAF), "serve", "--port", "0", "--store",
+                               str(Path(folder) / "served.duckdb")],
+                              stderr=subprocess.PIPE, start_new_session=True)
+    assert server.stderr is not None
+    found = re.search(rb"on (http://127\.0\.0\.1:(\d+))", server.stderr.readline())
+    if found is None:
+        server.kill()
+        raise RuntimeError("sheaf serve did not start")
+    return server, found[2].decode()
+
+
+def _exchange(port: str, request: bytes, wait: float = 10.0) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=wait) as connection:
+        connection.sendall(request)
+        answer = b""
+        try:
+            while chunk := connection.recv(65536):
+                answer += chunk
+        except TimeoutError:
+            pass
+    return answer
+
+
+def _status(answer: bytes) -> str:
+    line = answer.split(b"\r\n", 1)[0].decode(errors="replace")
+    kind = re.search(rb'"kind": "([a-z_]+)"', answer)
+    return f"{line[9:12] or 'no answer'} {kind[1].decode() if kind else ''}".strip()
+
+
+def _get(path: str, host: str = "127.0.0.1", extra: bytes = b"") -> bytes:
+    return (f"GET {path} HTTP/1.1\r\nHost: {host}\r\n".encode() + extra
+            + b"Connection: close\r\n\r\n")
+
+
+def _post(path: str, body: bytes, content_type: str, extra: bytes = b"") -> bytes:
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {content_type}\r\n"
+            f"Content-Length: {len(body)}\r\n".encode() + extra
+            + b"Connection: close\r\n\r\n" + body)
+
+
+def _slowloris(port: str, connections: int = 400) -> str:
+    import socket
+
+    opened = []
+    for _ in range(connections):
+        client = socket.create_connection(("127.0.0.1", int(port)))
+        client.sendall(b"GET /v1/documents HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        client.setblocking(False)
+        opened.append(client)
+    refused = cut = 0
+    started = time.monotonic()
+    while opened and time.monotonic() - started < 30:
+        time.sleep(1)
+        for client in list(opened):
+            try:
+                got = client.recv(200)
+            except BlockingIOError:
+                with contextlib.suppress(OSError):
+                    client.sendall(b"X-Drip: 1\r\n")
+                continue
+            except OSError:
+                got = b""
+            refused += b" 503 " in got[:20]
+            cut += b" 408 " in got[:20]
+            client.close()
+            opened.remove(client)
+    for client in opened:
+        client.close()
+    return (f"{refused} refused 503, {cut} cut 408, {len(opened)} still held after "
+            f"{time.monotonic() - started:.0f} s")
+
+
+def _forged_holder(folder: Path) -> str:
+    """An ingest with --password on a store with a planted holder file (a live pid of
+    this user that is no holder, a listener that keeps what it is sent)."""
+    import json
+    import socket
+    import threading
+
+    from sheaf.entrypoints.api.held_store import HolderRecord, compatibility, publish
+    from sheaf.entrypoints.api.settings import Settings
+
+    store = Path(folder) / "planted.duckdb"
+    listener = socket.create_server(("127.0.0.1", 0))
+    received: list[bytes] = []
+
+    def keep() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = listener.accept()
+                with connection:
+                    connection.settimeout(2)
+                    with contextlib.suppress(OSError):
+                        received.append(connection.recv(65536))
+
+    threading.Thread(target=keep, daemon=True).start()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        publish(store, HolderRecord(sleeper.pid, "sheaf serve",
+                                    f"http://127.0.0.1:{listener.getsockname()[1]}",
+                                    "forged", compatibility(Settings(store))))
+        note = Path(folder) / "note.md"
+        note.write_text("# Note\n\nThe harbour survey starts in May.\n")
+        done = subprocess.run([str(SHEAF), "ingest", str(note), "--password", "hunter2",
+                               "--json", "--store", str(store)], capture_output=True,
+                              timeout=120, check=False)
+        status = json.loads(done.stdout.splitlines()[-1])["status"] if done.stdout else \
+            f"exit {done.returncode}"
+    finally:
+        sleeper.kill()
+        listener.close()
+    leaked = any(b"hunter2" in r for r in received)
+    return f"ingest {status} locally; forger got {len(received)} requests" + (
+        " WITH THE PASSWORD" if leaked else "")
+
+
+def _rebinding(port: str, folder: Path) -> tuple[int, str]:
+    return 0, _status(_exchange(port, _get("/v1/documents", host="attacker.example")))
+
+
+def _text_plain(port: str, folder: Path) -> tuple[int, str]:
+    body = b'{"url": "https://example.org/"}'
+    return len(body), _status(_exchange(port, _post("/v1/documents", body, "text/plain")))
+
+
+def _cross_site_upload(port: str, folder: Path) -> tuple[int, str]:
+    body = (b'--b\r\nContent-Disposition: form-data; name="file"; filename="x.md"\r\n'
+            b"\r\n# X\n\nplanted\n\r\n--b--\r\n")
+    return len(body), _status(_exchange(port, _post(
+        "/v1/documents", body, "multipart/form-data; boundary=b",
+        b"Origin: https://attacker.example\r\n")))
+
+
+def _huge_k(port: str, folder: Path) -> tuple[int, str]:
+    return 0, _status(_exchange(port, _get("/v1/search?q=tides&k=1000000")))
+
+
+def _health_path(port: str, folder: Path) -> tuple[int, str]:
+    answer = _exchange(port, _get("/v1/health"))
+    return 0, "names the path" if str(folder).encode() in answer else "no path"
+
+
+SERVER_CASES: dict[str, Callable[[str, Path], tuple[int, str]]] = {
+    "http-rebinding-host": _rebinding,
+    "http-text-plain-json": _text_plain,
+    "http-cross-site-upload": _cross_site_upload,
+    "http-k-1e6": _huge_k,
+    "http-health-path": _health_path,
+    "http-slowloris-400": lambda port, folder: (400 * 50, _slowloris(port)),
+    "holder-forged": lambda port, folder: (0, _forged_holder(folder)),
+}
+
+
+def _peak_mb(pid: int) -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return float("nan")
+    found = re.search(r"VmHWM:\s+(\d+) kB", status)
+    return int(found[1]) / 1024 if found else float("nan")
+
+
+def run_server_cases(names: list[str]) -> None:
+    """The hostile-client cases among `names`, against one `sheaf serve`, as rows of the
+    same table."""
+    chosen = [name for name in names if name in SERVER_CASES]
+    if not chosen:
+        return
+    with tempfile.TemporaryDirectory(prefix="sheaf-hostile-clients-") as folder:
+        server, port = _serve(Path(folder))
+        try:
+            for name in chosen:
+                started = time.monotonic()
+                try:
+                    size, outcome = SERVER_CASES[name](port, Path(folder))
+                except Exception as exc:  # a case that breaks says how, the rest run
+                    size, outcome = 0, f"case failed: {type(exc).__name__}: {exc}"
+                elapsed = time.monotonic() - started
+                print(f"{name:<20} {size / 1e6:>7.2f}MB {elapsed:>8.1f} "
+                      f"{_peak_mb(server.pid):>8.0f}  {outcome}", flush=True)
+        finally:
+            server.terminate()
+            server.wait(60)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=120,
                         help="seconds before a case is killed (default 120)")
     parser.add_argument("--only", default="",
                         help="comma-separated case names (default: all): "
-                             + ", ".join(CASES))
+                             + ", ".join([*CASES, *SERVER_CASES]))
     args = parser.parse_args()
-    chosen = [name for name in args.only.split(",") if name] or list(CASES)
-    unknown = sorted(set(chosen) - set(CASES))
+    chosen = [name for name in args.only.split(",") if name] or [*CASES, *SERVER_CASES]
+    unknown = sorted(set(chosen) - set(CASES) - set(SERVER_CASES))
     if unknown:
         parser.error(f"unknown cases: {', '.join(unknown)}")
     print(f"{'case':<20} {'input':>9} {'wall s':>8} {'peak MB':>8}  outcome")
     with tempfile.TemporaryDirectory(prefix="sheaf-hostile-") as folder:
-        for name in chosen:
+        for name in (n for n in chosen if n in CASES):
             suffix, generate = CASES[name]
             path = Path(folder) / f"{name}{suffix}"
             path.write_bytes(generate())
@@ -165,6 +357,7 @@ def main() -> int:
             print(f"{name:<20} {size / 1e6:>7.2f}MB {elapsed:>8.1f} {peak_mb:>8.0f}  "
                   f"{outcome}", flush=True)
             path.unlink()
+    run_server_cases(chosen)
     return 0
 
 

@@ -23,14 +23,15 @@ class FilesystemBlobStore:
         return self.root / "raw" / sha256[:2] / sha256
 
     async def put(self, data: bytes, sha256: str | None = None) -> str:
-        sha = sha256 or hashlib.sha256(data).hexdigest()
-        await anyio.to_thread.run_sync(self._write, sha, data)
-        return sha
+        # Hashed in the thread too: a large body takes the event loop's time otherwise.
+        return await anyio.to_thread.run_sync(self._write, sha256, data)
 
-    def _write(self, sha: str, data: bytes) -> None:
+    def _write(self, sha256: str | None, data: bytes) -> str:
+        sha = sha256 or hashlib.sha256(data).hexdigest()
         target = self._path(sha)
         if not target.exists():
             write_atomically(target, data)
+        return sha
 
     async def get(self, sha256: str) -> bytes:
         path = self._path(sha256)

@@ -6,10 +6,13 @@ import os
 import tempfile
 from pathlib import Path
 
+from .owner_only import owner_only_folders
+
 
 def write_atomically(target: Path, data: bytes) -> None:
-    """Write beside the target, flush to disk, then rename over it."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write beside the target, flush to disk, then rename over it. The file is its
+    owner's alone (0600, as `mkstemp` makes it), and so are the folders made for it."""
+    owner_only_folders(target.parent)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -194,7 +194,7 @@ class Ingestion:
                        SourceRef(SourceKind.FILE, local.path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
-        fetched_sha = hashlib.sha256(body).hexdigest()
+        fetched_sha = await self._pool.run(sha256_hex, body)
         # Concurrent ingests of the same bytes or the same source take turns, so the
         # second one sees the first one's document (duplicate or unchanged, not new twice).
         async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
@@ -339,32 +339,28 @@ class Ingestion:
     async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
                      extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
-        meta.json, whose presence marks the set complete (what `resume` looks for)."""
-        markdown = extracted.document.text
-        document = extracted.document
+        meta.json, whose presence marks the set complete (what `resume` looks for). The
+        encoding and hashing run in the worker pool: a large document's artifacts take
+        seconds to serialise, and the event loop must keep answering meanwhile."""
         await self._blobs.put(body, fetched_sha)
         content_sha = fetched_sha
         if extracted.content is not body:  # a linked PDF: keep its bytes too
             content_sha = await self._blobs.put(extracted.content)
-        markdown_sha = await self._blobs.put(markdown.encode())
-        staged = StagedVersion(
-            version_id=version_id, title=document.title, content_source=extracted.source.value,
-            content_type=extracted.content_type, metadata=document.metadata.as_dict(),
-            diagnostics=extracted.diagnostics, blocks=_block_rows(document),
-            characters=len(markdown), final_url=extracted.final_url, content_sha=content_sha,
-            markdown_sha=markdown_sha, chunks=analysis.chunks,
-            sections=analysis.sections, profile=analysis.profile)
-        await self._artifacts.write(key, "document.md", markdown.encode())
-        await self._artifacts.write(key, "chunks.jsonl", staged.chunks_jsonl())
-        await self._artifacts.write(key, "meta.json", staged.meta_json())
-        return staged
+        markdown = await self._pool.run(_encoded, extracted.document.text)
+        markdown_sha = await self._blobs.put(markdown)  # blob stores hash off the loop
+        files = await self._pool.run(_staged_files, version_id, extracted, analysis,
+                                     content_sha, markdown_sha)
+        await self._artifacts.write(key, "document.md", markdown)
+        await self._artifacts.write(key, "chunks.jsonl", files.chunks_jsonl)
+        await self._artifacts.write(key, "meta.json", files.meta_json)
+        return files.staged
 
     async def _staged(self, key: str, version_id: str) -> StagedVersion | None:
         meta = await self._artifacts.read(key, "meta.json")
         chunks = await self._artifacts.read(key, "chunks.jsonl")
         if meta is None or chunks is None:
             return None
-        staged = StagedVersion.from_artifacts(meta, chunks)
+        staged = await self._pool.run(StagedVersion.from_artifacts, meta, chunks)
         if staged is None or staged.profile is None or staged.version_id != version_id \
                 or not await self._blobs.has(staged.markdown_sha):
             return None  # staged for another version number, or its blobs are gone
@@ -402,6 +398,36 @@ async def expand_listing(files: FileReader, sources: list[str], recursive: bool 
         else:
             expanded.append(source)
     return DirectoryListing(tuple(expanded), tuple(skipped))
+
+
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of `data` in hex: a worker's job for large bodies."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode()
+
+
+@attrs.frozen
+class _StagedFiles:
+    staged: StagedVersion
+    chunks_jsonl: bytes
+    meta_json: bytes
+
+
+def _staged_files(version_id: str, extracted: _Extracted, analysis: VersionAnalysis,
+                  content_sha: str, markdown_sha: str) -> _StagedFiles:
+    """The staged version and its serialised artifacts (run in the worker pool)."""
+    document = extracted.document
+    staged = StagedVersion(
+        version_id=version_id, title=document.title, content_source=extracted.source.value,
+        content_type=extracted.content_type, metadata=document.metadata.as_dict(),
+        diagnostics=extracted.diagnostics, blocks=_block_rows(document),
+        characters=len(document.text), final_url=extracted.final_url,
+        content_sha=content_sha, markdown_sha=markdown_sha, chunks=analysis.chunks,
+        sections=analysis.sections, profile=analysis.profile)
+    return _StagedFiles(staged, staged.chunks_jsonl(), staged.meta_json())
 
 
 def _final_url(page: FetchedPage | None) -> str | None:

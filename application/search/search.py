@@ -9,7 +9,13 @@ from ...domain.analysis.chunking import Chunk
 from ...domain.document.document_location import DocumentLocation
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.search.rank_fusion import RRF_K, reciprocal_rank_fusion
-from ...domain.search.search_request import NO_FILTERS, Expansion, SearchFilters, SearchMode
+from ...domain.search.search_request import (
+    MAX_RESULTS,
+    NO_FILTERS,
+    Expansion,
+    SearchFilters,
+    SearchMode,
+)
 from ..ports.embedder import Embedder
 from ..store.document_structure import DocumentStructure, StructuredDocument
 from ..store.storage import Storage
@@ -96,8 +102,9 @@ class Search:
         for `query`. `expand` adds the text around each hit; `window` is its N."""
         if not query.strip():
             raise SheafError(ErrorKind.INVALID_QUERY, "the query is empty")
-        if k < 1:
-            raise SheafError(ErrorKind.INVALID_QUERY, f"k must be at least 1, not {k}")
+        if not 1 <= k <= MAX_RESULTS:
+            raise SheafError(ErrorKind.INVALID_QUERY,
+                             f"k must be between 1 and {MAX_RESULTS}, not {k}")
         if mode is SearchMode.AUTO:
             semantic = self.embedder is not None and not (await self.embedder.model()).lexical
             mode = SearchMode.HYBRID if semantic else SearchMode.BM25

@@ -8,6 +8,10 @@ import attrs
 
 from ..errors import ErrorKind, SheafError
 
+MAX_RESULTS = 1000
+"""The most hits one search returns (`k`): past it a search is refused, not answered
+with an unbounded body (one HTTP answer for an unbounded `k` was 16.9 MB)."""
+
 
 class SearchMode(enum.Enum):
     AUTO = "auto"

@@ -98,6 +98,27 @@ def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
                               ocr=TesseractOcr(limiter=limiter))
 
 
+# What ingestion is built from, relative to this package: the extractors, the HTTP
+# client and the use case.
+_INGESTION_MODULES = (
+    "...adapters.fetching.aiohttp_http_client", "...adapters.files.filesystem_file_reader",
+    "...adapters.html.html5lib_extractor", "...adapters.ocr.tesseract_ocr",
+    "...adapters.office.docx_extractor", "...adapters.office.epub_extractor",
+    "...adapters.office.pptx_extractor", "...adapters.office.xlsx_extractor",
+    "...adapters.pdf.pdfminer_extractor", "...application.extraction.content_resolver",
+    "...application.extraction.document_extraction", "...application.ingestion.ingestion")
+
+
+def import_ingestion() -> None:
+    """Import what ingestion is built from, without building it: for a server to run in
+    a worker thread before it listens. Left to the first ingest, the imports held the
+    event loop for up to a second (ADR-0028)."""
+    import importlib
+
+    for name in _INGESTION_MODULES:
+        importlib.import_module(name, __package__)
+
+
 def blob_folder(store_path: Path) -> Path:
     """Blobs live beside the DuckDB file: `kb.duckdb` keeps them in `kb.blobs/`."""
     return store_path.with_suffix(".blobs")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 T = TypeVar("T")
+logger = logging.getLogger("sheaf.holder")
 HOLDER_SUFFIX = ".holder"
 
 
@@ -67,31 +69,53 @@ def compatibility(settings: Settings) -> dict[str, str]:
             for name, value in values.items()}
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
-
-
 def read_holder(store: Path) -> HolderRecord | None:
-    """The store's holder, or None: no file, an unreadable one, or one left by a process
-    that is gone (removed then, so the next reader does not look again)."""
+    """The store's holder, or None: no file, an unreadable one, one that cannot be
+    believed (`holder_trust`: another user's, readable by others, a URL off loopback, a
+    pid that is 1, another user's or not listening on that port), or one left by a
+    process that is gone (removed then, so the next reader does not look again)."""
+    from .holder_trust import file_refusal, holder_port, listener_refusal, process_refusal
+
     path = holder_path(store)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # Not followed if it is a link; owner and mode are those of what was opened.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        refused = file_refusal(os.fstat(descriptor))
+        if refused is not None:
+            return _distrusted(path, refused)
+        with os.fdopen(descriptor, "r", encoding="utf-8") as file:
+            descriptor = -1
+            data = json.loads(file.read(64 * 1024))
         record = HolderRecord(int(data["pid"]), str(data["command"]), str(data["url"]),
                               str(data["token"]), dict(data.get("compatibility") or {}))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not _alive(record.pid):
+    finally:
+        if descriptor >= 0:
+            os.close(descriptor)
+    port = holder_port(record.url)
+    if port is None:
+        return _distrusted(path, f"its address {record.url[:80]!r} is not "
+                                 "http://127.0.0.1:PORT")
+    refused = process_refusal(record.pid)
+    if refused == "gone":
         with suppress(OSError):
             path.unlink()
         return None
+    refused = refused or listener_refusal(record.pid, port)
+    if refused is not None:
+        return _distrusted(path, refused)
     return record
+
+
+def _distrusted(path: Path, reason: str) -> None:
+    """A holder file not believed: left where it is (it may be another user's), said
+    once in the log, and the command opens the store itself."""
+    logger.warning("sheaf: not trusting %s: %s", path, reason)
+    return None
 
 
 def publish(store: Path, record: HolderRecord) -> None:

@@ -152,9 +152,14 @@ def store_status(status: StoreStatus) -> JSON:
                         "sources": s.sources} for s in status.spaces]}
 
 
-def health(status: StoreStatus, version: str) -> JSON:
-    """The HTTP API's health: this sheaf's version, the store and its schema."""
-    return {"status": "ok", "version": version, "store": status.location,
+def health(status: StoreStatus, version: str, *, full_location: bool = True) -> JSON:
+    """The HTTP API's health: this sheaf's version, the store and its schema. Without
+    `full_location` (a client that sent no token) a store file is named without its
+    folders: where the server keeps its files is not for anyone who can connect."""
+    location = status.location
+    if not full_location and "://" not in location:
+        location = location.replace("\\", "/").rsplit("/", 1)[-1]
+    return {"status": "ok", "version": version, "store": location,
             "schema_version": status.schema_version}
 
 

@@ -148,4 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    import os
+
+    os.umask(0o077)  # as the console script does (console.main)
     raise SystemExit(main())

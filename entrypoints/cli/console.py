@@ -9,7 +9,11 @@ import sys
 
 
 def main() -> int:
-    """Run `sheaf` with the process's arguments; returns the exit code."""
+    """Run `sheaf` with the process's arguments; returns the exit code. What a sheaf
+    command creates is its user's alone (ADR-0028): the files DuckDB makes beside a
+    store (its write-ahead log, made afresh after each checkpoint) take their mode from
+    the umask, and no other setting reaches them."""
+    os.umask(0o077)
     if sys.argv[1:] == ["--version"]:
         from ...adapters.installation.package_version import version_info
 

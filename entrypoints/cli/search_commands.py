@@ -11,7 +11,7 @@ import click
 
 from ...domain.document.resolved_content import ContentSource
 from ...domain.errors import ErrorKind, SheafError
-from ...domain.search.search_request import Expansion, SearchMode
+from ...domain.search.search_request import MAX_RESULTS, Expansion, SearchMode
 from ..api import serialisation
 from ..api.serialisation import as_received
 from ..api.settings import READING, Group
@@ -45,7 +45,7 @@ def register(group: click.Group) -> None:
 @click.argument("query", required=False)
 @click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help='a JSON-lines file of {"id", "text"}: one result line each')
-@click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--k", type=click.IntRange(1, MAX_RESULTS), default=10, show_default=True)
 @click.option("--mode", type=click.Choice([m.value for m in SearchMode]), default="auto",
               show_default=True, help="auto: hybrid with a semantic embedder, else bm25")
 @click.option("--section", multiple=True, metavar="LABEL",

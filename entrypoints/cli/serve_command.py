@@ -11,6 +11,8 @@ import click
 
 from ...domain.errors import configuration_error
 from ..api.settings import ALL_GROUPS, Settings
+from ..http.browser_requests import AllowedHosts
+from ..http.server_limits import ServerLimits
 from .cli_options import settings_for, store_option
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -36,9 +38,16 @@ def register(group: click.Group) -> None:
               help="ingests at once before 429")
 @click.option("--allow-private", is_flag=True,
               help="let ingests fetch loopback and private addresses")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="a Host name clients may use besides loopback names and --host "
+                   "(repeatable); other names are refused 421 (DNS rebinding)")
+@click.option("--max-connections", type=click.IntRange(min=1),
+              default=ServerLimits().max_connections, show_default=True,
+              help="open connections at once before 503")
 def serve(host: str, port: int, token: str | None, tokens: str | None,
           store: Path | None, space: str, embedder: str | None, max_pending: int,
-          allow_private: bool) -> None:
+          allow_private: bool, allowed_hosts: tuple[str, ...], max_connections: int
+          ) -> None:
     """Serve the HTTP API (see /openapi.json)."""
     from ..http.token_scopes import parse_token_scopes
 
@@ -48,37 +57,45 @@ def serve(host: str, port: int, token: str | None, tokens: str | None,
                                "SHEAF_API_TOKEN, SHEAF_API_TOKENS)")
     settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
                             allow_private=allow_private or None, api_token=token)
-    anyio.run(_serve, settings, host, port, max_pending, scopes)
+    allowed = AllowedHosts.serving(host, allowed_hosts, token=bool(token or scopes))
+    limits = ServerLimits(max_connections=max_connections)
+    anyio.run(_serve, settings, host, port, max_pending, allowed, limits, scopes)
 
 
 async def _serve(settings: Settings, host: str, port: int, max_pending: int,
+                 allowed: AllowedHosts, limits: ServerLimits,
                  scopes: tuple[Any, ...] = ()) -> None:
     from aiohttp import web
 
-    from ..api.composition import blob_folder
+    from ..api.composition import blob_folder, import_ingestion
     from ..api.knowledge import Knowledge
     from ..holder.store_holder import holding
     from ..http.http_api import ApiSettings, build_app
+    from ..http.server_limits import bound_port, listen
 
     async with Knowledge.open(settings=settings) as kb:
         # The store is opened before the port is bound and anything is announced: a
         # store locked by another process fails without having claimed to serve.
-        await kb.status()
+        status = await kb.status()
+        await anyio.to_thread.run_sync(import_ingestion)  # not on the first ingest's loop
         app = build_app(kb, ApiSettings(
             space=settings.space, token=settings.api_token, scopes=scopes,
+            allowed_hosts=allowed, store_status=status,
             max_upload_bytes=settings.fetch.max_bytes, max_pending=max_pending,
             uploads=blob_folder(settings.store) / "uploads"))
-        runner = web.AppRunner(app, access_log=None)
+        # aiohttp closes a connection idle this long between requests.
+        runner = web.AppRunner(app, access_log=None, keepalive_timeout=15)
         await runner.setup()
+        listening = None
         try:
-            site = web.TCPSite(runner, host, port)
+            assert runner.server is not None
             try:
-                await site.start()
+                listening = await listen(runner.server, host, port, limits)
             except OSError as exc:  # the port taken, or an address not on this machine
                 raise configuration_error(
                     "--port", f"cannot listen on {host}:{port}: {exc.strerror or exc}"
                 ) from None
-            port = runner.addresses[0][1]  # the one bound, when --port 0 asked for any
+            port = bound_port(listening)  # the one bound, when --port 0 asked for any
             click.echo(f"sheaf: serving {settings.location} on http://{host}:{port} "
                        f"({'token required' if settings.api_token or scopes else 'no token'})",
                        err=True)
@@ -91,5 +108,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
                         break
             click.echo("sheaf: stopped", err=True)
         finally:
+            if listening is not None:
+                listening.close()
             with anyio.CancelScope(shield=True):
                 await runner.cleanup()

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from ..api.held_store import HolderRecord, command_line, compatibility, publish, withdraw
 
 if TYPE_CHECKING:
+    import asyncio
+
     from aiohttp import web
 
     from ..api.knowledge_api import KnowledgeApi
@@ -37,16 +39,19 @@ async def holding(kb: KnowledgeApi, settings: Settings, command: str | None = No
     import anyio
     from aiohttp import web
 
+    from ..http.server_limits import ServerLimits, bound_port, listen
     from .holder_api import HeldRequests, build_holder_app
 
     token = secrets.token_urlsafe(32)
     requests = HeldRequests()
     runner = web.AppRunner(build_holder_app(kb, token, requests), access_log=None)
     await runner.setup()
+    listening: asyncio.Server | None = None
     try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = runner.addresses[0][1]
+        assert runner.server is not None
+        # The holder's port is loopback-only but any local process can connect to it.
+        listening = await listen(runner.server, "127.0.0.1", 0, ServerLimits())
+        port = bound_port(listening)
         record = HolderRecord(os.getpid(), command or command_line(),
                               f"http://127.0.0.1:{port}", token, compatibility(settings))
         publish(settings.store, record)
@@ -55,8 +60,10 @@ async def holding(kb: KnowledgeApi, settings: Settings, command: str | None = No
         finally:
             withdraw(settings.store, record)
             with anyio.CancelScope(shield=True):
-                await _answer_the_connected(runner, site, requests)
+                await _answer_the_connected(runner, listening, requests)
     finally:
+        if listening is not None:
+            listening.close()  # a second time is harmless
         with anyio.CancelScope(shield=True):
             await runner.cleanup()
 
@@ -66,7 +73,7 @@ QUIET_SECONDS = 10.0
 through it sends its next request at once."""
 
 
-async def _answer_the_connected(runner: web.AppRunner, site: web.TCPSite,
+async def _answer_the_connected(runner: web.AppRunner, listening: asyncio.Server,
                                 requests: HeldRequests) -> None:
     """Stop taking connections (a command finding none opens the store once it is free),
     then answer the commands already connected to the end: while a request runs, and
@@ -74,7 +81,7 @@ async def _answer_the_connected(runner: web.AppRunner, site: web.TCPSite,
     (aiohttp would cancel a running one after its shutdown timeout)."""
     import anyio
 
-    await site.stop()
+    listening.close()
     requests.ended = max(requests.ended, time.monotonic())
     server = runner.server
     while requests.running or (server is not None and server.connections

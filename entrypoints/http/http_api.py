@@ -25,15 +25,24 @@ from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
 
 from ...adapters.fetching.http_settings import DEFAULT_MAX_BYTES
+from ...adapters.files.owner_only import owner_only_folders
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
 from ...domain.rendering.render_need import RENDER_MODES
-from ...domain.search.search_request import Expansion, SearchMode, parse_metadata_filter
+from ...domain.search.search_request import (
+    MAX_RESULTS,
+    Expansion,
+    SearchMode,
+    parse_metadata_filter,
+)
 from ...domain.store.ingestion import IngestResult, IngestStatus
+from ...domain.store.knowledge_records import StoreStatus
 from ...domain.values.json_nesting import parse_strict_json
 from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
+from .bearer_token import bearer_matches
+from .browser_requests import AllowedHosts, json_content_type, refusal_of
 from .document_paging import documents_payload
 from .openapi import openapi_document
 from .problem_details import problem, status_of
@@ -49,16 +58,21 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 @attrs.define
 class ApiSettings:
-    """How the server behaves; `token` None means no authentication (loopback use)."""
+    """How the server behaves; `token` None means no authentication (loopback use);
+    `allowed_hosts` the names it answers to (`browser_requests`)."""
 
     space: str = "default"
     token: str | None = None
     scopes: tuple[TokenScope, ...] = ()
     """Tokens that reach one space (`token_scopes`), beside the unscoped `token`."""
+    allowed_hosts: AllowedHosts = attrs.field(factory=lambda: AllowedHosts.serving(
+        "127.0.0.1"))
     max_upload_bytes: int = DEFAULT_MAX_BYTES
     max_pending: int = 8
     uploads: Path = attrs.field(factory=lambda: Path(tempfile.gettempdir()) / "sheaf-uploads")
     pending: int = 0
+    store_status: StoreStatus | None = None
+    """The store as health names it, read on the first probe."""
 
 
 class _Refusal(Exception):
@@ -73,7 +87,8 @@ def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application
     another space of the same store."""
     registry = MetricsRegistry()
     process_metrics(registry, time.time())
-    app = web.Application(middlewares=[http_metrics(registry), _errors, _authentication],
+    app = web.Application(middlewares=[http_metrics(registry), _errors, _browsers,
+                                       _authentication],
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
     app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
@@ -110,6 +125,19 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     except Exception:  # a bug: logged in full, answered as a problem, server stays up
         logger.exception("internal error on %s %s", request.method, request.path)
         return problem(500, "internal_error", "sheaf failed unexpectedly; see the log")
+
+
+@web.middleware
+async def _browsers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Requests a web page made on its own behalf refused before anything else: a
+    rebinding page's `Host` (421), another site's `Origin` (403)."""
+    refused = refusal_of(request.app[SETTINGS].allowed_hosts, method=request.method,
+                         host=request.headers.get("Host"),
+                         origin=request.headers.get("Origin"),
+                         fetch_site=request.headers.get("Sec-Fetch-Site"))
+    if refused is not None:
+        raise _Refusal(refused.status, refused.kind, refused.detail)
+    return await handler(request)
 
 
 @web.middleware
@@ -158,6 +186,10 @@ def _json_value(text: str, what: str) -> Any:
 
 
 async def _json_body(request: web.Request, hint: str) -> Any:
+    if not json_content_type(request.headers.get("Content-Type")):
+        # What a page can post anywhere without asking (text/plain, a form) is not read.
+        raise _Refusal(415, "unsupported_media_type",
+                       f"the body must be sent as Content-Type: application/json {hint}")
     try:
         text = (await request.read()).decode("utf-8")
     except UnicodeDecodeError:
@@ -175,20 +207,33 @@ def _count(payload: dict[str, Any], name: str) -> int | None:
     return value
 
 
-def _int(request: web.Request, name: str, default: int) -> int:
+def _int(request: web.Request, name: str, default: int, *, least: int = 1,
+         most: int | None = None) -> int:
     value = request.query.get(name)
     if value is None:
         return default
     try:
-        return int(value)
+        number = int(value) if len(value) <= 20 else None
     except ValueError:
-        raise _bad(f"{name} must be an integer, not {value[:40]!r}") from None
+        number = None
+    if number is None or number < least or (most is not None and number > most):
+        bounds = f"between {least} and {most}" if most is not None else f"at least {least}"
+        raise _bad(f"{name} must be a whole number {bounds}, not {value[:40]!r}")
+    return number
 
 
 # -- handlers ----------------------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
-    status = await request.app[KNOWLEDGE].status()
-    return _json(serialisation.health(status, sheaf_version()))
+    """Liveness: this server answers. What it names (the store, its schema) does not
+    change while it serves, so it is read from the store once: a probe never queues
+    behind the searches and ingests using the store's connections."""
+    status = request.app[SETTINGS].store_status
+    if status is None:
+        status = request.app[SETTINGS].store_status = await request.app[KNOWLEDGE].status()
+    token = request.app[SETTINGS].token  # health needs none; the store's path does
+    trusted = bool(token) and bearer_matches(request.headers.get("Authorization", ""),
+                                             token or "")
+    return _json(serialisation.health(status, sheaf_version(), full_location=trusted))
 
 
 async def openapi(request: web.Request) -> web.Response:
@@ -204,7 +249,7 @@ async def ingest(request: web.Request) -> web.Response:
     settings.pending += 1
     upload: Path | None = None
     try:
-        if request.content_type.startswith("multipart/"):
+        if request.content_type == "multipart/form-data":
             source, options = await _receive_upload(request)
             upload = Path(source)
         else:
@@ -303,7 +348,7 @@ async def _next_part(reader: Any) -> Any:
 
 
 async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
-    settings.uploads.mkdir(parents=True, exist_ok=True)
+    owner_only_folders(settings.uploads)
     name = _SAFE_NAME.sub("_", Path(part.filename or "upload").name).strip("._") or "upload"
     digest = hashlib.sha256()
     size = 0
@@ -321,7 +366,7 @@ async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
             Path(spool.name).unlink(missing_ok=True)
             raise
     target = settings.uploads / digest.hexdigest()[:32] / name
-    target.parent.mkdir(exist_ok=True)
+    owner_only_folders(target.parent)
     Path(spool.name).replace(target)
     return target
 
@@ -375,13 +420,13 @@ async def search(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise _bad(str(exc)) from None
     found = await _knowledge(request).search(
-        query, _int(request, "k", 10), mode=mode,
+        query, _int(request, "k", 10, most=MAX_RESULTS), mode=mode,
         document=request.query.getall("doc", []),
         section=request.query.getall("section", []),
         source=request.query.getall("source", []),
         metadata=parse_metadata_filter(request.query.getall("meta", [])),
         group_by_document=request.query.get("group", "").lower() in ("1", "true", "yes"),
-        expand=expand, window=_int(request, "window", 1))
+        expand=expand, window=_int(request, "window", 1, least=0))
     return _json({"query": query, "results": serialisation.hits(found)})
 
 

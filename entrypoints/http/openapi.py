@@ -6,6 +6,7 @@ from typing import Any
 
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.document.resolved_content import ContentSource
+from ...domain.search.search_request import MAX_RESULTS
 
 RENDER = {"type": "string", "enum": ["auto", "always", "never"],
           "description": "render web pages in a headless Chromium: auto (default) when "
@@ -179,8 +180,8 @@ def openapi_document() -> dict[str, Any]:
                     {"name": "q", "in": "query", "required": True,
                      "schema": {"type": "string"}},
                     SPACE,
-                    {"name": "k", "in": "query", "schema": {"type": "integer",
-                                                            "minimum": 1}},
+                    {"name": "k", "in": "query", "schema": {
+                        "type": "integer", "minimum": 1, "maximum": MAX_RESULTS}},
                     {"name": "mode", "in": "query", "schema": {
                         "type": "string", "enum": ["auto", "hybrid", "bm25", "vector"]}},
                     {"name": "section", "in": "query", "schema": {"type": "string"}},

@@ -36,10 +36,14 @@ def register(group: click.Group) -> None:
               envvar="SHEAF_MCP_MAX_RESULT_TOKENS", show_envvar=True,
               default=DEFAULT_TOKEN_BUDGET, show_default=True,
               help="most tokens (about 4 characters each) in one tool result")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="with --http: a Host name clients may use besides loopback names and "
+                   "--host (repeatable); other names are refused 421 (DNS rebinding)")
 @store_options
 def mcp(over_http: bool, host: str, port: int, token: str | None, folders: tuple[Path, ...],
         allow_remove: bool, allow_private: bool, max_result_tokens: int,
-        store: Path | None, space: str, embedder: str | None) -> None:
+        allowed_hosts: tuple[str, ...], store: Path | None, space: str,
+        embedder: str | None) -> None:
     """Serve the knowledge base to agents over MCP (the sheaf[mcp] extra)."""
     if over_http and not token and host not in LOOPBACK:
         raise click.UsageError("serving MCP beyond loopback needs --token (or "
@@ -55,6 +59,7 @@ def mcp(over_http: bool, host: str, port: int, token: str | None, folders: tuple
     server = ServerSettings.of(folders=folders, allow_remove=allow_remove,
                                token_budget=max_result_tokens)
     if over_http:
-        anyio.run(lambda: serve_http(settings, server, host=host, port=port))
+        anyio.run(lambda: serve_http(settings, server, host=host, port=port,
+                                     allowed_hosts=allowed_hosts))
     else:
         anyio.run(serve_stdio, settings, server)

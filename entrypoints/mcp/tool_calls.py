@@ -8,6 +8,7 @@ checked once, here, by the same schema checker the LLM tools use. Its own tools 
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -38,6 +39,7 @@ Progress = Callable[[float, float | None, str], Awaitable[None]]
 
 HEARTBEAT_SECONDS = 1.0
 T = TypeVar("T")
+_UNUSABLE_PATH = frozenset({errno.ENAMETOOLONG, errno.EINVAL, errno.ELOOP})
 
 
 @attrs.frozen
@@ -78,12 +80,33 @@ class ToolCalls:
             if "error" in answer:
                 raise SheafError(ErrorKind(answer["error"]["kind"]),
                                  answer["error"]["message"])
+            answer = _echoes_shortened(answer, given, self._budget.characters // 8)
             if name in PAGED_LISTS and PAGED_LISTS[name] in answer:
                 return self._page(name, given, answer, skip)
             return self._within(name, answer)
         except SheafError as exc:
-            failure = serialisation.error_answer(exc)
-            return ToolAnswer(failure, answer_text(name, failure), is_error=True)
+            return self._failure(name, exc)
+        except OSError as exc:  # a path the system refuses (too long, a loop): typed,
+            # and without the server's own paths the exception names
+            kind = ErrorKind.INVALID_QUERY if exc.errno in _UNUSABLE_PATH else \
+                ErrorKind.INPUT_NOT_FOUND
+            return self._failure(name, SheafError(
+                kind, f"the path cannot be used: {exc.strerror or type(exc).__name__}"))
+
+    def _failure(self, name: str, exc: SheafError) -> ToolAnswer:
+        """The error answer, its message cut to fit the budget: a message may quote
+        what the call gave (a 100,000-character id), and the budget holds for errors."""
+        failure = serialisation.error_answer(exc)
+        message: str = failure["error"]["message"]
+        text = answer_text(name, failure)
+        over = size_of(failure, text) - self._budget.characters
+        if over > 0:
+            # The message is sent twice (JSON and text); JSON may escape it longer.
+            keep = max(0, len(message) - over - 64) // 2
+            cut = f"{message[:keep]}… ({len(message) - keep} characters cut)"
+            failure = {"error": {**failure["error"], "message": cut}}
+            text = answer_text(name, failure)
+        return ToolAnswer(failure, text, is_error=True)
 
     def _check(self, name: str, arguments: dict[str, Any]) -> None:
         tool = self._tools.get(name)
@@ -255,6 +278,20 @@ class _DocumentRange:
     markdown: str
     end: int
     answer: dict[str, Any]
+
+
+def _echoes_shortened(answer: dict[str, Any] | _DocumentRange, given: dict[str, Any],
+                      room: int) -> Any:
+    """`answer` with any top-level string that repeats an argument (a search's `query`)
+    cut to `room` characters: what the caller sent need not come back whole, and a
+    35,000-character query echoed whole broke the budget."""
+    if not isinstance(answer, dict):
+        return answer
+    echoed = {value for value in given.values() if isinstance(value, str)
+              and len(value) > room}
+    return {key: (f"{value[:room]}… ({len(value) - room} characters cut)"
+                  if isinstance(value, str) and value in echoed else value)
+            for key, value in answer.items()}
 
 
 def _shortened(item: Any, room: int) -> Any:

@@ -4,12 +4,13 @@ streamable HTTP, behind a bearer token whenever it listens beyond loopback."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 import anyio
@@ -18,6 +19,9 @@ from ...domain.errors import configuration_error
 from ..api.knowledge import Knowledge
 from ..api.settings import Settings
 from ..holder.store_holder import holding
+from ..http.browser_requests import AllowedHosts
+from ..http.server_limits import ConnectionCount, ServerLimits, limited
+from .browser_guard import browser_guard
 from .mcp_metrics import metered
 from .server import ServerSettings, build_server
 
@@ -47,9 +51,11 @@ async def serve_stdio(settings: Settings, served: ServerSettings) -> None:
 
 
 async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
-                     port: int) -> None:
+                     port: int, allowed_hosts: Sequence[str] = (),
+                     limits: ServerLimits | None = None) -> None:
     """Serve streamable HTTP at http://HOST:PORT/mcp until interrupted, behind
-    `settings.api_token` when there is one."""
+    `settings.api_token` when there is one, refusing pages' requests
+    (`browser_guard`) and slow clients (`limits`)."""
     import uvicorn
 
     token = settings.api_token
@@ -59,8 +65,12 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
         app: Asgi = metered(server.streamable_http_app(host=host))
         if token:
             app = bearer_guard(app, token)
-        web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                            lifespan="on"))
+        app = browser_guard(app, AllowedHosts.serving(host, allowed_hosts,
+                                                      token=bool(token)))
+        web = uvicorn.Server(uvicorn.Config(
+            app, host=host, port=port, log_level="warning", lifespan="on",
+            http=limited_uvicorn_protocol(limits or ServerLimits()),  # type: ignore[arg-type]
+            timeout_keep_alive=15))
 
         async def announce() -> None:
             while not web.started:
@@ -90,6 +100,19 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def limited_uvicorn_protocol(limits: ServerLimits) -> Callable[..., asyncio.Protocol]:
+    """uvicorn's HTTP/1.1 protocol behind `limits` (`http/server_limits.py`): uvicorn
+    makes one per connection with the arguments it passes here."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    count = ConnectionCount()
+
+    def protocol(**given: Any) -> asyncio.Protocol:
+        return limited(functools.partial(AutoHTTPProtocol, **given), limits, count)()
+
+    return protocol
 
 
 def bearer_guard(app: Asgi, token: str) -> Asgi:

@@ -37,6 +37,7 @@ class Api:
     def request(self, method: str, path: str, *, token: str | None = TOKEN,
                 **options: object) -> aiohttp.client._RequestContextManager:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers |= dict(options.pop("headers", None) or {})  # type: ignore[call-overload]
         return self.session.request(method, self.url + path, headers=headers,
                                     **options)  # type: ignore[arg-type]
 
@@ -168,8 +169,10 @@ async def test_every_error_status(start_api: Start, local_server: LocalServer,
         assert body["status"] == status and body["type"] == f"urn:sheaf:error:{body['kind']}"
         return str(body["kind"])
 
-    assert await status_kind(400, "POST", "/v1/documents", data=b"not json") == \
-        "invalid_request"
+    assert await status_kind(415, "POST", "/v1/documents", data=b"not json") == \
+        "unsupported_media_type"  # not declared JSON: a page could have sent it
+    assert await status_kind(400, "POST", "/v1/documents", data=b"not json", headers={
+        "Content-Type": "application/json"}) == "invalid_request"
     assert await status_kind(400, "POST", "/v1/documents", json={"url": "ftp://x/y"}) == \
         "invalid_url"
     assert await status_kind(400, "GET", "/v1/search") == "invalid_request"

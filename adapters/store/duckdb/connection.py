@@ -4,6 +4,7 @@ plain reads on pooled cursors of their own beside them."""
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import threading
@@ -14,6 +15,7 @@ import anyio
 import duckdb
 
 from ....domain.errors import ErrorKind, SheafError
+from ...files.owner_only import owner_only_file
 from .packaged_extensions import load_packaged_extension
 from .store_lock import StoreLock
 
@@ -45,10 +47,13 @@ class DuckDbConnection:
         # when it was loaded before: a search waiting for a cursor stems at once.
         reload = self._full_text_loaded
         self._full_text_loaded = False
+        created = self.path != ":memory:" and not os.path.exists(self.path)
         try:
             self.writer = duckdb.connect(self.path)
         except duckdb.Error as exc:
             raise _open_failure(self.path, exc) from None
+        if created:  # DuckDB creates it as the umask allows: its owner's alone instead
+            owner_only_file(self.path)
         self._cursors = [self.writer.cursor() for _ in range(READ_CURSORS)]
         if reload:
             self.load_full_text_extension()
@@ -89,9 +94,25 @@ class DuckDbConnection:
             with self._lock:
                 # Every write may index snippets with the extension's `stem()`.
                 self.load_full_text_extension()
-                return work(self.writer)
+                try:
+                    return work(self.writer)
+                finally:
+                    self._write_ahead_log_private()
 
         return await anyio.to_thread.run_sync(locked)
+
+    def _write_ahead_log_private(self) -> None:
+        """The write-ahead log its owner's alone. DuckDB makes it afresh, as the umask
+        allows, on the first write after each checkpoint; `sheaf` commands run under
+        umask 077 (ADR-0028), a program using the library may not."""
+        if self.path == ":memory:":
+            return
+        try:
+            mode = os.stat(self.path + ".wal").st_mode
+        except OSError:
+            return  # none yet, or checkpointed away
+        if mode & 0o077:
+            owner_only_file(self.path + ".wal")
 
     async def transaction(self, work: Callable[[duckdb.DuckDBPyConnection], T], *,
                           after_commit: Callable[[], None]) -> T:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ....application.store.storage import Storage
+from ...files.owner_only import owner_only_folders
 from .answer_cache import DuckDbAnswerCache
 from .catalogue import DuckDbCatalogue
 from .connection import DuckDbConnection
@@ -44,7 +45,7 @@ class DuckDbKnowledgeStore:
         unclean = sample = False
         store_lock = None
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            owner_only_folders(Path(self.path).parent)
             store_lock = StoreLock(self.path)
             # A write-ahead log left beside the file means the last writer did not close.
             unclean = Path(self.path + ".wal").exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from ....domain.store.knowledge_records import StoreCompaction
+from ...files.owner_only import owner_only_file
 from . import text_index
 from .connection import DuckDbConnection
 from .packaged_extensions import load_packaged_extension
@@ -150,6 +151,7 @@ class DuckDbMaintenance:
             leftover.unlink(missing_ok=True)
         try:
             fresh = duckdb.connect(str(target))
+            owner_only_file(target)  # it replaces the store: its owner's alone too
             try:
                 if needs_vss and load_packaged_extension(fresh, "vss"):
                     fresh.execute("SET hnsw_enable_experimental_persistence = true")

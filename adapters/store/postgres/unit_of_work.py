@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
+import anyio
 import attrs
 import psycopg
 
@@ -324,9 +325,14 @@ async def _require_version(c: Connection, space: str, version_id: str) -> str:
 
 
 async def _save_structure(c: Connection, version_id: str, structure: StoredStructure) -> None:
+    # A long document's structure takes seconds to encode: off the event loop.
+    encoded = await anyio.to_thread.run_sync(_structure_json, structure)
     await c.execute("INSERT INTO version_structure VALUES (%s, %s) ON CONFLICT (version_id) "
-                    "DO UPDATE SET structure = excluded.structure",
-                    (version_id, json.dumps(to_plain(structure), separators=(",", ":"))))
+                    "DO UPDATE SET structure = excluded.structure", (version_id, encoded))
+
+
+def _structure_json(structure: StoredStructure) -> str:
+    return json.dumps(to_plain(structure), separators=(",", ":"))
 
 
 async def _upsert_source(c: Connection, space: str, document_id: str, source: SourceRef,

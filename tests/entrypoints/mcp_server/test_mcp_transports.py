@@ -155,6 +155,23 @@ async def test_over_streamable_http_behind_a_token(http_server: tuple[str, Path]
     assert counted['sheaf_http_request_seconds_count{route="/mcp"}'] > 5
 
 
+async def test_pages_and_rebinding_names_are_refused_before_the_token(
+        http_server: tuple[str, Path]) -> None:
+    """The API's browser rules (`browser_requests`), on the real `sheaf mcp --http`."""
+    url, _ = http_server
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    async with http_client(TOKEN) as authorised:
+        rebinding = await authorised.post(url, json=listing,
+                                          headers={"Host": "attacker.example"})
+        assert rebinding.status_code == 421
+        page = await authorised.post(url, json=listing,
+                                     headers={"Origin": "https://attacker.example"})
+        assert page.status_code == 403
+        form = await authorised.post(url, json=listing,
+                                     headers={"Sec-Fetch-Site": "cross-site"})
+        assert form.status_code == 403
+
+
 def test_serving_beyond_loopback_needs_a_token(tmp_path: Path) -> None:
     done = subprocess.run([SHEAF, "mcp", "--http", "--host", "0.0.0.0", "--store",
                            str(tmp_path / "kb.duckdb")], env=environment(),
