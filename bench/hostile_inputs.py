@@ -1,5 +1,7 @@
-"""Hostile inputs through the real extractor: PDF decompression and operator bombs, and
-deeply nested HTML and JSON. Each case is generated, written to a temporary file and
+"""Hostile inputs through the real extractor: PDF decompression and operator bombs,
+deeply nested HTML and JSON, and (issue 30, `bench/hostile_store_cases.py`) amplification
+inside containers and images plus scenarios against a store, a terminal and the MCP
+allowed folders. Each case is generated, written to a temporary file and
 extracted by `sheaf extract` in a subprocess of its own, so a case that eats memory or
 never ends cannot take the benchmark with it. Prints, per case, the wall time, the peak
 resident memory of that subprocess and the outcome (OK, a typed error kind, a crash, or
@@ -24,6 +26,14 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.hostile_store_cases import (
+    SCENARIOS,
+    amplification_cases,
+    generate_in_child,
+    run_scenario,
+)
 
 SHEAF = Path(sys.executable).with_name("sheaf")
 GIB = 1 << 30
@@ -104,6 +114,8 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "json-deep-arrays": (".json", lambda: nested_json(100_000)),
     "json-deep-objects": (".json", lambda: nested_json_objects(100_000)),
 }
+
+CASES.update(amplification_cases())  # issue 30: containers and images (hostile_store_cases)
 
 _ERROR = re.compile(rb"sheaf: error: ([a-z_]+):")
 
@@ -340,21 +352,27 @@ def main() -> int:
                         help="seconds before a case is killed (default 120)")
     parser.add_argument("--only", default="",
                         help="comma-separated case names (default: all): "
-                             + ", ".join([*CASES, *SERVER_CASES]))
+                             + ", ".join([*CASES, *SCENARIOS, *SERVER_CASES]))
     args = parser.parse_args()
-    chosen = [name for name in args.only.split(",") if name] or [*CASES, *SERVER_CASES]
-    unknown = sorted(set(chosen) - set(CASES) - set(SERVER_CASES))
+    chosen = [name for name in args.only.split(",") if name] or [
+        *CASES, *SCENARIOS, *SERVER_CASES]
+    unknown = sorted(set(chosen) - set(CASES) - set(SCENARIOS) - set(SERVER_CASES))
     if unknown:
         parser.error(f"unknown cases: {', '.join(unknown)}")
-    print(f"{'case':<20} {'input':>9} {'wall s':>8} {'peak MB':>8}  outcome")
+    print(f"{'case':<22} {'input':>9} {'wall s':>8} {'peak MB':>8}  outcome")
     with tempfile.TemporaryDirectory(prefix="sheaf-hostile-") as folder:
-        for name in (n for n in chosen if n in CASES):
-            suffix, generate = CASES[name]
+        for name in (n for n in chosen if n in CASES or n in SCENARIOS):
+            if name in SCENARIOS:
+                size, elapsed, peak_mb, outcome = run_scenario(name, Path(folder))
+                print(f"{name:<22} {size / 1e6:>7.2f}MB {elapsed:>8.1f} {peak_mb:>8.0f}  "
+                      f"{outcome}", flush=True)
+                continue
+            suffix, _ = CASES[name]
             path = Path(folder) / f"{name}{suffix}"
-            path.write_bytes(generate())
+            generate_in_child(name, path)
             size = path.stat().st_size
             elapsed, peak_mb, outcome = run_case(path, args.timeout)
-            print(f"{name:<20} {size / 1e6:>7.2f}MB {elapsed:>8.1f} {peak_mb:>8.0f}  "
+            print(f"{name:<22} {size / 1e6:>7.2f}MB {elapsed:>8.1f} {peak_mb:>8.0f}  "
                   f"{outcome}", flush=True)
             path.unlink()
     run_server_cases(chosen)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
+from .worded_enum import WordedEnum
 
 
-class ErrorKind(enum.Enum):
+class ErrorKind(WordedEnum):
     """What went wrong, as a stable machine-readable word."""
 
     # fetching
@@ -43,6 +43,8 @@ class ErrorKind(enum.Enum):
     # knowledge store
     INGESTION_DISABLED = "ingestion_disabled"
     DOCUMENT_NOT_FOUND = "document_not_found"
+    STORE_NOT_FOUND = "store_not_found"
+    """A command that only reads was pointed at a store file that does not exist."""
     STORE_VERSION = "store_version"
     STORE_LOCKED = "store_locked"
     """Another process holds the store for writing and could not serve this request."""
@@ -58,6 +60,9 @@ class ErrorKind(enum.Enum):
     TOKEN_BUDGET_SPENT = "token_budget_spent"
     # quotes
     QUOTE_NOT_FOUND = "quote_not_found"
+    """A quote request by text that the document does not verify."""
+    CLAIM_NOT_VERIFIED = "claim_not_verified"
+    """A claim no stored passage verifies (its closest passages differ, or none is near)."""
     OUT_OF_RANGE = "out_of_range"
     # settings: a flag or an environment variable with a value sheaf cannot use
     CONFIGURATION = "configuration"
@@ -210,7 +215,8 @@ _FAMILY_KINDS: dict[type[SheafError], frozenset[ErrorKind]] = {
     TooLarge: frozenset({ErrorKind.TOO_LARGE}),
     InvalidInput: frozenset({ErrorKind.INVALID_URL, ErrorKind.INVALID_QUERY,
                              ErrorKind.OUT_OF_RANGE}),
-    NotFound: frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.QUOTE_NOT_FOUND,
+    NotFound: frozenset({ErrorKind.DOCUMENT_NOT_FOUND, ErrorKind.STORE_NOT_FOUND,
+                         ErrorKind.QUOTE_NOT_FOUND, ErrorKind.CLAIM_NOT_VERIFIED,
                          ErrorKind.INPUT_NOT_FOUND}),
     UnsupportedContent: frozenset({
         ErrorKind.UNSUPPORTED_CONTENT, ErrorKind.EMPTY, ErrorKind.NOT_A_PDF,

@@ -38,9 +38,10 @@ def script(article_url: str) -> list[Step]:
                                               "k": 3}),
         lambda answers: ("get_exact_quote", {
             "document_id": answers[1]["results"][0]["document_id"],
-            # the model quotes the first sentence of the best passage, in its own
-            # spacing and case: sheaf re-anchors it to the document's exact words
-            "text": first_sentence(answers[1]["results"][0]["text"]).lower()}),
+            # the model quotes the first sentence of the best passage, rewrapped as it
+            # copied it: sheaf verifies it (line breaks are a tolerated difference) and
+            # answers with the document's exact words; a changed word would not verify
+            "text": first_sentence(answers[1]["results"][0]["text"]).replace(" ", "\n", 3)}),
     ]
 
 
@@ -89,7 +90,7 @@ async def main() -> int:
                 print(f'  The article says: "{quote["text"]}"')
                 print(f"  -- {cite['title']}, {' > '.join(cite['section_path']) or '-'}, "
                       f"{cite['url']}, characters {cite['start']}-{cite['end']} "
-                      f"({quote['match']} match)")
+                      f"({quote['status']}, {quote['match']} match)")
                 print("\ncontext block for a prompt (300 tokens):")
                 print(await kb.context_block(QUESTION, max_tokens=300))
     finally:

@@ -45,3 +45,15 @@ class FilesystemBlobStore:
 
     async def delete(self, sha256: str) -> None:
         self._path(sha256).unlink(missing_ok=True)
+
+    async def stored_digests(self) -> list[str]:
+        """Every blob's sha256: the names under `raw/` (temporary files of a write in
+        progress are not blobs yet)."""
+        def names() -> list[str]:
+            folder = self.root / "raw"
+            if not folder.is_dir():
+                return []
+            return sorted(path.name for path in folder.glob("??/*")
+                          if len(path.name) == 64 and path.parent.name == path.name[:2])
+
+        return await anyio.to_thread.run_sync(names)

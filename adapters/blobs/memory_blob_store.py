@@ -27,3 +27,6 @@ class MemoryBlobStore:
 
     async def delete(self, sha256: str) -> None:
         self.blobs.pop(sha256, None)
+
+    async def stored_digests(self) -> list[str]:
+        return sorted(self.blobs)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
@@ -23,6 +25,7 @@ from ...domain.routing.media_type import (
     TSV_TYPE,
     XLSX_TYPE,
 )
+from .confined_opening import open_confined, read_descriptor
 
 TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml",
               ".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
@@ -37,16 +40,24 @@ TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/
 class FilesystemFileReader:
     """Files by path; `.gz` files are inflated under the same size cap."""
 
-    async def read(self, path: str, max_bytes: int) -> LocalFile:
-        return await anyio.to_thread.run_sync(self._read, path, max_bytes)
+    async def read(self, path: str, max_bytes: int, *,
+                   confined_to: Sequence[str] = ()) -> LocalFile:
+        return await anyio.to_thread.run_sync(self._read, path, max_bytes, confined_to)
 
-    def _read(self, path: str, max_bytes: int) -> LocalFile:
+    def _read(self, path: str, max_bytes: int, confined_to: Sequence[str]) -> LocalFile:
         file = Path(path).expanduser()
-        if not file.is_file():
-            raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such file: {path}")
-        if file.stat().st_size > max_bytes:
-            raise SheafError(ErrorKind.TOO_LARGE, f"{path} is over the {max_bytes} byte limit")
-        data = file.read_bytes()
+        if confined_to:
+            # The file read is the file checked: opened without following links from a
+            # descriptor on the allowed folder, then verified (ADR-0029).
+            file = Path(os.path.abspath(file))
+            data = read_descriptor(open_confined(str(file), confined_to), max_bytes, path)
+        else:
+            if not file.is_file():
+                raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such file: {path}")
+            if file.stat().st_size > max_bytes:
+                raise SheafError(ErrorKind.TOO_LARGE,
+                                 f"{path} is over the {max_bytes} byte limit")
+            data = file.read_bytes()
         name = file.name.lower()
         if name.endswith(".gz"):
             inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -57,7 +68,8 @@ class FilesystemFileReader:
             if len(data) > max_bytes:
                 raise SheafError(ErrorKind.TOO_LARGE, f"{path} inflates past {max_bytes} bytes")
             name = name[:-3]
-        return LocalFile(str(file.resolve()), data, TYPE_HINTS.get(Path(name).suffix))
+        where = str(file) if confined_to else str(file.resolve())
+        return LocalFile(where, data, TYPE_HINTS.get(Path(name).suffix))
 
     async def is_directory(self, path: str) -> bool:
         return Path(path).expanduser().is_dir()

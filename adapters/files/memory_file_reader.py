@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from ...application.ports.file_reader import LocalFile
@@ -19,7 +20,12 @@ class MemoryFileReader:
     def __init__(self, files: dict[str, bytes] | None = None) -> None:
         self.files = dict(files or {})
 
-    async def read(self, path: str, max_bytes: int) -> LocalFile:
+    async def read(self, path: str, max_bytes: int, *,
+                   confined_to: Sequence[str] = ()) -> LocalFile:
+        if confined_to and not any(path.startswith(root.rstrip("/") + "/")
+                                   for root in confined_to):
+            raise SheafError(ErrorKind.PATH_NOT_ALLOWED,
+                             f"{path} is outside the folders this server may read")
         if path not in self.files:
             raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such file: {path}")
         data = self.files[path]

@@ -13,11 +13,18 @@ from __future__ import annotations
 import io
 import os
 import shutil
-from collections.abc import Collection
+import struct
+from collections.abc import Collection, Iterator
 from typing import Any
 
 import anyio
+import attrs
 
+from ...domain.document.extraction_budget import (
+    DEFAULT_EXTRACTION_LIMITS,
+    ExtractionBudget,
+    ExtractionLimits,
+)
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.ocr.recognised_text import OcrPage, OcrWord
 from ...domain.routing.routing import has_pdf_magic
@@ -25,8 +32,9 @@ from ...domain.routing.routing import has_pdf_magic
 INSTALL_HINT = ("OCR needs the Tesseract engine and the `ocr` extra: install the Debian "
                 "package tesseract-ocr (apt-get install tesseract-ocr) and "
                 "pip install 'sheaf[ocr]'")
-DEFAULT_MAX_PIXELS = 120_000_000
-"""About a 40 x 30 inch scan at 300 dpi; past it an image is refused as a bomb."""
+DEFAULT_MAX_PIXELS = DEFAULT_EXTRACTION_LIMITS.max_frame_pixels
+"""A letter page at 900 dpi; past it a frame is refused as a bomb (decoding one frame
+for the engine holds a few bytes per pixel)."""
 DEFAULT_MAX_PAGES = 500
 SPECKLE_SHARE = 0.02
 """Share of dark pixels with no dark neighbour past which a page is salt-and-pepper
@@ -36,17 +44,27 @@ scan or fax has many; Tesseract loses a third of the words to such noise."""
 
 class TesseractOcr:
     """Recognises text with the `tesseract` binary, one process per page (bounded by
-    `limiter`), each held to one thread so pages run side by side instead."""
+    `limiter`), each held to one thread so pages run side by side instead.
+
+    Frames and pages are decoded one at a time, each handed to the engine and dropped
+    before the next is decoded, and every one is spent from the document's
+    `ExtractionBudget` before it is decoded: its own pixels against `max_pixels`, all of
+    them against the budget's total and `max_pages` frames. The sizes every frame and
+    page declare are summed first, so a file whose frames add up past the budget is
+    refused before anything is decoded."""
 
     def __init__(self, *, languages: str = "eng", binary: str = "tesseract",
                  limiter: anyio.CapacityLimiter | None = None, timeout: float = 120.0,
                  max_pixels: int = DEFAULT_MAX_PIXELS,
-                 max_pages: int = DEFAULT_MAX_PAGES) -> None:
+                 max_pages: int = DEFAULT_MAX_PAGES,
+                 extraction_limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS) -> None:
         self.languages = languages
         self.binary = binary
         self.timeout = timeout
         self.max_pixels = max_pixels
         self.max_pages = max_pages
+        self.extraction_limits = attrs.evolve(extraction_limits, max_frame_pixels=max_pixels,
+                                              max_frames=max_pages)
         self._limiter = limiter
 
     def available(self) -> bool:
@@ -62,12 +80,22 @@ class TesseractOcr:
         executable = shutil.which(self.binary)
         if executable is None:
             raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, INSTALL_HINT)
-        images = await anyio.to_thread.run_sync(self._page_images, body, pages,
-                                                limiter=self._limiter)
+        budget = ExtractionBudget(self.extraction_limits)
+        images = self.page_images(body, pages, budget)
         recognised = []
-        for number, png, width, height in images:
-            tsv = await self._run(executable, png)
-            recognised.append(OcrPage(number, width, height, parse_tsv(tsv)))
+        try:
+            while True:
+                # Each frame is decoded in a worker thread, recognised, and let go.
+                image = await anyio.to_thread.run_sync(next, images, None,
+                                                       limiter=self._limiter)
+                if image is None:
+                    break
+                number, png, width, height = image
+                tsv = await self._run(executable, png)
+                del image, png
+                recognised.append(OcrPage(number, width, height, parse_tsv(tsv)))
+        finally:
+            images.close()
         return tuple(recognised)
 
     async def _run(self, executable: str, png: bytes) -> str:
@@ -86,59 +114,58 @@ class TesseractOcr:
                              + (message[-1] if message else f"exit {done.returncode}"))
         return done.stdout.decode("utf-8", errors="replace")
 
-    def _page_images(self, body: bytes, pages: Collection[int] | None
-                     ) -> list[tuple[int, bytes, int, int]]:
+    def page_images(self, body: bytes, pages: Collection[int] | None = None,
+                    budget: ExtractionBudget | None = None
+                    ) -> Iterator[tuple[int, bytes, int, int]]:
+        """(number, PNG, width, height) of each frame or page to recognise, decoded only
+        when asked for the next one."""
         try:
             from PIL import Image
         except ImportError:
             raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, INSTALL_HINT) from None
+        spent = budget if budget is not None else ExtractionBudget(self.extraction_limits)
         # The pixel cap is checked here before each decode, not through Pillow's global
         # MAX_IMAGE_PIXELS, which would change every other user of Pillow in the process.
         if has_pdf_magic(body[:2048]):
-            frames = self._pdf_images(body, pages)
+            frames = self._pdf_images(body, pages, spent)
         else:
-            frames = self._image_frames(body, Image)
-        out = []
-        for number, image in frames:
-            converted = image if image.mode in ("L", "RGB", "1") else image.convert("RGB")
-            converted = despeckled(converted)
-            buffer = io.BytesIO()
-            converted.save(buffer, "PNG")
-            out.append((number, buffer.getvalue(), image.width, image.height))
-        return out
+            frames = self._image_frames(body, Image, spent)
+        return _as_png(frames)
 
-    def _image_frames(self, body: bytes, image_module: Any) -> list[tuple[int, Any]]:
-        from PIL import ImageSequence, UnidentifiedImageError
+    def _image_frames(self, body: bytes, image_module: Any, budget: ExtractionBudget
+                      ) -> Iterator[tuple[int, Any]]:
+        from PIL import UnidentifiedImageError
 
         try:
-            image = image_module.open(io.BytesIO(body))
-            if image.width * image.height > self.max_pixels:  # checked before decoding
-                raise SheafError(ErrorKind.UNSAFE_CONTENT,
-                                 f"the image is {image.width} x {image.height} pixels, over "
-                                 f"the {self.max_pixels} pixel limit (a decompression bomb?)")
-            frames = []
-            for number, frame in enumerate(ImageSequence.Iterator(image), 1):
-                if number > self.max_pages:
-                    raise SheafError(ErrorKind.TOO_LARGE,
-                                     f"the image has over {self.max_pages} frames")
-                frame.load()
-                frames.append((number, frame.copy()))
-            return frames
+            with image_module.open(io.BytesIO(body)) as image:
+                declared = _declared_frames(image, budget.limits.max_frames)
+                several = len(declared) > 1
+                check_declared([(f"frame {n} of the image" if several else "the image", w, h)
+                                for n, (w, h) in enumerate(declared, 1)], budget.limits)
+                for number in range(1, len(declared) + 1):
+                    image.seek(number - 1)
+                    # Checked again on the frame itself, before it is decoded.
+                    budget.spend_frame(image.width, image.height,
+                                       f"frame {number} of the image"
+                                       if len(declared) > 1 else "the image")
+                    image.load()
+                    yield number, image
         except image_module.DecompressionBombError as exc:
             raise SheafError(ErrorKind.UNSAFE_CONTENT,
                              f"the image is too large to decode safely: {exc}") from None
-        except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        except (UnidentifiedImageError, *_MALFORMED) as exc:
             raise SheafError(ErrorKind.CORRUPT, f"unreadable image: {exc}") from None
 
-    def _pdf_images(self, body: bytes, pages: Collection[int] | None) -> list[tuple[int, Any]]:
+    def _pdf_images(self, body: bytes, pages: Collection[int] | None,
+                    budget: ExtractionBudget) -> Iterator[tuple[int, Any]]:
         import pikepdf
         from pikepdf import PdfImage
         from PIL import Image
 
-        frames = []
         try:
             with pikepdf.open(io.BytesIO(body)) as pdf:
                 wanted = sorted(pages) if pages is not None else range(1, len(pdf.pages) + 1)
+                chosen = []
                 for number in list(wanted)[:self.max_pages]:
                     if not 1 <= number <= len(pdf.pages):
                         continue
@@ -146,23 +173,74 @@ class TesseractOcr:
                     # get_images (pikepdf 10) also looks inside form XObjects.
                     found = page.get_images() if hasattr(page, "get_images") else page.images
                     images = list(found.values())
-                    if not images:
-                        continue
-                    largest = max(images, key=lambda s: int(s.get("/Width", 0))
-                                  * int(s.get("/Height", 0)))
-                    pixels = int(largest.get("/Width", 0)) * int(largest.get("/Height", 0))
-                    if pixels > self.max_pixels:
-                        raise SheafError(ErrorKind.UNSAFE_CONTENT,
-                                         f"page {number}'s image has {pixels} pixels, over "
-                                         f"the {self.max_pixels} pixel limit")
-                    frames.append((number, PdfImage(largest).as_pil_image()))
+                    if images:
+                        chosen.append((number, max(images, key=_declared_pixels)))
+                check_declared([(f"page {n}'s image", int(i.get("/Width", 0)),
+                                 int(i.get("/Height", 0))) for n, i in chosen], budget.limits)
+                for number, largest in chosen:
+                    budget.spend_frame(int(largest.get("/Width", 0)),
+                                       int(largest.get("/Height", 0)), f"page {number}'s image")
+                    yield number, PdfImage(largest).as_pil_image()
         except Image.DecompressionBombError as exc:
             raise SheafError(ErrorKind.UNSAFE_CONTENT,
                              f"a page image is too large to decode safely: {exc}") from None
         except (pikepdf.PdfError, OSError, ValueError, NotImplementedError) as exc:
             raise SheafError(ErrorKind.CORRUPT, f"could not take the page images: {exc}") \
                 from None
-        return frames
+
+
+# What Pillow's decoders raise on a malformed file, besides OSError: the mutation fuzz
+# (bench/container_mutations.py) found TypeError ("Missing dimensions") on TIFF headers.
+_MALFORMED = (OSError, ValueError, SyntaxError, EOFError, TypeError, IndexError, KeyError,
+              struct.error, ZeroDivisionError)
+
+
+def _as_png(frames: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, bytes, int, int]]:
+    """Each frame as the PNG the engine reads; the decoded frame is dropped once encoded."""
+    try:
+        for number, image in frames:
+            converted = image if image.mode in ("L", "RGB", "1") else image.convert("RGB")
+            converted = despeckled(converted)
+            buffer = io.BytesIO()
+            converted.save(buffer, "PNG")
+            width, height = image.width, image.height
+            del converted, image
+            yield number, buffer.getvalue(), width, height
+    finally:
+        close = getattr(frames, "close", None)
+        if close is not None:
+            close()
+
+
+def _declared_frames(image: Any, max_frames: int) -> list[tuple[int, int]]:
+    """The size of every frame, read without decoding any: a TIFF's directories each
+    name their own; other formats' frames share the canvas size. Past `max_frames`
+    frames the sizes are not read (the count alone refuses the file)."""
+    count = int(getattr(image, "n_frames", 1))
+    if image.format != "TIFF" or count == 1 or count > max_frames:
+        return [image.size] * count
+    sizes = []
+    for index in range(count):
+        image.seek(index)  # a TIFF seek reads the frame's directory, not its pixels
+        sizes.append(image.size)
+    image.seek(0)
+    return sizes
+
+
+def _declared_pixels(image: Any) -> int:
+    return int(image.get("/Width", 0)) * int(image.get("/Height", 0))
+
+
+def check_declared(frames: list[tuple[str, int, int]], limits: ExtractionLimits) -> None:
+    """Refuse frames (each named, with its declared width and height) whose sizes alone
+    take a document past its budget: nothing is decoded first."""
+    if len(frames) > limits.max_frames:
+        raise SheafError(ErrorKind.TOO_LARGE,
+                         f"{len(frames)} frames or pages, over the {limits.max_frames} "
+                         "frame limit")
+    trial = ExtractionBudget(limits)
+    for name, width, height in frames:
+        trial.spend_frame(width, height, name)
 
 
 def parse_tsv(tsv: str) -> tuple[OcrWord, ...]:

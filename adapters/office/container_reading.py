@@ -7,6 +7,7 @@ import zipfile
 import zlib
 from xml.etree.ElementTree import Element
 
+from ...domain.document.extraction_budget import ExtractionBudget
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.office.zip_container import (
     DEFAULT_LIMITS,
@@ -23,10 +24,14 @@ _CHUNK = 64 * 1024
 class Container:
     """An opened archive whose directory passed `check_listing`; members are read with
     the declared size, the per-member cap and the ratio cap enforced on the real bytes,
-    and the archive's total inflated bytes capped across reads."""
+    and the archive's total inflated bytes capped across reads. Every read is also spent
+    from the document's `budget` (a part read twice counts twice), which the extractor
+    reading the archive spends its text and cells from as well."""
 
-    def __init__(self, body: bytes, limits: ContainerLimits = DEFAULT_LIMITS) -> None:
+    def __init__(self, body: bytes, limits: ContainerLimits = DEFAULT_LIMITS, *,
+                 budget: ExtractionBudget | None = None) -> None:
         self._limits = limits
+        self.budget = budget if budget is not None else ExtractionBudget()
         check_listing(read_zip_listing(body), limits)
         self._archive = zipfile.ZipFile(io.BytesIO(body))
         self._infos = {i.filename: i for i in self._archive.infolist() if not i.is_dir()}
@@ -41,6 +46,9 @@ class Container:
         if info is None:
             raise SheafError(ErrorKind.CORRUPT, f"the archive has no member {name}")
         limits = self._limits
+        # Counted before inflating, at the size the directory declares (and enforced
+        # below): a refused read costs nothing.
+        self.budget.spend_bytes(info.file_size, f"member {name}")
         allowed = min(info.file_size, limits.max_member_bytes)
         out = bytearray()
         try:

@@ -10,6 +10,7 @@ heuristic might drop is at risk.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
 import attrs
@@ -73,6 +74,7 @@ class _DocxReading:
         self._walk(body, paragraphs)
         drafts = self._drafts(paragraphs)
         drafts += self._notes()
+        drafts = self.container.budget.take(drafts, "the document")
         metadata = core_metadata(self.container)
         if not drafts:
             raise SheafError(ErrorKind.EMPTY, "the document holds no text")
@@ -86,8 +88,14 @@ class _DocxReading:
     # -- the body, in document order
 
     def _walk(self, parent: Element, out: list[_Paragraph | BlockDraft]) -> None:
-        for child in parent:
-            if child.tag == W + "p":
+        # Walked with a stack, not recursion: content controls nest without limit (20,000
+        # in a 3 KB file), and Python's recursion limit would fail the read (issue 30).
+        stack = [iter(parent)]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+            elif child.tag == W + "p":
                 out.append(self._paragraph(child))
             elif child.tag == W + "tbl":
                 rows = self._table_rows(child)
@@ -95,7 +103,7 @@ class _DocxReading:
                     out.append(BlockDraft(BlockKind.TABLE, rows=rows))
             elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml", W + "ins",
                                MC + "AlternateContent", MC + "Choice"):
-                self._walk(child, out)
+                stack.append(iter(child))
 
     def _paragraph(self, element: Element) -> _Paragraph:
         properties = element.find(W + "pPr")
@@ -113,9 +121,24 @@ class _DocxReading:
         numbering = self._numbering(properties, style_id)
         return _Paragraph(_clean(self._text(element)), heading, is_title, numbering)
 
-    def _text(self, element: Element, link: str | None = None) -> str:
+    def _text(self, element: Element) -> str:
+        """The text of `element`'s subtree, its hyperlinks recorded; walked with a stack
+        (runs, fields, smart tags and content controls nest without limit)."""
         parts: list[str] = []
-        for child in element:
+        # Each frame: the children still to read, the hyperlink it is (or None) and where
+        # its text starts in `parts`.
+        stack: list[tuple[Iterator[Element], Element | None, int]] = [(iter(element), None, 0)]
+        while stack:
+            children, link, start = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                if link is not None:
+                    text = "".join(parts[start:])
+                    target = self._link_target(link)
+                    if target and text.strip():
+                        self.links.append(Link(_clean(text), target))
+                continue
             tag = child.tag
             if tag == W + "t":
                 parts.append(child.text or "")
@@ -128,16 +151,12 @@ class _DocxReading:
                 number = self._note_number(kind, child.get(W + "id") or "")
                 parts.append(f"[{number}]")
             elif tag == W + "hyperlink":
-                text = self._text(child)
-                target = self._link_target(child)
-                if target and text.strip():
-                    self.links.append(Link(_clean(text), target))
-                parts.append(text)
+                stack.append((iter(child), child, len(parts)))
             elif tag in (W + "del", W + "moveFrom", W + "instrText", W + "delText",
                          W + "pPr", W + "rPr", MC + "Fallback"):
                 continue  # deleted text, field codes, and the fallback copy of a drawing
             else:  # runs, fields, smart tags, insertions, content controls
-                parts.append(self._text(child))
+                stack.append((iter(child), None, len(parts)))
         return "".join(parts)
 
     def _link_target(self, element: Element) -> str | None:
@@ -152,7 +171,7 @@ class _DocxReading:
         for row in table.findall(W + "tr"):  # a nested table is read with its cell
             cells: list[str] = []
             for cell in row.findall(W + "tc"):
-                text = " ".join(_clean(self._text(p)) for p in cell.iter(W + "p"))
+                text = " ".join(_clean(self._text(p)) for p in _outer_paragraphs(cell))
                 cells.append(_clean(text))
                 span = _int(_value(cell.find(W + "tcPr"), W + "gridSpan")) or 1
                 cells.extend([""] * (min(span, 64) - 1))
@@ -217,7 +236,7 @@ class _DocxReading:
                 if note.get(W + "type") in ("separator", "continuationSeparator",
                                             "continuationNotice"):
                     continue
-                text = " ".join(_clean(self._text(p)) for p in note.iter(W + "p"))
+                text = " ".join(_clean(self._text(p)) for p in _outer_paragraphs(note))
                 texts[(kind, note.get(W + "id") or "")] = _clean(text)
         drafts = []
         for key, number in sorted(self.note_numbers.items(), key=lambda kv: kv[1]):
@@ -293,6 +312,21 @@ class _DocxReading:
                 if fmt not in ("bullet", "none", ""):
                     ordered.add((num.get(W + "numId") or "", depth))
         return ordered
+
+
+def _outer_paragraphs(parent: Element) -> Iterator[Element]:
+    """The paragraphs under `parent` that are not inside another paragraph: a paragraph's
+    text already holds those nested in it (text boxes), and reading each nested one again
+    would repeat text quadratically with the nesting depth."""
+    stack = [iter(parent)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif child.tag == W + "p":
+            yield child
+        else:
+            stack.append(iter(child))
 
 
 def _value(parent: Element | None, tag: str) -> str | None:

@@ -64,15 +64,18 @@ def _book(container: Container, location: str) -> Document:
     drafts: list[BlockDraft] = []
     links: list[Link] = []
     spine = package.find(OPF + "spine")
+    read_chapters: set[str] = set()  # a chapter the spine lists again is read once
     for itemref in spine.findall(OPF + "itemref") if spine is not None else []:
         item = items.get(itemref.get("idref") or "")
         if item is None or item.media_type not in _CHAPTER_TYPES or "nav" in item.properties \
-                or itemref.get("linear") == "no" or not container.has(item.path):
+                or itemref.get("linear") == "no" or not container.has(item.path) \
+                or item.path in read_chapters:
             continue
+        read_chapters.add(item.path)
         builder = BlockBuilder(f"{location}#{item.path}")
         chapter = builder.build_all([_body(container.read(item.path))],
                                     drop_publisher_sections=False)
-        drafts += _titled(chapter, toc.get(item.path))
+        drafts += container.budget.take(_titled(chapter, toc.get(item.path)), item.path)
         links += builder.links
     if not any(d.kind is not BlockKind.HEADING for d in drafts):
         raise SheafError(ErrorKind.EMPTY, "the book's chapters hold no text")

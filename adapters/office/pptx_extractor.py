@@ -54,12 +54,17 @@ def _deck(container: Container) -> Document:
     slide_list = presentation.find(P + "sldIdLst")
     drafts: list[BlockDraft] = []
     titles: list[str] = []
+    # A part is read once: a slide (or speaker notes) listed again is the same text, and
+    # reading it again is how a 5 KB deck becomes gigabytes (issue 30).
+    read_parts: set[str] = set()
     for number, slide_id in enumerate(slide_list if slide_list is not None else [], 1):
         rel = rels.get(slide_id.get(R + "id") or "")
-        if rel is None or rel.external or not container.has(rel.target):
+        if rel is None or rel.external or not container.has(rel.target) \
+                or rel.target in read_parts:
             continue
-        slide_drafts, title = _slide(container, rel.target, number)
-        drafts += slide_drafts
+        read_parts.add(rel.target)
+        slide_drafts, title = _slide(container, rel.target, number, read_parts)
+        drafts += container.budget.take(slide_drafts, f"slide {number}")
         if title:
             titles.append(title)
     if not any(d.kind is not BlockKind.HEADING for d in drafts) and not titles:
@@ -70,7 +75,8 @@ def _deck(container: Container) -> Document:
     return assemble_document(drafts, metadata=metadata, page_count=len(slide_list or []))
 
 
-def _slide(container: Container, part: str, number: int) -> tuple[list[BlockDraft], str | None]:
+def _slide(container: Container, part: str, number: int, read_parts: set[str]
+           ) -> tuple[list[BlockDraft], str | None]:
     root = container.xml(part)
     tree = root.find(f"{P}cSld/{P}spTree")
     shapes: list[_Shape] = []
@@ -82,7 +88,7 @@ def _slide(container: Container, part: str, number: int) -> tuple[list[BlockDraf
                          pages=(number,))]
     for shape in ordered:
         drafts += shape.drafts
-    notes = _notes(container, part, number)
+    notes = _notes(container, part, number, read_parts)
     if notes:
         drafts.append(BlockDraft(BlockKind.HEADING, text="Speaker notes", level=2,
                                  pages=(number,)))
@@ -177,11 +183,14 @@ def _text_drafts(paragraphs: list[tuple[str, int]], number: int, as_list: bool
                  for t, _ in paragraphs)
 
 
-def _notes(container: Container, slide_part: str, number: int) -> list[BlockDraft]:
+def _notes(container: Container, slide_part: str, number: int, read_parts: set[str]
+           ) -> list[BlockDraft]:
     notes_rel = next((r for r in relationships(container, slide_part).values()
                       if r.kind == "notesSlide" and not r.external), None)
-    if notes_rel is None or not container.has(notes_rel.target):
+    if notes_rel is None or not container.has(notes_rel.target) \
+            or notes_rel.target in read_parts:
         return []
+    read_parts.add(notes_rel.target)
     tree = container.xml(notes_rel.target).find(f"{P}cSld/{P}spTree")
     drafts: list[BlockDraft] = []
     for shape in tree.iter(P + "sp") if tree is not None else []:

@@ -15,6 +15,11 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, Document
+from ...domain.document.extraction_budget import (
+    DEFAULT_EXTRACTION_LIMITS,
+    ExtractionBudget,
+    ExtractionLimits,
+)
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.office.sheet_tables import DEFAULT_SHEET_LIMITS, SheetLimits, sheet_blocks
@@ -42,8 +47,12 @@ class XlsxExtractor(ContainerExtractor):
     """Extracts an Excel workbook (Office Open XML) in a worker thread."""
 
     def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
-                 limits: SheetLimits = DEFAULT_SHEET_LIMITS) -> None:
-        super().__init__(limiter)
+                 limits: SheetLimits = DEFAULT_SHEET_LIMITS,
+                 extraction_limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS) -> None:
+        # The sheet limits' cell caps are the budget's: one setting, not two.
+        super().__init__(limiter, extraction_limits=attrs.evolve(
+            extraction_limits, max_cells=limits.max_cells,
+            max_cell_characters=limits.max_cell_characters))
         self.limits = limits
 
     def read(self, container: Container, location: str) -> Document:
@@ -60,15 +69,16 @@ class XlsxExtractor(ContainerExtractor):
         book = _Workbook(_shared_strings(container), _date_styles(container),
                          datetime(1904, 1, 1) if date1904 else datetime(1899, 12, 30))
         drafts: list[BlockDraft] = []
-        cells = 0
+        read_parts: set[str] = set()  # a sheet listed twice is read once
         sheets = workbook.find(S + "sheets")
         for sheet in sheets if sheets is not None else []:
             rel = rels.get(sheet.get(R + "id") or "")
-            if rel is None or rel.external or not container.has(rel.target):
+            if rel is None or rel.external or not container.has(rel.target) \
+                    or rel.target in read_parts:
                 continue
+            read_parts.add(rel.target)
             name = sheet.get("name") or rel.target.rsplit("/", 1)[-1]
-            rows = _rows(container.xml(rel.target), book, self.limits.max_cells - cells, name)
-            cells += sum(len(r) for r in rows)
+            rows = _rows(container.xml(rel.target), book, container.budget, name)
             drafts += sheet_blocks(name, rows, limits=self.limits)
         if len(drafts) == sum(1 for d in drafts if d.kind.value == "heading"):
             raise SheafError(ErrorKind.EMPTY, "the workbook holds no cells")
@@ -76,9 +86,12 @@ class XlsxExtractor(ContainerExtractor):
         return assemble_document(drafts, metadata=metadata)
 
 
-def _rows(sheet: Element, book: _Workbook, budget: int, name: str) -> list[list[str]]:
+def _rows(sheet: Element, book: _Workbook, budget: ExtractionBudget, name: str
+          ) -> list[list[str]]:
+    """The sheet's cell values by row; each cell spent from `budget` as it is read (one
+    shared string can stand behind millions of cells) and cut to the per-cell cap."""
     rows: list[list[str]] = []
-    cells = 0
+    where = f"sheet {name!r}"
     data = sheet.find(S + "sheetData")
     for row in data.findall(S + "row") if data is not None else []:
         values: list[str] = []
@@ -86,12 +99,8 @@ def _rows(sheet: Element, book: _Workbook, budget: int, name: str) -> list[list[
             column = _column(cell.get("r"), len(values))
             if column >= _MAX_COLUMN:
                 continue
-            cells += 1
-            if cells > budget:
-                raise SheafError(ErrorKind.TOO_LARGE,
-                                 f"sheet {name!r} takes the workbook over its cell limit")
             values.extend([""] * (column - len(values)))
-            values.append(_value(cell, book))
+            values.append(budget.cell_text(_value(cell, book), where))
         rows.append(values)
     return rows
 

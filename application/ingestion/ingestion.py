@@ -33,6 +33,7 @@ from ...domain.store.knowledge_records import BlockRow, VersionRecord
 from ...domain.store.staged_version import StagedVersion
 from ...domain.store.version_bundle import VersionBundle
 from ...domain.store.version_decision import decide
+from ...domain.text.undecodable_names import storable_name
 from ...domain.values.frozen_mapping import frozen_mapping
 from ..concurrency.worker_pool import WorkerPool
 from ..enrichment.enrichment import Enrichment
@@ -48,6 +49,7 @@ from ..store.blob_guard import blob_guard
 from ..store.staging import stage_key
 from ..store.storage import Storage
 from .keyed_locks import KeyedLocks
+from .rehearsal import Rehearsal
 from .stage_events import StageRecorder
 
 
@@ -70,9 +72,14 @@ class IngestOptions:
     """LLM enrichments for new and changed versions; None follows the space's policy."""
     upload_name: str | None = None
     """For a file a client uploaded: the file name it gave, which citations show."""
+    confined_to: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """Folders a local file must be read from (the MCP server's allowed folders):
+    checked on the file opened, links not followed (ADR-0029)."""
     queued_file: QueuedFile | None = None
     """A file read on the machine that enqueued it, its bytes waiting in the blob store:
     ingested from there, keyed by its path as a local ingest of it would be."""
+    rehearsal: Rehearsal | None = attrs.field(default=None, eq=False)
+    """With `dry_run`, over a batch: what its earlier sources would have stored."""
     render: RenderMode = "auto"
     """Whether a URL's page is rendered in a browser: `auto` when its served markup is
     thin and built by script; `always`; `never`."""
@@ -188,10 +195,15 @@ class Ingestion:
                 ref = SourceRef(SourceKind.FILE, queued.path, source)
                 body, type_hint = await self._queued_bytes(queued, source), queued.type_hint
             else:
-                local = await self._files.read(source, policy.max_bytes)
-                ref = (SourceRef(SourceKind.UPLOAD, local.path, options.upload_name)
+                local = await self._files.read(source, policy.max_bytes,
+                                               confined_to=options.confined_to)
+                # The name was needed as given to open the file; from here on it is
+                # stored and printed, which a name that is not UTF-8 cannot be.
+                source = storable_name(source)
+                path = storable_name(local.path)
+                ref = (SourceRef(SourceKind.UPLOAD, path, storable_name(options.upload_name))
                        if options.upload_name else
-                       SourceRef(SourceKind.FILE, local.path, source))
+                       SourceRef(SourceKind.FILE, path, source))
                 body, type_hint = local.data, local.type_hint
         policy.check_size(len(body), source)
         fetched_sha = await self._pool.run(sha256_hex, body)
@@ -225,6 +237,8 @@ class Ingestion:
         record = self.recorder
         known = await work.sources.get(space, ref.key)
         twin = await work.sources.holding(space, fetched_sha) if known is None else None
+        if twin is None and known is None and options.dry_run and options.rehearsal:
+            twin = options.rehearsal.holding(space, fetched_sha)
         latest = (await work.versions.latest_number(space, known.document_id)
                   if known is not None else 0)
         decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
@@ -242,8 +256,14 @@ class Ingestion:
             return IngestResult(source, decision.outcome, document_id)
         status = decision.outcome
         if options.dry_run:
-            if page is None:  # what a real run would refuse (empty, unsupported, spoofed)
-                self._extraction.route(body, declared_type=type_hint, location=source)
+            # Extracted as a real run would, so what it would refuse (empty, unsupported,
+            # spoofed, corrupt, an image without OCR, a kind the space refuses) fails
+            # here too; nothing is staged or written.
+            with record.stage(source, "extract", document_id):
+                extracted = await self._extract(page, body, type_hint, source, options)
+            policy.check_kind(extracted.source, source)
+            if options.rehearsal is not None:
+                options.rehearsal.would_store(space, fetched_sha, document_id)
             return IngestResult(source, status, known.document_id if known else None)
 
         number, version_id = decision.number, decision.version_id
@@ -263,7 +283,8 @@ class Ingestion:
                 counting = (await self.embedder.token_counting() if self.embedder
                             else ESTIMATED_TOKENS)
                 analysis = await self._pool.run(analyse_version, extracted.document,
-                                                version_id, self.chunk_sizes, counting)
+                                                version_id, self.chunk_sizes, counting,
+                                                extracted.source)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
                                              extracted, analysis)

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from ...domain.errors import SheafError
+from ...domain.text.undecodable_names import storable_name
 
 logger = logging.getLogger("sheaf.ingest")
 KEPT_EVENTS = 10_000
@@ -52,6 +53,8 @@ class StageRecorder:
     def stage(self, source: str, stage: str, document_id: str | None = None
               ) -> Iterator[dict[str, str]]:
         """Time a stage; the caller may set `outcome` in the yielded dict."""
+        # Logs, spans and listeners take text: a file name that is not UTF-8 is escaped.
+        source = storable_name(source)
         started = time.perf_counter()
         state = {"outcome": "ok"}
         tracer = _tracer()

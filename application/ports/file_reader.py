@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import attrs
@@ -20,8 +21,12 @@ class LocalFile:
 
 
 class FileReader(Protocol):
-    async def read(self, path: str, max_bytes: int) -> LocalFile:
-        """Raise `input_not_found`, `too_large` or `corrupt` (bad gzip)."""
+    async def read(self, path: str, max_bytes: int, *,
+                   confined_to: Sequence[str] = ()) -> LocalFile:
+        """Raise `input_not_found`, `too_large` or `corrupt` (bad gzip). With
+        `confined_to` (absolute folders), the file opened must lie inside one of them
+        with no symbolic link on the way and be a regular file, checked on what is
+        opened (not on the name, which can change in between): else `path_not_allowed`."""
         ...
 
     async def is_directory(self, path: str) -> bool:

@@ -1,4 +1,5 @@
-"""Quotes and sections of stored documents: the document's own words, with citations."""
+"""Quotes and sections of stored documents: the document's own words, with citations,
+and whether a requested passage is verified (`domain.quotes.quote_verification`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,16 @@ import attrs
 
 from ...domain.analysis.section_labels import normalise_heading
 from ...domain.document.document_location import DocumentLocation
-from ...domain.errors import ErrorKind, SheafError
-from ...domain.quotes.quote_matching import FUZZY_THRESHOLD, MatchKind, QuoteSearch, find_quote
+from ...domain.errors import ErrorKind, NotFound, SheafError
+from ...domain.quotes.quote_matching import FUZZY_THRESHOLD, MatchKind
+from ...domain.quotes.quote_verification import (
+    Mode,
+    PassageMatch,
+    QuoteVerification,
+    Verdict,
+    verify_quote,
+)
+from ...domain.quotes.word_alignment import Difference
 from ..concurrency.worker_pool import WorkerPool
 from ..store.document_structure import DocumentStructure, StructuredDocument
 
@@ -42,11 +51,66 @@ class Quote:
     version_id: str
     context_before: str
     context_after: str
+    status: str = Verdict.VERIFIED.value
+    """`verified` (the document's words, up to the tolerated differences), `located` (a
+    passage like the request, found in locate mode) or, as the closest passage of a
+    check that failed, `not_verified`."""
+    differences: tuple[Difference, ...] = ()
+    """What differs between the request and this passage, word by word."""
+    tolerated: tuple[str, ...] = ()
+    """The tolerated differences the match needed (`whitespace`, `ligatures`, ...)."""
 
     def as_dict(self) -> dict[str, object]:
         found = attrs.asdict(self, recurse=False)
         found["location"] = self.location.as_dict()
+        found["differences"] = [d.as_dict() for d in self.differences]
         return found
+
+
+@attrs.frozen
+class QuoteCheck:
+    """The answer to a quote request by text: the passages that are it (`verified`, or
+    `located` in locate mode), or the closest passage with what differs."""
+
+    status: str
+    """`verified`, `located`, `not_verified` or `not_found` (nothing close)."""
+    request: str
+    mode: str
+    document_id: str
+    quotes: tuple[Quote, ...] = ()
+    closest: Quote | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"status": self.status, "request": self.request, "mode": self.mode,
+                "document_id": self.document_id,
+                "quotes": [q.as_dict() for q in self.quotes],
+                "closest": None if self.closest is None else self.closest.as_dict()}
+
+    @property
+    def message(self) -> str:
+        """Why the request was not confirmed, in a line."""
+        if self.closest is None:
+            return (f"the text is not in document {self.document_id}, nor anything close "
+                    "to it")
+        named = "; ".join(_described(d) for d in self.closest.differences)
+        return (f"the text is not verified in document {self.document_id}: closest passage "
+                f"(similarity {self.closest.score}) {self.closest.text!r} differs: {named}")
+
+
+def _described(difference: Difference) -> str:
+    return (f"{difference.kind.value} (request {difference.request!r}, document "
+            f"{difference.document!r})")
+
+
+class QuoteNotVerified(NotFound):
+    """A quote request the document does not confirm, with the check that says why."""
+
+    def __init__(self, check: QuoteCheck) -> None:
+        super().__init__(ErrorKind.QUOTE_NOT_FOUND, check.message)
+        self.check = check
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (QuoteNotVerified, (self.check,))
 
 
 class Quotes:
@@ -60,25 +124,66 @@ class Quotes:
         return await self._structure.load(space, reference)
 
     async def by_text(self, space: str, reference: str, query: str, *, find_all: bool = False,
-                      threshold: float = FUZZY_THRESHOLD) -> list[Quote]:
-        """Occurrences of `query`: exact, tolerant or fuzzy; `quote_not_found` otherwise,
-        naming the closest passage and its score."""
+                      mode: Mode = Mode.VERIFY, threshold: float = FUZZY_THRESHOLD
+                      ) -> list[Quote]:
+        """The passages that are `query` (verified), or in locate mode like it (located);
+        `QuoteNotVerified` (kind `quote_not_found`) otherwise, carrying the check."""
+        check = await self.check_text(space, reference, query, find_all=find_all, mode=mode,
+                                      threshold=threshold)
+        if not check.quotes:
+            raise QuoteNotVerified(check)
+        return list(check.quotes)
+
+    async def check_text(self, space: str, reference: str, query: str, *,
+                         find_all: bool = False, mode: Mode = Mode.VERIFY,
+                         threshold: float = FUZZY_THRESHOLD,
+                         within: tuple[tuple[int, int], ...] = ()) -> QuoteCheck:
+        """Whether the document says `query`: the passages that are it, or the closest
+        one and what differs. `within` limits the search to these spans of the text
+        (the claim checks pass the neighbourhoods of search hits)."""
         if len(query) > MAX_QUOTE_CHARACTERS:
             raise SheafError(ErrorKind.INVALID_QUERY,
                              f"the quote text has {len(query)} characters; at most "
                              f"{MAX_QUOTE_CHARACTERS} are matched (cite a section or "
                              "sentences instead)")
+        if not query.strip():
+            raise SheafError(ErrorKind.INVALID_QUERY, "the quote text is empty")
         loaded = await self.load(space, reference)
-        # Matching is CPU work of a cost that grows with the text: off the event loop.
-        result = await self._pool.run(_find, loaded.text, query, find_all, threshold)
-        if not result.found:
-            closest = ""
-            if result.closest is not None:
-                passage = loaded.text[result.closest.start:result.closest.end]
-                closest = f"; closest passage (similarity {result.closest.score}): {passage!r}"
-            raise SheafError(ErrorKind.QUOTE_NOT_FOUND,
-                             f"the text is not in document {loaded.document.id}{closest}")
-        return [self._quote(loaded, m.start, m.end, m.kind, m.score) for m in result.matches]
+        regions = within or ((0, len(loaded.text)),)
+        verdicts = []
+        for start, end in regions:
+            # Matching is CPU work of a cost that grows with the text: off the event loop.
+            verdict = await self._pool.run(_verified, loaded.text[start:end], query,
+                                           find_all, mode, threshold)
+            verdicts.append((start, verdict))
+            if verdict.matches and not find_all:
+                break
+        return self._check(loaded, query, mode, verdicts)
+
+    def _check(self, loaded: StructuredDocument, query: str, mode: Mode,
+               verdicts: list[tuple[int, QuoteVerification]]) -> QuoteCheck:
+        found = [self._matched(loaded, offset, m, verdict.verdict)
+                 for offset, verdict in verdicts for m in verdict.matches]
+        document_id = loaded.document.id
+        if found:
+            status = found[0].status
+            return QuoteCheck(status, query, mode.value, document_id, tuple(found))
+        near = [(v.closest.similarity, offset, v.closest, v.verdict)
+                for offset, v in verdicts if v.closest is not None]
+        if not near:
+            return QuoteCheck(Verdict.NOT_FOUND.value, query, mode.value, document_id)
+        _, offset, match, verdict = max(near, key=lambda found: found[0])
+        closest = self._matched(loaded, offset, match, verdict)
+        return QuoteCheck(verdict.value, query, mode.value, document_id, closest=closest)
+
+    def _matched(self, loaded: StructuredDocument, offset: int, match: PassageMatch,
+                 verdict: Verdict) -> Quote:
+        quote = self._quote(loaded, offset + match.start, offset + match.end,
+                            MatchKind(match.match), match.similarity)
+        moved = tuple(attrs.evolve(d, start=d.start + offset, end=d.end + offset)
+                      for d in match.differences)
+        return attrs.evolve(quote, status=verdict.value, differences=moved,
+                            tolerated=tuple(t.value for t in match.tolerated))
 
     async def by_position(self, space: str, reference: str, unit: str, first: int,
                           last: int | None = None) -> Quote:
@@ -139,8 +244,9 @@ class Quotes:
             context_after=text[end:end + CONTEXT_CHARACTERS])
 
 
-def _find(text: str, query: str, find_all: bool, threshold: float) -> QuoteSearch:
-    return find_quote(text, query, find_all=find_all, threshold=threshold)
+def _verified(text: str, query: str, find_all: bool, mode: Mode, threshold: float
+              ) -> QuoteVerification:
+    return verify_quote(text, query, mode=mode, find_all=find_all, threshold=threshold)
 
 
 def _overlapping(spans: tuple[tuple[int, int], ...], start: int, end: int

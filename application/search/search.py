@@ -55,6 +55,35 @@ class SearchHit:
         """The snippet's own words, exactly as the document has them."""
         return self.chunk.text
 
+    # The snippet's place, by the names its JSON record gives them (`hit.start`, as
+    # `hit["start"]` in `sheaf search --json`).
+    @property
+    def chunk_id(self) -> str:
+        return self.chunk.id
+
+    @property
+    def start(self) -> int:
+        """Where the snippet starts in the document's Markdown (a character offset)."""
+        return self.chunk.start
+
+    @property
+    def end(self) -> int:
+        """Where it ends: `markdown[hit.start:hit.end] == hit.text`."""
+        return self.chunk.end
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        return self.chunk.heading_path
+
+    @property
+    def section(self) -> str | None:
+        """The label of the section it is in (abstract, methods, ...)."""
+        return self.chunk.section_label
+
+    @property
+    def pages(self) -> tuple[int, ...]:
+        return self.chunk.pages
+
     def as_dict(self) -> dict[str, object]:
         chunk = self.chunk
         found: dict[str, object] = {

@@ -78,4 +78,5 @@ class DocumentStructure:
 def _migrated_structure(document: DocumentRecord, text: str) -> StoredStructure:
     abstract = document.current.metadata.get("abstract")
     return stored_structure(text, document.current.blocks, document.title,
-                            str(abstract) if abstract else None)
+                            str(abstract) if abstract else None,
+                            document.current.content_source)

@@ -56,7 +56,8 @@ def headings_from_blocks(text: str, blocks: list[tuple[str, int, int, int]]) -> 
 
 def detect_sections(text: str, headings: list[Heading], *, title: str | None = None,
                     abstract: str | None = None,
-                    furniture: Sequence[tuple[int, int]] = ()) -> tuple[Section, ...]:
+                    furniture: Sequence[tuple[int, int]] = (),
+                    leading_abstract: bool = True) -> tuple[Section, ...]:
     """Label and nest the headings into sections.
 
     The heading that repeats the document's title is the title, not a section. Once the
@@ -67,7 +68,8 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
     canonical section with more than a common subsection word ("Overview"). An abstract
     without a heading is inferred from the text before the first heading, or from the
     abstract metadata; `furniture` (the spans of a page's running lines) is no part of
-    it, and never starts it."""
+    it, and never starts it. Without `leading_abstract` (text whose layout says nothing
+    of papers: a note, a plain or RTF file), only the abstract metadata infers one."""
     title_key = normalise_heading(title) if title else None
     title_at = next((i for i, h in enumerate(headings)
                      if title_key and normalise_heading(h.text) == title_key), None)
@@ -104,7 +106,7 @@ def detect_sections(text: str, headings: list[Heading], *, title: str | None = N
             in_references_at = heading.level
     sections = _close(sections, len(text))
     if not any(s.label == "abstract" for s in sections):
-        inferred = _inferred_abstract(text, kept, abstract, furniture)
+        inferred = _inferred_abstract(text, kept, abstract, furniture, leading_abstract)
         if inferred is not None:
             sections = [inferred, *(attrs.evolve(s, index=s.index + 1, parent=None
                                                  if s.parent is None else s.parent + 1)
@@ -145,8 +147,11 @@ def _close(sections: list[Section], text_end: int) -> list[Section]:
 
 
 def _inferred_abstract(text: str, headings: list[Heading], abstract: str | None,
-                       furniture: Sequence[tuple[int, int]] = ()) -> Section | None:
+                       furniture: Sequence[tuple[int, int]] = (),
+                       by_place: bool = True) -> Section | None:
     first = headings[0].start if headings else len(text)
+    if not by_place:
+        first = 0  # the text before the first heading is no abstract by its place alone
     leading = text[:first]
     skipped = [(a, b) for a, b in furniture if b <= first]
     words = len(leading.split()) - sum(len(text[a:b].split()) for a, b in skipped)

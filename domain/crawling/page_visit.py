@@ -3,13 +3,14 @@ next conditional request, and the links it holds."""
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import attrs
 
+from ..worded_enum import WordedEnum
 
-class VisitOutcome(enum.Enum):
+
+class VisitOutcome(WordedEnum):
     """What visiting a page came to; the first four are ingest statuses."""
 
     NEW = "new"

@@ -4,10 +4,10 @@ model that `resolved_content` holds."""
 
 from __future__ import annotations
 
-import enum
+from ..worded_enum import WordedEnum
 
 
-class ContentSource(enum.Enum):
+class ContentSource(WordedEnum):
     """Which extraction path produced the text."""
 
     PDF = "pdf"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
+from ..worded_enum import WordedEnum
 from .metadata import DocumentMetadata
 
 
-class BlockKind(enum.Enum):
+class BlockKind(WordedEnum):
     """What a block of a document is."""
 
     HEADING = "heading"

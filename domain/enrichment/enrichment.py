@@ -3,7 +3,6 @@ context prefixes that change retrieval text and never the canonical text."""
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
 import re
@@ -14,13 +13,14 @@ import attrs
 from ..analysis.chunking import Chunk
 from ..analysis.sentences import sentence_spans
 from ..errors import ErrorKind, SheafError
+from ..worded_enum import WordedEnum
 
 MAX_SUMMARY_SENTENCES = 3
 MAX_CONCEPTS = 5
 MAX_CONTEXT_CHARACTERS = 400
 
 
-class EnrichmentKind(enum.Enum):
+class EnrichmentKind(WordedEnum):
     SUMMARY = "summary"
     CONTEXT = "context"
 

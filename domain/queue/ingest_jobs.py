@@ -6,7 +6,6 @@ here converts to and from a mapping and refuses one it cannot read, naming the f
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -16,6 +15,7 @@ import attrs
 from ..errors import ErrorKind, SheafError
 from ..fetching.url_normalisation import is_url, normalise_url
 from ..store.ingestion import DEFAULT_SPACE, IngestResult, IngestStatus
+from ..worded_enum import WordedEnum
 
 TRANSIENT_KINDS = frozenset({
     ErrorKind.RATE_LIMITED, ErrorKind.SERVER_ERROR, ErrorKind.TIMEOUT, ErrorKind.DNS,
@@ -143,7 +143,7 @@ class IngestJob:
                    version_id=_text(args.get("version_id"), "version id", optional=True))
 
 
-class JobState(enum.Enum):
+class JobState(WordedEnum):
     """Where a job is in the queue."""
 
     WAITING = "waiting"

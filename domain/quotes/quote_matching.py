@@ -6,12 +6,11 @@ always the document's own, whatever the query's spelling.
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
 from ..analysis.word_tokens import is_unit_boundary
 from ..pdf.text_repairs import LIGATURES
+from ..worded_enum import WordedEnum
 from .fuzzy_window import best_window
 
 FUZZY_THRESHOLD = 0.85
@@ -20,7 +19,7 @@ _FOLD = {**{c: "'" for c in "‘’‚‛′`´"}, **{c: '"' for c in "“”„
 _INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
 
 
-class MatchKind(enum.Enum):
+class MatchKind(WordedEnum):
     EXACT = "exact"
     TOLERANT = "tolerant"
     """Equal once whitespace, line-end hyphens, ligatures, quotes, dashes and case are

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Collection
 
 import attrs
 
 from ..errors import ErrorKind
+from ..worded_enum import WordedEnum
 from .media_type import (
     CSV_TYPE,
     DOCX_TYPE,
@@ -47,7 +47,7 @@ SUPPORTED = ("PDF, HTML, plain text, Markdown, JSON, CSV/TSV, DOCX, PPTX, XLSX, 
 """What sheaf reads, for refusals to name."""
 
 
-class Route(enum.Enum):
+class Route(WordedEnum):
     """Where a body goes next."""
 
     PDF = "pdf"

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
 from ..errors import ErrorKind, SheafError
+from ..worded_enum import WordedEnum
 
 MAX_RESULTS = 1000
 """The most hits one search returns (`k`): past it a search is refused, not answered
 with an unbounded body (one HTTP answer for an unbounded `k` was 16.9 MB)."""
 
 
-class SearchMode(enum.Enum):
+class SearchMode(WordedEnum):
     AUTO = "auto"
     """Hybrid with a semantic embedder; BM25 without one or with a lexical one."""
     HYBRID = "hybrid"
@@ -21,7 +20,7 @@ class SearchMode(enum.Enum):
     VECTOR = "vector"
 
 
-class Expansion(enum.Enum):
+class Expansion(WordedEnum):
     """How much text around a hit comes back with it."""
 
     SNIPPET_WINDOW = "snippet-window"

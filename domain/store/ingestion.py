@@ -9,12 +9,13 @@ import attrs
 
 from ..document.content_source import ContentSource
 from ..errors import ErrorKind, SheafError
+from ..worded_enum import WordedEnum
 from .spaces import DEFAULT_SPACE as DEFAULT_SPACE  # where callers import it
 
 DEFAULT_MAX_INGEST_BYTES = 25 * 1024 * 1024
 
 
-class SourceKind(enum.Enum):
+class SourceKind(WordedEnum):
     URL = "url"
     FILE = "file"
     UPLOAD = "upload"
@@ -31,7 +32,7 @@ class SourceRef:
     original: str
 
 
-class IngestStatus(enum.Enum):
+class IngestStatus(WordedEnum):
     """What an ingest did to the store."""
 
     NEW = "new"

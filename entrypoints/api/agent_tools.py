@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url
+from ...domain.quotes.verification_terms import VERIFIED_MEANS
 from ...domain.search.search_request import Expansion
 from . import serialisation
 
@@ -100,9 +101,13 @@ TOOLS: dict[str, dict[str, Any]] = {
     },
     "get_exact_quote": {
         "description": "Check a passage against a document and return its exact words with "
-                       "their offsets, or an error if the document does not say it. Give "
-                       "one of: text; a section label (with optional first_sentences or "
-                       "last_sentences); a sentence or paragraph number; a line range.",
+                       "their offsets and status verified, or an error (quote_not_found) "
+                       "carrying the verification record: the closest passage and what "
+                       "differs, word by word. Give one of: text; a section label (with "
+                       "optional first_sentences or last_sentences); a sentence or "
+                       "paragraph number; a line range. With text, " + VERIFIED_MEANS +
+                       " mode locate finds a paraphrase or damaged text instead: its "
+                       "answer is located, never verified, and lists the differences.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -110,6 +115,10 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "text": {"type": "string", "description": "the passage to find"},
                 "find_all": {"type": "boolean",
                              "description": "every occurrence of text, not the first"},
+                "mode": {"type": "string", "enum": ["verify", "locate"],
+                         "description": "verify (default): confirm the document says "
+                                        "text; locate: find where it says something "
+                                        "like it (never verified)"},
                 "section": {"type": "string", "description": "a section label or heading"},
                 "first_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
                 "last_sentences": {"type": "integer", "minimum": 1, "maximum": 50},
@@ -122,6 +131,26 @@ TOOLS: dict[str, dict[str, Any]] = {
                           "description": "first and last line of the Markdown, inclusive"},
             },
             "required": ["document_id"],
+            "additionalProperties": False,
+        },
+    },
+    "verify_claim": {
+        "description": "Check whether the knowledge base says a claim. Each sentence of "
+                       "the claim is searched for and answered verified (with the passage "
+                       "and its citation: document, URL or path, section, pages, offsets), "
+                       "not_verified (the closest passage and what differs) or not_found "
+                       "(no document says anything close). An answer that is not verified "
+                       "is an error (claim_not_verified) carrying the record. "
+                       + VERIFIED_MEANS,
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "claim": {"type": "string", "description": "one or more sentences"},
+                "document_id": {"type": "string", "description": "only this document"},
+                "k": {"type": "integer", "minimum": 1, "maximum": 50,
+                      "description": "passages searched per sentence (default 5)"},
+            },
+            "required": ["claim"],
             "additionalProperties": False,
         },
     },
@@ -292,7 +321,18 @@ async def _dispatch(kb: KnowledgeApi, name: str, arguments: dict[str, Any]) -> d
                                 window=int(arguments.get("window", 1)))
         return {"query": arguments["query"], "results": serialisation.hits(found)}
     if name == "get_exact_quote":
+        if "text" in arguments and len([k for k in _QUOTE_BY if k in arguments]) == 1:
+            return await _quote_text(kb, arguments)
         return {"quotes": [serialisation.quote(q) for q in await _quotes(kb, arguments)]}
+    if name == "verify_claim":
+        document = arguments.get("document_id")
+        claim = await kb.verify(str(arguments["claim"]), document=document,
+                                k=int(arguments.get("k", 5)))
+        record = serialisation.claim_check(claim)
+        if claim.status != "verified":
+            return serialisation.not_verified(ErrorKind.CLAIM_NOT_VERIFIED.value,
+                                              claim.message, record)
+        return record
     if name == "list_documents":
         listed = (await kb.documents())[:int(arguments.get("limit", 100))]
         return {"documents": [serialisation.document_summary(d) for d in listed]}
@@ -303,10 +343,24 @@ async def _dispatch(kb: KnowledgeApi, name: str, arguments: dict[str, Any]) -> d
         serialisation.section(s) for s in await kb.sections(document_id)]}
 
 
+_QUOTE_BY = ("text", "section", "sentence", "paragraph", "lines")
+
+
+async def _quote_text(kb: KnowledgeApi, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A quote by text: the verified (or located) passages, or the failure with the
+    verification record."""
+    check = await kb.check_quote(str(arguments["document_id"]), str(arguments["text"]),
+                                 mode=str(arguments.get("mode", "verify")),
+                                 find_all=bool(arguments.get("find_all", False)))
+    if not check.quotes:
+        return serialisation.not_verified(ErrorKind.QUOTE_NOT_FOUND.value, check.message,
+                                          serialisation.quote_check(check))
+    return {"status": check.status, "quotes": [serialisation.quote(q) for q in check.quotes]}
+
+
 async def _quotes(kb: KnowledgeApi, arguments: dict[str, Any]) -> list[Any]:
     document = str(arguments["document_id"])
-    given = [key for key in ("text", "section", "sentence", "paragraph", "lines")
-             if key in arguments]
+    given = [key for key in _QUOTE_BY if key in arguments]
     if len(given) != 1:
         named = ", ".join(given) or "none"
         raise SheafError(ErrorKind.INVALID_QUERY,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -14,6 +15,7 @@ from ...adapters.blobs.filesystem_blob_store import FilesystemBlobStore
 from ...application.concurrency.worker_pool import WorkerPool
 from ...application.store.document_catalogue import DocumentCatalogue
 from ...domain.errors import ErrorKind, SheafError
+from .fault_injection import fault_point_from
 from .settings import EmbedderSettings
 
 # The extractors (html5lib, pdfminer, pikepdf), aiohttp and the remote models are
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from ...application.ports.format_extractor import FormatExtractor
     from ...application.ports.http_client import HttpClient
     from ...application.ports.language_model import LanguageModel
+    from ...application.quotes.claim_checks import ClaimChecks
     from ...application.quotes.quotes import Quotes
     from ...application.search.search import Search
     from ...application.store.document_structure import DocumentStructure
@@ -144,11 +147,14 @@ class KnowledgeServices:
     """What else was opened for these services (an S3 connection), closed with them."""
     artifacts: ArtifactStore | None = None
     """Where staged files and crawl journals are kept."""
+    queue_configured: bool = False
+    """Whether an ingest queue may hold bytes waiting, unreferenced, in the blob store."""
     client: HttpClient | None = attrs.field(default=None, init=False)
     """None until ingestion is first used."""
     _ingestion: Ingestion | None = attrs.field(default=None, init=False)
     _structure: DocumentStructure | None = attrs.field(default=None, init=False)
     _quotes: Quotes | None = attrs.field(default=None, init=False)
+    _claim_checks: ClaimChecks | None = attrs.field(default=None, init=False)
     _search: Search | None = attrs.field(default=None, init=False)
     _reindexing: Reindexing | None = attrs.field(default=None, init=False)
     _crawling: SiteCrawl | None = attrs.field(default=None, init=False)
@@ -174,6 +180,14 @@ class KnowledgeServices:
 
             self._quotes = Quotes(self.structure, self.pool)
         return self._quotes
+
+    @property
+    def claim_checks(self) -> ClaimChecks:
+        if self._claim_checks is None:
+            from ...application.quotes.claim_checks import ClaimChecks
+
+            self._claim_checks = ClaimChecks(self.search, self.quotes)
+        return self._claim_checks
 
     @property
     def search(self) -> Search:
@@ -298,7 +312,8 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
     else:
         blobs = given.blobs or FilesystemBlobStore(folder)
         artifacts = given.artifacts or FilesystemArtifactStore(folder)
-    catalogue = DocumentCatalogue(storage, blobs, artifacts)
+    catalogue = DocumentCatalogue(storage, blobs, artifacts,
+                                  fault_point=fault_point_from(os.environ))
     enrichment = None
     if language_model is not None:
         from ...application.enrichment.enrichment import Enrichment

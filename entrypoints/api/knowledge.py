@@ -14,6 +14,7 @@ asyncio loop, so trio is not supported).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -37,6 +38,8 @@ from .composition import (
 from .knowledge_results import ExtractedSource, IngestProgress, StoredDocument
 from .settings import Group, Settings
 
+logger = logging.getLogger("sheaf")
+
 # What only one method uses (ingest batches, quotes, evaluation, tool calls, the context
 # block, enrichment) is imported by that method: a command that lists the store loads
 # none of it (ADR-0022).
@@ -48,13 +51,15 @@ if TYPE_CHECKING:
     from ...application.ingestion.ingestion import IngestOptions
     from ...application.ports.embedder import Embedder
     from ...application.ports.language_model import LanguageModel
-    from ...application.quotes.quotes import Quote
+    from ...application.quotes.claim_checks import ClaimCheck
+    from ...application.quotes.quotes import Quote, QuoteCheck
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk, ChunkSizes
     from ...domain.analysis.sections import Section
     from ...domain.analysis.token_counting import TokenCounting
     from ...domain.document.resolved_content import ResolvedContent
     from ...domain.queue.ingest_jobs import IngestJob
+    from ...domain.quotes.quote_verification import Mode
     from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.embeddings import EmbeddingModel
@@ -145,6 +150,8 @@ class Knowledge:
                 chunk_sizes=chunk_sizes, adapters=adapters)
             if remote_blobs is not None:
                 services.closers = (remote_blobs[2],)
+            services.queue_configured = settings.queue is not None
+            await _finish_removals(services)
         except BaseException:
             with anyio.CancelScope(shield=True):
                 if remote_blobs is not None:
@@ -181,8 +188,8 @@ class Knowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None, render: RenderMode = "auto"
-                     ) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto",
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """Ingest a URL or a file. Failures come back as a `failed` result with the error
         kind, never as an exception. `render` says whether a web page is rendered in a
         headless Chromium: `auto` when its served markup is thin and built by script,
@@ -190,11 +197,13 @@ class Knowledge:
         separated) overrides the space's enrichment setting. `dry_run` reports what the
         source would be and stores nothing; `resume` reuses the staged artifacts of an
         interrupted ingest; `upload_name` is the file name citations show for an
-        uploaded file."""
+        uploaded file; `confined_to` (absolute folders) refuses a file that is not,
+        when opened, a regular file inside one of them reached without a link."""
         return await self._services.ingestion.ingest(source, self._ingest_options(
             metadata=metadata, source_id=source_id, force=force, password=password,
             enrich=enrich, prefer=prefer, dry_run=dry_run, resume=resume,
-            version_id=version_id, upload_name=upload_name, render=render))
+            version_id=version_id, upload_name=upload_name, render=render,
+            confined_to=tuple(confined_to)))
 
     async def ingest_job(self, job: IngestJob) -> IngestResult:
         """Run one queued ingest job (its own space and options; `sheaf worker` calls
@@ -226,12 +235,17 @@ class Knowledge:
         """Ingest sources (directories expand to their files, all the way down with
         `recursive`), `concurrency` at a time, yielding a progress event as each
         finishes; `options` are `ingest`'s. Leaving the loop early cancels the rest.
-        A `DirectoryListing` (from `listing`) is taken as it is, not listed again."""
+        A `DirectoryListing` (from `listing`) is taken as it is, not listed again. The
+        first event carries the files the directories held that are left out."""
         from ...application.concurrency.bounded_concurrency import for_each_bounded
         from ...domain.routing.directory_listing import DirectoryListing
         from ...domain.store.ingestion import IngestResult
 
         chosen = self._ingest_options(metadata=metadata, **options)  # bad options fail here
+        if chosen.dry_run:  # later sources see what earlier ones would have stored
+            from ...application.ingestion.rehearsal import Rehearsal
+
+            chosen = attrs.evolve(chosen, rehearsal=Rehearsal())
         listing = sources if isinstance(sources, DirectoryListing) else \
             await self.listing(sources, recursive=recursive)
         expanded = list(listing.files)
@@ -254,7 +268,8 @@ class Knowledge:
             async with receive:
                 async for result in receive:
                     done += 1
-                    yield IngestProgress(done, len(expanded), result, listing.skipped)
+                    yield IngestProgress(done, len(expanded), result,
+                                         listing.skipped if done == 1 else ())
         finally:
             batch.cancel()
 
@@ -407,7 +422,14 @@ class Knowledge:
             raise SheafError(ErrorKind.INVALID_QUERY,
                              "compact rewrites a DuckDB file; this store reclaims the space "
                              "of deleted rows itself (PostgreSQL: autovacuum, or VACUUM FULL)")
-        return await compact()
+        catalogue = self._services.catalogue
+        await catalogue.finish_removals()
+        sizes = await compact()
+        # Bytes enqueued for a worker wait in the blob store unreferenced: with a queue
+        # configured, nothing unreferenced is swept.
+        if not self._services.queue_configured:
+            await catalogue.sweep_blobs()
+        return sizes
 
     async def evaluate_retrieval(self, queries: Sequence[tuple[str, str]],
                                  qrels: Mapping[str, Mapping[str, int]],
@@ -468,13 +490,20 @@ class Knowledge:
                     sentence: int | None = None, paragraph: int | None = None,
                     lines: tuple[int, int] | None = None, section: str | None = None,
                     first: int | None = None, last: int | None = None,
-                    find_all: bool = False) -> list[Quote]:
-        """The document's own words: by `text` (exact, tolerant, then fuzzy), by sentence,
-        paragraph or lines, or a `section` (whole, or its first or last N sentences).
-        `quote_not_found` when the text is not there."""
+                    find_all: bool = False, mode: str = "verify") -> list[Quote]:
+        """The document's own words: by `text`, by sentence, paragraph or lines, or a
+        `section` (whole, or its first or last N sentences).
+
+        By text, a passage is returned only when it is `verified`: the document has the
+        text exactly or up to the tolerated differences (`sheaf.Tolerance`). Otherwise
+        `QuoteNotVerified` (a `NotFound`, kind `quote_not_found`) carries the closest
+        passage and what differs. `mode="locate"` re-anchors a paraphrase or damaged
+        text: its passages are `located`, never verified, with their differences."""
+
         quotes = self._services.quotes
         if text is not None:
-            return await quotes.by_text(self.space, document, text, find_all=find_all)
+            return await quotes.by_text(self.space, document, text, find_all=find_all,
+                                        mode=_mode(mode))
         if section is not None:
             return [await quotes.section(self.space, document, section, first, last)]
         for unit, value in (("sentence", sentence), ("paragraph", paragraph)):
@@ -484,6 +513,25 @@ class Knowledge:
             return [await quotes.by_position(self.space, document, "line", *lines)]
         raise SheafError(ErrorKind.INVALID_QUERY,
                          "quote needs text, sentence, paragraph, lines or section")
+
+    async def check_quote(self, document: str, text: str, *, mode: str = "verify",
+                          find_all: bool = False) -> QuoteCheck:
+        """Whether `document` says `text`, as a record that never raises for a passage
+        that is not there: `status` is `verified`, `located` (locate mode),
+        `not_verified` (with the closest passage and its differences) or `not_found`."""
+        return await self._services.quotes.check_text(self.space, document, text,
+                                                      find_all=find_all, mode=_mode(mode))
+
+    async def verify(self, claim: str, *, document: str | Sequence[str] | None = None,
+                     k: int = 5) -> ClaimCheck:
+        """Whether any stored document (or only `document`) says `claim`, sentence by
+        sentence: `verified` with each supporting passage's citation, `not_verified` with
+        the closest passage and what differs, or `not_found`."""
+        from ...domain.search.search_request import SearchFilters
+
+        documents = await self._services.catalogue.document_ids(self.space, _many(document))
+        return await self._services.claim_checks.check(
+            self.space, claim, k=k, filters=SearchFilters(documents))
 
     async def context_block(self, query: str, max_tokens: int = 1500, *, k: int = 8,
                             mode: str | SearchMode = "auto") -> str:
@@ -568,6 +616,18 @@ class Knowledge:
             yield queue
 
 
+async def _finish_removals(services: KnowledgeServices) -> None:
+    """Finish the removals a killed process left half done (ADR-0029); a journal that
+    cannot be read or finished is logged, not a reason to refuse opening the store."""
+    try:
+        finished = await services.catalogue.finish_removals()
+    except SheafError as exc:
+        logger.warning("the removal journal could not be finished: %s", exc)
+        return
+    if finished:
+        logger.info("finished %d removal(s) a killed process left half done", finished)
+
+
 def _fetching(settings: Settings | None, allow_private_network: bool,
               max_bytes: int | None, timeout: float | None) -> Settings:
     """The settings a read without a store fetches with: the flags over `settings`, or
@@ -580,6 +640,16 @@ def _fetching(settings: Settings | None, allow_private_network: bool,
         return settings
     return settings.with_flags(max_bytes=max_bytes, timeout=timeout,
                                allow_private=allow_private_network)
+
+
+def _mode(value: str) -> Mode:
+    from ...domain.quotes.quote_verification import Mode
+
+    try:
+        return Mode(value)
+    except ValueError:
+        raise SheafError(ErrorKind.INVALID_QUERY,
+                         f"unknown quote mode {value!r}: verify or locate") from None
 
 
 def _many(value: str | Sequence[str] | None) -> list[str]:

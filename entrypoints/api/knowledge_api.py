@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
-    from ...application.quotes.quotes import Quote
+    from ...application.quotes.claim_checks import ClaimCheck
+    from ...application.quotes.quotes import Quote, QuoteCheck
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
@@ -44,8 +45,8 @@ class KnowledgeApi(Protocol):
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None, render: RenderMode = "auto"
-                     ) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto",
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """Ingest a URL or a file; failures come back as a `failed` result."""
 
     async def listing(self, sources: Sequence[str], *, recursive: bool = False
@@ -116,5 +117,14 @@ class KnowledgeApi(Protocol):
                     sentence: int | None = None, paragraph: int | None = None,
                     lines: tuple[int, int] | None = None, section: str | None = None,
                     first: int | None = None, last: int | None = None,
-                    find_all: bool = False) -> list[Quote]:
-        """The document's own words, with offsets and citation."""
+                    find_all: bool = False, mode: str = "verify") -> list[Quote]:
+        """The document's own words, with offsets and citation; by text, only verified
+        (or, `mode="locate"`, located) passages."""
+
+    async def check_quote(self, document: str, text: str, *, mode: str = "verify",
+                          find_all: bool = False) -> QuoteCheck:
+        """Whether the document says `text`: the verdict as a record."""
+
+    async def verify(self, claim: str, *, document: str | Sequence[str] | None = None,
+                     k: int = 5) -> ClaimCheck:
+        """Whether the stored documents say `claim`, sentence by sentence."""

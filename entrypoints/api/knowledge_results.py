@@ -28,7 +28,9 @@ class IngestProgress:
     total: int
     result: IngestResult
     skipped: tuple[SkippedFile, ...] = ()
-    """Files the directories held that are left out, and why (the same on every event)."""
+    """Files the directories held that are left out, and why: on the batch's first event
+    only, so a loop that gathers them sees each once (`Knowledge.listing` gives them
+    before any ingest)."""
 
 
 @attrs.frozen

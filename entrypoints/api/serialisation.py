@@ -18,7 +18,8 @@ import attrs
 from ...domain.errors import SheafError
 
 if TYPE_CHECKING:
-    from ...application.quotes.quotes import Quote
+    from ...application.quotes.claim_checks import ClaimCheck
+    from ...application.quotes.quotes import Quote, QuoteCheck
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
@@ -104,6 +105,30 @@ def hits(found: Iterable[SearchHit]) -> list[JSON]:
 def quote(found: Quote) -> JSON:
     return {key: list(value) if isinstance(value, tuple) else value
             for key, value in found.as_dict().items()}
+
+
+def quote_check(check: QuoteCheck) -> JSON:
+    """The verdict on a quote request by text: status, the passages, or the closest
+    passage with what differs. The same record under every interface."""
+    return {"status": check.status, "request": check.request, "mode": check.mode,
+            "document_id": check.document_id, "quotes": [quote(q) for q in check.quotes],
+            "closest": None if check.closest is None else quote(check.closest)}
+
+
+def claim_check(check: ClaimCheck) -> JSON:
+    """The verdict on a claim, sentence by sentence, each with its supporting passages
+    (full citations) or its closest passage and what differs."""
+    return {"claim": check.claim, "status": check.status, "sentences": [
+        {"sentence": s.sentence, "status": s.status,
+         "support": [quote(q) for q in s.support],
+         "closest": None if s.closest is None else quote(s.closest)}
+        for s in check.sentences]}
+
+
+def not_verified(kind: str, message: str, verification: JSON) -> JSON:
+    """A tool's failed answer for a verification that did not verify: the error, with
+    the verification record it failed on."""
+    return {"error": {"kind": kind, "message": message, "verification": verification}}
 
 
 def section(found: Section) -> JSON:

@@ -23,6 +23,7 @@ from ...domain.errors import (
     UnsupportedContent,
     family_of,
 )
+from .disk_errors import disk_refused
 from .exit_codes import (
     EXIT_CONTENT,
     EXIT_FAILED,
@@ -63,7 +64,9 @@ _COMMANDS = {
     **dict.fromkeys(("search", "reindex", "compact"), ".search_commands"),
     **dict.fromkeys(("worker", "batch"), ".queue_commands"),
     **dict.fromkeys(("eval", "model"), ".evaluation_commands"),
+    "verify": ".verify_command",
     "serve": ".serve_command",
+    "repair": ".repair_command",
     "mcp": "..mcp.command",
 }
 
@@ -103,12 +106,23 @@ class SheafGroup(click.Group):
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:  # the reader went away (`| head`)
             raise click.exceptions.Exit(reader_gone()) from None
+        except OSError as exc:
+            refused = disk_refused(exc)
+            if refused is None:
+                raise self._internal(exc) from None
+            click.echo(f"sheaf: error: {refused}", err=True)
+            raise click.exceptions.Exit(exit_code(refused)) from None
         except Exception as exc:  # a bug or an unreadable store: one line, details on debug
-            import logging
+            raise self._internal(exc) from None
 
-            logging.getLogger("sheaf").debug("unexpected failure", exc_info=True)
-            click.echo(internal_failure(exc), err=True)
-            raise click.exceptions.Exit(EXIT_FAILED) from None
+    @staticmethod
+    def _internal(exc: BaseException) -> click.exceptions.Exit:
+        import logging
+
+        logging.getLogger("sheaf").debug("unexpected failure", exc_info=(
+            type(exc), exc, exc.__traceback__))
+        click.echo(internal_failure(exc), err=True)
+        return click.exceptions.Exit(EXIT_FAILED)
 
 
 def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
@@ -131,9 +145,11 @@ def sheaf() -> None:
 
     configure_logging(log_level_named(os.environ.get("LOG_LEVEL")))
 
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (the console script exits with it)."""
+    from .terminal_text import guard_terminal_streams
+
+    guard_terminal_streams()
     try:
         result = sheaf.main(args=list(argv) if argv is not None else None, prog_name="sheaf",
                             standalone_mode=False)

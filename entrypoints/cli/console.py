@@ -14,6 +14,9 @@ def main() -> int:
     store (its write-ahead log, made afresh after each checkpoint) take their mode from
     the umask, and no other setting reaches them."""
     os.umask(0o077)
+    from .terminal_text import guard_terminal_streams
+
+    guard_terminal_streams()  # before anything is printed, the fast paths included
     if sys.argv[1:] == ["--version"]:
         from ...adapters.installation.package_version import version_info
 

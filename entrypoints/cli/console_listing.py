@@ -14,23 +14,34 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ...domain.store.spaces import DEFAULT_SPACE
+from .terminal_text import one_line
 
 _VALUED = ("--space", "--store")
 
 
-def listing_lines(summaries: Iterable[dict[str, Any]], as_json: bool) -> Iterator[str]:
-    """The lines `sheaf list` prints for these document summaries."""
-    for summary in summaries:
-        if as_json:
+def listing_lines(summaries: Sequence[dict[str, Any]], as_json: bool) -> Iterator[str]:
+    """The lines `sheaf list` prints for these document summaries: columns as wide as
+    their longest value (`spreadsheet` and `html` line up)."""
+    if as_json:
+        for summary in summaries:
             yield json.dumps(summary, ensure_ascii=False)
-        else:
-            first = summary["sources"][0]["original"] if summary["sources"] else ""
-            yield (f"{summary['id']}  {summary['content']:<4}  "
-                   f"{(summary['title'] or '(untitled)')[:60]:<60}  {first}")
+        return
+    # One row per document whatever its fields hold (a newline in a file name would
+    # forge a row): every field on one line, then the columns sized.
+    rows = [(one_line(summary["id"]), one_line(summary["content"] or ""),
+             one_line(summary["title"] or "(untitled)"),
+             one_line(summary["sources"][0]["original"] if summary["sources"] else ""))
+            for summary in summaries]
+    ids = max((len(row[0]) for row in rows), default=0)
+    kinds = max((len(row[1]) for row in rows), default=0)
+    titles = min(60, max((len(row[2]) for row in rows), default=0))
+    for ident, kind, title, first in rows:
+        yield (f"{ident:<{ids}}  {kind:<{kinds}}  {title[:titles]:<{titles}}  "
+               f"{first}").rstrip()
 
 
 def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
@@ -67,7 +78,11 @@ def answered(args: Sequence[str], environ: Mapping[str, str]) -> int | None:
     except BrokenPipeError:
         return reader_gone()
     except OSError as exc:  # a full disk: the one line click's command prints too
-        sys.stderr.write(internal_failure(exc) + "\n")
+        from .disk_errors import disk_refused
+
+        refused = disk_refused(exc)
+        sys.stderr.write((f"sheaf: error: {refused}" if refused else internal_failure(exc))
+                         + "\n")
         return EXIT_FAILED
     return EXIT_OK
 

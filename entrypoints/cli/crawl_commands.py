@@ -87,8 +87,7 @@ def run_crawl(settings: Settings, start: str, crawl: dict[str, Any], *, concurre
                     echo_json(serialisation.crawl_event(event))
                 elif visit.reason or not live:
                     line = f"[{event.visited}] {visit.outcome.value:<9} {visit.address}"
-                    click.echo(line + (f"  ({visit.reason})" if visit.reason else ""),
-                               err=True)
+                    advance.note(line + (f"  ({visit.reason})" if visit.reason else ""))
         assert summary is not None  # the crawl ends with its summary or raises
         if as_json:
             echo_json(serialisation.crawl_event(summary))
@@ -103,4 +102,5 @@ def run_crawl(settings: Settings, start: str, crawl: dict[str, Any], *, concurre
                 click.echo(f"  removed {removed}", err=True)
         return 1 if failed else 0
 
-    with_knowledge_api(settings, work, shared=shared, hold=True)
+    with_knowledge_api(settings, work, shared=shared, hold=True,
+                       missing="create")

@@ -114,9 +114,14 @@ async def _ingest_demo(sources: list[str]) -> None:
                       f"{' > '.join(passage.section_path)}, p. "
                       f"{', '.join(map(str, passage.pages))}, characters {passage.start}-"
                       f"{passage.end}\n")
-            checked = await kb.quote(paper.id, passage.text.upper())
-            out.write(f"   re-found from a disguised copy: {checked[0].match} match at "
-                      f"{checked[0].start}-{checked[0].end}\n")
+            rewrapped = passage.text.replace(" ", "\n", 4)
+            checked = await kb.check_quote(paper.id, rewrapped)
+            out.write(f"   a rewrapped copy: {checked.status} ({checked.quotes[0].match} "
+                      f"match at {checked.quotes[0].start}-{checked.quotes[0].end})\n")
+            changed = await kb.check_quote(paper.id, passage.text.replace(" ", " not ", 1))
+            named = ", ".join(f"{d.kind.value} {d.request!r}" for d in (
+                changed.closest.differences if changed.closest else ()))
+            out.write(f"   a copy with a word added: {changed.status} ({named})\n")
             status = await kb.status()
             out.write(f"\nstore: schema {status.schema_version}, "
                       + ", ".join(f"{s.documents} documents in {s.space!r}"

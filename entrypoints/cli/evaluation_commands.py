@@ -88,7 +88,7 @@ def retrieval(directory: Path, mode: tuple[str, ...], embedder: str | None,
                                    f"{report.ndcg_at_10:8.3f} {report.mrr_at_10:8.3f} "
                                    f"{report.recall_at_100:8.3f}")
 
-            with_knowledge(settings, measure, chunk_sizes=sizes)
+            with_knowledge(settings, measure, chunk_sizes=sizes, missing="create")
 
 
 def _chunk_sizes(value: str) -> ChunkSizes:

@@ -23,3 +23,4 @@ def internal_failure(exc: BaseException) -> str:
     """The one line a failure sheaf did not foresee (a bug, a full disk) prints."""
     return (f"sheaf: error: internal: {type(exc).__name__}: {exc} "
             "(LOG_LEVEL=debug shows the traceback)")
+

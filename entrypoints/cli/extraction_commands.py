@@ -84,8 +84,9 @@ def extract(inputs: tuple[str, ...], fmt: str, output_dir: Path | None,
         from contextlib import aclosing
 
         from ..api.knowledge import Knowledge
-        from .local_input import output_name
+        from .local_input import output_names
 
+        names = output_names(inputs)
         failures = 0
         async with aclosing(Knowledge.extract(
                 inputs, base_url=base_url, password=password,
@@ -100,10 +101,11 @@ def extract(inputs: tuple[str, ...], fmt: str, output_dir: Path | None,
                 output = render(one.document, fmt, extraction_details(one))
                 if output_dir:
                     output_dir.mkdir(parents=True, exist_ok=True)
-                    target = output_dir / (output_name(one.source) + SUFFIXES[fmt])
+                    target = output_dir / (names[one.source] + SUFFIXES[fmt])
                     tmp = target.with_suffix(target.suffix + ".part")
                     tmp.write_text(output, encoding="utf-8")
                     tmp.replace(target)
+                    click.echo(f"{one.source} -> {target}", err=True)
                 else:
                     sys.stdout.write(output)
         return 1 if failures else 0

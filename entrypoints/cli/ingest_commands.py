@@ -34,7 +34,9 @@ from .cli_session import (
     with_knowledge_api,
 )
 from .crawl_commands import CRAWL_OPTIONS, crawl_options, run_crawl
+from .failure_text import failure_text
 from .queue_commands import queue_url_option
+from .terminal_text import one_line
 
 if TYPE_CHECKING:
     from ...domain.routing.directory_listing import SkippedFile
@@ -146,13 +148,14 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
             if as_json:
                 echo_json(one.as_dict())
             else:
-                click.echo(f"skipped   {one.path}  ({one.reason})", err=True)
+                click.echo(f"skipped   {one_line(one.path)}  ({one.reason})", err=True)
         done: list[dict[str, Any]] = []
-        with progress("ingesting", total, live) as advance:
+        with progress("ingesting", total, live) as shown_progress:
             async for result in results:
                 done.append(result)
-                advance(1)
-                _report(result, len(done), total, as_json, live)
+                shown_progress.advance(1)
+                if (line := _report(result, len(done), total, as_json, live)):
+                    shown_progress.note(line)
         counts = Counter(r["status"] for r in done)
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
         click.echo(f"summary: {summary}, {len(skipped)} skipped", err=True)
@@ -160,10 +163,11 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
             click.echo("nothing to ingest: no file sheaf reads among the sources", err=True)
             return 1
         for one in skipped:
-            click.echo(f"  skipped {one.path}: {one.reason}", err=True)
+            click.echo(f"  skipped {one_line(one.path)}: {one.reason}", err=True)
         for failed in (r for r in done if r["status"] == IngestStatus.FAILED.value):
-            click.echo(f"  failed {failed['source']}: {failed.get('error_kind')}: "
-                       f"{failed.get('message')}", err=True)
+            click.echo(f"  failed {one_line(failed['source'])}: "
+                       f"{failure_text(failed.get('error_kind'), failed.get('message'))}",
+                       err=True)
         return 1 if counts.get("failed") else 0
 
     async def work(kb: KnowledgeApi) -> int:
@@ -176,7 +180,10 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
 
         return await shown(listing.skipped, len(listing.files), results())
 
-    with_knowledge_api(settings, work, shared=HOLDER_SETTINGS, hold=True)
+    # A dry run on a store that is not there yet reports against an empty one in memory:
+    # it writes no file.
+    with_knowledge_api(settings, work, shared=HOLDER_SETTINGS, hold=True,
+                       missing="in_memory" if options["dry_run"] else "create")
 
 
 def _enqueue(found: list[str], recursive: bool, metadata: tuple[tuple[str, str], ...],
@@ -213,10 +220,11 @@ RECONCILE_SETTINGS = ("embedder", "blobs", "max_bytes", "timeout", "allow_privat
 
 
 def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
-            live: bool) -> None:
+            live: bool) -> str | None:
+    """The line to print for one result (JSON goes to stdout here); None for none."""
     if as_json:
         echo_json(result)
-        return
+        return None
     notes = []
     if result.get("error_kind"):
         notes.append(result.get("message") or result["error_kind"])
@@ -227,8 +235,9 @@ def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
         notes.append(f"enrichment {enrichment}: see sheaf show --diagnostics")
     # Under a progress bar only what needs reading is printed; in a log, every source.
     if notes or not live:
-        line = f"[{done}/{total}] {result['status']:<9} {result['source']}"
-        click.echo(line + "".join(f"  ({note})" for note in notes), err=True)
+        line = f"[{done}/{total}] {result['status']:<9} {one_line(result['source'])}"
+        return line + "".join(f"  ({note})" for note in notes)
+    return None
 
 
 @click.command()
@@ -259,7 +268,7 @@ def reconcile(batch: Path, sample: int | None, concurrency: int, as_json: bool,
                            **({"error": event.result.message} if event.result.message
                               else {})})
             else:
-                click.echo(f"{verdict:<11} {event.result.source}")
+                click.echo(f"{verdict:<11} {one_line(event.result.source)}")
         click.echo("summary: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in
                                            ("present", "stale", "missing", "unreachable")),
                    err=True)

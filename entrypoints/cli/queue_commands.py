@@ -28,6 +28,7 @@ from .cli_options import (
     store_option,
 )
 from .cli_session import echo_json
+from .failure_text import failure_text
 
 if TYPE_CHECKING:
     from ...application.ports.job_queue import JobQueue
@@ -87,8 +88,9 @@ def enqueue(settings: Settings, sources: Sequence[str], *, recursive: bool,
                            f"enqueued, {len(enqueued.refused)} refused, "
                            f"{len(enqueued.skipped)} skipped", err=True)
                 for refused in enqueued.refused:
-                    click.echo(f"  refused {refused.source}: {refused.error_kind}: "
-                               f"{refused.message}", err=True)
+                    click.echo(f"  refused {refused.source}: "
+                               f"{failure_text(refused.error_kind, refused.message)}",
+                               err=True)
                 for skipped in enqueued.skipped:
                     click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
             code = 1 if enqueued.refused else 0
@@ -151,8 +153,8 @@ def _print_summary(summary: BatchSummary, as_json: bool, *, with_jobs: bool) -> 
             click.echo(f"  {job.state.value:<9} {status:<9} {job.source} "
                        f"(job {job.job_id}, {job.attempts} tries)")
         for failed in summary.failures:
-            why = (f"{failed.result.error_kind}: {failed.result.message}" if failed.result
-                   else "no result recorded")
+            why = (failure_text(failed.result.error_kind, failed.result.message)
+                   if failed.result else "no result recorded")
             click.echo(f"  failed {failed.source}: {why} (after {failed.attempts} tries)")
     return 1 if summary.failures else 0
 
@@ -252,8 +254,8 @@ def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: fl
                 result = await kb.ingest_job(job)
                 took = time.perf_counter() - began
                 measured(result, took)
-                note = f"  ({result.error_kind}: {result.message})" if result.error_kind \
-                    else ""
+                note = f"  ({failure_text(result.error_kind, result.message)})" \
+                    if result.error_kind else ""
                 click.echo(f"{result.status.value:<9} {job.source} [{took:.2f} s]{note}",
                            err=True)
                 return result

@@ -13,6 +13,7 @@ from ...domain.document.content_source import ContentSource
 from ..api import serialisation
 from ..api.serialisation import as_received
 from ..api.settings import READING, Group
+from .citation_text import cited_source, shown_title
 from .cli_options import (
     LINE_RANGE,
     json_option,
@@ -122,7 +123,9 @@ def show(document: str, markdown: bool, meta: bool, diagnostics: bool, as_json: 
 def _describe(summary: dict[str, Any]) -> None:
     for key in ("id", "title", "content", "content_type", "version", "versions",
                 "characters", "updated_at"):
-        click.echo(f"{key:<13} {summary[key]}")
+        value = summary[key]
+        click.echo(f"{key:<13} {'(untitled)' if value is None and key == 'title' else value}")
+    click.echo(f"{'location':<13} {cited_source(summary)}")
     if summary["near_duplicate_of"]:
         click.echo(f"{'near dup of':<13} {summary['near_duplicate_of']} "
                    f"(cosine {summary['near_duplicate_similarity']:.3f})")
@@ -139,11 +142,16 @@ def _describe(summary: dict[str, Any]) -> None:
 
 @click.command()
 @DOCUMENT
+@json_option
 @store_options
-def remove(document: str, store: Path | None, space: str, embedder: str | None) -> None:
+def remove(document: str, as_json: bool, store: Path | None, space: str,
+           embedder: str | None) -> None:
     """Remove a document, its versions and the blobs only it used."""
     async def work(kb: KnowledgeApi) -> None:
         removed = await kb.remove(document)
+        if as_json:
+            echo_json(serialisation.removal(removed))
+            return
         click.echo(f"removed {removed.id} ({removed.title or 'untitled'})", err=True)
 
     with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
@@ -205,7 +213,12 @@ def chunks(document: str, level: str | None, no_retrieval_prefix: bool, as_json:
 
 @click.command()
 @DOCUMENT
-@click.option("--text", help="find this passage (exact, tolerant, then fuzzy)")
+@click.option("--text", help="confirm the document says this passage: exit 0 when it is "
+                            "verified, 1 with the closest passage and what differs when "
+                            "not")
+@click.option("--locate", is_flag=True, help="with --text: find where the document says "
+                                             "something like it (a paraphrase, damaged "
+                                             "text); never verified, differences listed")
 @click.option("--sentence", type=click.IntRange(min=1), help="sentence N, from 1")
 @click.option("--paragraph", type=click.IntRange(min=1), help="paragraph N, from 1")
 @click.option("--lines", type=LINE_RANGE, help="lines A-B, counted from 1")
@@ -217,17 +230,24 @@ def chunks(document: str, level: str | None, no_retrieval_prefix: bool, as_json:
                                                         "sentences")
 @json_option
 @store_options
-def quote(document: str, text: str | None, sentence: int | None, paragraph: int | None,
-          lines: tuple[int, int] | None, section: str | None, find_all: bool,
-          first: int | None, last: int | None, as_json: bool, store: Path | None,
-          space: str, embedder: str | None) -> None:
-    """A document's own words, with offsets and citation."""
+def quote(document: str, text: str | None, locate: bool, sentence: int | None,
+          paragraph: int | None, lines: tuple[int, int] | None, section: str | None,
+          find_all: bool, first: int | None, last: int | None, as_json: bool,
+          store: Path | None, space: str, embedder: str | None) -> None:
+    """A document's own words, with offsets and citation.
+
+    With --text, the passage is verified only when the document has it exactly or with
+    tolerated differences (spacing, line breaks, line-end hyphens, invisible characters,
+    ligatures, typographic quotes and dashes, Unicode normalisation, citation markers,
+    the first letter's case, a closing stop); any other difference exits 1."""
     given = [name for name, value in (("--text", text), ("--sentence", sentence),
                                       ("--paragraph", paragraph), ("--lines", lines),
                                       ("--section", section)) if value is not None]
     if len(given) != 1:
         raise click.UsageError("give exactly one of --text, --sentence, --paragraph, "
                                "--lines, --section")
+    if locate and text is None:
+        raise click.UsageError("--locate goes with --text")
 
     def shown(found: list[dict[str, Any]]) -> None:
         from ...domain.document.document_location import DocumentLocation
@@ -241,15 +261,37 @@ def quote(document: str, text: str | None, sentence: int | None, paragraph: int 
                 else ""
             click.echo(passage["text"])
             cited = DocumentLocation(**passage["location"]).cited or passage["document_id"]
-            click.echo(f"-- {passage['title'] or passage['document_id']} ({cited}), "
+            # On stdout with the passage: `> file` keeps the quote and its source.
+            click.echo(f"-- {shown_title(passage)} ({cited}), "
                        f"{where}{pages}, characters {passage['start']}-{passage['end']}, "
-                       f"{passage['match']} match", err=True)
+                       f"{passage['match']} match")
 
-    async def work(kb: KnowledgeApi) -> None:
+    async def work(kb: KnowledgeApi) -> int | None:
+        if text is not None:
+            return await checked(kb, text)
         found = await kb.quote(document, text, sentence=sentence, paragraph=paragraph,
                                lines=lines, section=section, first=first, last=last,
                                find_all=find_all)
         shown(as_received([serialisation.quote(passage) for passage in found]))
+        return None
+
+    async def checked(kb: KnowledgeApi, request: str) -> int | None:
+        from .exit_codes import EXIT_FAILED
+        from .verification_output import echo_closest, echo_failure, echo_passage
+
+        check = as_received(serialisation.quote_check(await kb.check_quote(
+            document, request, mode="locate" if locate else "verify", find_all=find_all)))
+        if check["quotes"]:
+            for passage in check["quotes"]:
+                echo_json(passage) if as_json else echo_passage(passage)
+            return None
+        if as_json:
+            echo_json(check)
+        said = "not verified in" if check["closest"] else "not in, nor close to anything in,"
+        echo_failure("quote_not_found", f"the text is {said} document {check['document_id']}")
+        if not as_json:
+            echo_closest(check["closest"], check["status"])
+        return EXIT_FAILED
 
     with_knowledge_api(settings_for(READING, store=store, space=space, embedder=embedder),
                        work)
@@ -303,5 +345,6 @@ def space(name: str, enabled: bool | None, max_bytes: int | None, kinds: str | N
             for key, value in shown.items():
                 click.echo(f"{key:<18} {value}")
 
+    changes = (enabled, max_bytes, kinds, enrich)
     with_knowledge_api(settings_for({Group.STORE}, store=store, space=name), work,
-                       shared=())
+                       shared=(), missing="refuse" if changes == (None,) * 4 else "create")

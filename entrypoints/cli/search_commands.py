@@ -15,6 +15,7 @@ from ...domain.search.search_request import MAX_RESULTS, Expansion, SearchMode
 from ..api import serialisation
 from ..api.serialisation import as_received
 from ..api.settings import READING, Group
+from .citation_text import cited_source, shown_title
 from .cli_options import (
     KEY_VALUE,
     json_option,
@@ -29,6 +30,7 @@ from .cli_session import (
     with_knowledge,
     with_knowledge_api,
 )
+from .terminal_text import one_line
 
 if TYPE_CHECKING:
     from ..api.knowledge import Knowledge
@@ -81,13 +83,13 @@ def search(query: str | None, queries: Path | None, k: int, mode: str,
                 echo_json(record)
             return
         for hit in found:  # printed from the JSON records
-            where = " > ".join(hit["heading_path"]) or "-"
-            click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  "
-                       f"{hit['title'] or hit['document_id']}  "
+            where = one_line(" > ".join(hit["heading_path"]) or "-")
+            click.echo(f"{hit['rank']:>2}. {hit['score']:6.3f}  {one_line(shown_title(hit))}  "
                        f"[{where}]  {hit['chunk_id']} [{hit['start']}:{hit['end']}]")
             context = hit.get("context")
             shown_text = context["text"] if context else hit["text"]
             click.echo("    " + " ".join(shown_text.split())[:200 if not context else 2000])
+            click.echo(f"    -- {cited_source(hit)}")
 
     async def work(kb: KnowledgeApi) -> None:
         if queries is not None:
@@ -129,18 +131,24 @@ def _queries(path: Path) -> list[dict[str, Any]]:
               help="redo LLM enrichment (summary, context); cached answers are reused")
 @click.option("--token-budget", type=click.IntRange(min=1),
               help="tokens this run may spend on enrichment (or SHEAF_LLM_TOKEN_BUDGET)")
+@json_option
 @store_options
 def reindex(embeddings: bool, no_chunks: bool, enrich: str | None, token_budget: int | None,
-            store: Path | None, space: str, embedder: str | None) -> None:
+            as_json: bool, store: Path | None, space: str, embedder: str | None) -> None:
     """Rebuild chunks (and vectors) from stored text, no fetching."""
     settings = settings_for({Group.STORE, Group.EMBEDDER, Group.LANGUAGE_MODEL}, store=store,
                             space=space, embedder=embedder, token_budget=token_budget)
 
     async def work(kb: Knowledge) -> None:
         total = len(await kb.documents())
-        with progress("reindexing", total, interactive(False)) as advance:
+        with progress("reindexing", total, interactive(as_json)) as advance:
             count = await kb.reindex(chunks=not no_chunks, embeddings=embeddings,
                                      enrich=enrich, progress=lambda done, _: advance(1))
+        if as_json:
+            echo_json({"reindexed": count, "space": space,
+                       "chunks": not no_chunks, "embeddings": embeddings,
+                       "enrich": enrich})
+            return
         click.echo(f"reindexed {count} documents in space {space!r}", err=True)
 
     with_knowledge(settings, work, hold=True)  # a long run: readers go through it

@@ -25,7 +25,8 @@ from .holder_client import HolderClient, known_error
 if TYPE_CHECKING:
     from ...application.crawling.site_crawl import CrawlProgress, CrawlSummary
     from ...application.extraction.content_resolver import Preference
-    from ...application.quotes.quotes import Quote
+    from ...application.quotes.claim_checks import ClaimCheck
+    from ...application.quotes.quotes import Quote, QuoteCheck
     from ...application.search.search import SearchHit
     from ...domain.analysis.chunking import Chunk
     from ...domain.analysis.sections import Section
@@ -68,8 +69,8 @@ class HeldKnowledge:
                      password: str | None = None, enrich: str | None = None,
                      prefer: Preference = "auto", dry_run: bool = False,
                      resume: bool = False, version_id: str | None = None,
-                     upload_name: str | None = None, render: RenderMode = "auto"
-                     ) -> IngestResult:
+                     upload_name: str | None = None, render: RenderMode = "auto",
+                     confined_to: Sequence[str] = ()) -> IngestResult:
         """`Knowledge.ingest`, by the holder."""
         from ...domain.store.ingestion import IngestResult
 
@@ -77,7 +78,8 @@ class HeldKnowledge:
         answer = await self._call(
             "ingest", source=sent, metadata=metadata, source_id=source_id, force=force,
             password=password, enrich=enrich, prefer=prefer, dry_run=dry_run, render=render,
-            resume=resume, version_id=version_id, upload_name=upload_name)
+            resume=resume, version_id=version_id, upload_name=upload_name,
+            confined_to=list(confined_to))
         return _as_given(from_plain(IngestResult, answer), {sent: source})
 
     async def listing(self, sources: Sequence[str], *, recursive: bool = False
@@ -114,7 +116,8 @@ class HeldKnowledge:
                     raise known_error(line["failure"]["kind"], line["failure"]["detail"])
                 event = line["progress"]
                 yield IngestProgress(event["done"], event["total"], _as_given(
-                    from_plain(IngestResult, event["result"]), given), listing.skipped)
+                    from_plain(IngestResult, event["result"]), given),
+                    listing.skipped if event["done"] == 1 else ())
         finally:
             lines.close()
 
@@ -240,12 +243,37 @@ class HeldKnowledge:
                     sentence: int | None = None, paragraph: int | None = None,
                     lines: tuple[int, int] | None = None, section: str | None = None,
                     first: int | None = None, last: int | None = None,
-                    find_all: bool = False) -> list[Quote]:
-        """`Knowledge.quote`, by the holder."""
-        from ...application.quotes.quotes import Quote
+                    find_all: bool = False, mode: str = "verify") -> list[Quote]:
+        """`Knowledge.quote`, by the holder: a text it does not verify raises the same
+        `QuoteNotVerified`, rebuilt from the check the holder sends back."""
+        from ...application.quotes.quotes import Quote, QuoteNotVerified
 
+        if text is not None:
+            check = await self.check_quote(document, text, mode=mode, find_all=find_all)
+            if not check.quotes:
+                raise QuoteNotVerified(check)
+            return list(check.quotes)
         answer = await self._call(
             "quote", document=document, text=text, sentence=sentence,
             paragraph=paragraph, lines=lines, section=section, first=first, last=last,
             find_all=find_all)
         return [from_plain(Quote, passage) for passage in answer]
+
+    async def check_quote(self, document: str, text: str, *, mode: str = "verify",
+                          find_all: bool = False) -> QuoteCheck:
+        """`Knowledge.check_quote`, by the holder."""
+        from ...application.quotes.quotes import QuoteCheck
+
+        answer = await self._call("check_quote", document=document, text=text, mode=mode,
+                                  find_all=find_all)
+        return from_plain(QuoteCheck, answer)
+
+    async def verify(self, claim: str, *, document: str | Sequence[str] | None = None,
+                     k: int = 5) -> ClaimCheck:
+        """`Knowledge.verify`, by the holder."""
+        from ...application.quotes.claim_checks import ClaimCheck
+
+        named = [document] if isinstance(document, str) else document
+        answer = await self._call("verify", claim=claim,
+                                  document=None if named is None else list(named), k=k)
+        return from_plain(ClaimCheck, answer)

@@ -74,6 +74,8 @@ _OPERATIONS: dict[str, Operation] = {
     "sections": lambda kb, given: kb.sections(**given),
     "search": _search,
     "quote": _quote,
+    "check_quote": lambda kb, given: kb.check_quote(**given),
+    "verify": lambda kb, given: kb.verify(**given),
 }
 
 

@@ -104,8 +104,25 @@ def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application
     app.router.add_delete("/v1/documents/{id}", delete_document)
     app.router.add_get("/v1/search", search)
     app.router.add_post("/v1/quote", quote)
+    app.router.add_post("/v1/verify", verify)
     app.router.add_post("/v1/crawls", crawl)
     return app
+
+
+async def verify(request: web.Request) -> web.Response:
+    payload = await _json_body(request, "{\"claim\": ...}")
+    if not isinstance(payload, dict) or not isinstance(payload.get("claim"), str):
+        raise _bad("the JSON body needs a \"claim\" string")
+    document = payload.get("document_id")
+    if document is not None and not isinstance(document, str):
+        raise _bad("document_id must be a string")
+    k = _count(payload, "k") or 5
+    check = await _knowledge(request).verify(payload["claim"], document=document, k=k)
+    record = serialisation.claim_check(check)
+    if check.status != "verified":
+        return problem(404, ErrorKind.CLAIM_NOT_VERIFIED.value, check.message,
+                       members={"verification": record})
+    return _json(record)
 
 
 # -- middleware ------------------------------------------------------------------------
@@ -255,11 +272,20 @@ async def ingest(request: web.Request) -> web.Response:
         else:
             source, options = await _url_request(request)
         result = await _knowledge(request).ingest(source, **options)
+        if upload is not None:
+            result = _as_uploaded(result, source, options["upload_name"])
     finally:
         settings.pending -= 1
         if upload is not None:  # the store keeps its own copy of the bytes
             _discard_upload(upload, settings.uploads)
     return _ingested(result)
+
+
+def _as_uploaded(result: IngestResult, spooled: str, name: str) -> IngestResult:
+    """The result as the client sent it: the upload's own file name where the server's
+    spool path stood (README: details never name server paths)."""
+    message = result.message.replace(spooled, name) if result.message else result.message
+    return attrs.evolve(result, source=name, message=message)
 
 
 def _discard_upload(upload: Path, uploads: Path) -> None:
@@ -437,7 +463,16 @@ async def quote(request: web.Request) -> web.Response:
     kb, document = _knowledge(request), payload["document_id"]
     lines = payload.get("lines")
     if isinstance(payload.get("text"), str):
-        found = await kb.quote(document, payload["text"], find_all=bool(payload.get("all")))
+        mode = payload.get("mode", "verify")
+        if mode not in ("verify", "locate"):
+            raise _bad("mode must be verify or locate")
+        check = await kb.check_quote(document, payload["text"], mode=mode,
+                                     find_all=bool(payload.get("all")))
+        if not check.quotes:
+            return problem(404, ErrorKind.QUOTE_NOT_FOUND.value, check.message,
+                           members={"verification": serialisation.quote_check(check)})
+        return _json({"status": check.status,
+                      "quotes": [serialisation.quote(q) for q in check.quotes]})
     elif isinstance(payload.get("section"), str):
         found = await kb.quote(document, section=payload["section"],
                                first=_count(payload, "first"), last=_count(payload, "last"))

@@ -6,6 +6,8 @@ from typing import Any
 
 from ...adapters.installation.package_version import sheaf_version
 from ...domain.document.resolved_content import ContentSource
+from ...domain.quotes.tolerances import TOLERANCES
+from ...domain.quotes.verification_terms import VERIFIED_MEANS
 from ...domain.search.search_request import MAX_RESULTS
 
 RENDER = {"type": "string", "enum": ["auto", "always", "never"],
@@ -230,12 +232,20 @@ def openapi_document() -> dict[str, Any]:
                               "403": _problem("ingestion disabled or blocked address")}}},
             "/v1/quote": {"post": {
                 "summary": "a document's exact words with offsets",
+                "description": "By text: 200 with status verified and the passages, or "
+                               "404 quote_not_found whose `verification` member is the "
+                               "record (status not_verified or not_found, the closest "
+                               "passage and its classified differences). "
+                               + VERIFIED_MEANS + " mode locate answers located, never "
+                               "verified, with the differences.",
                 "parameters": [SPACE],
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"type": "object", "required": ["document_id"],
                                "properties": {
                                    "document_id": {"type": "string"},
                                    "text": {"type": "string"},
+                                   "mode": {"type": "string",
+                                            "enum": ["verify", "locate"]},
                                    "all": {"type": "boolean"},
                                    "sentence": {"type": "integer"},
                                    "paragraph": {"type": "integer"},
@@ -245,7 +255,27 @@ def openapi_document() -> dict[str, Any]:
                                    "first": {"type": "integer"},
                                    "last": {"type": "integer"}}}}}},
                 "responses": {"200": _ok("the quotes"), **COMMON,
-                              "404": _problem("no such document, or the text is not in it"),
+                              "404": _problem("no such document, or the text is not "
+                                              "verified in it (see `verification`)"),
                               "422": _problem("a position out of range")}}},
+            "/v1/verify": {"post": {
+                "summary": "whether the stored documents say a claim",
+                "description": "Each sentence of the claim is searched for and answered "
+                               "verified (the passages with full citations), not_verified "
+                               "(the closest passage and what differs) or not_found. 200 "
+                               "when every sentence is verified; otherwise 404 "
+                               "claim_not_verified whose `verification` member is the "
+                               "record. " + VERIFIED_MEANS,
+                "parameters": [SPACE],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object", "required": ["claim"],
+                               "properties": {
+                                   "claim": {"type": "string"},
+                                   "document_id": {"type": "string"},
+                                   "k": {"type": "integer", "minimum": 1}}}}}},
+                "responses": {"200": _ok("the claim check, verified"), **COMMON,
+                              "404": _problem("not verified (see `verification`), or no "
+                                              "such document")}}},
         },
+        "x-sheaf-tolerated-differences": [t.value for t in TOLERANCES],
     }

@@ -18,7 +18,9 @@ _STATUS: dict[ErrorKind, int] = {
     ErrorKind.PATH_NOT_ALLOWED: 403,
     ErrorKind.INGESTION_DISABLED: 403,
     ErrorKind.DOCUMENT_NOT_FOUND: 404,
+    ErrorKind.STORE_NOT_FOUND: 404,
     ErrorKind.QUOTE_NOT_FOUND: 404,
+    ErrorKind.CLAIM_NOT_VERIFIED: 404,
     ErrorKind.OUT_OF_RANGE: 422,
     ErrorKind.EMBEDDING_MISMATCH: 409,
     ErrorKind.TOO_LARGE: 413,
@@ -61,11 +63,13 @@ def status_of(kind: ErrorKind) -> int:
 
 
 def problem(status: int, kind: str, detail: str, *,
-            headers: dict[str, str] | None = None, public: bool = True) -> web.Response:
+            headers: dict[str, str] | None = None, public: bool = True,
+            members: dict[str, object] | None = None) -> web.Response:
     """A JSON problem document carrying sheaf's error kind; `public` details have the
-    server's paths taken out (not for the store's holder answering its own user)."""
+    server's paths taken out (not for the store's holder answering its own user).
+    `members` are extension members (RFC 9457 §3.2), such as a failed verification."""
     body = {"type": f"urn:sheaf:error:{kind}", "title": HTTPStatus(status).phrase,
             "status": status, "detail": public_detail(detail) if public else detail,
-            "kind": kind}
+            "kind": kind, **(members or {})}
     return web.Response(status=status, text=json.dumps(body),
                         content_type="application/problem+json", headers=headers)

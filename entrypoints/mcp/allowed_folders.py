@@ -2,7 +2,9 @@
 
 A model chooses the paths it asks for, so a path is judged only after every `..` and
 symbolic link in it is resolved: a link inside an allowed folder that points outside it
-is outside. Nothing a tool call carries can add a folder.
+is outside. Nothing a tool call carries can add a folder. The name judged can change
+before it is read, so the file reader judges again what it opens (`confined_to`,
+ADR-0029).
 """
 
 from __future__ import annotations
@@ -44,7 +46,13 @@ class AllowedFolders:
         try:
             given = Path(path).expanduser()
             real = (given if given.is_absolute() else self.roots[0] / given).resolve()
-        except (OSError, ValueError, RuntimeError) as exc:  # NUL bytes, link loops, ~nobody
+        except OSError:
+            # A link swapped for a file mid-resolution (EINVAL from readlink), or a folder
+            # that cannot be searched: nothing certain about where it points.
+            raise SheafError(ErrorKind.PATH_NOT_ALLOWED,
+                             f"{path} changed while it was resolved, or cannot be "
+                             "resolved") from None
+        except (ValueError, RuntimeError) as exc:  # NUL bytes, link loops, ~nobody
             raise SheafError(ErrorKind.INVALID_QUERY,
                              f"not a usable path: {path!r} ({exc})") from None
         if not any(real.is_relative_to(root) for root in self.roots):

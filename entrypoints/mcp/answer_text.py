@@ -9,10 +9,16 @@ from typing import Any
 def answer_text(tool: str, answer: dict[str, Any]) -> str:
     """A compact rendering of a tool's structured answer."""
     if "error" in answer:
-        return f"error {answer['error']['kind']}: {answer['error']['message']}"
+        failed = f"error {answer['error']['kind']}: {answer['error']['message']}"
+        return failed if "verification" not in answer["error"] else "\n".join(
+            [failed, *_verification(answer["error"]["verification"])])
     lines: list[str] = []
     if "results" in answer and tool == "search_knowledge":
         lines += _passages(answer["results"], answer.get("shown_from", 0))
+    elif "sentences" in answer:  # verify_claim
+        for checked in answer["sentences"]:
+            lines.append(f"{checked['status']}: {checked['sentence']}")
+            lines += _passages(checked["support"], 0)
     elif "quotes" in answer:
         lines += _passages(answer["quotes"], answer.get("shown_from", 0))
     elif "documents" in answer:
@@ -28,6 +34,8 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in answer["counts"].items())
         lines.append(f"{answer['folder']}: {counts or 'no files'}")
         lines += [_ingested(r) for r in answer["results"]]
+    elif tool == "get_document":
+        lines += _document(answer)
     elif "removed" in answer:
         removed = answer["removed"]
         lines.append(f"removed {removed['id']}: {removed.get('title') or ''}".rstrip())
@@ -49,6 +57,16 @@ def answer_text(tool: str, answer: dict[str, Any]) -> str:
         lines.append(f"({answer['total'] - answer['shown_to']} more: call again with the "
                      f"same arguments and cursor={answer['next_cursor']})")
     return "\n".join(lines)
+
+
+def _verification(record: dict[str, Any]) -> list[str]:
+    """The closest passages of a failed quote or claim check, with their citations."""
+    closest = [record["closest"]] if record.get("closest") else [
+        s["closest"] for s in record.get("sentences", []) if s.get("closest")]
+    if not closest:
+        return ["(no passage of the documents is close to it)"]
+    return ["closest passage (the document's own words; it does not say the request):",
+            *_passages(closest, 0)]
 
 
 def _passages(items: list[dict[str, Any]], first: int) -> list[str]:
@@ -77,8 +95,19 @@ def _section(path: list[str] | None) -> str:
 
 def _where(record: dict[str, Any]) -> str:
     location = record.get("location") or {}
-    return str(record.get("url") or location.get("path") or location.get("upload")
-               or "no location")
+    return str(record.get("url") or location.get("url") or location.get("path")
+               or location.get("file_name") or "no location")
+
+
+def _document(record: dict[str, Any]) -> list[str]:
+    """A document's record (get_document): what it is, where it came from, its size and
+    versions, and what its extraction noted."""
+    lines = [f"{record['id']}: {record.get('title') or '(untitled)'} ({_where(record)})",
+             f"{record.get('content')} ({record.get('content_type')}), "
+             f"{record.get('characters')} characters, version {record.get('version')} "
+             f"of {record.get('versions')}"]
+    lines += [f"- {note}" for note in record.get("diagnostics") or ()]
+    return lines
 
 
 def _ingested(result: dict[str, Any]) -> str:

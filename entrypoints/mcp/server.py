@@ -18,13 +18,16 @@ from ..api.knowledge_api import KnowledgeApi
 from . import resources
 from .allowed_folders import AllowedFolders
 from .output_budget import DEFAULT_TOKEN_BUDGET, OutputBudget
+from .prompts import PROMPTS
 from .tool_calls import ToolCalls
 from .tool_catalogue import server_tools
 
 INSTRUCTIONS = (
     "sheaf holds documents (web pages, PDFs, text files) as Markdown with exact character "
-    "offsets. Search with search_knowledge, then confirm every claim with get_exact_quote "
-    "and cite what it returns (title, URL or path, section, pages, offsets). Answers are "
+    "offsets. Search with search_knowledge, then confirm every claim with verify_claim or "
+    "get_exact_quote and cite what they return (title, URL or path, section, pages, "
+    "offsets); an answer that is not verified is an error: do not state the claim as the "
+    "source's. Answers are "
     "kept within a size budget: when one says next_cursor or next, call again to read on.")
 
 
@@ -104,10 +107,35 @@ def build_server(knowledge: KnowledgeApi, settings: ServerSettings) -> Server[An
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=piece.uri, mime_type=piece.mime_type, text=piece.text, _meta=meta or None)])
 
+    async def list_prompts(ctx: ServerRequestContext[Any],
+                           params: types.PaginatedRequestParams | None
+                           ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt(
+            name=prompt.name, title=prompt.title, description=prompt.description,
+            arguments=[types.PromptArgument(name=a.name, description=a.description,
+                                            required=a.required)
+                       for a in prompt.arguments])
+            for prompt in PROMPTS.values()])
+
+    async def get_prompt(ctx: ServerRequestContext[Any],
+                         params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        prompt = PROMPTS.get(params.name)
+        if prompt is None:
+            raise MCPError(types.INVALID_PARAMS, f"no prompt {params.name!r}: sheaf has "
+                           f"{', '.join(PROMPTS)}")
+        try:
+            text = prompt.render(params.arguments)
+        except SheafError as exc:
+            raise MCPError(types.INVALID_PARAMS, f"{exc.kind.value}: {exc.message}",
+                           {"kind": exc.kind.value, "message": exc.message}) from None
+        return types.GetPromptResult(description=prompt.description, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(text=text))])
+
     return Server(
         "sheaf", version=version_info().version, instructions=INSTRUCTIONS,
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-        on_list_resource_templates=list_templates, on_read_resource=read_resource)
+        on_list_resource_templates=list_templates, on_read_resource=read_resource,
+        on_list_prompts=list_prompts, on_get_prompt=get_prompt)
 
 
 def _skip(cursor: str | None) -> int:

@@ -77,6 +77,10 @@ class ToolCalls:
             answer = await self._run(name, given, progress)
             if isinstance(answer, _DocumentRange):
                 return await self._range(name, answer)
+            if "error" in answer and "verification" in answer["error"]:
+                # A verification that did not verify: an error the model must read,
+                # with the record that says what the document does say.
+                return ToolAnswer(answer, answer_text(name, answer), is_error=True)
             if "error" in answer:
                 raise SheafError(ErrorKind(answer["error"]["kind"]),
                                  answer["error"]["message"])
@@ -137,10 +141,13 @@ class ToolCalls:
         # client's large folder does not stall the others.
         real = await anyio.to_thread.run_sync(self._folders.resolve, str(arguments["path"]))
         metadata = arguments.get("metadata")
+        roots = [str(root) for root in self._folders.roots]
         if await anyio.to_thread.run_sync(real.is_file):
+            # The name was checked; the file read is checked again as it is opened, so a
+            # swap for a link in between is refused (ADR-0029).
             result = await _with_heartbeat(
-                self._knowledge.ingest(str(real), metadata=metadata), progress,
-                f"ingesting {real.name}")
+                self._knowledge.ingest(str(real), metadata=metadata, confined_to=roots),
+                progress, f"ingesting {real.name}")
             if result.error_kind:
                 raise SheafError(ErrorKind(result.error_kind), result.message or "failed")
             return serialisation.ingest_result(result)
@@ -156,7 +163,8 @@ class ToolCalls:
         results = []
         await progress(0, len(files), f"{len(files)} files under {real.name}")
         for done, path in enumerate(files, start=1):
-            result = await self._knowledge.ingest(str(path), metadata=metadata)
+            result = await self._knowledge.ingest(str(path), metadata=metadata,
+                                                  confined_to=roots)
             results.append(result)
             await progress(done, len(files), f"{result.status.value}: {path.name}")
         return serialisation.folder_ingest(str(real), results, len(listing.skipped))

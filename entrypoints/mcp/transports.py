@@ -115,21 +115,44 @@ def limited_uvicorn_protocol(limits: ServerLimits) -> Callable[..., asyncio.Prot
     return protocol
 
 
+UNAUTHORIZED = -32001
+"""The JSON-RPC error code of a refused token (the range JSON-RPC leaves to servers)."""
+
+
 def bearer_guard(app: Asgi, token: str) -> Asgi:
-    """`app`, answering 401 to any HTTP request without `Authorization: Bearer TOKEN`."""
+    """`app`, answering 401 to any HTTP request without `Authorization: Bearer TOKEN`.
+
+    The refusal is what an OAuth-aware client expects (RFC 6750): a `WWW-Authenticate:
+    Bearer` challenge, with `error="invalid_token"` when a token was sent and was not
+    the one. Its body is a JSON-RPC error, which the MCP SDK reports as it is (a bare
+    401 reached its callers as "Server returned an error response")."""
     expected = f"Bearer {token}".encode()
-    refusal = json.dumps({"error": {"kind": "unauthorized",
-                                    "message": "send Authorization: Bearer TOKEN"}}).encode()
+
+    def refusal(given: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
+        if given:
+            why = ("the bearer token is not the one this server was started with "
+                   "(--token or SHEAF_API_TOKEN)")
+            challenge = f'Bearer realm="sheaf", error="invalid_token", ' \
+                        f'error_description="{why}"'
+        else:
+            why = ("this server needs Authorization: Bearer TOKEN, the token it was "
+                   "started with (--token or SHEAF_API_TOKEN)")
+            challenge = 'Bearer realm="sheaf"'
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+            "code": UNAUTHORIZED, "message": f"unauthorized: {why}",
+            "data": {"kind": "unauthorized", "message": why}}}).encode()
+        return [(b"content-type", b"application/json"),
+                (b"www-authenticate", challenge.encode())], body
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = next((value for name, value in scope["headers"]
                           if name.lower() == b"authorization"), b"")
             if not hmac.compare_digest(given, expected):
+                headers, body = refusal(given)
                 await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"www-authenticate", b'Bearer realm="sheaf"')]})
-                await send({"type": "http.response.body", "body": refusal})
+                            "headers": headers})
+                await send({"type": "http.response.body", "body": body})
                 return
         await app(scope, receive, send)
 

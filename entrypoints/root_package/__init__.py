@@ -12,7 +12,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sheaf.application.quotes.quotes import Quote
+    from sheaf.application.quotes.claim_checks import ClaimCheck, SentenceCheck
+    from sheaf.application.quotes.quotes import Quote, QuoteCheck, QuoteNotVerified
     from sheaf.application.search.search import SearchHit
     from sheaf.domain.analysis.chunking import Chunk
     from sheaf.domain.analysis.sections import Section
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
         TooLarge,
         UnsupportedContent,
     )
+    from sheaf.domain.quotes.tolerances import Tolerance
+    from sheaf.domain.quotes.word_alignment import Difference, DifferenceKind
     from sheaf.domain.store.ingestion import IngestResult, IngestStatus, SpacePolicy
     from sheaf.domain.store.knowledge_records import DocumentRecord, StoreStatus
     from sheaf.entrypoints.api.knowledge import Knowledge
@@ -47,6 +50,13 @@ _WHERE = {
     "SpacePolicy": "sheaf.domain.store.ingestion",
     "SearchHit": "sheaf.application.search.search",
     "Quote": "sheaf.application.quotes.quotes",
+    "QuoteCheck": "sheaf.application.quotes.quotes",
+    "QuoteNotVerified": "sheaf.application.quotes.quotes",
+    "ClaimCheck": "sheaf.application.quotes.claim_checks",
+    "SentenceCheck": "sheaf.application.quotes.claim_checks",
+    "Tolerance": "sheaf.domain.quotes.tolerances",
+    "Difference": "sheaf.domain.quotes.word_alignment",
+    "DifferenceKind": "sheaf.domain.quotes.word_alignment",
     "Section": "sheaf.domain.analysis.sections",
     "Chunk": "sheaf.domain.analysis.chunking",
     "DocumentRecord": "sheaf.domain.store.knowledge_records",
@@ -60,7 +70,10 @@ _WHERE = {
 __all__ = [
     "BlockedAddress",
     "Chunk",
+    "ClaimCheck",
     "ConfigurationError",
+    "Difference",
+    "DifferenceKind",
     "DocumentLocation",
     "DocumentRecord",
     "ErrorKind",
@@ -74,14 +87,18 @@ __all__ = [
     "ModelError",
     "NotFound",
     "Quote",
+    "QuoteCheck",
+    "QuoteNotVerified",
     "SearchHit",
     "Section",
+    "SentenceCheck",
     "Settings",
     "SheafError",
     "SpacePolicy",
     "StoreError",
     "StoreStatus",
     "StoredDocument",
+    "Tolerance",
     "TooLarge",
     "UnsupportedContent",
 ]

@@ -173,10 +173,10 @@ def test_an_image_past_the_pixel_limit_is_refused_before_decoding() -> None:
     Image.new("1", (6000, 6000), 1).save(buffer, "PNG")
     engine = TesseractOcr(max_pixels=1_000_000)
     with pytest.raises(SheafError) as caught:
-        engine._page_images(buffer.getvalue(), None)
+        list(engine.page_images(buffer.getvalue()))
     assert caught.value.kind is ErrorKind.UNSAFE_CONTENT
     with pytest.raises(SheafError) as in_pdf:
-        engine._page_images(scanned_pdf(), None)
+        list(engine.page_images(scanned_pdf()))
     assert in_pdf.value.kind is ErrorKind.UNSAFE_CONTENT and "page 1" in in_pdf.value.message
 
 

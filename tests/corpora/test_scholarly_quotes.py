@@ -21,10 +21,11 @@ from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.application.extraction.content_resolver import ContentResolver
 from sheaf.application.extraction.document_extraction import DocumentExtraction
 from sheaf.application.ingestion.ingestion import Ingestion, IngestionPorts
-from sheaf.application.quotes.quotes import Quotes
+from sheaf.application.quotes.quotes import QuoteNotVerified, Quotes
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.document_structure import DocumentStructure
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.quotes.quote_verification import Mode
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / \
     "scholarly-html-dev"
@@ -66,10 +67,20 @@ async def test_manifest_sentences_are_exact_and_tolerant_quotes(quotes: Quotes,
         assert exact.match == "exact" and exact.text == sentence
         loaded = await quotes.load("default", document)
         assert loaded.text[exact.start:exact.end] == sentence
-        disguised = sentence.upper().replace(" ", "  ").replace('"', "\u201d")
+        # Retyped as a quoter might: respaced, rewrapped, curly quotes, first letter's
+        # case: still verified, as the document's own characters.
+        disguised = (sentence[0].swapcase() + sentence[1:]).replace(" ", "  ").replace(
+            '"', "\u201d").replace("  ", "\n", 2)
         (tolerant,) = await quotes.by_text("default", document, disguised)
-        assert tolerant.match == "tolerant"
+        assert tolerant.match == "tolerant" and tolerant.status == "verified"
         assert " ".join(tolerant.text.split()) == " ".join(sentence.split())
+        # Shouted, it is only located: case past the first letter is not tolerated.
+        with pytest.raises(QuoteNotVerified):
+            await quotes.by_text("default", document, sentence.upper())
+        (located,) = await quotes.by_text("default", document, sentence.upper(),
+                                          mode=Mode.LOCATE)
+        assert located.status == "located"
+        assert "case_changed" in {d.kind.value for d in located.differences}
 
 
 async def test_sentences_from_other_documents_are_not_found(quotes: Quotes) -> None:

@@ -30,9 +30,11 @@ READS = {
     "chunks": (["doc_none"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "quote": (["doc_none", "--sentence", "1"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "search": (["seagrass"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
+    "verify": (["Seagrass grows."], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "reindex": ([], [EMBEDDER, LANGUAGE_MODEL], [FETCH]),
     "status": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "compact": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
+    "repair": ([], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "space": (["papers"], [], [FETCH, EMBEDDER, LANGUAGE_MODEL]),
     "eval retrieval": (["{none}"], [EMBEDDER], [FETCH, LANGUAGE_MODEL]),
     "serve": (["--port", "0"], [FETCH, EMBEDDER, LANGUAGE_MODEL], []),
@@ -92,6 +94,8 @@ def test_a_bad_variable_the_command_does_not_use_is_never_read(name: str, tmp_pa
 
 def test_the_issue_example_list_works_and_ingest_names_the_variable(tmp_path: Path) -> None:
     store = tmp_path / "kb.duckdb"
+    (tmp_path / "fox.md").write_text("# Fox\n\nFoxes wait.\n")
+    assert run("ingest", tmp_path / "fox.md", "--store", store).exit_code == 0
     listed = run("list", "--store", store, env={"SHEAF_MAX_BYTES": "25MB"})
     assert listed.exit_code == 0, listed.output
     refused = run("ingest", tmp_path, "--store", store, env={"SHEAF_MAX_BYTES": "25MB"})

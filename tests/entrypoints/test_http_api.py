@@ -304,3 +304,22 @@ async def test_an_upload_is_cited_by_its_original_file_name(start_api: Start) ->
         "document_id": document_id, "text": "urban foxes eat from bins"})
     assert quoted["quotes"][0]["location"] == {"file_name": "fox survey.md"}  # type: ignore[index]
     assert "uploads" not in json.dumps(quoted) and "uploads" not in json.dumps(one)
+
+
+async def test_no_answer_to_an_upload_names_the_servers_spool(start_api: Start) -> None:
+    api = await start_api()
+    spool = str(api.app[SETTINGS].uploads)
+    answers = []
+    for name, body in (("report.md", b"# Report\n\nHerons nest in the reeds.\n"),
+                       ("report.md", b"# Report\n\nHerons nest in the reeds.\n"),
+                       ("copy.md", b"# Report\n\nHerons nest in the reeds.\n"),
+                       ("tool.bin", b"\x7fELF\x02\x01\x01" + bytes(64))):
+        form = aiohttp.FormData()
+        form.add_field("file", body, filename=name, content_type="application/octet-stream")
+        async with api.request("POST", "/v1/documents", data=form) as response:
+            answers.append((response.status, await response.text()))
+    assert [status for status, _ in answers] == [201, 200, 200, 415]
+    for _, text in answers:
+        assert spool not in text and "/uploads/" not in text, text
+    assert json.loads(answers[0][1])["source"] == "report.md"
+    assert json.loads(answers[2][1])["status"] == "duplicate"

@@ -38,7 +38,7 @@ OPERATIONS = [name for name, value in vars(KnowledgeApi).items()
 
 
 def test_both_implementations_have_the_methods_of_the_api() -> None:
-    assert len(OPERATIONS) == 17  # documents_page: paging the listing (issue 35)
+    assert len(OPERATIONS) == 19  # verify (issue 28), documents_page (issue 35)
     for name in OPERATIONS:
         wanted = inspect.signature(getattr(KnowledgeApi, name))
         for implementation in (Knowledge, HeldKnowledge):
@@ -124,11 +124,17 @@ async def test_searches_and_quotes_come_back_alike(pair: Pair) -> None:
     await same(pair, lambda kb: kb.quote("tides-1", lines=(1, 2)))
     await same(pair, lambda kb: kb.quote("tides-1", sentence=2))
     await same(pair, lambda kb: kb.quote("tides-1", paragraph=1))
+    await same(pair, lambda kb: kb.quote("tides-1", "shoot density tripled", mode="locate"))
+    await same(pair, lambda kb: kb.check_quote("tides-1", "Shoot density tripled."))
+    await same(pair, lambda kb: kb.verify("Seagrass grew with the tides. Foxes fly.",
+                                          document=["/notes/tides.md"], k=3))
 
 
 async def test_failures_come_back_as_the_same_typed_errors(pair: Pair) -> None:
     for call in (lambda kb: kb.record("no-such-document"),
                  lambda kb: kb.quote("tides-1", "not in the text at all"),
+                 lambda kb: kb.quote("tides-1", "Shoot density tripled."),
+                 lambda kb: kb.verify("   "),
                  lambda kb: kb.quote("tides-1"),
                  lambda kb: kb.search("   "),
                  lambda kb: kb.set_policy(allowed_kinds=["paper"])):

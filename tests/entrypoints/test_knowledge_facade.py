@@ -114,8 +114,8 @@ async def test_extraction_runs_off_the_event_loop(kb: Knowledge, local_server: L
 async def test_tools_in_both_formats(kb: Knowledge) -> None:
     openai = Knowledge.tools()
     anthropic = Knowledge.tools("anthropic")
-    names = ["ingest_url", "crawl_site", "search_knowledge", "get_exact_quote", "list_documents",
-             "get_document", "get_sections"]
+    names = ["ingest_url", "crawl_site", "search_knowledge", "get_exact_quote",
+             "verify_claim", "list_documents", "get_document", "get_sections"]
     assert [t["function"]["name"] for t in openai] == names
     assert [t["name"] for t in anthropic] == names
     for tool in anthropic:

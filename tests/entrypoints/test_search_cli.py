@@ -186,4 +186,4 @@ async def test_local_files_are_cited_by_path_and_file_uri(tmp_path: Path) -> Non
     assert quote["location"] == expected
     plain = await sheaf(store, "quote", str(hit["document_id"]), "--text",
                         "urban foxes eat from bins")
-    assert plain.returncode == 0 and path.as_uri() in plain.stderr.decode()
+    assert plain.returncode == 0 and path.as_uri() in plain.stdout.decode()

@@ -174,6 +174,8 @@ def test_two_ingests_at_once_both_end_stored(tmp_path: Path) -> None:
 
 def test_a_stale_holder_file_is_ignored_and_removed(tmp_path: Path) -> None:
     store = tmp_path / "kb.duckdb"
+    # A store to read (a read command on none is `store_not_found`).
+    assert sheaf(environment(tmp_path), "space", "default", "--enable").returncode == 0
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
     publish(store, HolderRecord(int(dead.stdout), "sheaf serve", "http://127.0.0.1:9",

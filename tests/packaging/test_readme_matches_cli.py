@@ -101,3 +101,100 @@ def test_the_checks_catch_what_they_are_for() -> None:
               "workers are planned.")
     assert announced_commands(status, commands) == {"mcp", "worker"}
     assert announced_commands("Status: the MCP server and workers are here.", commands) == set()
+
+
+# The Status paragraph's proper names (HTML, DuckDB, MCP, ...), each shown to exist: a
+# row of the Formats table, a folder of the code by that name, a search mode, or the
+# folder of the few spelled otherwise. A name none of these shows fails, so a capability
+# is never announced as built before it is.
+_PROPER_NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]+)\b")
+_FOLDER_NAMED = {"PostgreSQL": "postgres", "LLM": "enrichment"}
+ROOT = README.parent
+
+
+def formats_table(text: str) -> str:
+    start = text.index("## Formats\n")
+    section = text[start:text.index("\n## ", start + 1)]
+    return "\n".join(line.split(" | ")[0] for line in section.splitlines()
+                     if line.startswith("| "))
+
+
+def code_folders() -> set[str]:
+    return {path.name.lower() for layer in ("domain", "application", "adapters",
+                                             "entrypoints")
+            for path in (ROOT / layer).rglob("*") if path.is_dir()
+            and (path / "__init__.py").exists()}
+
+
+def unshown_names(paragraph: str, text: str) -> set[str]:
+    """The proper names of `paragraph` that nothing shows to exist."""
+    from sheaf.domain.search.search_request import SearchMode
+
+    formats = set(_PROPER_NAME.findall(formats_table(text)))
+    folders = code_folders()
+    modes = {mode.value for mode in SearchMode}
+    unshown = set()
+    for name in set(_PROPER_NAME.findall(paragraph)) - {"Status"}:
+        folder = _FOLDER_NAMED.get(name, name).lower()
+        if name not in formats and folder not in folders and name.lower() not in modes:
+            unshown.add(name)
+    return unshown
+
+
+def test_the_status_paragraph_names_only_what_exists() -> None:
+    text = README.read_text(encoding="utf-8")
+    paragraph = status_paragraph(text)
+    assert unshown_names(paragraph, text) == set()
+    extras = set(re.findall(r"the `([a-z-]+)` extra", paragraph))
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"]["optional-dependencies"]
+    assert extras <= set(declared)
+
+
+def test_a_status_naming_what_is_not_there_is_caught() -> None:
+    text = README.read_text(encoding="utf-8")
+    said = "Status: built are HTML, DuckDB and MCP; also RTF, ODT and a GraphQL API."
+    assert unshown_names(said, text) == {"RTF", "ODT", "GraphQL"}
+
+
+_TEST_MODULE = re.compile(r"tests/[\w/]+/test_\w+\.py")
+_MAKE_TARGET = re.compile(r"`make (test(?:-integration|-slow)?)\b")
+_EXPRESSIONS = {"test": "not slow and not integration",
+                "test-integration": "integration and not slow", "test-slow": "slow"}
+
+
+def collected(module: str, expression: str | None) -> int:
+    """How many of `module`'s tests pytest selects with the marker `expression`."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
+         *(["-m", expression] if expression else []), module], cwd=ROOT,
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode in (0, 5), done.stdout + done.stderr  # 5: none selected
+    return sum("::" in line for line in done.stdout.splitlines())
+
+
+def test_a_test_module_the_readme_puts_in_a_make_target_runs_there() -> None:
+    """"The quality gate runs in `make test`" while its tests are marked slow is the
+    README saying what is not so. A module it names beside `make test` must run there
+    whole; beside `make test-slow` or `make test-integration`, some of it must."""
+    text = README.read_text(encoding="utf-8")
+    checked = 0
+    for found in _TEST_MODULE.finditer(text):
+        before = text[max(0, found.start() - 400):found.start()]
+        targets = _MAKE_TARGET.findall(before.split("\n|")[-1].split("\n\n")[-1])
+        if not targets:
+            continue
+        module, target = found.group(0), targets[-1]
+        selected = collected(module, _EXPRESSIONS[target])
+        if target == "test":
+            assert selected == collected(module, None), f"not all of {module} runs in " \
+                                                         "`make test`, as the README says"
+        else:
+            assert selected, f"nothing of {module} runs in `make {target}`"
+        checked += 1
+    assert checked  # the quality gate's module, at least

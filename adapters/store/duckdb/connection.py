@@ -20,6 +20,9 @@ from .packaged_extensions import load_packaged_extension
 from .store_lock import StoreLock
 
 READ_CURSORS = 4
+READ_ONLY_REASON = ("the store at {path} is open read-only: its disk refused writes (full, "
+                    "or mounted read-only) when it was opened. Free space (or remount it "
+                    "writable) and run the command again; reading works meanwhile.")
 """Reads that run at once beside the writer; more wait for a free cursor."""
 T = TypeVar("T")
 
@@ -30,8 +33,12 @@ class DuckDbConnection:
     of their work; `read` takes a free cursor instead (DuckDB reads a committed
     snapshot). The store's lock file, when given, goes with this object."""
 
-    def __init__(self, path: str, store_lock: StoreLock | None) -> None:
+    def __init__(self, path: str, store_lock: StoreLock | None, *,
+                 read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
+        """Opened read-only because the disk refused writes: reads work, writes are
+        refused with `storage` naming why."""
         self._store_lock = store_lock
         self._lock = threading.Lock()
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
@@ -49,7 +56,7 @@ class DuckDbConnection:
         self._full_text_loaded = False
         created = self.path != ":memory:" and not os.path.exists(self.path)
         try:
-            self.writer = duckdb.connect(self.path)
+            self.writer = duckdb.connect(self.path, read_only=self.read_only)
         except duckdb.Error as exc:
             raise _open_failure(self.path, exc) from None
         if created:  # DuckDB creates it as the umask allows: its owner's alone instead
@@ -96,6 +103,11 @@ class DuckDbConnection:
                 self.load_full_text_extension()
                 try:
                     return work(self.writer)
+                except duckdb.InvalidInputException as exc:
+                    if self.read_only and "read-only mode" in str(exc):
+                        raise SheafError(ErrorKind.STORAGE, READ_ONLY_REASON.format(
+                            path=self.path)) from None
+                    raise
                 finally:
                     self._write_ahead_log_private()
 

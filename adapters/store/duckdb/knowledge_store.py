@@ -18,8 +18,9 @@ from .catalogue import DuckDbCatalogue
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .hnsw_index import HnswIndex
+from .log_replay import damaged_log_error, replay_in_child
 from .maintenance import DuckDbMaintenance, repair_indexes
-from .schema import migrate
+from .schema import check_schema, migrate
 from .search_index import DuckDbSearchIndex
 from .space_policies import DuckDbSpacePolicies
 from .store_lock import StoreLock
@@ -57,9 +58,26 @@ class DuckDbKnowledgeStore:
             marker.unlink(missing_ok=True)
         self._when_closed: list[Callable[[], None]] = []
         try:
-            self.connection = DuckDbConnection(self.path, store_lock)
-            migrate(self.connection)
-            repair_indexes(self.connection, unclean, sample)
+            read_only = False
+            if unclean:
+                # The log a dead writer left is replayed in a child first: a damaged log
+                # can make DuckDB abort the process (ADR-0029).
+                replay = replay_in_child(self.path)
+                if replay.ok:  # checkpointed and the indexes rebuilt by the child
+                    unclean = sample = False
+                elif replay.cannot_write:
+                    # A full (or read-only) disk: the log is replayed in memory instead,
+                    # and the store answers reads until writes are possible again.
+                    logger.warning("opening %s read-only: %s", self.path, replay.message)
+                    read_only = True
+                else:
+                    raise damaged_log_error(self.path, replay)
+            self.connection = DuckDbConnection(self.path, store_lock, read_only=read_only)
+            if read_only:
+                check_schema(self.connection)
+            else:
+                migrate(self.connection)
+                repair_indexes(self.connection, unclean, sample)
         except BaseException:
             if store_lock is not None:
                 store_lock.release()
@@ -89,7 +107,7 @@ class DuckDbKnowledgeStore:
 
     async def aclose(self) -> None:
         await self.connection.aclose()
-        if self.path != ":memory:":
+        if self.path != ":memory:" and not self.connection.read_only:
             Path(self.path + CLEAN_CLOSE_SUFFIX).touch()
             for callback in self._when_closed:
                 try:

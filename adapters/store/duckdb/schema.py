@@ -98,6 +98,21 @@ _TEXT_INDEX_VERSION = 6
 _FINGERPRINT_SIGNS_VERSION = 7
 
 
+def check_schema(connection: DuckDbConnection) -> None:
+    """For a store opened read-only (nothing can be migrated): `store_version` unless its
+    schema is the one this sheaf reads and writes."""
+    try:
+        row = connection.writer.execute("SELECT max(version) FROM sheaf_schema").fetchone()
+    except duckdb.CatalogException:
+        row = None
+    current = int(row[0]) if row and row[0] is not None else 0
+    if current != SCHEMA_VERSION:
+        raise SheafError(ErrorKind.STORE_VERSION,
+                         f"the store at {connection.path} has schema version {current} and "
+                         f"could be opened read-only only (its disk refused writes); this "
+                         f"sheaf reads version {SCHEMA_VERSION}: free space so it can migrate")
+
+
 def migrate(connection: DuckDbConnection) -> None:
     """Bring the store to `SCHEMA_VERSION`, one transaction a version; `store_version`
     for a store a newer sheaf wrote."""
