@@ -8,7 +8,7 @@ import click
 
 from ..api.settings import Group
 from .cli_options import json_option, settings_for, store_option
-from .cli_session import echo_json
+from .cli_session import absent_store, echo_json
 
 
 def register(group: click.Group) -> None:
@@ -28,6 +28,11 @@ def repair(as_json: bool, store: Path | None) -> None:
     if settings.store_url is not None:
         raise SheafError(ErrorKind.INVALID_QUERY,
                          "repair works on a DuckDB file; PostgreSQL recovers its own log")
+    where = absent_store(settings)
+    if where is not None:  # the same refusal as every command that reads a store
+        raise SheafError(ErrorKind.STORE_NOT_FOUND,
+                         f"no store at {where}; check --store or SHEAF_STORE, or create "
+                         "one with `sheaf ingest`")
     done = repair_store(str(settings.store))
     if as_json:
         echo_json({"store": str(settings.store), "log_bytes": done.log_bytes,

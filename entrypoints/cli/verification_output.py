@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from .citation_text import shown_title
+
 
 def citation(passage: dict[str, Any]) -> str:
     """`-- title (URL or path), section, p. N, characters A-B`."""
@@ -16,7 +18,7 @@ def citation(passage: dict[str, Any]) -> str:
     where = " > ".join(passage["section_path"]) or "-"
     pages = f", p. {', '.join(map(str, passage['pages']))}" if passage["pages"] else ""
     cited = DocumentLocation(**passage["location"]).cited or passage["document_id"]
-    return (f"-- {passage['title'] or passage['document_id']} ({cited}), {where}{pages}, "
+    return (f"-- {shown_title(passage)} ({cited}), {where}{pages}, "
             f"characters {passage['start']}-{passage['end']}")
 
 
@@ -32,12 +34,13 @@ def difference_lines(passage: dict[str, Any]) -> list[str]:
 
 
 def echo_passage(passage: dict[str, Any]) -> None:
-    """A verified or located passage: its words on stdout, the citation on stderr."""
+    """A verified or located passage: its words and its citation on stdout (so `> file`
+    keeps the quote with its source), what differs on stderr."""
     click.echo(passage["text"])
     tolerated = f", tolerating {', '.join(passage['tolerated'])}" \
         if passage.get("tolerated") else ""
     click.echo(f"{citation(passage)}, {passage['status']} ({passage['match']} match"
-               f"{tolerated})", err=True)
+               f"{tolerated})")
     for line in difference_lines(passage):
         click.echo(line, err=True)
 

@@ -136,4 +136,5 @@ def test_demo_runs_the_whole_knowledge_job_and_logs_its_decisions(tmp_path: Path
     assert "results        3 Results" in out
     assert "=== 6. Search" in out and "1. Tidal Rhythms in Coastal Seagrass Growth" in out
     assert '"Leaf growth rose by 23 percent in the four days after spring tides' in out
-    assert "re-found from a disguised copy: tolerant match" in out
+    assert "a rewrapped copy: verified (tolerant match" in out
+    assert "a copy with a word added: not_verified (negation_added 'not')" in out

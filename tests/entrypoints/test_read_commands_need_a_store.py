@@ -30,6 +30,8 @@ READING = {
     "remove": ["doc_x"],
     "reindex": [],
     "compact": [],
+    "verify": ["seagrass grew with the tides"],
+    "repair": [],
 }
 CREATING = {"ingest", "serve", "mcp", "worker"}
 """They store what they are given (or serve others who do): a new store is their job."""

@@ -43,7 +43,7 @@ def repair_store(path: str) -> LogRepair:
     `store_version` when the file itself (not its log) cannot be opened."""
     path = os.path.abspath(path)
     if not os.path.exists(path):
-        raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no store at {path}")
+        raise SheafError(ErrorKind.STORE_NOT_FOUND, f"no store at {path}")
     lock = StoreLock(path)
     try:
         return _repair(path)
