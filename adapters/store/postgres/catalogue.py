@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 
 from ....domain.analysis.chunking import Chunk
 from ....domain.store.document_analysis import StoredStructure
+from ....domain.store.document_pages import PageCursor
 from ....domain.store.knowledge_records import (
     DocumentCitation,
     DocumentRecord,
@@ -50,6 +51,24 @@ class PostgresCatalogue:
                 "SELECT id FROM documents WHERE space = %s ORDER BY updated_at DESC, id",
                 (space,))).fetchall()]
             return await documents_by_id(c, ids)
+
+        return await self._connection.on_connection(read)
+
+    async def documents_after(self, space: str, cursor: PageCursor | None, limit: int
+                              ) -> list[DocumentRecord]:
+        async def read(c: Connection) -> list[DocumentRecord]:
+            # documents_space: (space, updated_at DESC, id), so a page is one index range.
+            if cursor is None:
+                rows = await (await c.execute(
+                    "SELECT id FROM documents WHERE space = %s "
+                    "ORDER BY updated_at DESC, id LIMIT %s", (space, limit))).fetchall()
+            else:
+                rows = await (await c.execute(
+                    "SELECT id FROM documents WHERE space = %s AND (updated_at < %s OR "
+                    "(updated_at = %s AND id > %s)) ORDER BY updated_at DESC, id LIMIT %s",
+                    (space, cursor.updated_at, cursor.updated_at, cursor.document_id,
+                     limit))).fetchall()
+            return await documents_by_id(c, [r[0] for r in rows])
 
         return await self._connection.on_connection(read)
 
