@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-integration test-slow demo local-model lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-workers bench-store bench-startup bench-crawl bench-verification clean samples
+.PHONY: test test-integration test-slow demo local-model lint typecheck imports tree-imports pytest bench-html bench-pdf bench-formats bench-postgres bench-postgres-quality bench-pgvector bench-postgres-text bench-workers bench-store bench-startup bench-crawl bench-verification clean samples
 
 # An editable install of this layout (the layer folders mapped onto `sheaf.*`, ADR-0002)
 # goes through setuptools' import finder, which announces itself with an information-only
@@ -144,6 +144,10 @@ bench-postgres: $(STAMP)
 # nDCG@10 on CISI: the DuckDB store against the PostgreSQL store in the same run.
 bench-postgres-quality: $(STAMP)
 	$(BIN)/python -P bench/retrieval_cisi.py --postgres --embedder hashing
+
+# PostgreSQL BM25, bounded (ADR-0036) against the full ranking, at 100k generated snippets.
+bench-postgres-text: $(STAMP)
+	$(BIN)/python -P bench/postgres_text_search.py
 
 # pgvector search p50/p95, exact and HNSW, at 100k and 1M snippets of 384 dimensions.
 bench-pgvector: $(STAMP)

@@ -5,6 +5,7 @@ sees realistic document frequencies and stopwords."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -37,10 +38,13 @@ class TextSource:
     def __init__(self, seed: int, words: list[str] | None = None) -> None:
         self.rng = random.Random(seed)
         self.words = words or vocabulary()
-        self._weights = [1 / (rank + 1) for rank in range(len(self.words))]
+        self._weights = list(itertools.accumulate(1 / (rank + 1)
+                                                  for rank in range(len(self.words))))
 
     def sentence(self, length: int) -> str:
-        content = self.rng.choices(self.words, self._weights, k=length)
+        # Cumulative weights, made once: the same draws as `weights=` (which adds them up
+        # again on every call, most of a store build's time).
+        content = self.rng.choices(self.words, cum_weights=self._weights, k=length)
         mixed = [w if self.rng.random() > 0.35 else f"{self.rng.choice(_FUNCTION)} {w}"
                  for w in content]
         return " ".join(mixed).capitalize() + "."

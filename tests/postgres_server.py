@@ -114,50 +114,101 @@ def _runnable_binaries(bin_dir: Path, root: Path, identity: dict[str, object]) -
     return copy / "bin"
 
 
-@contextlib.contextmanager
-def running_postgres(settings: dict[str, str] | None = None) -> Iterator[PostgresServer]:
-    """Start a throwaway cluster, yield it, then stop it and delete its folder.
-    `settings` override the server's (a benchmark's larger shared_buffers)."""
-    bin_dir = postgres_binaries()
-    began = time.perf_counter()
-    root = Path(tempfile.mkdtemp(prefix="sheaf-postgres-"))
-    identity = _unprivileged()
-    if identity:
-        os.chown(root, int(identity["user"]), int(identity["group"]))  # type: ignore[call-overload]
-    bin_dir = _runnable_binaries(bin_dir, root, identity)
-    data = root / "data"
-    log = root / "server.log"
-    process: subprocess.Popen[bytes] | None = None
-    try:
+class PostgresCluster:
+    """A throwaway cluster's server process, which a fault test may kill and start
+    again on the same port and data (`kill`, `start`)."""
+
+    def __init__(self, bin_dir: Path, root: Path, identity: dict[str, object],
+                 settings: dict[str, str] | None) -> None:
+        self.bin_dir = bin_dir
+        self.root = root
+        self.data = root / "data"
+        self.log = root / "server.log"
+        self.identity = identity
+        self.settings = settings or {}
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def initdb(self) -> None:
         made = subprocess.run(
-            [str(bin_dir / "initdb"), "-D", str(data), "-U", SUPERUSER, "--auth=trust",
-             "--encoding=UTF8", "--locale=C", "--no-sync"],
-            cwd=root, capture_output=True, text=True, timeout=120, **identity)  # type: ignore[call-overload]
+            [str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", SUPERUSER,
+             "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"],
+            cwd=self.root, capture_output=True, text=True, timeout=120, **self.identity)  # type: ignore[call-overload]
         if made.returncode != 0:
             raise PostgresUnavailable(f"initdb failed: {made.stderr.strip()[-500:]}")
-        for _attempt in range(3):  # a port taken between probe and bind: try another
-            port = _free_port()
-            with open(log, "ab") as log_file:
+
+    def start(self) -> None:
+        """Start the server: on a free port the first time, on the same one after (tried
+        until the backends of a killed server have left its shared memory)."""
+        deadline = time.monotonic() + _START_TIMEOUT
+        tries = 0
+        while True:
+            tries += 1
+            port = self.port or _free_port()
+            with open(self.log, "ab") as log_file:
                 process = subprocess.Popen(
-                    [str(bin_dir / "postgres"), "-D", str(data), "-h", "127.0.0.1",
+                    [str(self.bin_dir / "postgres"), "-D", str(self.data), "-h", "127.0.0.1",
                      "-p", str(port), "-c", "unix_socket_directories=",
                      "-c", "fsync=off", "-c", "synchronous_commit=off",
                      "-c", "full_page_writes=off", "-c", "shared_buffers=32MB",
                      "-c", "max_connections=60",
-                     *(f"-c{name}={value}" for name, value in (settings or {}).items())],
-                    cwd=root, stdout=subprocess.DEVNULL, stderr=log_file, **identity)  # type: ignore[call-overload]
-            if _wait_ready(bin_dir, port, process):
+                     *(f"-c{name}={value}" for name, value in self.settings.items())],
+                    cwd=self.root, stdout=subprocess.DEVNULL, stderr=log_file,
+                    **self.identity)  # type: ignore[call-overload]
+            if _wait_ready(self.bin_dir, port, process):
+                self.port, self.process = port, process
+                return
+            _stop(process)
+            # A port taken between probe and bind: another (three tries). A restart on
+            # the same port: again until the deadline.
+            if (not self.port and tries >= 3) or (self.port and time.monotonic() > deadline):
                 break
-            _stop(process)
-            process = None
-        if process is None:
-            tail = log.read_text(errors="replace").strip()[-800:]
-            raise PostgresUnavailable(f"the server did not start: {tail}")
-        yield PostgresServer("127.0.0.1", port, bin_dir, time.perf_counter() - began)
+            time.sleep(0.2)
+        tail = self.log.read_text(errors="replace").strip()[-800:]
+        raise PostgresUnavailable(f"the server did not start: {tail}")
+
+    def kill(self) -> None:
+        """SIGKILL the postmaster, as a crash or an OOM kill would: its backends notice
+        and exit, every client connection drops, nothing is shut down cleanly."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            _stop(self.process)
+            self.process = None
+
+
+@contextlib.contextmanager
+def postgres_cluster(settings: dict[str, str] | None = None) -> Iterator[PostgresCluster]:
+    """A started throwaway cluster, stopped and deleted after; `settings` override the
+    server's (a benchmark's larger shared_buffers)."""
+    bin_dir = postgres_binaries()
+    root = Path(tempfile.mkdtemp(prefix="sheaf-postgres-"))
+    identity = _unprivileged()
+    if identity:
+        os.chown(root, int(identity["user"]), int(identity["group"]))  # type: ignore[call-overload]
+    cluster = PostgresCluster(_runnable_binaries(bin_dir, root, identity), root, identity,
+                              settings)
+    try:
+        cluster.initdb()
+        cluster.start()
+        yield cluster
     finally:
-        if process is not None:
-            _stop(process)
+        cluster.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running_postgres(settings: dict[str, str] | None = None) -> Iterator[PostgresServer]:
+    """Start a throwaway cluster, yield it, then stop it and delete its folder.
+    `settings` override the server's (a benchmark's larger shared_buffers)."""
+    began = time.perf_counter()
+    with postgres_cluster(settings) as cluster:
+        yield PostgresServer("127.0.0.1", cluster.port, cluster.bin_dir,
+                             time.perf_counter() - began)
 
 
 def _wait_ready(bin_dir: Path, port: int, process: subprocess.Popen[bytes]) -> bool:

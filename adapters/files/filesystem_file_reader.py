@@ -96,10 +96,16 @@ class FilesystemFileReader:
         files: list[str] = []
         skipped: list[SkippedFile] = []
         for entry in sorted(entries):
-            if entry.is_dir() or any(part.startswith(".") for part in
-                                     entry.relative_to(folder).parts[:-1]):
+            if any(part.startswith(".") for part in entry.relative_to(folder).parts[:-1]):
                 continue  # hidden folders are not walked
             where = str(entry.absolute())
+            if entry.is_dir():
+                # A folder not walked is said, never silently dropped: a tree of folders
+                # given without --recursive would otherwise come to "0 files".
+                if not recursive and not entry.name.startswith("."):
+                    skipped.append(SkippedFile(where, "a folder: walked only with "
+                                                      "--recursive"))
+                continue
             if not entry.is_file():
                 skipped.append(SkippedFile(where, "not a regular file"))
                 continue

@@ -43,11 +43,15 @@ class MemoryFileReader:
             raise SheafError(ErrorKind.INPUT_NOT_FOUND, f"no such directory: {path}")
         files: list[str] = []
         skipped: list[SkippedFile] = []
+        folders: set[str] = set()
         for name in sorted(self.files):
             if not name.startswith(prefix):
                 continue
             parts = name[len(prefix):].split("/")
-            if (len(parts) > 1 and not recursive) or any(p.startswith(".") for p in parts[:-1]):
+            if any(p.startswith(".") for p in parts[:-1]):
+                continue
+            if len(parts) > 1 and not recursive:
+                folders.add(prefix + parts[0])
                 continue
             reason = skip_reason(parts[-1], type_hint_for(parts[-1]),
                                  self.files[name][:SNIFF_BYTES])
@@ -55,4 +59,6 @@ class MemoryFileReader:
                 files.append(name)
             else:
                 skipped.append(SkippedFile(name, reason))
-        return DirectoryListing(tuple(files), tuple(skipped))
+        skipped += [SkippedFile(folder, "a folder: walked only with --recursive")
+                    for folder in sorted(folders)]
+        return DirectoryListing(tuple(files), tuple(sorted(skipped, key=lambda s: s.path)))

@@ -10,17 +10,16 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document
+from ...domain.document.extraction_confidence import ExtractionConfidence
 from ...domain.document.markdown_rendering import assemble_document, with_title_heading
 from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
-from .content_root import content_root_candidates, page_titles
-from .document_parsing import parse_document
-from .element_rules import is_skipped
-from .nesting_depth import check_nesting
-from .page_metadata import read_metadata, structured_article_body
+from .block_model import BlockModel, shipped_model
+from .content_root import RootCandidate, page_titles
+from .learned_root import continuing_parts, extraction_evidence, propose_root, pruned_drafts
+from .page_inputs import PageInputs, first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
-from .script_stripping import strip_scripts
 from .trailing_chrome import without_trailing_chrome
 
 logger = logging.getLogger("sheaf.html")
@@ -30,8 +29,11 @@ class Html5libExtractor:
     """Extracts the main content of a page as structured Markdown with its metadata, in a
     worker thread (bounded by `limiter` when one is shared)."""
 
-    def __init__(self, limiter: anyio.CapacityLimiter | None = None) -> None:
+    def __init__(self, limiter: anyio.CapacityLimiter | None = None, *,
+                 block_model: BlockModel | None = None) -> None:
         self._limiter = limiter
+        self._model = block_model
+        """The block classifier; None for the shipped one (benchmarks pass fold models)."""
 
     async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
         return await anyio.to_thread.run_sync(self.extract_sync, body, url, charset,
@@ -39,21 +41,32 @@ class Html5libExtractor:
 
     def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         """Synchronous extraction, for callers already off the event loop."""
-        stripped = strip_scripts(body)
-        check_nesting(stripped, url=url)
-        html = parse_document(stripped, charset)
-        candidates = content_root_candidates(html)
-        metadata, head_links, json_ld = read_metadata(
-            html, url, _first_heading(candidates[0].element) or _first_heading(html))
+        page = read_page(body, url, charset)
+        html, metadata, head_links = page.html, page.metadata, page.head_links
+        model = self._model or shipped_model()
+        probabilities = model.probabilities(page.evidence.vectors)
+        candidates = page.candidates
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
         log: list[str] = []  # the decision log: roots passed over, and why
+        # Publisher markup is a declaration the classifier does not second-guess.
+        proposal = None if candidates[0].why.startswith("publisher") else propose_root(
+            page.evidence.blocks, probabilities, candidates[0].parts, page.body)
+        if proposal is not None:
+            candidates = [RootCandidate(proposal.element, proposal.why, 0), *candidates]
         for candidate in candidates:
             root, why = candidate.element, candidate.why
             before, after = find_satellites(html, root) if scholarly else ([], [])
+            parts = candidate.parts
+            if not scholarly and not candidate.siblings and root is not page.body:
+                continuing = continuing_parts(root, page.evidence.blocks, probabilities)
+                if continuing:
+                    parts = continuing
+                    why += (f"; with {len(continuing) - 1} part(s) beside it the block "
+                            f"classifier reads as the article's")
             # Scholarly figures are content; a news photo's caption is not the article's.
             builder = BlockBuilder(url, photo_captions=scholarly)
-            drafts = builder.build_all([*before, *candidate.parts, *after])
+            drafts = builder.build_all([*before, *parts, *after])
             if before or after:
                 why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
             # The last candidate takes whatever prose it has: a short page is still a page.
@@ -63,7 +76,7 @@ class Html5libExtractor:
                 # A declared article that is all links is a post of links (a link roll,
                 # a reading list): read again with its lists of links kept.
                 builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
-                linked = builder.build_all([*before, *candidate.parts, *after])
+                linked = builder.build_all([*before, *parts, *after])
                 if _implausible(linked, candidate.prose, html) is None:
                     drafts, refusal = linked, None
                     why += "; its lists of links kept"
@@ -72,7 +85,7 @@ class Html5libExtractor:
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
         else:
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
-        structured = structured_article_body(json_ld)
+        structured = page.structured_body
         kept = _prose_length(drafts)
         if structured and kept < SHORT_TEXT and len(structured) >= STRUCTURED_MIN \
                 and len(structured) > STRUCTURED_GAIN * kept \
@@ -98,7 +111,15 @@ class Html5libExtractor:
                 why = "script state titled after the page"
                 root = html
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
-        h1 = _first_heading(root) or _first_heading(html)
+        if root is page.candidates[0].element and not scholarly:
+            # Only inside the cascade's first choice: the classifier read every block
+            # with that choice as its prior, and a block outside it scores low for that
+            # reason alone. Not on publisher pages, where what it doubts are captions and
+            # notes the article owns.
+            drafts, dropped = pruned_drafts(drafts, page.evidence.blocks, probabilities)
+            if dropped:
+                why += f"; {dropped} block(s) the block classifier scores as boilerplate left out"
+        h1 = first_heading(root) or first_heading(html)
         drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
@@ -107,8 +128,12 @@ class Html5libExtractor:
             metadata = attrs.evolve(metadata, title=first.text if first else None)
             drafts = drafts[1:] if first is not None and drafts[0] is first else drafts
         drafts = with_title_heading(drafts, metadata.title)
-        return assemble_document(drafts, metadata=metadata, links=[*head_links, *builder.links],
-                                 notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+        document = assemble_document(drafts, metadata=metadata,
+                                     links=[*head_links, *builder.links],
+                                     notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+        confidence = _confidence(page, probabilities, document, root, why, len(log))
+        return attrs.evolve(document, confidence=confidence,
+                            notes=(*document.notes, confidence.note))
 
 
     @staticmethod
@@ -120,6 +145,18 @@ class Html5libExtractor:
             return None
         builder = BlockBuilder(url, photo_captions=scholarly)
         return builder.build_all(parts), builder
+
+
+def _confidence(page: PageInputs, probabilities: list[float], document: Document,
+                root: Element, why: str, passed_over: int) -> ExtractionConfidence:
+    evidence = extraction_evidence(page.evidence.blocks, probabilities,
+                                   " ".join(document.text.split()))
+    reason = (f"root <{root.tag}> ({why}) holds {evidence.coverage:.0%} of the page's text "
+              f"the block classifier scores as content, and {evidence.purity:.0%} of the "
+              f"page text it holds scores as content")
+    if passed_over:
+        reason += f"; {passed_over} candidate root(s) passed over before it"
+    return ExtractionConfidence(round(evidence.confidence, 3), reason)
 
 
 MIN_KEPT_SHARE = 0.25
@@ -204,12 +241,3 @@ def _is_banner_line(draft: BlockDraft) -> bool:
 
 def _comparable(text: str) -> str:
     return _LABEL_PREFIX.sub("", " ".join(text.lower().split()))
-
-
-def _first_heading(root: Element) -> str | None:
-    for element in root.iter("h1"):
-        if not is_skipped(element, inside_root=True):
-            text = clean_inline("".join(element.itertext()))
-            if text:
-                return text
-    return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import html as html_lib
 import json
 import re
 from typing import Any
@@ -60,8 +61,9 @@ def read_metadata(html: Element, page_url: str, article_h1: str | None) -> tuple
 
     ld = _flatten_ld(json_ld)
     site_name = first("og:site_name", "citation_journal_title")
-    title = (first("citation_title", "dc.title", "og:title") or _ld_text(ld, "headline", "name")
-             or article_h1 or _clean_title(title_tag, site_name))
+    title = plain_title(first("citation_title", "dc.title", "og:title")
+                        or _ld_text(ld, "headline", "name") or article_h1
+                        or _clean_title(title_tag, site_name))
     authors = tuple(metas.get("citation_author") or metas.get("dc.creator")
                     or _ld_authors(ld) or metas.get("author") or ())
     doi = _doi(first("citation_doi", "dc.identifier", "prism.doi", "bepress_citation_doi")
@@ -105,6 +107,19 @@ def _keywords(metas: dict[str, list[str]]) -> tuple[str, ...]:
         for value in metas.get(key, []):
             found.extend(k.strip() for k in re.split(r"[;,]", value) if k.strip())
     return tuple(dict.fromkeys(found))
+
+
+_MARKUP_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+
+
+def plain_title(title: str | None) -> str | None:
+    """A title as a reader sees it: publishers write markup into their citation_title
+    ("<i>Aeschynomene americana</i> L."), escaped in the attribute, which the parser
+    turns back into tags in the text. Tags go, entities are decoded."""
+    if not title or ("<" not in title and "&" not in title):
+        return title
+    plain = clean_inline(html_lib.unescape(_MARKUP_TAG.sub("", title)))
+    return plain or None
 
 
 def _clean_title(title: str | None, site_name: str | None) -> str | None:

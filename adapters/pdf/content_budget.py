@@ -24,6 +24,7 @@ from pdfminer.pdftypes import (
     LITERALS_ASCII85_DECODE,
     LITERALS_ASCIIHEX_DECODE,
     LITERALS_FLATE_DECODE,
+    LITERALS_LZW_DECODE,
     LITERALS_RUNLENGTH_DECODE,
     PDFStream,
     stream_value,
@@ -33,6 +34,7 @@ from pdfminer.runlength import rldecode
 
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.store.ingestion import DEFAULT_MAX_INGEST_BYTES
+from .lzw_decoding import lzw_decode_bounded
 from .qpdf_content import MAX_TOKENISED_BYTES, instructions
 
 _MIB = 1024 * 1024
@@ -174,7 +176,7 @@ def inflate_bounded(data: bytes, limit: int) -> bytes:
 
 
 _SIMPLE_FILTERS = {*LITERALS_FLATE_DECODE, *LITERALS_ASCII85_DECODE, *LITERALS_ASCIIHEX_DECODE,
-                   *LITERALS_RUNLENGTH_DECODE}
+                   *LITERALS_RUNLENGTH_DECODE, *LITERALS_LZW_DECODE}
 
 
 class BoundedStream(PDFStream):
@@ -204,6 +206,8 @@ class BoundedStream(PDFStream):
                 data = ascii85decode(data)
             elif name in LITERALS_ASCIIHEX_DECODE:
                 data = asciihexdecode(data)
+            elif name in LITERALS_LZW_DECODE:
+                data = lzw_decode_bounded(data, budget.stream_room())
             else:
                 data = rldecode(data)
         budget.spend(len(data))

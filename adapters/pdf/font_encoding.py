@@ -33,6 +33,8 @@ from pdfminer.pdftypes import dict_value, int_value, list_value, resolve1, strea
 from pdfminer.psexceptions import PSEOF, PSException
 from pdfminer.psparser import PSLiteral
 
+from .program_decoding import decode_cid_font, decode_simple_font
+
 # Adobe's Symbol encoding, code:glyph name, as its AFM file lists it.
 _SYMBOL = """
 32:space 33:exclam 34:universal 35:numbersign 36:existential 37:percent 38:ampersand
@@ -209,9 +211,13 @@ def _win_ansi_based(spec: dict[str, Any]) -> bool:
 
 
 def repair_encoding(font: PDFFont, spec: dict[str, Any]) -> None:
-    """Put right a simple font's codes (see the module's docstring), in place."""
+    """Put right a font's codes (see the module's docstring), in place; where the PDF's
+    maps still fail, read the glyphs through the embedded font program
+    (`program_decoding`)."""
     if not isinstance(font, PDFSimpleFont):
+        decode_cid_font(font, spec)
         return
+    unreadable: dict[int, str] = {}
     if _win_ansi_based(spec) and font.cid2unicode.get(SOFT_HYPHEN_CODE) == " ":
         # Differences applied below may still name another glyph at this code.
         font.cid2unicode = {**font.cid2unicode, SOFT_HYPHEN_CODE: "\u00ad"}
@@ -231,8 +237,11 @@ def repair_encoding(font: PDFFont, spec: dict[str, Any]) -> None:
                 table[code] = char
             else:
                 # A name nobody can read: the base's character at that code would be
-                # another glyph's text, so the code is left unmapped (and flagged).
+                # another glyph's text, so the code is left unmapped (and flagged)
+                # unless the font program knows the glyph.
                 table.pop(code, None)
+                if isinstance(item, PSLiteral) and isinstance(item.name, str):
+                    unreadable[code] = item.name
             code += 1
         font.cid2unicode = table
     font.cid2unicode = {code: _ordinary_text(char) for code, char in font.cid2unicode.items()}
@@ -250,6 +259,7 @@ def repair_encoding(font: PDFFont, spec: dict[str, Any]) -> None:
                     del mapping[code]
             elif _is_private(char):
                 mapping[code] = _ordinary_text(char)
+    decode_simple_font(font, spec, unreadable)
 
 
 def _is_unusable(text: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -43,6 +44,7 @@ from .content_budget import (
     ContentLimits,
 )
 from .font_encoding import EncodingRepairingResources
+from .font_programs import usable_text
 from .glyph_boxes import GlyphBoxes
 from .pdfium_text import PdfiumPages, pdfium_available
 from .stable_grouping import StableFigure, StablePage
@@ -243,6 +245,23 @@ def _recover(recovery: PdfiumPages, chars: list[LTChar], number: int,
     return boxes
 
 
+_READABLE: set[str] = set()
+_UNMAPPED = re.compile(r"\(cid:\d+\)")
+MAX_READABLE_KNOWN = 100_000
+
+
+def _unreadable(glyph: str) -> bool:
+    """Whether a glyph's text is a placeholder, control, private-use or replacement
+    point (remembered when it is not: a page has a few dozen distinct glyphs)."""
+    # An empty glyph text is a shaped cluster's part, whose text another glyph carries.
+    if not glyph or glyph.isspace() or not (_UNMAPPED.fullmatch(glyph)
+                                            or not usable_text(glyph)):
+        if len(_READABLE) < MAX_READABLE_KNOWN:
+            _READABLE.add(glyph)
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=8192)
 def _math_glyph(font: str, glyph: str) -> bool:
     return is_math_font(font) or any(map(is_math_symbol, glyph))
@@ -266,11 +285,14 @@ def _page_boxes(page: LTPage, number: int, notes: list[str], all_chars: list[LTC
     if drop_invisible:
         notes.append(f"invisible_text_dropped: page {number}, {hidden} characters")
     # Text turned against the page's own direction is a margin stamp (arXiv's), a
-    # watermark or a rotated axis label when it is a small part of the page; a page
-    # that is mostly turned (a landscape table, a /Rotate page) keeps all of it.
+    # watermark or a rotated axis label when it is a small part of the page: it is read
+    # apart from the upright lines, along its own direction; a page that is mostly
+    # turned (a landscape table, a /Rotate page) is read as it lies.
     drop_turned = 0 < turned <= 0.2 * len(all_chars)
     if drop_turned:
-        notes.append(f"rotated_text_dropped: page {number}, {turned} characters")
+        notes.append(f"rotated_text_set_apart: page {number}, {turned} characters read "
+                     f"along their own direction (margin stamps as furniture, the rest "
+                     f"as figure text)")
     skip = skip_fonts or set()
 
     def dropped(char: LTChar) -> bool:
@@ -287,10 +309,19 @@ def _page_boxes(page: LTPage, number: int, notes: list[str], all_chars: list[LTC
         if lines:
             kept.append(TextBox(page=number, lines=tuple(rejoin_split_rows(lines)),
                                 bbox=element.bbox))
-    if drop_turned and stamps is not None:
-        stamps.extend(stamp for stamp in turned_lines(
-            (c for c in all_chars if _rotated(c) and not (drop_invisible and _invisible(c))
-             and c.fontname not in skip), number) if in_margin(stamp, kept))
+    if drop_turned:
+        # Turned lines beside the text are margin stamps (kept once, as furniture);
+        # those among it are a figure's axis labels or a table's turned headers, read
+        # in their own direction and kept on the page as figure text.
+        among: list[TextBox] = []
+        for turned_line in turned_lines(
+                (c for c in all_chars if _rotated(c) and not (drop_invisible and _invisible(c))
+                 and c.fontname not in skip), number):
+            if not in_margin(turned_line, kept):
+                among.append(turned_line)
+            elif stamps is not None:
+                stamps.append(turned_line)
+        kept.extend(among)
     yield from kept
 
 
@@ -314,6 +345,16 @@ def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
             if dropped is not None and dropped(item):
                 continue
             glyph = item._text
+            if glyph not in _READABLE and _unreadable(glyph):
+                # A glyph with no text (no map names it, or it maps to a control or
+                # private-use point) is most often a word processor's space left out
+                # of ToUnicode: it still stands between two words, so it parts them.
+                # Where it was a letter, the word is lost either way.
+                if glyphs and glyphs[-1] != " ":
+                    glyphs.append(" ")
+                    lefts.append(edge)
+                edge = item.x1
+                continue
             glyphs.append(glyph)
             lefts.append(item.x0)
             edge = item.x1

@@ -19,7 +19,8 @@ from ...domain.pdf.furniture import (
     place_furniture,
 )
 from ...domain.pdf.ruled_tables import Rule
-from ...domain.pdf.structure import TextBox, join_title, structure_blocks, title_of
+from ...domain.pdf.structure import TextBox, join_title, structure_blocks
+from ...domain.pdf.title_choice import choose_title
 from .content_budget import ContentLimits
 from .layout_reading import read_boxes
 from .pdf_opening import open_pdf
@@ -71,9 +72,11 @@ class PdfminerExtractor:
         if not drafts:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "the text layer holds no words; OCR is not supported")
-        # The first page's largest type is the title as printed; Info and XMP titles are
-        # often another paper's or the journal's, so they only stand in.
-        title = title_of(boxes)
+        # The title as the first page prints it, mastheads and type labels aside; Info
+        # and XMP titles are often another paper's or the journal's, so they only pick
+        # among the page's candidates, or stand in when the page has none.
+        title = choose_title(boxes, opened.title,
+                             venue_hints=(opened.subject or "", *opened.keywords))
         # Running headers and footers on their pages, between blocks; margin stamps and
         # printer's slugs (the same on every page) once each, after the content.
         slugs = [box for box in running if is_printer_slug(box.text)]

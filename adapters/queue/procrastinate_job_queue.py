@@ -3,8 +3,11 @@
 procrastinate keeps jobs in `procrastinate_jobs` (states, attempts, locks, scheduled
 retries), hands them to workers with `SELECT ... FOR UPDATE SKIP LOCKED` and LISTEN/NOTIFY,
 and records each worker's heartbeat. sheaf adds one table, `sheaf_job_results`, holding
-each job's last ingest result (the queue keeps no return values), and a loop in every
-worker that puts the jobs of a worker whose heartbeat stopped back in the queue."""
+each job's last ingest result (the queue keeps no return values), and a sweep in every
+worker that completes the jobs nobody else will: those of a worker whose heartbeat
+stopped, those whose result is recorded but whose completion was lost, and those running
+past their lease (ADR-0033). A worker outlasts an outage of the database: it waits for it
+and carries on (`OutageTolerantJobManager`)."""
 
 from __future__ import annotations
 
@@ -32,6 +35,17 @@ from ...domain.queue.ingest_jobs import (
     retry_delay,
 )
 from ...domain.store.ingestion import IngestResult, IngestStatus
+from .job_reconciliation import (
+    ORPHANED,
+    PAST_LEASE,
+    RECORDED_BUT_RUNNING,
+    Completion,
+    completion_of_recorded,
+    completion_past_lease,
+    retry_at,
+    row_source,
+)
+from .queue_outages import is_outage, reconnect_wait, when_reachable
 
 if TYPE_CHECKING:
     import procrastinate
@@ -41,6 +55,10 @@ logger = logging.getLogger("sheaf.queue")
 TASK = "sheaf.ingest"
 QUEUE = "sheaf-ingest"
 DEFAULT_HEARTBEAT = 10.0
+DEFAULT_LEASE = 1800.0
+"""Half an hour: far longer than any one document takes (a 500-page scan with OCR takes
+minutes), short enough that a wedged job does not hold a batch for an afternoon."""
+DEFAULT_PATIENCE = 600.0
 _SCHEMA_LOCK = 0x5EAF_0023  # one advisory lock id: workers starting together take turns
 _STATES = {"todo": JobState.WAITING, "doing": JobState.RUNNING,
            "succeeded": JobState.SUCCEEDED, "failed": JobState.FAILED,
@@ -102,13 +120,20 @@ class ProcrastinateJobQueue:
     `retry_wait` is the first backoff in seconds, doubling per attempt; `heartbeat` is
     how often a worker reports itself alive, and a worker silent for three heartbeats is
     taken for dead: its running jobs go back to the queue. `grace` is how long a stopping
-    worker waits for its running jobs before putting them back."""
+    worker waits for its running jobs before putting them back. `lease` is the longest
+    one try of a job may run: its worker cancels it then (a transient `timeout`, tried
+    again), and any worker's sweep puts back a job still `doing` a few heartbeats later,
+    however fresh its worker's heartbeat. `patience` is how long a worker waits for an
+    unreachable database to record or complete a job before leaving it to the sweep."""
 
     def __init__(self, url: str, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
                  retry_wait: float = DEFAULT_RETRY_WAIT, heartbeat: float = DEFAULT_HEARTBEAT,
                  grace: float = 30.0, polling: float = 1.0, pool_size: int = 4,
-                 signals: bool = False) -> None:
+                 signals: bool = False, lease: float = DEFAULT_LEASE,
+                 patience: float = DEFAULT_PATIENCE) -> None:
         self._procrastinate = _procrastinate()
+        from .outage_tolerant_job_manager import OutageTolerantJobManager
+
         self.url = url
         self.max_attempts = max_attempts
         self.retry_wait = retry_wait
@@ -116,11 +141,21 @@ class ProcrastinateJobQueue:
         self.grace = grace
         self.polling = polling
         self.signals = signals
+        self.lease = lease
+        self.patience = patience
+        from ..store.postgres.application_names import connection_options
+
+        self._connect_options = {"connect_timeout": 10, **connection_options(url, "queue")}
         connector = self._procrastinate.PsycopgConnector(
             conninfo=url, min_size=1, max_size=max(2, pool_size),
-            kwargs={"connect_timeout": 10})
+            kwargs=self._connect_options)
         self._app: procrastinate.App = self._procrastinate.App(connector=connector)
+        # Before the task is registered: tasks keep the manager they were made with.
+        self._manager = OutageTolerantJobManager(connector, patience=patience)
+        self._app.job_manager = self._manager
         self._handler: JobHandler | None = None
+        self._worker: Any = None
+        self._idle = False
         self._app.task(name=TASK, queue=QUEUE, pass_context=True,
                        retry=self._retry_strategy())(self._run)
         self._opened = False
@@ -163,7 +198,8 @@ class ProcrastinateJobQueue:
         import psycopg
 
         try:
-            connection = await psycopg.AsyncConnection.connect(self.url, connect_timeout=10)
+            connection = await psycopg.AsyncConnection.connect(self.url,
+                                                               **self._connect_options)
         except (psycopg.Error, OSError) as exc:
             raise self._unreachable(exc) from None
         schema = self._app.schema_manager.get_schema()
@@ -188,69 +224,135 @@ class ProcrastinateJobQueue:
 
     async def batch(self, batch: str) -> BatchSummary:
         await self.open()
-        rows = await self._app.connector.execute_query_all_async(
-            "SELECT job.id, job.status, job.attempts, job.args->>'source' AS source, "
-            "result.attempt, result.result FROM procrastinate_jobs job "
-            "LEFT JOIN sheaf_job_results result ON result.job_id = job.id "
-            "WHERE job.task_name = %(task)s AND job.args->>'batch' = %(batch)s "
-            "ORDER BY job.id", task=TASK, batch=batch)
+        try:
+            rows = await self._app.connector.execute_query_all_async(
+                "SELECT job.id, job.status, job.attempts, job.args->>'source' AS source, "
+                "result.attempt, result.result FROM procrastinate_jobs job "
+                "LEFT JOIN sheaf_job_results result ON result.job_id = job.id "
+                "WHERE job.task_name = %(task)s AND job.args->>'batch' = %(batch)s "
+                "ORDER BY job.id", task=TASK, batch=batch)
+        except self._procrastinate.exceptions.ConnectorException as exc:
+            raise self._failed(exc, f"reading batch {batch}") from None
         if not rows:
             raise SheafError(ErrorKind.DOCUMENT_NOT_FOUND, f"no batch {batch!r} in the queue")
         return BatchSummary(batch, tuple(_outcome(row) for row in rows))
 
+    async def depth(self) -> dict[str, int]:
+        """How many of the queue's jobs are in each state (waiting, running, ...)."""
+        await self.open()
+        try:
+            rows = await self._app.connector.execute_query_all_async(
+                "SELECT status, count(*) AS jobs FROM procrastinate_jobs "
+                "WHERE queue_name = %(queue)s GROUP BY status", queue=QUEUE)
+        except self._procrastinate.exceptions.ConnectorException as exc:
+            raise self._failed(exc, "counting its jobs") from None
+        counts = {state.value: 0 for state in JobState}
+        for row in rows:
+            state = _STATES.get(str(row["status"]), JobState.WAITING).value
+            counts[state] += int(row["jobs"])
+        return counts
+
+    def _failed(self, exc: BaseException, doing: str) -> SheafError:
+        cause = exc.__cause__ or exc
+        first = (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
+        return SheafError(ErrorKind.STORAGE, f"the queue database at "
+                          f"{describe_url(self.url)} failed while {doing} ({first})")
+
     async def _record(self, job_id: int, attempt: int, result: IngestResult) -> None:
+        """Keep the attempt's result; while the database is away, wait for it (the work
+        is done, its result is what the batch is waiting for)."""
         from psycopg.types.json import Jsonb
 
-        await self._app.connector.execute_query_async(
-            "INSERT INTO sheaf_job_results (job_id, attempt, result) "
-            "VALUES (%(job)s, %(attempt)s, %(result)s) ON CONFLICT (job_id) DO UPDATE "
-            "SET attempt = EXCLUDED.attempt, result = EXCLUDED.result, "
-            "finished_at = now()",
-            job=job_id, attempt=attempt,
-            result=Jsonb(result.as_dict()))
+        async def insert() -> None:
+            await self._app.connector.execute_query_async(
+                "INSERT INTO sheaf_job_results (job_id, attempt, result) "
+                "VALUES (%(job)s, %(attempt)s, %(result)s) ON CONFLICT (job_id) DO UPDATE "
+                "SET attempt = EXCLUDED.attempt, result = EXCLUDED.result, "
+                "finished_at = now()",
+                job=job_id, attempt=attempt,
+                result=Jsonb(result.as_dict()))
+
+        await when_reachable(insert, doing=f"recording job {job_id}'s result",
+                             patience=self.patience, giving_up=lambda: self._manager.stopping)
 
     # -- working ----------------------------------------------------------------------------
     async def work(self, handler: JobHandler, *, concurrency: int = 1,
                    until_idle: bool = False) -> None:
+        """Run jobs until stopped; a database that goes away does not stop the worker:
+        it starts again (registering anew) with growing waits until the server is
+        back."""
         await self.open()
         self._handler = handler
-        worker = self._procrastinate.worker.Worker(
-            app=self._app, queues=[QUEUE], name=f"sheaf@{socket.gethostname()}:{os.getpid()}",
-            concurrency=concurrency, wait=True, fetch_job_polling_interval=self.polling,
-            shutdown_graceful_timeout=self.grace, install_signal_handlers=self.signals,
-            update_heartbeat_interval=self.heartbeat,
-            stalled_worker_timeout=self.stalled_after)
-        running = asyncio.ensure_future(worker.run())
-        watchers = [asyncio.ensure_future(self._requeue_stalled())]
+        self._idle = False
+        self._manager.stopping = False
+        watchers = [asyncio.ensure_future(self._sweep())]
         if until_idle:
-            watchers.append(asyncio.ensure_future(self._stop_when_idle(worker)))
+            watchers.append(asyncio.ensure_future(self._stop_when_idle()))
+        failures = 0
         try:
-            await asyncio.shield(running)
-        except asyncio.CancelledError:
-            worker.stop()  # finish or put back the running jobs, then leave
-            with anyio.CancelScope(shield=True), contextlib.suppress(asyncio.CancelledError):
-                await running
-            raise
+            while not self._idle:
+                self._worker = self._new_worker(concurrency)
+                running = asyncio.ensure_future(self._worker.run())
+                try:
+                    await asyncio.shield(running)
+                except asyncio.CancelledError:
+                    self._manager.stopping = True
+                    self._worker.stop()  # finish or put back the running jobs, then leave
+                    with anyio.CancelScope(shield=True), \
+                            contextlib.suppress(asyncio.CancelledError):
+                        await running
+                    raise
+                except Exception as exc:
+                    if not is_outage(exc):
+                        raise
+                    failures += 1
+                    wait = reconnect_wait(failures)
+                    logger.warning("the queue database at %s is unreachable (%s); the worker "
+                                   "starts again in %.1f s", describe_url(self.url),
+                                   _first_line(exc), wait)
+                    await anyio.sleep(wait)
+                else:
+                    return  # stopped: idle, a signal, or the caller
         finally:
             for watcher in watchers:
                 watcher.cancel()
             await asyncio.gather(*watchers, return_exceptions=True)
             self._handler = None
+            self._worker = None
 
-    async def _stop_when_idle(self, worker: Any) -> None:
+    def _new_worker(self, concurrency: int) -> Any:
+        return self._procrastinate.worker.Worker(
+            app=self._app, queues=[QUEUE], name=f"sheaf@{socket.gethostname()}:{os.getpid()}",
+            concurrency=concurrency, wait=True, fetch_job_polling_interval=self.polling,
+            shutdown_graceful_timeout=self.grace, install_signal_handlers=self.signals,
+            update_heartbeat_interval=self.heartbeat,
+            stalled_worker_timeout=self.stalled_after)
+
+    async def _stop_when_idle(self) -> None:
         while True:
             await asyncio.sleep(self.polling / 2)
-            row = await self._app.connector.execute_query_one_async(
-                "SELECT count(*) AS busy FROM procrastinate_jobs "
-                "WHERE queue_name = %(queue)s AND status IN ('todo', 'doing')", queue=QUEUE)
+            try:
+                row = await self._app.connector.execute_query_one_async(
+                    "SELECT count(*) AS busy FROM procrastinate_jobs "
+                    "WHERE queue_name = %(queue)s AND status IN ('todo', 'doing')",
+                    queue=QUEUE)
+            except Exception as exc:
+                if not is_outage(exc):
+                    logger.warning("could not count the waiting jobs", exc_info=True)
+                continue
             if not row["busy"]:
-                worker.stop()
+                self._idle = True
+                if self._worker is not None:
+                    self._worker.stop()
                 return
 
-    async def _requeue_stalled(self) -> None:
-        """Every heartbeat: the jobs of workers silent for `stalled_after` seconds (killed,
-        frozen, cut off) go back to the queue, or end `failed` once they have used up their
-        attempts (a source that kills its worker every time must not loop forever)."""
+    async def _sweep(self) -> None:
+        """Every heartbeat, complete the jobs nobody else will: those of workers silent
+        for `stalled_after` seconds (killed, frozen, cut off) go back to the queue, or
+        end `failed` once they have used up their attempts (a source that kills its
+        worker every time must not loop for ever); those whose result is recorded but
+        still `doing` are completed as their result says; those past their lease go
+        back (or fail on their last try)."""
         manager = self._app.job_manager
         while True:
             await asyncio.sleep(self.heartbeat)
@@ -259,28 +361,77 @@ class ProcrastinateJobQueue:
                     queue=QUEUE, seconds_since_heartbeat=self.stalled_after)
                 for job in stalled:
                     await self._requeue(job)
-            except Exception:  # the database away for a moment: try at the next beat
-                logger.warning("could not look for stalled jobs", exc_info=True)
+                await self._complete_recorded()
+                await self._reclaim_orphans()
+                await self._reclaim_past_lease()
+            except Exception as exc:  # the database away for a moment: try at the next beat
+                if not is_outage(exc):
+                    logger.warning("could not sweep the queue for stuck jobs", exc_info=True)
 
-    async def _requeue(self, job: Any) -> None:
+    async def _complete_recorded(self) -> None:
+        rows = await self._app.connector.execute_query_all_async(
+            RECORDED_BUT_RUNNING, queue=QUEUE, settle=self.stalled_after)
+        for row in rows:
+            job = self._procrastinate.jobs.Job.from_row(row)
+            completion = completion_of_recorded(row["result"], job.attempts,
+                                                max_attempts=self.max_attempts,
+                                                retry_wait=self.retry_wait)
+            if await self._apply(job, completion):
+                logger.warning("job %s (%s): its result was recorded but its completion "
+                               "was lost; completed now", job.id, row_source(row))
+
+    async def _reclaim_orphans(self) -> None:
+        worker = self._worker
+        if worker is None or worker.worker_id is None:
+            return
+        rows = await self._app.connector.execute_query_all_async(
+            ORPHANED, queue=QUEUE, worker=worker.worker_id,
+            held=sorted(self._manager.held), settle=self.stalled_after)
+        for row in rows:
+            job = self._procrastinate.jobs.Job.from_row(row)
+            logger.warning("job %s (%s) is running here by the database's account but "
+                           "not in this worker (a completion lost in a crash); taken back",
+                           job.id, row_source(row))
+            await self._requeue(job, quiet=True)
+
+    async def _reclaim_past_lease(self) -> None:
+        rows = await self._app.connector.execute_query_all_async(
+            PAST_LEASE, queue=QUEUE, lease=self.lease + 2 * self.stalled_after)
+        for row in rows:
+            job = self._procrastinate.jobs.Job.from_row(row)
+            completion = completion_past_lease(row_source(row), job.attempts,
+                                               lease=self.lease,
+                                               max_attempts=self.max_attempts)
+            if await self._apply(job, completion):
+                logger.warning("job %s (%s) ran past its lease of %g s; taken back",
+                               job.id, row_source(row), self.lease)
+
+    async def _apply(self, job: Any, completion: Completion) -> bool:
+        """Complete `job` as `completion` says, once: False when another process already
+        completed this attempt."""
+        if completion.record is not None:
+            await self._record(int(job.id), job.attempts + 1, completion.record)
+        if completion.finish is None:
+            return await self._manager.send_back(job, retry_at(completion.retry_in))
+        status = self._procrastinate.jobs.Status(completion.finish)
+        return await self._manager.complete(job, status)
+
+    async def _requeue(self, job: Any, *, quiet: bool = False) -> None:
         source = str(job.task_kwargs.get("source", ""))
-        try:
-            if job.attempts + 1 >= self.max_attempts:
-                await self._record(job.id, job.attempts + 1, IngestResult(
-                    source, IngestStatus.FAILED, error_kind=ErrorKind.INTERNAL.value,
-                    message=f"its worker stopped answering on each of {job.attempts + 1} "
-                            "tries (killed, or out of memory?)"))
-                await self._app.job_manager.finish_job(
-                    job, self._procrastinate.jobs.Status.FAILED, delete_job=False)
-            else:
-                await self._app.job_manager.retry_job(job)
+        if job.attempts + 1 >= self.max_attempts:
+            done = await self._apply(job, Completion("failed", record=IngestResult(
+                source, IngestStatus.FAILED, error_kind=ErrorKind.INTERNAL.value,
+                message=f"its worker stopped answering on each of {job.attempts + 1} "
+                        "tries (killed, or out of memory?)")))
+        else:
+            done = await self._apply(job, Completion(None))
+        if done and not quiet:  # else another worker put it back first
             logger.warning("job %s (%s) of a stalled worker went back to the queue",
                            job.id, source)
-        except self._procrastinate.exceptions.ConnectorException:
-            pass  # another worker put it back first
 
     async def _run(self, context: Any, **args: Any) -> None:
         job_id, attempt = int(context.job.id), int(context.job.attempts) + 1
+        self._manager.held.add(job_id)  # until its completion returns
         handler = self._handler
         try:
             job = IngestJob.from_args(args)
@@ -291,7 +442,14 @@ class ProcrastinateJobQueue:
             if handler is None:
                 raise RuntimeError("a job ran outside ProcrastinateJobQueue.work")
             try:
-                result = await handler(job)
+                result = None
+                with anyio.move_on_after(self.lease):
+                    result = await handler(job)
+                if result is None:  # cancelled at the lease: tried again, as a timeout
+                    result = IngestResult(job.source, IngestStatus.FAILED,
+                                          error_kind=ErrorKind.TIMEOUT.value,
+                                          message=f"still running after its lease of "
+                                                  f"{self.lease:g} s")
             except SheafError as exc:  # the handler itself failed (the store down, say)
                 result = IngestResult(job.source, IngestStatus.FAILED,
                                       error_kind=exc.kind.value, message=str(exc))
@@ -329,6 +487,11 @@ class ProcrastinateJobQueue:
                 return None
 
         return _Backoff()
+
+
+def _first_line(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc
+    return (str(cause).strip().splitlines() or [type(cause).__name__])[0][:200]
 
 
 def _now() -> datetime.datetime:

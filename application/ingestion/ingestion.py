@@ -13,6 +13,7 @@ from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from ...domain.analysis.token_counting import ESTIMATED_TOKENS
 from ...domain.document.content_source import ContentSource
 from ...domain.document.document import Document
+from ...domain.document.extraction_confidence import CONFIDENCE_KEY, confidence_of
 from ...domain.enrichment.enrichment import EnrichmentKind
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url, normalise_url
@@ -324,8 +325,12 @@ class Ingestion:
                 version, ref, structure, chunks, vectors, fingerprint, prepared.final_url,
                 options.source_id))
             await work.commit()
+        confidence = confidence_of(prepared.metadata)
         return IngestResult(source, status, document_id, version.id, title=prepared.title,
-                            near_duplicate_of=near, enrichment=enriched)
+                            near_duplicate_of=near, enrichment=enriched,
+                            extraction_confidence=confidence.score if confidence else None,
+                            low_confidence=confidence.reason if confidence and confidence.low
+                            else None)
 
     async def _enrich(self, prepared: StagedVersion, text: str,
                       kinds: frozenset[EnrichmentKind]
@@ -443,7 +448,7 @@ def _staged_files(version_id: str, extracted: _Extracted, analysis: VersionAnaly
     document = extracted.document
     staged = StagedVersion(
         version_id=version_id, title=document.title, content_source=extracted.source.value,
-        content_type=extracted.content_type, metadata=document.metadata.as_dict(),
+        content_type=extracted.content_type, metadata=version_metadata(document),
         diagnostics=extracted.diagnostics, blocks=_block_rows(document),
         characters=len(document.text), final_url=extracted.final_url,
         content_sha=content_sha, markdown_sha=markdown_sha, chunks=analysis.chunks,
@@ -458,3 +463,12 @@ def _final_url(page: FetchedPage | None) -> str | None:
 def _block_rows(document: Document) -> tuple[BlockRow, ...]:
     return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
                           label=b.draft.label, pages=b.draft.pages) for b in document.blocks)
+
+
+def version_metadata(document: Document) -> dict[str, object]:
+    """What a stored version records of its document: the page's own metadata and, for
+    pages whose main content was chosen, the extraction confidence."""
+    recorded = document.metadata.as_dict()
+    if document.confidence is not None:
+        recorded[CONFIDENCE_KEY] = document.confidence.as_dict()
+    return recorded

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from ...domain.store.document_pages import PageCursor
 from ...domain.store.knowledge_records import DocumentCitation, DocumentRecord, StoreStatus
 
 if TYPE_CHECKING:  # annotations only: opening the store need not import chunking
@@ -20,6 +21,13 @@ class Catalogue(Protocol):
 
     async def documents(self, space: str) -> list[DocumentRecord]:
         """Every document of a space, newest first."""
+        ...
+
+    async def documents_after(self, space: str, cursor: PageCursor | None, limit: int
+                              ) -> list[DocumentRecord]:
+        """Up to `limit` documents of a space after `cursor` (from the first when None),
+        newest change first, then by id (`document_pages`): each read through an index,
+        whatever the space's size."""
         ...
 
     async def structure(self, space: str, version_id: str) -> StoredStructure | None:

@@ -7,6 +7,7 @@ import attrs
 
 from ...domain.analysis.chunking import Chunk
 from ...domain.document.document_location import DocumentLocation
+from ...domain.document.extraction_confidence import ExtractionConfidence
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.search.rank_fusion import RRF_K, reciprocal_rank_fusion
 from ...domain.search.search_request import (
@@ -49,6 +50,9 @@ class SearchHit:
     bm25_score: float | None = None
     vector_score: float | None = None
     context: ExpandedContext | None = None
+    extraction_confidence: ExtractionConfidence | None = None
+    """How far the extractor trusted its choice of the document's main content (HTML
+    pages): a low one means the hit may come from a page's chrome, not its article."""
 
     @property
     def text(self) -> str:
@@ -97,6 +101,8 @@ class SearchHit:
             "pages": list(chunk.pages)}
         if self.context is not None:
             found["context"] = attrs.asdict(self.context)
+        if self.extraction_confidence is not None:
+            found["extraction_confidence"] = self.extraction_confidence.as_dict()
         return found
 
 
@@ -221,7 +227,8 @@ class Search:
             enriched.append(attrs.evolve(
                 hit, title=citation.title if citation else None,
                 url=citation.url if citation else None,
-                location=citation.location if citation else None))
+                location=citation.location if citation else None,
+                extraction_confidence=citation.extraction_confidence if citation else None))
         return enriched
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...domain.errors import ErrorKind, SheafError
+from ...domain.store.document_pages import DocumentPage, PageCursor, page_of, page_size
 from ...domain.store.knowledge_records import DocumentRecord, StoreStatus
 from ...domain.store.pending_removal import PendingRemoval
 from ..ports.artifact_store import ArtifactStore
@@ -47,6 +48,16 @@ class DocumentCatalogue:
 
     async def list(self, space: str) -> list[DocumentRecord]:
         return await self.storage.catalogue.documents(space)
+
+    async def page(self, space: str, limit: int | None = None, cursor: str | None = None
+                   ) -> DocumentPage:
+        """`limit` documents (DEFAULT_PAGE when None) after the page `cursor` ended;
+        `invalid_query` for a size out of range or a cursor no page gave."""
+        size = page_size(limit)
+        after = PageCursor.decode(cursor) if cursor else None
+        # One past the page: a full last page then says it is the last.
+        return page_of(await self.storage.catalogue.documents_after(space, after, size + 1),
+                       size)
 
     async def remove(self, space: str, reference: str) -> DocumentRecord:
         """Remove a document, its versions and sources, the blobs nothing else uses, and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from ..worded_enum import WordedEnum
+from .extraction_confidence import ExtractionConfidence
 from .metadata import DocumentMetadata
 
 
@@ -99,6 +100,9 @@ class Document:
     """What the extractor wants the caller to know (cuts, recoveries, ...)."""
     pages_without_text: tuple[int, ...] = ()
     """Pages of a PDF that have no text layer (what OCR may read)."""
+    confidence: ExtractionConfidence | None = None
+    """How far the extractor trusts its choice of the main content (HTML pages); None
+    where the source has no chrome to choose from (PDF, Office, plain text)."""
 
     @property
     def title(self) -> str | None:

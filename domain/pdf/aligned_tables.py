@@ -12,6 +12,7 @@ not a table.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -21,6 +22,7 @@ from .geometry import Bbox, bbox_union, vertical_overlap
 from .ruled_tables import Rule, find_ruled_tables
 from .structure import TextBox, clean_text, pages_of
 from .table import PdfTable
+from .table_evidence import tables_with_evidence
 
 MIN_ROWS = 3
 MIN_COLUMNS = 2
@@ -46,9 +48,9 @@ def find_tables(boxes: Sequence[TextBox]) -> list[PdfTable]:
     """Tables on the boxes of one page, top to bottom. `boxes` must be of one page."""
     if not boxes:
         return []
-    cells = [_Cell(b, i, clean_text([line.text]), line.bbox)
-             for b, box in enumerate(boxes) if not _is_prose(box)
-             for i, line in enumerate(box.lines) if line.text.strip()]
+    cells = [piece for b, box in enumerate(boxes) if not _is_prose(box)
+             for i, line in enumerate(box.lines) if line.text.strip()
+             for piece in _label_and_figure(_Cell(b, i, clean_text([line.text]), line.bbox))]
     rows = _rows(cells)
     tables: list[PdfTable] = []
     run: list[list[_Cell]] = []
@@ -59,6 +61,30 @@ def find_tables(boxes: Sequence[TextBox]) -> list[PdfTable]:
         if len(row) >= MIN_COLUMNS or (run and row):
             run.append(row)
     return tables
+
+
+_LABELLED_FIGURE = re.compile(r"^(?P<label>.*[^\W\d_].*?)\s+"
+                              r"(?P<figure>[-+−]?\d*[.,]\d+%?|[-+−]?\d+(?:[.,]\d+)?%)$")
+_CAPTION_START = re.compile(r"^(?:table|tab\.|figure|fig\.|section|chapter)\b", re.I)
+
+
+def _label_and_figure(cell: _Cell) -> list[_Cell]:
+    """A row's label and its figure joined into one line (`Without LM 49.9`: layout
+    analysis joins cells set closer than two glyph widths) as two cells, the figure's
+    share of the line's width by its share of the characters. Only a decimal or a
+    percentage counts as a figure: a word and a bare integer (`Step 3`, `in 2019`) stay
+    one cell."""
+    match = _LABELLED_FIGURE.match(cell.text)
+    if match is None or _CAPTION_START.match(cell.text):
+        return [cell]
+    x0, y0, x1, y1 = cell.bbox
+    figure = match.group("figure")
+    glyph = (x1 - x0) / len(cell.text)
+    cut = x1 - glyph * len(figure)
+    # The label ends a space and a half before the figure's estimated start: the
+    # estimate is the line's mean glyph width, and digits are narrower than most.
+    return [attrs.evolve(cell, text=match.group("label"), bbox=(x0, y0, cut - 1.5 * glyph, y1)),
+            attrs.evolve(cell, text=figure, bbox=(cut, y0, x1, y1))]
 
 
 MATH_SHARE = 0.4
@@ -223,8 +249,13 @@ def lift_tables(boxes: Sequence[TextBox], rules: Mapping[int, Sequence[Rule]] | 
                 _overlap(t.bbox, a.bbox) >= 0.5 and _columns_of(a) > _columns_of(t)
                 for a in found)]
         if ruled:
+            ruled = tables_with_evidence([], page_boxes, ruled)
+        if ruled:
             page_boxes = _without(page_boxes, ruled)
             found = find_tables(page_boxes)
+        # The page's captions and the other grids are read from all its lines.
+        found = [t for t in tables_with_evidence(found, page_boxes, ruled)
+                 if t in found]
         kept += _without(page_boxes, found)
         tables += sorted(ruled + found, key=lambda t: (-t.bbox[3], t.bbox[0]))
     return kept, tables

@@ -121,27 +121,6 @@ def masked_running_text(text: str) -> str:
     return _ROMAN.sub("#", _DIGITS.sub("#", text.lower()))
 
 
-def title_of(boxes: list[TextBox]) -> str | None:
-    """The first page's largest-type lines, in reading order, joined across lines: the
-    first run of lines set in the page's largest size that is clearly above the body's
-    (a title may be set larger than everything after it, one line or several)."""
-    body = BodyStyle.of(boxes)
-    first = [line for box in boxes if box.page == 1 for line in box.lines]
-    worded = [line for line in first if sum(c.isalpha() for c in line.text) >= 2]
-    sizes = [line.size for line in worded if line.size >= body.size * 1.15]
-    if not sizes:
-        return None
-    largest = max(sizes)
-    run: list[TextLine] = []
-    for line in first:
-        if abs(line.size - largest) <= 0.05 * largest and line in worded:
-            run.append(line)
-        elif run:
-            break
-    title = clean_text([line.text for line in run])
-    return title if 1 <= len(title.split()) <= 40 else None
-
-
 def join_title(drafts: list[BlockDraft], title: str | None) -> list[BlockDraft]:
     """Headings on page 1 that are consecutive pieces of the title become one heading."""
     if not title:
@@ -299,8 +278,10 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
     heading_sizes = sorted({line.size for box in boxes for line in box.lines
                             if line.size >= body.size * 1.12}, reverse=True)
     reasons = [_drop_reason(box, repeated) for box in boxes]
-    body_extents = _page_extents([box for box, reason in zip(boxes, reasons, strict=True)
-                                  if reason is None and box.text])
+    body_boxes = [box for box, reason in zip(boxes, reasons, strict=True)
+                  if reason is None and box.text]
+    body_extents = _page_extents(body_boxes)
+    body_spans = _page_spans(body_boxes)
     kept: Counter[str] = Counter()
     drafts: list[BlockDraft] = []
     for box, reason in zip(boxes, reasons, strict=True):
@@ -317,6 +298,11 @@ def structure_blocks(boxes: list[TextBox], page_count: int,
             if furniture is not None:
                 furniture.append(box)
             continue
+        if reason == "page_numbers" and _among_text(box, body_spans):
+            # A lone number among the page's text is no page number: a figure's tick
+            # label or a table's cell, text the page prints (pdftotext keeps it too).
+            # Beside the text it is a line-number ruler's; above or below, the page's.
+            reason = None
         if reason:
             dropped[reason] += 1
             continue
@@ -395,6 +381,23 @@ def _outside_text(box: TextBox, extents: dict[int, tuple[float, float]]) -> bool
 
 _FOOTNOTE_MARKER = re.compile(r"^\s*(\d{1,2}|[*†‡§¶]{1,2})\s?(?=[^\W\d_]|http)")
 FOOTNOTE_ZONE = 0.3
+
+
+def _page_spans(boxes: list[TextBox]) -> dict[int, tuple[float, float, float, float]]:
+    """Per page, the box around all its text."""
+    spans: dict[int, tuple[float, float, float, float]] = {}
+    for box in boxes:
+        x0, y0, x1, y1 = spans.get(box.page, box.bbox)
+        spans[box.page] = (min(x0, box.bbox[0]), min(y0, box.bbox[1]),
+                           max(x1, box.bbox[2]), max(y1, box.bbox[3]))
+    return spans
+
+
+def _among_text(box: TextBox, spans: dict[int, tuple[float, float, float, float]]) -> bool:
+    """Wholly inside the box around the page's other text."""
+    span = spans.get(box.page)
+    return span is not None and (span[0] <= box.bbox[0] and box.bbox[2] <= span[2]
+                                 and span[1] <= box.bbox[1] and box.bbox[3] <= span[3])
 
 
 def _page_extents(boxes: list[TextBox]) -> dict[int, tuple[float, float]]:

@@ -12,7 +12,6 @@ never `verified`, and always lists what differs.
 
 from __future__ import annotations
 
-import enum
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from collections.abc import Callable
 import attrs
 
 from ..analysis.word_tokens import is_unit_boundary, word_units
+from ..worded_enum import WordedEnum
 from .fuzzy_window import best_window
 from .meaning_words import is_conjunction, is_negation, is_qualifier, limits_a_claim
 from .quote_matching import FUZZY_THRESHOLD
@@ -27,14 +27,14 @@ from .tolerances import TOLERANCES, CanonicalText, Tolerance, canonical_form, ci
 from .word_alignment import Difference, DifferenceKind, aligned_span, differences
 
 
-class Mode(enum.Enum):
+class Mode(WordedEnum):
     VERIFY = "verify"
     """Confirm the document says this: verified, or not verified with what differs."""
     LOCATE = "locate"
     """Find where the document says something like this: located, never verified."""
 
 
-class Verdict(enum.Enum):
+class Verdict(WordedEnum):
     VERIFIED = "verified"
     """The document's text is the request, up to the tolerated differences."""
     LOCATED = "located"

@@ -14,7 +14,6 @@ character it came from, so a match in it is a span of the document's own text.
 
 from __future__ import annotations
 
-import enum
 import functools
 import re
 import unicodedata
@@ -23,9 +22,10 @@ from array import array
 import attrs
 
 from ..pdf.text_repairs import LIGATURES
+from ..worded_enum import WordedEnum
 
 
-class Tolerance(enum.Enum):
+class Tolerance(WordedEnum):
     """A difference that cannot change what a passage says; the value is its stable name."""
 
     WHITESPACE = "whitespace"

@@ -8,7 +8,6 @@ characters and placed by the passage's offsets in the document.
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -16,11 +15,12 @@ from difflib import SequenceMatcher
 import attrs
 
 from ..analysis.word_tokens import word_units
+from ..worded_enum import WordedEnum
 from .meaning_words import is_negation, is_number, is_qualifier, is_unit
 from .tolerances import CanonicalText
 
 
-class DifferenceKind(enum.Enum):
+class DifferenceKind(WordedEnum):
     """How a request departs from a passage; the value is the stable name."""
 
     NUMBER_CHANGED = "number_changed"

@@ -56,6 +56,10 @@ class IngestResult:
     near_duplicate_of: str | None = None
     enrichment: str | None = None
     """enriched, partial (token budget spent), failed or skipped; None when not asked."""
+    extraction_confidence: float | None = None
+    """How far the extractor trusts its choice of the page's main content (HTML)."""
+    low_confidence: str | None = None
+    """Why, when that confidence is low: the version may not hold the page's article."""
 
     def as_dict(self) -> dict[str, object]:
         return {k: (v.value if isinstance(v, enum.Enum) else v)

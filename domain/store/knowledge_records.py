@@ -8,6 +8,7 @@ from datetime import datetime
 import attrs
 
 from ..document.document_location import DocumentLocation
+from ..document.extraction_confidence import ExtractionConfidence, confidence_of
 from ..values.frozen_mapping import frozen_mapping, optional_frozen_mapping
 from .ingestion import SourceKind
 
@@ -96,7 +97,8 @@ class DocumentRecord:
 
     @property
     def citation(self) -> DocumentCitation:
-        return DocumentCitation(self.id, self.title, self.url, self.location)
+        return DocumentCitation(self.id, self.title, self.url, self.location,
+                                confidence_of(self.current.metadata))
 
 
 @attrs.frozen
@@ -107,6 +109,8 @@ class DocumentCitation:
     title: str | None
     url: str | None
     location: DocumentLocation
+    extraction_confidence: ExtractionConfidence | None = None
+    """The current version's confidence in its main content (HTML pages)."""
 
 
 def cited_url(sources: Sequence[SourceRecord]) -> str | None:

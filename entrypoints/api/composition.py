@@ -365,7 +365,8 @@ async def open_store(settings: Settings) -> OpenedStore:
             raise SheafError(ErrorKind.STORAGE,
                              f"{settings.location} needs the postgres extra: pip install "
                              f"'sheaf[postgres]' ({exc})") from None
-        return await PostgresKnowledgeStore.connect(settings.store_url)
+        return await PostgresKnowledgeStore.connect(settings.store_url,
+                                                    ef_search=settings.hnsw_ef_search)
     import anyio
 
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.embeddings import EmbeddingModel
     from ...domain.search.retrieval_metrics import RetrievalReport
+    from ...domain.store.document_pages import DocumentPage
     from ...domain.store.ingestion import IngestResult, SpacePolicy
     from ...domain.store.knowledge_records import DocumentRecord, StoreCompaction, StoreStatus
     from .composition import KnowledgeServices
@@ -328,6 +329,13 @@ class Knowledge:
     # -- reading -----------------------------------------------------------------------
     async def documents(self) -> list[DocumentRecord]:
         return await self._services.catalogue.list(self.space)
+
+    async def documents_page(self, limit: int | None = None, cursor: str | None = None
+                             ) -> DocumentPage:
+        """`limit` documents (100 when None, at most 1000), newest change first, after
+        the page `cursor` (a page's `next_cursor`) ended; `next_cursor` None on the last
+        page. Each page is read through an index, however large the space."""
+        return await self._services.catalogue.page(self.space, limit, cursor)
 
     async def document(self, reference: str) -> StoredDocument:
         """A document by id, URL, path or source id, with its Markdown."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.search_request import Expansion, SearchMode
+    from ...domain.store.document_pages import DocumentPage
     from ...domain.store.ingestion import IngestResult, SpacePolicy
     from ...domain.store.knowledge_records import DocumentRecord, StoreStatus
     from .knowledge_results import IngestProgress, StoredDocument
@@ -72,6 +73,10 @@ class KnowledgeApi(Protocol):
 
     async def documents(self) -> list[DocumentRecord]:
         """The space's documents."""
+
+    async def documents_page(self, limit: int | None = None, cursor: str | None = None
+                             ) -> DocumentPage:
+        """A page of the space's documents (newest change first) and the next cursor."""
 
     async def document(self, reference: str) -> StoredDocument:
         """A document with its Markdown."""

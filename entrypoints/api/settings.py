@@ -48,6 +48,7 @@ SHEAF_STORE                 store           the DuckDB file (default $XDG_DATA_H
 SHEAF_BLOBS                 store           s3://bucket/prefix for raw bytes and artifacts (AWS_* variables apply; default: the folder beside the DuckDB file)
 XDG_DATA_HOME               store           where the default store lives (default ~/.local/share)
 SHEAF_LOCK_WAIT             store           seconds to wait for a store another process holds and cannot serve this command (default 2)
+SHEAF_HNSW_EF_SEARCH        store           hnsw.ef_search of a PostgreSQL store: HNSW candidates per search, 1 to 1000 (default 100)
 SHEAF_EMBEDDER              embedder        hashing (default), hashing:DIM, local, onnx:DIR, openai:MODEL, ollama:MODEL or none
 SHEAF_EMBEDDINGS_URL        embedder        the embeddings server (default https://api.openai.com/v1 for openai, http://127.0.0.1:11434 for ollama)
 SHEAF_EMBEDDINGS_KEY        embedder        its API key (openai: falls back to OPENAI_API_KEY)
@@ -59,7 +60,9 @@ SHEAF_LLM_API_KEY           language_model  its API key (falls back to OPENAI_AP
 SHEAF_LLM_CONCURRENCY       language_model  requests in flight at once (default 4)
 SHEAF_LLM_TOKEN_BUDGET      language_model  tokens one run may spend on enrichment (default: no limit)
 SHEAF_QUEUE                 queue           the PostgreSQL database of the ingest queue, postgresql://... (`sheaf ingest --queue`, `sheaf worker`)
+SHEAF_APPLICATION_NAME      -               first word of the application_name sheaf's PostgreSQL connections report (default none)
 SHEAF_API_TOKEN             api             the bearer token `sheaf serve` and `sheaf mcp --http` require
+SHEAF_API_TOKENS            api             tokens that reach one space: SPACE:read:TOKEN or SPACE:write:TOKEN entries (`sheaf serve --tokens`)
 SHEAF_MCP_MAX_RESULT_TOKENS -               most tokens in one MCP tool result (default 8000)
 """  # noqa: E501
 ENVIRONMENT: dict[str, tuple[Group | None, str]] = {
@@ -132,6 +135,10 @@ class Settings:
         return shown_location(self.store_url)
     lock_wait: float = 2.0
     """Seconds to wait, with backoff, for a store another process holds (ADR-0022)."""
+    hnsw_ef_search: int | None = None
+    """`hnsw.ef_search` of a PostgreSQL store's connections (None: the store's default,
+    100): candidates its HNSW search keeps; more is slower and finds more of the true
+    nearest (`make bench-pgvector` prints the trade)."""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], *,
@@ -166,7 +173,8 @@ class Settings:
             api_token=api_token or env.get("SHEAF_API_TOKEN"),
             log_level=log_level_named(environ.get("LOG_LEVEL")),
             queue=_queue_url(queue, env),
-            lock_wait=_lock_wait(env))
+            lock_wait=_lock_wait(env),
+            hnsw_ef_search=_ef_search(env))
 
     def with_flags(self, *, store: str | Path | None = None, space: str | None = None,
                    embedder: str | None = None, max_bytes: int | None = None,
@@ -252,6 +260,13 @@ def _positive(value: int, name: str) -> int:
 def _seconds(value: float, name: str) -> float:
     if not value > 0:
         raise configuration_error(name, f"must be more than 0 seconds, not {value}")
+    return value
+
+
+def _ef_search(env: _Environment) -> int | None:
+    value = env.integer("SHEAF_HNSW_EF_SEARCH")
+    if value is not None and value > 1000:  # pgvector's own bound
+        raise configuration_error("SHEAF_HNSW_EF_SEARCH", f"must be 1 to 1000, not {value}")
     return value
 
 

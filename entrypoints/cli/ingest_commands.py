@@ -159,6 +159,9 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
         counts = Counter(r["status"] for r in done)
         summary = ", ".join(f"{counts.get(s.value, 0)} {s.value}" for s in IngestStatus)
         click.echo(f"summary: {summary}, {len(skipped)} skipped", err=True)
+        if not total:  # every source skipped (a tree of folders without --recursive)
+            click.echo("nothing to ingest: no file sheaf reads among the sources", err=True)
+            return 1
         for one in skipped:
             click.echo(f"  skipped {one_line(one.path)}: {one.reason}", err=True)
         for failed in (r for r in done if r["status"] == IngestStatus.FAILED.value):
@@ -227,6 +230,9 @@ def _report(result: dict[str, Any], done: int, total: int, as_json: bool,
         notes.append(result.get("message") or result["error_kind"])
     if result.get("near_duplicate_of"):
         notes.append(f"near duplicate of {result['near_duplicate_of']}")
+    if result.get("low_confidence"):
+        notes.append(f"low extraction confidence {result['extraction_confidence']:.2f}: "
+                     f"{result['low_confidence']}")
     enrichment = result.get("enrichment")
     if enrichment and enrichment != "enriched":
         notes.append(f"enrichment {enrichment}: see sheaf show --diagnostics")

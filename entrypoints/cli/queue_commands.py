@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import click
 
+from ...domain.errors import ErrorKind, SheafError
 from ...domain.queue.ingest_jobs import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETRY_WAIT,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from ..api.ingest_queue import IngestQueue
 
 _WAIT_POLL = 1.0
+_OUTAGE_WAITS = (1.0, 2.0, 4.0, 8.0, 10.0)
 
 
 def register(group: click.Group) -> None:
@@ -52,6 +54,9 @@ def _quiet_queue_logs() -> None:
     # job itself and keeps the library's lines for LOG_LEVEL=debug.
     if logging.getLogger().level > logging.DEBUG:
         logging.getLogger("procrastinate").setLevel(logging.CRITICAL)
+        # While the database is away the pools log every failed reconnection; the queue
+        # says once that it is waiting, and again when it is back.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 
 
 # -- enqueueing (`sheaf ingest --queue`) ---------------------------------------------------
@@ -65,6 +70,15 @@ def enqueue(settings: Settings, sources: Sequence[str], *, recursive: bool,
 
         async with Knowledge.open_queue(settings=settings) as queue:
             listing = await queue.listing(sources, recursive=recursive)
+            if not listing.files:  # no empty batch: say why nothing went in, and fail
+                if as_json:
+                    echo_json({"batch": None, "enqueued": 0, "refused": [],
+                               "skipped": [s.as_dict() for s in listing.skipped]})
+                for skipped in listing.skipped:
+                    click.echo(f"  skipped {skipped.path}: {skipped.reason}", err=True)
+                click.echo(f"nothing to enqueue: {len(listing.skipped)} skipped, no file "
+                           "sheaf reads", err=True)
+                return 1
             enqueued = await queue.enqueue(listing, template)
             if as_json:
                 echo_json(enqueued.as_dict())
@@ -93,10 +107,23 @@ def enqueue(settings: Settings, sources: Sequence[str], *, recursive: bool,
 async def _follow(queue: JobQueue | IngestQueue, batch_id: str, as_json: bool
                   ) -> BatchSummary:
     """Poll the batch until every job has finished, a progress line on stderr when the
-    counts move."""
+    counts move. A queue database that goes away (a restart, a failover) is waited for:
+    the jobs are still there when it is back."""
     last = None
+    outages = 0
     while True:
-        summary = await queue.batch(batch_id)
+        try:
+            summary = await queue.batch(batch_id)
+        except SheafError as exc:
+            if exc.kind is not ErrorKind.STORAGE:
+                raise
+            if not outages:
+                click.echo(f"batch {batch_id}: {exc.message}; waiting for the queue "
+                           "database", err=True)
+            await anyio.sleep(_OUTAGE_WAITS[min(outages, len(_OUTAGE_WAITS) - 1)])
+            outages += 1
+            continue
+        outages = 0
         counts = _state_line(summary)
         if counts != last and not as_json:
             click.echo(f"batch {batch_id}: {counts}", err=True)
@@ -145,6 +172,7 @@ def batch(batch_id: str, wait: bool, with_jobs: bool, queue_url: str | None,
     """A batch's progress and summary, read from the queue: jobs by state, ingest
     outcomes, and each failure with its error kind. Exit 1 when a job failed."""
     settings = settings_for({Group.STORE, Group.QUEUE}, queue=queue_url, store=store)
+    _quiet_queue_logs()
 
     async def run() -> int:
         from ..api.queue_composition import build_job_queue
@@ -178,13 +206,22 @@ def batch(batch_id: str, wait: bool, with_jobs: bool, queue_url: str | None,
 @click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
               metavar="SECONDS", help="on SIGTERM or ^C, how long running jobs may finish "
                                       "before they are put back in the queue")
+@click.option("--lease", type=click.FloatRange(min=1), default=1800.0, show_default=True,
+              metavar="SECONDS", help="the longest one try of a job may run: it is "
+                                      "cancelled then and tried again, and any worker takes "
+                                      "back a job running longer, whoever holds it")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), metavar="PORT",
+              help="serve Prometheus metrics on GET /metrics at this port")
+@click.option("--metrics-host", default="127.0.0.1", show_default=True,
+              help="the address the metrics listen on")
 @click.option("--embedder", help="hashing (default), local, openai:MODEL, ... "
                                  "(or SHEAF_EMBEDDER)")
 @store_option
 @queue_url_option
 @network_options
 def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: float,
-           heartbeat: float, grace: float, embedder: str | None, store: str | None,
+           heartbeat: float, grace: float, lease: float, metrics_port: int | None,
+           metrics_host: str, embedder: str | None, store: str | None,
            queue_url: str | None, allow_private: bool, max_bytes: int | None,
            timeout: float | None) -> None:
     """Run queued ingest jobs until stopped (SIGTERM or ^C: running jobs finish, or go
@@ -199,23 +236,28 @@ def worker(concurrency: int, until_idle: bool, max_attempts: int, retry_wait: fl
         from ..api.queue_composition import build_job_queue
 
         queue = build_job_queue(settings, max_attempts=max_attempts, retry_wait=retry_wait,
-                                heartbeat=heartbeat, grace=grace,
+                                heartbeat=heartbeat, grace=grace, lease=lease,
                                 pool_size=concurrency + 3, signals=True)
         from ..holder.store_holder import holding
 
         # On a DuckDB file the worker holds the store: other commands run through it.
+        from .worker_metrics import serving_worker_metrics
+
         async with queue, Knowledge.open(settings=settings) as kb, \
-                holding(kb, settings, "sheaf worker"):
+                holding(kb, settings, "sheaf worker"), \
+                serving_worker_metrics(metrics_host, metrics_port, queue) as measured:
             click.echo(f"worker: {concurrency} at a time, queue at "
                        f"{_where(queue)}", err=True)
 
             async def handle(job: IngestJob) -> IngestResult:
                 began = time.perf_counter()
                 result = await kb.ingest_job(job)
+                took = time.perf_counter() - began
+                measured(result, took)
                 note = f"  ({failure_text(result.error_kind, result.message)})" \
                     if result.error_kind else ""
-                click.echo(f"{result.status.value:<9} {job.source} "
-                           f"[{time.perf_counter() - began:.2f} s]{note}", err=True)
+                click.echo(f"{result.status.value:<9} {job.source} [{took:.2f} s]{note}",
+                           err=True)
                 return result
 
             await queue.work(handle, concurrency=concurrency, until_idle=until_idle)

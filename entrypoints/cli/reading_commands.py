@@ -51,20 +51,32 @@ def register(group: click.Group) -> None:
 
 
 @click.command("list")
+@click.option("--limit", type=click.IntRange(1, 1000), metavar="N",
+              help="list a page of N documents (newest change first); the next page's "
+                   "--cursor is printed on stderr")
+@click.option("--cursor", metavar="CURSOR", help="the page after the one that printed it")
 @json_option
 @store_options
-def list_documents(as_json: bool, store: Path | None, space: str,
-                   embedder: str | None) -> None:
-    """Documents of a space."""
+def list_documents(limit: int | None, cursor: str | None, as_json: bool,
+                   store: Path | None, space: str, embedder: str | None) -> None:
+    """Documents of a space (all of them, or a page with --limit / --cursor)."""
     def shown(summaries: list[dict[str, Any]]) -> None:
         for line in listing_lines(summaries, as_json):
             click.echo(line)
 
     async def work(kb: KnowledgeApi) -> None:
-        shown(as_received([serialisation.document_summary(d) for d in await kb.documents()]))
+        if limit is None and cursor is None:
+            shown(as_received([serialisation.document_summary(d)
+                               for d in await kb.documents()]))
+            return
+        page = await kb.documents_page(limit, cursor)
+        shown(as_received([serialisation.document_summary(d) for d in page.documents]))
+        if page.next_cursor:
+            click.echo(f"next page: --cursor {page.next_cursor}", err=True)
 
     settings = settings_for(READING, store=store, space=space, embedder=embedder)
-    if settings.store_url is None:  # the listing the store left beside it (ADR-0024)
+    if settings.store_url is None and limit is None and cursor is None:
+        # The listing the store left beside it (ADR-0024); a page is read from the store.
         from ..api.listing_snapshot import stored_listing
 
         if (listing := stored_listing(settings.store, settings.space)) is not None:

@@ -39,6 +39,8 @@ def document_json(document: Document) -> dict[str, Any]:
         "links": [{"text": link.text, "url": link.url} for link in document.links
                   if not link.rel],
         "notes": list(document.notes),
+        "extraction_confidence": (document.confidence.as_dict()
+                                  if document.confidence is not None else None),
         "text": document.text,
     }
 

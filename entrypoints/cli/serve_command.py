@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
 
 import anyio
 import click
@@ -26,6 +27,10 @@ def register(group: click.Group) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
 @click.option("--token", envvar="SHEAF_API_TOKEN", show_envvar=True,
               help="require 'Authorization: Bearer TOKEN'; needed off loopback")
+@click.option("--tokens", envvar="SHEAF_API_TOKENS", show_envvar=True,
+              metavar="SPACE:read|write:TOKEN ...",
+              help="tokens that reach one space ('*': every space), to read it or to "
+                   "write it too; beside --token, which reaches every space")
 @store_option
 @click.option("--space", default="default", show_default=True, help="the default space")
 @click.option("--embedder", help="as for search (or SHEAF_EMBEDDER; default hashing)")
@@ -39,21 +44,27 @@ def register(group: click.Group) -> None:
 @click.option("--max-connections", type=click.IntRange(min=1),
               default=ServerLimits().max_connections, show_default=True,
               help="open connections at once before 503")
-def serve(host: str, port: int, token: str | None, store: Path | None, space: str,
-          embedder: str | None, max_pending: int, allow_private: bool,
-          allowed_hosts: tuple[str, ...], max_connections: int) -> None:
+def serve(host: str, port: int, token: str | None, tokens: str | None,
+          store: Path | None, space: str, embedder: str | None, max_pending: int,
+          allow_private: bool, allowed_hosts: tuple[str, ...], max_connections: int
+          ) -> None:
     """Serve the HTTP API (see /openapi.json)."""
-    if not token and host not in LOOPBACK:
-        raise click.UsageError("serving beyond loopback needs --token (or SHEAF_API_TOKEN)")
+    from ..http.token_scopes import parse_token_scopes
+
+    scopes = parse_token_scopes(tokens)
+    if not (token or scopes) and host not in LOOPBACK:
+        raise click.UsageError("serving beyond loopback needs --token or --tokens (or "
+                               "SHEAF_API_TOKEN, SHEAF_API_TOKENS)")
     settings = settings_for(ALL_GROUPS, store=store, space=space, embedder=embedder,
                             allow_private=allow_private or None, api_token=token)
-    allowed = AllowedHosts.serving(host, allowed_hosts, token=bool(token))
+    allowed = AllowedHosts.serving(host, allowed_hosts, token=bool(token or scopes))
     limits = ServerLimits(max_connections=max_connections)
-    anyio.run(_serve, settings, host, port, max_pending, allowed, limits)
+    anyio.run(_serve, settings, host, port, max_pending, allowed, limits, scopes)
 
 
 async def _serve(settings: Settings, host: str, port: int, max_pending: int,
-                 allowed: AllowedHosts, limits: ServerLimits) -> None:
+                 allowed: AllowedHosts, limits: ServerLimits,
+                 scopes: tuple[Any, ...] = ()) -> None:
     from aiohttp import web
 
     from ..api.composition import blob_folder, import_ingestion
@@ -68,8 +79,8 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
         status = await kb.status()
         await anyio.to_thread.run_sync(import_ingestion)  # not on the first ingest's loop
         app = build_app(kb, ApiSettings(
-            space=settings.space, token=settings.api_token, allowed_hosts=allowed,
-            store_status=status,
+            space=settings.space, token=settings.api_token, scopes=scopes,
+            allowed_hosts=allowed, store_status=status,
             max_upload_bytes=settings.fetch.max_bytes, max_pending=max_pending,
             uploads=blob_folder(settings.store) / "uploads"))
         # aiohttp closes a connection idle this long between requests.
@@ -86,7 +97,7 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
                 ) from None
             port = bound_port(listening)  # the one bound, when --port 0 asked for any
             click.echo(f"sheaf: serving {settings.location} on http://{host}:{port} "
-                       f"({'token required' if settings.api_token else 'no token'})",
+                       f"({'token required' if settings.api_token or scopes else 'no token'})",
                        err=True)
             # Other sheaf commands on this store run through it meanwhile (ADR-0022).
             async with holding(kb, settings, "sheaf serve"):

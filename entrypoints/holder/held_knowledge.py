@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ...domain.rendering.render_need import RenderMode
     from ...domain.routing.directory_listing import DirectoryListing
     from ...domain.search.search_request import Expansion, SearchMode
+    from ...domain.store.document_pages import DocumentPage
     from ...domain.store.ingestion import IngestResult, SpacePolicy
     from ...domain.store.knowledge_records import DocumentRecord, StoreStatus
 
@@ -158,6 +159,14 @@ class HeldKnowledge:
         from ...domain.store.knowledge_records import DocumentRecord
 
         return [from_plain(DocumentRecord, d) for d in await self._call("documents")]
+
+    async def documents_page(self, limit: int | None = None, cursor: str | None = None
+                             ) -> DocumentPage:
+        """`Knowledge.documents_page`, by the holder."""
+        from ...domain.store.document_pages import DocumentPage
+
+        return from_plain(DocumentPage, await self._call("documents_page", limit=limit,
+                                                         cursor=cursor))
 
     async def document(self, reference: str) -> StoredDocument:
         """`Knowledge.document`, by the holder."""

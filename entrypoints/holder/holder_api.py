@@ -64,6 +64,7 @@ _OPERATIONS: dict[str, Operation] = {
     "listing": lambda kb, given: kb.listing(**given),
     "remove": lambda kb, given: kb.remove(**given),
     "documents": lambda kb, given: kb.documents(),
+    "documents_page": lambda kb, given: kb.documents_page(**given),
     "document": lambda kb, given: kb.document(**given),
     "record": lambda kb, given: kb.record(**given),
     "chunks": lambda kb, given: kb.chunks(**given),

@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import tempfile
+import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -42,8 +43,11 @@ from ..api import serialisation
 from ..api.knowledge_api import KnowledgeApi
 from .bearer_token import bearer_matches
 from .browser_requests import AllowedHosts, json_content_type, refusal_of
+from .document_paging import documents_payload
 from .openapi import openapi_document
 from .problem_details import problem, status_of
+from .prometheus_metrics import MetricsRegistry, http_metrics, metrics_handler, process_metrics
+from .token_scopes import TokenScope, is_write, scope_of
 
 logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -59,6 +63,8 @@ class ApiSettings:
 
     space: str = "default"
     token: str | None = None
+    scopes: tuple[TokenScope, ...] = ()
+    """Tokens that reach one space (`token_scopes`), beside the unscoped `token`."""
     allowed_hosts: AllowedHosts = attrs.field(factory=lambda: AllowedHosts.serving(
         "127.0.0.1"))
     max_upload_bytes: int = DEFAULT_MAX_BYTES
@@ -79,10 +85,14 @@ class _Refusal(Exception):
 def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application:
     """The application over `knowledge` (whoever opened it closes it); `?space=` picks
     another space of the same store."""
-    app = web.Application(middlewares=[_errors, _browsers, _authentication],
+    registry = MetricsRegistry()
+    process_metrics(registry, time.time())
+    app = web.Application(middlewares=[http_metrics(registry), _errors, _browsers,
+                                       _authentication],
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
     app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
+    app.router.add_get("/metrics", metrics_handler(registry))
     app.router.add_get("/v1/health", health)
     app.router.add_get("/openapi.json", openapi)
     app.router.add_post("/v1/documents", ingest)
@@ -149,12 +159,23 @@ async def _browsers(request: web.Request, handler: Handler) -> web.StreamRespons
 
 @web.middleware
 async def _authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
-    token = request.app[SETTINGS].token
-    if token and request.path not in ("/v1/health", "/openapi.json") and \
-            not bearer_matches(request.headers.get("Authorization", ""), token):
+    settings = request.app[SETTINGS]
+    if not (settings.token or settings.scopes) or \
+            request.path in ("/v1/health", "/openapi.json"):
+        return await handler(request)
+    scope = scope_of(request.headers.get("Authorization", ""), settings.token,
+                     settings.scopes)
+    if scope is None:
         raise _Refusal(401, "unauthorized",
                        "missing or wrong token: send 'Authorization: Bearer <token>'",
                        {"WWW-Authenticate": 'Bearer realm="sheaf"'})
+    if request.path == "/metrics":  # operational counts of no space: any valid token
+        return await handler(request)
+    space = request.query.get("space") or settings.space
+    writing = is_write(request.method, request.path)
+    if not scope.allows(space, writing):
+        raise _Refusal(403, "forbidden", f"this token may {scope.describe()}, not "
+                       f"{'write' if writing else 'read'} space {space!r}")
     return await handler(request)
 
 
@@ -377,8 +398,7 @@ async def _spool(part: BodyPartReader, settings: ApiSettings) -> Path:
 
 
 async def list_documents(request: web.Request) -> web.Response:
-    documents = await _knowledge(request).documents()
-    return _json({"documents": [serialisation.document_summary(d) for d in documents]})
+    return _json(await documents_payload(_knowledge(request), request.query))
 
 
 async def get_document(request: web.Request) -> web.Response:

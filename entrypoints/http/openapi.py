@@ -96,9 +96,25 @@ def openapi_document() -> dict[str, Any]:
             "/openapi.json": {"get": {
                 "summary": "this document", "security": [],
                 "responses": {"200": _ok("the OpenAPI document")}}},
+            "/metrics": {"get": {
+                "summary": "Prometheus metrics (text format 0.0.4): requests by route and "
+                           "status, latencies, uptime; any valid token",
+                "responses": {"200": {"description": "the metrics", "content": {
+                    "text/plain": {"schema": {"type": "string"}}}},
+                    "401": _problem("missing or wrong token")}}},
             "/v1/documents": {
-                "get": {"summary": "documents of a space", "parameters": [SPACE],
-                        "responses": {"200": _ok("the documents"), **COMMON}},
+                "get": {"summary": "documents of a space, newest change first (a page "
+                                   "with limit or cursor)",
+                        "parameters": [SPACE, {
+                            "name": "limit", "in": "query", "required": False,
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
+                            "description": "documents in a page (default 100 with a "
+                                           "cursor; without both, the whole space)"}, {
+                            "name": "cursor", "in": "query", "required": False,
+                            "schema": {"type": "string"},
+                            "description": "the next_cursor of the page before"}],
+                        "responses": {"200": _ok("the documents and next_cursor (null "
+                                                 "on the last page)"), **COMMON}},
                 "post": {
                     "summary": "ingest a URL or an uploaded file",
                     "parameters": [SPACE],

@@ -22,6 +22,7 @@ from ..holder.store_holder import holding
 from ..http.browser_requests import AllowedHosts
 from ..http.server_limits import ConnectionCount, ServerLimits, limited
 from .browser_guard import browser_guard
+from .mcp_metrics import metered
 from .server import ServerSettings, build_server
 
 Scope = MutableMapping[str, Any]
@@ -61,7 +62,7 @@ async def serve_http(settings: Settings, served: ServerSettings, *, host: str,
     async with Knowledge.open(settings=settings) as knowledge, \
             holding(knowledge, settings, "sheaf mcp --http"):
         server = build_server(knowledge, served)
-        app: Asgi = server.streamable_http_app(host=host)
+        app: Asgi = metered(server.streamable_http_app(host=host))
         if token:
             app = bearer_guard(app, token)
         app = browser_guard(app, AllowedHosts.serving(host, allowed_hosts,

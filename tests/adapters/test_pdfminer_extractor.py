@@ -230,7 +230,7 @@ def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp:
     assert [b.draft.text for b in document.blocks if b.kind is BlockKind.FURNITURE] == [stamp]
     assert "line 29." in document.text
     assert not any(b.draft.text.startswith("1 2 3 4") for b in document.blocks)
-    assert any(n.startswith("rotated_text_dropped: page 1") for n in document.notes)
+    assert any(n.startswith("rotated_text_set_apart: page 1") for n in document.notes)
     # A ruler comes out as one box of numbers or as one box per number, by its spacing.
     assert any(n.startswith(("line_number_rulers_dropped", "page_numbers_dropped"))
                for n in document.notes)
@@ -246,7 +246,7 @@ def test_two_line_title_is_whole_and_margin_stamps_and_rulers_are_dropped(stamp:
                           is not None),
        pages=st.integers(min_value=1, max_value=3), right=st.booleans())
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_a_margin_stamp_reads_in_its_own_direction_once_and_an_axis_label_stays_out(
+def test_a_margin_stamp_reads_in_its_own_direction_once_and_an_axis_label_on_its_page(
         turn: str, stamp: str, pages: int, right: bool) -> None:
     from tests.pdf_writer import write_raw_pages_pdf
 
@@ -255,14 +255,19 @@ def test_a_margin_stamp_reads_in_its_own_direction_once_and_an_axis_label_stays_
     x = (575 if turn == "0 1 -1 0" else 560) if right else (40 if turn == "0 1 -1 0" else 25)
     y = 200 if turn == "0 1 -1 0" else 600
     body = "Ordinary prose fills the page from its left edge to its right edge here"
-    page = [f"BT /F1 10 Tf {turn} {x} {y} Tm ({stamp}) Tj ET",
-            "BT /F1 8 Tf 0 1 -1 0 300 300 Tm (Axis label) Tj ET"]
+    page = [f"BT /F1 10 Tf {turn} {x} {y} Tm ({stamp}) Tj ET"]
     page += [f"BT /F1 10 Tf 90 {700 - 13 * i} Td ({body}, line {i}.) Tj ET" for i in range(40)]
-    document = extract(write_raw_pages_pdf([page] * pages))
+    # The first page's figure has an axis label (one repeated on every page at one place
+    # would be page furniture).
+    first = [*page, "BT /F1 8 Tf 0 1 -1 0 300 300 Tm (Axis label) Tj ET"]
+    document = extract(write_raw_pages_pdf([first] + [page] * (pages - 1)))
     furniture = [b for b in document.blocks if b.kind is BlockKind.FURNITURE]
     assert [b.draft.text for b in furniture] == [stamp]
     assert furniture[0].draft.pages == tuple(range(1, pages + 1))
-    assert "Axis label" not in document.text
+    # An axis label among the text is figure text: read along its direction, a block of
+    # its own on its page, never inside a line of the body.
+    labels = [b for b in document.blocks if "Axis" in b.draft.text]
+    assert [(b.draft.text, b.draft.pages) for b in labels] == [("Axis label", (1,))]
     assert "line 39." in document.text
 
 
@@ -546,3 +551,28 @@ def test_xmp_keywords_come_in_the_same_order_in_every_process() -> None:
         out = io.BytesIO()
         pdf.save(out, deterministic_id=True)
     assert open_pdf(out.getvalue()).keywords == tuple(sorted(keywords))
+
+
+@given(ticks=st.lists(st.integers(min_value=0, max_value=999), min_size=2, max_size=6),
+       x=st.integers(min_value=110, max_value=200), y=st.integers(min_value=460, max_value=560))
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_lone_numbers_among_the_text_are_kept_and_a_ruler_beside_it_is_not(
+        ticks: list[int], x: int, y: int) -> None:
+    from tests.pdf_writer import write_raw_page_pdf
+
+    # A figure's tick labels stand among the page's text (between two paragraphs, inside
+    # their width), far apart from each other; a ruler stands in the margin beside it.
+    body = "Ordinary prose fills the page from its left edge to its right edge here"
+    commands = [f"BT /F1 10 Tf 90 {700 - 13 * i} Td ({body}, line {i}.) Tj ET"
+                for i in range(10)]
+    commands += [f"BT /F1 10 Tf 90 {250 - 13 * i} Td ({body}, line {i + 10}.) Tj ET"
+                 for i in range(10)]
+    commands += [f"BT /F1 8 Tf {x + 40 * i} {y - 30 * i} Td ({tick}) Tj ET"
+                 for i, tick in enumerate(ticks)]
+    commands += [f"BT /F1 7 Tf 60 {700 - 13 * i} Td ({i + 1}) Tj ET" for i in range(10)]
+    document = extract(write_raw_page_pdf(commands))
+    found = [w for b in document.blocks for w in b.draft.text.split()]
+    for tick in ticks:
+        assert str(tick) in found
+    assert not any(b.draft.text.startswith("1 2 3") for b in document.blocks)
+    assert "line 19." in document.text

@@ -56,7 +56,8 @@ async def test_directories(world: tuple[FileReader, str]) -> None:
     assert [Path(p).name for p in shallow.files] == ["a.md", "scan.dat"]
     assert {Path(s.path).name: s.reason for s in shallow.skipped} == {
         ".hidden.md": "hidden", "c.bin": "unsupported_content (binary data)",
-        "empty.txt": "empty", "fake.pdf": "not_a_pdf (HTML)"}
+        "empty.txt": "empty", "fake.pdf": "not_a_pdf (HTML)",
+        "deep": "a folder: walked only with --recursive"}  # said, never dropped silently
     assert sorted(Path(p).name for p in deep.files) == ["a.md", "b.txt", "scan.dat"]
     assert len(deep.skipped) == 4
 

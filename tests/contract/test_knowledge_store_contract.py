@@ -183,6 +183,43 @@ async def test_the_listing_holds_each_documents_whole_record(store: Store) -> No
     assert [d.id for d in await store.storage().catalogue.documents("other")] == ["doc_9"]
 
 
+async def test_documents_page_by_cursor_in_the_listing_order(store: Store) -> None:
+    """Seven documents, five changed at the same moment: pages of three, each starting
+    after the last one's cursor, list every document once, newest change first then by
+    id, each as `find` gives it; a document written between pages does not shift the
+    later ones; another space's are never listed."""
+    from sheaf.domain.store.document_pages import PageCursor, changed_at, sort_key
+
+    catalogue = store.storage().catalogue
+    for n in (5, 3, 1, 7, 2):  # created at the same moment: ties broken by id
+        ref = SourceRef(SourceKind.URL, f"https://j.example/{n}", f"https://j.example/{n}")
+        await save(store, version(1, f"p{n}", doc=f"doc_{n}"), ref)
+    for n in (4, 6):
+        ref = SourceRef(SourceKind.URL, f"https://j.example/{n}", f"https://j.example/{n}")
+        await save(store, version(n, f"p{n}", doc=f"doc_{n}"), ref)
+    elsewhere = SourceRef(SourceKind.URL, "https://j.example/x", "https://j.example/x")
+    await save(store, version(1, "px", doc="doc_9", space="other"), elsewhere)
+    expected = [d.id for d in sorted(await catalogue.documents("default"), key=sort_key)]
+    assert expected[:2] == ["doc_6", "doc_4"] and expected[2:] == [
+        "doc_1", "doc_2", "doc_3", "doc_5", "doc_7"]
+    listed: list[str] = []
+    cursor = None
+    while True:
+        page = await catalogue.documents_after("default", cursor, 3)
+        for record in page:
+            assert record == await catalogue.find("default", record.id)
+        listed += [d.id for d in page]
+        if len(page) < 3:
+            break
+        cursor = PageCursor(changed_at(page[-1]), page[-1].id)
+        if len(listed) == 3:  # written mid-listing: changed after it began, not listed
+            ref = SourceRef(SourceKind.URL, "https://j.example/8", "https://j.example/8")
+            await save(store, version(9, "p8", doc="doc_8"), ref)
+    assert listed == expected
+    assert await catalogue.documents_after("default", None, 1) == [
+        await catalogue.find("default", "doc_8")]
+
+
 async def test_shared_content_is_not_released(store: Store) -> None:
     await save(store, version(1, "same"), URL)
     other = SourceRef(SourceKind.URL, "https://mirror.example/a", "https://mirror.example/a")

@@ -1,7 +1,8 @@
 """The HTML quality gate: sheaf's extraction on the dev corpora must not fall below the
 floors pinned in tests/corpora/html_quality_floors.json (articles-dev F1, web-pages-dev
-kept/excluded-segment F1 and zero-kept pages, scholarly-html-dev heading recall,
-sentences, reference lists, chrome, title heading; no page empty).
+kept/excluded-segment F1 and zero-kept pages, scholarly-html-dev and -2 heading recall,
+sentences, reference lists, chrome and junk probes, titles; no page empty), in-sample and
+cross-validated by site (`cv_`).
 
 Every page is parsed once, in the module fixture; the asserts share the figures. Skipped
 when ../shared/corpora is absent. The checker itself is tested without the corpora, and
@@ -58,7 +59,11 @@ def test_floors_cover_every_acceptance_figure() -> None:
     assert set(load_floors()) >= {
         "articles_f1", "web_f1", "web_zero_kept_pages", "scholarly_heading_recall",
         "scholarly_sentences_missing", "scholarly_incomplete_reference_lists",
-        "scholarly_pages_with_chrome", "empty_pages"}
+        "scholarly_pages_with_chrome", "empty_pages", "cv_articles_f1", "cv_web_f1",
+        "cv_web_zero_kept_pages", "cv_scholarly_heading_recall",
+        "cv_scholarly2_heading_recall", "cv_scholarly2_sentences_missing",
+        "cv_scholarly2_incomplete_reference_lists", "cv_scholarly2_pages_with_junk_probes",
+        "cv_scholarly2_titles_with_markup", "cv_empty_pages"}
 
 
 def test_checker_reports_each_bound_broken_and_unknown_figures() -> None:

@@ -90,7 +90,8 @@ def test_scattered_labels_are_not_a_table() -> None:
 
 def test_table_is_placed_before_the_first_block_below_it() -> None:
     grid = [["a", "b"], ["1", "2"], ["3", "4"]]
-    _, tables = lift_tables(_column_boxes(grid, top=500))
+    caption = _box([_line("Table 1: numbers", 72, 520)])
+    _, tables = lift_tables([caption, *_column_boxes(grid, top=500)])
     above = BlockDraft(BlockKind.CAPTION, text="Table 1: numbers", pages=(1,),
                        bbox=(72, 510, 300, 520))
     below = BlockDraft(BlockKind.PARAGRAPH, text="After.", pages=(1,), bbox=(72, 300, 300, 400))

@@ -79,7 +79,8 @@ def test_every_command_is_in_the_readme_with_exactly_its_flags() -> None:
 
 def test_the_store_flags_shorthand_matches_the_shared_options() -> None:
     section = cli_section()
-    assert shorthand(section, "store flags") == flags(tree_command("list")) - {"--json"}
+    assert shorthand(section, "store flags") == flags(tree_command("list")) - {
+        "--json", "--limit", "--cursor"}
     assert shorthand(section, "network flags") == flags(tree_command("resolve")) - {
         "--json", "--prefer", "--password"}
 

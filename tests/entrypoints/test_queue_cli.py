@@ -122,3 +122,24 @@ def test_no_queue_configured_is_a_configuration_error(tmp_path: Path) -> None:
     assert done.stderr.startswith("sheaf: error: configuration: SHEAF_QUEUE: ")
     bad = run("batch", "b1", env={"SHEAF_QUEUE": "mysql://db/x"})
     assert bad.exit_code == 2 and "wants a PostgreSQL URL" in bad.stderr
+
+
+async def test_a_tree_of_folders_without_recursive_is_said_and_fails(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """Folders holding only folders: nothing goes in, each folder left out is named,
+    and the command fails, instead of "0 jobs enqueued" and success."""
+    tree = tmp_path / "tree"
+    for name in ("alpha", "beta/deeper"):
+        (tree / name).mkdir(parents=True)
+        (tree / name / "note.md").write_text("# Note\n\nHerons on the weir.\n")
+    queued = await run_async("ingest", "--queue", str(tree), env=env)
+    assert queued.exit_code == 1
+    assert "nothing to enqueue" in queued.stderr
+    assert f"skipped {tree / 'alpha'}: a folder: walked only with --recursive" \
+        in queued.stderr
+    local = await run_async("ingest", str(tree), env=env)
+    assert local.exit_code == 1 and "nothing to ingest" in local.stderr
+    walked = await run_async("ingest", "--queue", "--json", "--recursive", str(tree),
+                             env=env)
+    assert walked.exit_code == 0 and json.loads(walked.stdout)["enqueued"] == 2
+    assert (await run_async(*WORKER, env=env)).exit_code == 0

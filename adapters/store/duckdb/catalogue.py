@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from datetime import UTC
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from ....domain.store.document_pages import PageCursor
 from ....domain.store.knowledge_records import (
     DocumentCitation,
     DocumentRecord,
@@ -64,10 +66,11 @@ class DuckDbCatalogue:
             if not document_ids:
                 return {}
             rows = c.execute(
-                "SELECT d.id, v.title, s.space, s.key, s.kind, s.document_id, s.fetched_sha, "
-                "s.original, s.final_url FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) "
-                "AS id) w JOIN documents d ON d.id = w.id JOIN versions v "
-                "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
+                "SELECT d.id, v.title, v.metadata, s.space, s.key, s.kind, s.document_id, "
+                "s.fetched_sha, s.original, s.final_url "
+                "FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) AS id) w "
+                "JOIN documents d ON d.id = w.id JOIN versions v ON v.id = d.current_version "
+                "LEFT JOIN sources s ON s.document_id = d.id "
                 "WHERE d.space = ? ORDER BY d.id, s.seen_at",
                 [json.dumps(list(dict.fromkeys(document_ids))), space]).fetchall()
             return citations_from_rows(rows)
@@ -81,16 +84,27 @@ class DuckDbCatalogue:
             rows = c.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE space = ? "
                              "ORDER BY updated_at DESC, id", [space]).fetchall()
             of_space = "document_id IN (SELECT id FROM documents WHERE space = ?)"
-            versions: dict[str, list[VersionRecord]] = {}
-            for r in c.execute(f"SELECT {VERSION_COLUMNS} FROM versions WHERE {of_space} "
-                               "ORDER BY document_id, number", [space]).fetchall():
-                versions.setdefault(r[1], []).append(version_from_row(r))
-            sources: dict[str, list[SourceRecord]] = {}
-            for r in c.execute(f"SELECT {SOURCE_COLUMNS} FROM sources WHERE {of_space} "
-                               "ORDER BY document_id, seen_at", [space]).fetchall():
-                sources.setdefault(r[3], []).append(source_from_row(r))
-            return [document_from_row(row, tuple(versions.get(row[0], ())),
-                                      tuple(sources.get(row[0], ()))) for row in rows]
+            return _with_history(c, rows, of_space, [space])
+
+        return await self._connection.read(read)
+
+    async def documents_after(self, space: str, cursor: PageCursor | None, limit: int
+                              ) -> list[DocumentRecord]:
+        def read(c: duckdb.DuckDBPyConnection) -> list[DocumentRecord]:
+            if cursor is None:
+                rows = c.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE space = ? "
+                                 "ORDER BY updated_at DESC, id LIMIT ?",
+                                 [space, limit]).fetchall()
+            else:
+                moment = cursor.updated_at.astimezone(UTC).replace(tzinfo=None)
+                rows = c.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE space = ? "
+                                 "AND (updated_at < ? OR (updated_at = ? AND id > ?)) "
+                                 "ORDER BY updated_at DESC, id LIMIT ?",
+                                 [space, moment, moment, cursor.document_id,
+                                  limit]).fetchall()
+            ids = json.dumps([r[0] for r in rows])
+            return _with_history(c, rows, "list_contains(?::JSON::VARCHAR[], document_id)",
+                                 [ids])
 
         return await self._connection.read(read)
 
@@ -139,3 +153,19 @@ class DuckDbCatalogue:
                                from_timestamp(last[0]) if last and last[0] else None)
 
         return await self._connection.read(read)
+
+
+def _with_history(c: duckdb.DuckDBPyConnection, rows: list[Any], of_documents: str,
+                  params: list[object]) -> list[DocumentRecord]:
+    """The documents of `rows` with their versions and sources, read in two queries over
+    the documents `of_documents` (a condition on `document_id`) selects."""
+    versions: dict[str, list[VersionRecord]] = {}
+    for r in c.execute(f"SELECT {VERSION_COLUMNS} FROM versions WHERE {of_documents} "
+                       "ORDER BY document_id, number", params).fetchall():
+        versions.setdefault(r[1], []).append(version_from_row(r))
+    sources: dict[str, list[SourceRecord]] = {}
+    for r in c.execute(f"SELECT {SOURCE_COLUMNS} FROM sources WHERE {of_documents} "
+                       "ORDER BY document_id, seen_at", params).fetchall():
+        sources.setdefault(r[3], []).append(source_from_row(r))
+    return [document_from_row(row, tuple(versions.get(row[0], ())),
+                              tuple(sources.get(row[0], ()))) for row in rows]

@@ -7,6 +7,7 @@ from collections.abc import Collection, Sequence
 
 from ....domain.analysis.chunking import Chunk
 from ....domain.store.document_analysis import StoredStructure
+from ....domain.store.document_pages import PageCursor, after, sort_key
 from ....domain.store.knowledge_records import (
     DocumentCitation,
     DocumentRecord,
@@ -40,6 +41,12 @@ class MemoryCatalogue:
         state = self._committed.current
         found = [state.record(d) for d, v in state.versions.items() if v[-1].space == space]
         return sorted(found, key=lambda d: d.updated_at or d.current.created_at, reverse=True)
+
+    async def documents_after(self, space: str, cursor: PageCursor | None, limit: int
+                              ) -> list[DocumentRecord]:
+        state = self._committed.current
+        found = [state.record(d) for d, v in state.versions.items() if v[-1].space == space]
+        return sorted((d for d in found if after(d, cursor)), key=sort_key)[:limit]
 
     async def structure(self, space: str, version_id: str) -> StoredStructure | None:
         return self._committed.current.structures.get(version_id)

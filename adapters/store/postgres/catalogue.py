@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 
 from ....domain.analysis.chunking import Chunk
 from ....domain.store.document_analysis import StoredStructure
+from ....domain.store.document_pages import PageCursor
 from ....domain.store.knowledge_records import (
     DocumentCitation,
     DocumentRecord,
@@ -53,6 +54,24 @@ class PostgresCatalogue:
 
         return await self._connection.on_connection(read)
 
+    async def documents_after(self, space: str, cursor: PageCursor | None, limit: int
+                              ) -> list[DocumentRecord]:
+        async def read(c: Connection) -> list[DocumentRecord]:
+            # documents_space: (space, updated_at DESC, id), so a page is one index range.
+            if cursor is None:
+                rows = await (await c.execute(
+                    "SELECT id FROM documents WHERE space = %s "
+                    "ORDER BY updated_at DESC, id LIMIT %s", (space, limit))).fetchall()
+            else:
+                rows = await (await c.execute(
+                    "SELECT id FROM documents WHERE space = %s AND (updated_at < %s OR "
+                    "(updated_at = %s AND id > %s)) ORDER BY updated_at DESC, id LIMIT %s",
+                    (space, cursor.updated_at, cursor.updated_at, cursor.document_id,
+                     limit))).fetchall()
+            return await documents_by_id(c, [r[0] for r in rows])
+
+        return await self._connection.on_connection(read)
+
     async def structure(self, space: str, version_id: str) -> StoredStructure | None:
         rows = await self._connection.rows(
             "SELECT s.structure FROM version_structure s JOIN versions v "
@@ -71,8 +90,8 @@ class PostgresCatalogue:
         if not document_ids:
             return {}
         rows = await self._connection.rows(
-            "SELECT d.id, v.title, s.space, s.key, s.kind, s.document_id, s.fetched_sha, "
-            "s.original, s.final_url FROM documents d JOIN versions v "
+            "SELECT d.id, v.title, v.metadata, s.space, s.key, s.kind, s.document_id, "
+            "s.fetched_sha, s.original, s.final_url FROM documents d JOIN versions v "
             "ON v.id = d.current_version LEFT JOIN sources s ON s.document_id = d.id "
             "WHERE d.id = ANY(%s) AND d.space = %s ORDER BY d.id, s.seen_at, s.key",
             (list(dict.fromkeys(document_ids)), space))

@@ -6,6 +6,7 @@ pool (`connection`): `catalogue`, `search_index`, `unit_of_work`, `space_policie
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -15,6 +16,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from ....application.store.storage import Storage
 from . import vector_tables
 from .answer_cache import PostgresAnswerCache
+from .application_names import connection_options
 from .catalogue import PostgresCatalogue
 from .connection import PostgresConnection
 from .connection_errors import connection_error, operation_error
@@ -48,14 +50,16 @@ class PostgresKnowledgeStore:
         self.answers = PostgresAnswerCache(self.connection)
 
     @classmethod
-    async def connect(cls, url: str, *, min_size: int = 1, max_size: int = 8
-                      ) -> PostgresKnowledgeStore:
+    async def connect(cls, url: str, *, min_size: int = 1, max_size: int = 8,
+                      ef_search: int | None = None) -> PostgresKnowledgeStore:
         """Connect, migrate the schema (creating the vector extension when it is
-        missing) and open a pool of `min_size` to `max_size` connections."""
+        missing) and open a pool of `min_size` to `max_size` connections, each searching
+        HNSW with `ef_search` candidates (`vector_tables.EF_SEARCH` when None)."""
         location = shown_location(url)
         try:
             first = await psycopg.AsyncConnection.connect(
-                url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT))
+                url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT),
+                **connection_options(url, "store"))
         except psycopg.Error as exc:
             raise connection_error(exc, location) from None
         try:
@@ -67,7 +71,9 @@ class PostgresKnowledgeStore:
             await first.close()
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False,
-            kwargs={"autocommit": True}, configure=_configure, timeout=CONNECT_TIMEOUT)
+            kwargs={"autocommit": True, **connection_options(url, "store")},
+            configure=partial(_configure, ef_search=ef_search or vector_tables.EF_SEARCH),
+            timeout=CONNECT_TIMEOUT)
         try:
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except (psycopg.Error, PoolTimeout) as exc:
@@ -84,9 +90,9 @@ class PostgresKnowledgeStore:
         await self.connection.close()
 
 
-async def _configure(connection: psycopg.AsyncConnection[Any]) -> None:
+async def _configure(connection: psycopg.AsyncConnection[Any], *, ef_search: int) -> None:
     """Each pooled connection: numpy arrays as `vector`, and the HNSW search settings
     (an iterative scan, so filters that reject the nearest rows still fill the top k)."""
     await register_vector_async(connection)
-    await connection.execute(f"SET hnsw.ef_search = {vector_tables.EF_SEARCH}")
+    await connection.execute(f"SET hnsw.ef_search = {int(ef_search)}")
     await connection.execute("SET hnsw.iterative_scan = relaxed_order")

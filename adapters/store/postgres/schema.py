@@ -8,8 +8,9 @@ import psycopg
 from ....domain.errors import ErrorKind, SheafError
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from .connection_errors import extension_error
+from .text_ranking import K1, PREFIX_MARKERS, REFERENCE_LENGTH, B
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MIGRATION_LOCK = 0x5EAF_0001
 """The advisory lock every migrating process takes: the second one waits, then finds
 the schema current and does nothing."""
@@ -89,6 +90,76 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE version_structure (
             version_id TEXT PRIMARY KEY, structure TEXT NOT NULL)""",
         "INSERT INTO sheaf_schema VALUES (1)",
+    ),
+    # Version 2 (ADR-0036): the retrieval prefix's markers ([DOC: …] [PATH: …]
+    # [SECTION: …], [CONTEXT: …]) are no longer words of a snippet, and every snippet's
+    # terms are also kept as postings, impact-ordered per term, so one query reads a
+    # bounded number of rows per term (`text_ranking.BOUNDED_BM25_SCORES`).
+    (
+        f"""CREATE OR REPLACE FUNCTION sheaf_snippet_terms(retrieval TEXT)
+            RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT to_tsvector('english', regexp_replace(retrieval,
+                    '{PREFIX_MARKERS}', '\\1', 'g'))
+            $$""",
+        """CREATE OR REPLACE FUNCTION sheaf_chunk_terms() RETURNS trigger LANGUAGE plpgsql
+            AS $$
+            BEGIN
+                IF NEW.level = 'snippet' THEN
+                    NEW.terms := sheaf_snippet_terms(NEW.retrieval_text);
+                    NEW.term_count := (SELECT coalesce(sum(cardinality(positions)), 0)
+                                       FROM unnest(NEW.terms));
+                ELSE
+                    NEW.terms := NULL;
+                    NEW.term_count := NULL;
+                END IF;
+                RETURN NEW;
+            END $$""",
+        # `impact` is the term's BM25 factor at a reference snippet length: a term's
+        # postings read in its order give its best snippets first.
+        """CREATE TABLE text_postings (
+            space TEXT NOT NULL, term TEXT NOT NULL, chunk_id TEXT NOT NULL,
+            tf INTEGER NOT NULL, length INTEGER NOT NULL, impact REAL NOT NULL)""",
+        f"""CREATE FUNCTION sheaf_postings_of(rows_space TEXT, rows_id TEXT,
+                rows_terms tsvector, rows_count INTEGER)
+            RETURNS TABLE (space TEXT, term TEXT, chunk_id TEXT, tf INTEGER, length INTEGER,
+                           impact REAL)
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT rows_space, t.lexeme, rows_id, cardinality(t.positions), rows_count,
+                       (cardinality(t.positions)::float8 / (cardinality(t.positions)
+                        + {K1} * ({1 - B} + {B} * rows_count / {REFERENCE_LENGTH}.0)))::real
+                FROM unnest(rows_terms) t
+            $$""",
+        """CREATE FUNCTION sheaf_postings_added() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO text_postings SELECT p.* FROM added a,
+                    LATERAL sheaf_postings_of(a.space, a.id, a.terms, a.term_count) p
+                    WHERE a.level = 'snippet';
+                RETURN NULL;
+            END $$""",
+        """CREATE FUNCTION sheaf_postings_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM text_postings p USING removed r
+                    WHERE r.level = 'snippet' AND p.chunk_id = r.id;
+                RETURN NULL;
+            END $$""",
+        """CREATE TRIGGER chunks_postings_added AFTER INSERT ON chunks
+            REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+            EXECUTE FUNCTION sheaf_postings_added()""",
+        """CREATE TRIGGER chunks_postings_removed AFTER DELETE ON chunks
+            REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
+            EXECUTE FUNCTION sheaf_postings_removed()""",
+        # What a store of version 1 holds, indexed again: the snippets' words without the
+        # markers, then their postings (minutes at millions of snippets, once).
+        """UPDATE chunks SET terms = sheaf_snippet_terms(retrieval_text),
+            term_count = (SELECT coalesce(sum(cardinality(positions)), 0)
+                          FROM unnest(sheaf_snippet_terms(retrieval_text)))
+            WHERE level = 'snippet'""",
+        """INSERT INTO text_postings SELECT p.* FROM chunks c,
+            LATERAL sheaf_postings_of(c.space, c.id, c.terms, c.term_count) p
+            WHERE c.level = 'snippet'""",
+        "CREATE INDEX text_postings_impact ON text_postings (space, term, impact DESC) "
+        "INCLUDE (chunk_id, tf, length)",
+        "CREATE INDEX text_postings_chunk ON text_postings (chunk_id)",
     ),
 )
 

@@ -17,6 +17,11 @@ from .rows import CHUNK_COLUMNS, Connection, chunk_from_row
 from .vector_indexes import PostgresVectorIndexes
 from .vector_tables import as_array
 
+COMMON_KEPT_SECONDS = 60.0
+"""How long a common term's snippet count (counted whole, the one cost of a bounded
+query that grows with the store) is reused. Writes do not drop it: a term in more than
+the depth's snippets moves by a small fraction of itself in a minute, and its weight in
+BM25 (its IDF) by less."""
 NEAREST_FINGERPRINTS = 16
 """Near-duplicate candidates read through the fingerprints' HNSW index per ingest."""
 
@@ -30,9 +35,14 @@ class PostgresSearchIndex:
         self._indexes = indexes
         self._text_stats: dict[str, tuple[float, int, float]] = {}
         connection.when_written(self._text_stats.clear)
+        self._common: dict[tuple[str, str], tuple[float, int]] = {}
+        """Terms in more snippets than the depth: their counts, until when kept."""
         self.ranking = "bm25"
-        """`bm25` (the default) or `cover_density` (PostgreSQL's ts_rank_cd, measured
-        against it in bench/retrieval_cisi.py)."""
+        """`bm25` (the default: bounded, ADR-0036), `bm25_exact` (every snippet holding
+        a query term scored) or `cover_density` (PostgreSQL's ts_rank_cd, measured
+        against them in bench/retrieval_cisi.py)."""
+        self.depth = text_ranking.DEFAULT_DEPTH
+        """Postings read per query term by the bounded BM25."""
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
@@ -48,14 +58,43 @@ class PostgresSearchIndex:
                 snippets, avgdl = await self._snippet_lengths(c, space)
                 if snippets == 0:
                     return []
-                sql, extra = text_ranking.ranked_sql(text_ranking.BM25_SCORES, filters)
                 params = {"query": query, "space": space, "snippets": float(snippets),
-                          "avgdl": avgdl}
+                          "avgdl": avgdl, "depth": max(self.depth, limit)}
+                if self.ranking == "bm25":
+                    rows = await self._bounded(c, space, query, limit, filters, params)
+                    if rows is not None:
+                        return rows
+                # Filters that few of a common term's first postings pass: every
+                # snippet holding a query term is ranked instead (as vectors do).
+                sql, extra = text_ranking.ranked_sql(text_ranking.BM25_SCORES, filters)
             rows = await (await c.execute(sql, {**params, **extra, "limit": limit})
                           ).fetchall()
             return [(str(r[0]), float(r[1])) for r in rows]
 
         return await self._connection.on_connection(read, "searching its text")
+
+    async def _bounded(self, c: Connection, space: str, query: str, limit: int,
+                       filters: SearchFilters, params: dict[str, object]
+                       ) -> list[tuple[str, float]] | None:
+        """The bounded BM25's best `limit`; None when filters left it short while a term
+        was cut (the full ranking must answer)."""
+        now = time.monotonic()
+        kept = {term: count for (where, term), (until, count) in self._common.items()
+                if where == space and until > now}
+        sql, extra = text_ranking.bounded_sql(filters)
+        rows = await (await c.execute(sql, {
+            **params, **extra, "limit": limit, "kept_terms": list(kept),
+            "kept_dfs": list(kept.values())})).fetchall()
+        # A UNION keeps no order: the ranking's own (score, then id) again.
+        hits = sorted(((str(r[1]), float(r[2])) for r in rows if r[0] == "hit"),
+                      key=lambda hit: (-hit[1], hit[0]))
+        cut = [(str(r[1]), int(r[2])) for r in rows if r[0] == "cut"]
+        for term, count in cut:
+            if term not in kept:
+                self._common[(space, term)] = (now + COMMON_KEPT_SECONDS, count)
+        if len(hits) < limit and not filters.empty and cut:
+            return None
+        return hits
 
     async def _snippet_lengths(self, c: Connection, space: str) -> tuple[int, float]:
         """BM25's N and avgdl for the space, from the covering index, reused for

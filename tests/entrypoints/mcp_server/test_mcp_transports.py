@@ -141,6 +141,18 @@ async def test_over_streamable_http_behind_a_token(http_server: tuple[str, Path]
         async with http_client(TOKEN) as authorised, \
                 Client(streamable_http_client(url, http_client=authorised)) as client:
             await the_job(client, library)
+    # Its metrics, scraped behind the same token: the session's requests counted.
+    metrics_url = url.removesuffix("/mcp") + "/metrics"
+    async with http_client(None) as anonymous:
+        assert (await anonymous.get(metrics_url)).status_code == 401
+    async with http_client(TOKEN) as authorised:
+        scraped = await authorised.get(metrics_url)
+    assert scraped.status_code == 200 and scraped.headers["content-type"].startswith(
+        "text/plain; version=0.0.4")
+    counted = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+               for line in scraped.text.splitlines() if line and not line.startswith("#")}
+    assert counted['sheaf_http_requests_total{method="POST",route="/mcp",status="200"}'] > 5
+    assert counted['sheaf_http_request_seconds_count{route="/mcp"}'] > 5
 
 
 async def test_pages_and_rebinding_names_are_refused_before_the_token(
