@@ -101,8 +101,21 @@ bench-pdf: $(STAMP)
 	$(BIN)/python -P bench/pdf_corpus.py
 	$(BIN)/python -P bench/pdf_mutations.py --cases 5000
 
-bench-formats: $(STAMP)
+# The container fuzz, then word recall on docling's test files against its ground truth,
+# with markitdown (a peer, in its own virtual environment) beside it. DOCLING_GIT is a
+# clone or mirror of docling-project/docling whose tests/data is taken into DOCLING_DATA.
+DOCLING_DATA ?= /tmp/docling-data/tests/data
+DOCLING_GIT ?= /work/.mirror/docling-project+docling/repo
+MARKITDOWN_VENV ?= .venv-markitdown
+
+$(MARKITDOWN_VENV)/bin/markitdown:
+	$(PYTHON) -m venv $(MARKITDOWN_VENV)
+	$(MARKITDOWN_VENV)/bin/python -m pip install --quiet 'markitdown[docx,pptx,xlsx,outlook]'
+
+bench-formats: $(STAMP) $(MARKITDOWN_VENV)/bin/markitdown
 	$(BIN)/python -P bench/container_mutations.py --cases 2000
+	$(BIN)/python -P bench/format_recall.py --data $(DOCLING_DATA) --from-git $(DOCLING_GIT) \
+		--markitdown $(MARKITDOWN_VENV)/bin/markitdown
 
 # Cold and warm search, write-then-search and ingest growth on generated DuckDB stores
 # (ADR-0021); the stores are built once and kept in /tmp/sheaf-bench-stores (minutes).

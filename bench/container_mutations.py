@@ -1,8 +1,9 @@
-"""Random mutations of small valid DOCX, PPTX, XLSX and EPUB files, of the amplification
-shapes (a slide listed many times, one string behind many cells, nested content
-controls) and of PNG, TIFF and GIF images (several frames): every case must end as a
-Document (or decoded frames) or a typed error, never a traceback or a hang, and the
-process's peak memory is printed (and bounded with --max-peak-mb).
+"""Random mutations of small valid DOCX, PPTX, XLSX, EPUB (2 and 3) and OpenDocument
+files (charts and equations among them), of the amplification shapes (a slide listed
+many times, one string behind many cells, nested content controls) and of PNG, TIFF and
+GIF images (several frames): every case must end as a Document (or decoded frames) or a
+typed error, never a traceback or a hang, and the process's peak memory is printed (and
+bounded with --max-peak-mb).
 
     .venv/bin/python -P bench/container_mutations.py [--cases 2000] [--seed 1]
                                                      [--max-peak-mb 300]
@@ -34,16 +35,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
 from sheaf.adapters.office.docx_extractor import DocxExtractor
 from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.odf_extractor import OdfExtractor
 from sheaf.adapters.office.pptx_extractor import PptxExtractor
 from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
 from sheaf.domain.document.extraction_budget import ExtractionLimits
 from sheaf.domain.errors import SheafError
 from tests import amplification_inputs as amplification
-from tests.office_fixtures import docx_bytes, epub_bytes, pptx_bytes, rewrite_zip, xlsx_bytes
+from tests.office_fixtures import (
+    chart_pptx_bytes,
+    docx_bytes,
+    epub2_bytes,
+    epub_bytes,
+    equation_docx_bytes,
+    odp_bytes,
+    ods_bytes,
+    odt_bytes,
+    pptx_bytes,
+    rewrite_zip,
+    xlsx_bytes,
+)
 
 _DOCX, _PPTX, _XLSX = DocxExtractor(), PptxExtractor(), XlsxExtractor()
+_EPUB, _ODF = EpubExtractor(), OdfExtractor()
 SEEDS = {"docx": (_DOCX, docx_bytes()), "pptx": (_PPTX, pptx_bytes()),
-         "xlsx": (_XLSX, xlsx_bytes()), "epub": (EpubExtractor(), epub_bytes()),
+         "xlsx": (_XLSX, xlsx_bytes()), "epub": (_EPUB, epub_bytes()),
+         "epub2": (_EPUB, epub2_bytes()),
+         "docx-equations": (_DOCX, equation_docx_bytes()),
+         "pptx-chart": (_PPTX, chart_pptx_bytes()),
+         "odt": (_ODF, odt_bytes()), "ods": (_ODF, ods_bytes()), "odp": (_ODF, odp_bytes()),
          "pptx-listed": (_PPTX, amplification.pptx_one_slide_listed(20, 20_000)),
          "pptx-notes": (_PPTX, amplification.pptx_shared_notes(20, 20_000)),
          "xlsx-one-string": (_XLSX, amplification.xlsx_one_string_many_cells(300, 2_000)),
@@ -110,7 +129,7 @@ def mutate(body: bytes, rng: random.Random) -> bytes:
         return bytes(data)
     with zipfile.ZipFile(io.BytesIO(body)) as archive:
         names = [n for n in archive.namelist() if n.endswith((".xml", ".rels", ".xhtml",
-                                                              ".opf"))]
+                                                              ".opf", ".ncx"))]
         name = rng.choice(names)
         xml = archive.read(name)
     cut = rng.randrange(len(xml))

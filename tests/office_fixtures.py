@@ -212,3 +212,355 @@ def scanned_pdf(text: str = SCANNED_TEXT) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, "PDF", resolution=200.0)
     return buffer.getvalue()
+
+
+EPUB2_SENTENCE = "The ferryman rowed the travellers across before the tide turned."
+
+
+def epub2_bytes(*, chapter_extra: str = "") -> bytes:
+    """An EPUB 2 book as Project Gutenberg writes them: an OPF 2.0 package, an NCX with
+    its public DOCTYPE, XHTML 1.1 chapters with theirs and a named character entity."""
+    chapter = ('<?xml version="1.0" encoding="utf-8"?>'
+               '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
+               '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">'
+               '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>{t}</title></head>'
+               '<body>{b}</body></html>')
+    one = chapter.format(t="I", b="<h2>The Crossing</h2><p>" + EPUB2_SENTENCE + "</p>"
+                         "<p>Caf&eacute; lights&nbsp;shone on the water.</p>" + chapter_extra)
+    two = chapter.format(t="II", b="<p>The far bank was quiet at dawn.</p>")
+    ncx = ('<?xml version="1.0" encoding="utf-8"?>'
+           '<!DOCTYPE ncx PUBLIC "-//NISO//DTD ncx 2005-1//EN" '
+           '"http://www.daisy.org/z3986/2005/ncx-2005-1.dtd">'
+           '<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">'
+           '<head><meta name="dtb:uid" content="urn:gutenberg:1"/></head>'
+           '<docTitle><text>The Ferry</text></docTitle><navMap>'
+           '<navPoint id="n1" playOrder="1"><navLabel><text>The Crossing</text></navLabel>'
+           '<content src="one.xhtml"/></navPoint>'
+           '<navPoint id="n2" playOrder="2"><navLabel><text>Dawn &amp; After</text>'
+           '</navLabel><content src="two.xhtml"/></navPoint></navMap></ncx>')
+    opf = ('<?xml version="1.0" encoding="utf-8"?>'
+           '<package xmlns="http://www.idpf.org/2007/opf" version="2.0" '
+           'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+           '<dc:identifier id="id">urn:gutenberg:1</dc:identifier>'
+           '<dc:title>The Ferry</dc:title><dc:creator>Tom Reed</dc:creator>'
+           '<dc:language>en</dc:language></metadata>'
+           '<manifest><item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+           '<item id="c1" href="one.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c2" href="two.xhtml" media-type="application/xhtml+xml"/></manifest>'
+           '<spine toc="ncx"><itemref idref="c1"/><itemref idref="c2"/></spine></package>')
+    container = ('<?xml version="1.0"?><container version="1.0" '
+                 'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                 '<rootfile full-path="OEBPS/content.opf" '
+                 'media-type="application/oebps-package+xml"/></rootfiles></container>')
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as book:
+        book.writestr(zipfile.ZipInfo("mimetype"), b"application/epub+zip",
+                      compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", container)
+        book.writestr("OEBPS/content.opf", opf)
+        book.writestr("OEBPS/toc.ncx", ncx)
+        book.writestr("OEBPS/one.xhtml", one)
+        book.writestr("OEBPS/two.xhtml", two)
+    return out.getvalue()
+
+
+def png_bytes() -> bytes:
+    """A small grey PNG, for pictures in generated documents."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (128, 128, 128)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def chart_pptx_bytes() -> bytes:
+    """A slide with a titled bar chart (two series over three years, titled axes), a
+    picture described by its alt text and a picture with none."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Duck Survey"
+    data = CategoryChartData()
+    data.categories = ["2019", "2020", "2021"]
+    data.add_series("Freshwater", (120, 130, 150))
+    data.add_series("Saltwater", (80, 95, 110.5))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1.5),
+                                   Inches(6), Inches(4), data)
+    chart = frame.chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Ducks counted per year"
+    chart.category_axis.has_title = True
+    chart.category_axis.axis_title.text_frame.text = "Year"
+    chart.value_axis.has_title = True
+    chart.value_axis.axis_title.text_frame.text = "Ducks"
+    image = io.BytesIO(png_bytes())
+    described = slide.shapes.add_picture(image, Inches(7), Inches(1), Inches(1), Inches(1))
+    described._element.nvPicPr.cNvPr.set("descr", "A mallard on the pond")
+    image.seek(0)
+    bare = slide.shapes.add_picture(image, Inches(7), Inches(3), Inches(1), Inches(1))
+    bare._element.nvPicPr.cNvPr.set("name", "Picture 7")
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    return buffer.getvalue()
+
+
+MATH = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+
+
+def equation_docx_bytes() -> bytes:
+    """A Word document with an inline equation (A = pi r^2), a display equation (the
+    quadratic formula, an m:oMathPara), a described picture, an undescribed one and an
+    embedded OLE object."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Circles and roots", level=1)
+    inline = document.add_paragraph("The area is ")
+    document.add_paragraph("Then the roots:")
+    display = document.add_paragraph()
+    document.add_picture(io.BytesIO(png_bytes()))
+    document.add_picture(io.BytesIO(png_bytes()))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
+        xml = archive.read("word/document.xml").decode()
+    del inline, display
+
+    def run(text: str) -> str:
+        return f"<m:r><m:t>{text}</m:t></m:r>"
+
+    area = (f'<m:oMath xmlns:m="{MATH}">{run("A=")}<m:r><m:t>π</m:t></m:r>'
+            f"<m:sSup><m:e>{run('r')}</m:e><m:sup>{run('2')}</m:sup></m:sSup></m:oMath>")
+    quadratic = (f'<m:oMathPara xmlns:m="{MATH}"><m:oMath>{run("x=")}<m:f><m:num>'
+                 f"{run('-b±')}<m:rad><m:radPr><m:degHide m:val=\"1\"/></m:radPr><m:deg/>"
+                 f"<m:e><m:sSup><m:e>{run('b')}</m:e><m:sup>{run('2')}</m:sup></m:sSup>"
+                 f"{run('-4ac')}</m:e></m:rad></m:num><m:den>{run('2a')}</m:den></m:f>"
+                 "</m:oMath></m:oMathPara>")
+    xml = xml.replace('<w:t xml:space="preserve">The area is </w:t></w:r>',
+                      '<w:t xml:space="preserve">The area is </w:t></w:r>' + area
+                      + "<w:r><w:t>.</w:t></w:r>", 1)
+    xml = xml.replace("<w:t>Then the roots:</w:t></w:r></w:p><w:p/>",
+                      "<w:t>Then the roots:</w:t></w:r></w:p><w:p>" + quadratic + "</w:p>", 1)
+    xml = xml.replace('descr=""', 'descr="A unit circle"', 1) if 'descr=""' in xml else \
+        xml.replace('<wp:docPr id="1" name="Picture 1"',
+                    '<wp:docPr id="1" name="Picture 1" descr="A unit circle"', 1)
+    ole = ('<w:p><w:r><w:object><v:shape xmlns:v="urn:schemas-microsoft-com:vml" '
+           'id="o1"/></w:object></w:r></w:p>')
+    xml = xml.replace("<w:sectPr", ole + "<w:sectPr", 1)
+    return rewrite_zip(buffer.getvalue(), {"word/document.xml": xml.encode()})
+
+
+ODF_NAMESPACES = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+    'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+    'xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" '
+    'xmlns:dc="http://purl.org/dc/elements/1.1/"')
+ODT_SENTENCE = "The orchard gave four hundred baskets of apples this autumn."
+
+
+def odf_bytes(kind: str, body: str, *, styles: str = "", title: str | None = None,
+              objects: dict[str, str] | None = None) -> bytes:
+    """An OpenDocument package of `kind` (text, spreadsheet, presentation) whose body is
+    `body`, written with zipfile as LibreOffice lays packages out."""
+    media = f"application/vnd.oasis.opendocument.{kind}"
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               f'{ODF_NAMESPACES} office:version="1.3"><office:automatic-styles>{styles}'
+               f"</office:automatic-styles><office:body><office:{kind}>{body}"
+               f"</office:{kind}></office:body></office:document-content>")
+    meta = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-meta {ODF_NAMESPACES}>'
+            "<office:meta>" + (f"<dc:title>{title}</dc:title>" if title else "")
+            + "<meta:initial-creator>Ann Grove</meta:initial-creator></office:meta>"
+            "</office:document-meta>")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), media.encode(),
+                         compress_type=zipfile.ZIP_STORED)
+        package.writestr("content.xml", content)
+        package.writestr("meta.xml", meta)
+        package.writestr("META-INF/manifest.xml",
+                         '<?xml version="1.0"?><manifest:manifest xmlns:manifest='
+                         '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>')
+        for name, xml in (objects or {}).items():
+            package.writestr(name, xml)
+    return out.getvalue()
+
+
+def odt_bytes() -> bytes:
+    """A text document: Title-styled paragraph, heading, spans, a numbered list, a
+    table with a spanned cell, a footnote, a described picture, an undescribed one, an
+    equation object and an OLE object."""
+    styles = ('<style:style style:name="P1" style:family="paragraph" '
+              'style:parent-style-name="Title"/>'
+              '<text:list-style style:name="L1"><text:list-level-style-number text:level="1" '
+              'style:num-format="1"/></text:list-style>')
+    formula = ('<?xml version="1.0"?><math xmlns="http://www.w3.org/1998/Math/MathML">'
+               "<semantics><mrow><msup><mi>E</mi><mn>2</mn></msup></mrow>"
+               '<annotation encoding="StarMath 5.0">E = m c^2</annotation></semantics></math>')
+    body = ('<text:p text:style-name="P1">Orchard Report</text:p>'
+            '<text:h text:outline-level="1">Harvest</text:h>'
+            f'<text:p><text:span>{ODT_SENTENCE[:12]}</text:span>{ODT_SENTENCE[12:]}'
+            '<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+            "<text:note-body><text:p>Weighed at the gate.</text:p></text:note-body>"
+            "</text:note></text:p>"
+            '<text:list text:style-name="L1"><text:list-item><text:p>Pick</text:p>'
+            "</text:list-item><text:list-item><text:p>Sort</text:p></text:list-item>"
+            "</text:list>"
+            "<table:table><table:table-row><table:table-cell "
+            'table:number-columns-spanned="2"><text:p>Varieties</text:p></table:table-cell>'
+            "<table:covered-table-cell/></table:table-row><table:table-row><table:table-cell>"
+            "<text:p>Bramley</text:p></table:table-cell><table:table-cell><text:p>120</text:p>"
+            "</table:table-cell></table:table-row></table:table>"
+            '<text:p>Energy: <draw:frame draw:name="Formula"><draw:object '
+            'xlink:href="./Object 1"/></draw:frame>.</text:p>'
+            '<text:p><draw:frame draw:name="Image1"><draw:image xlink:href="Pictures/a.png"/>'
+            "<svg:title>Apple tree</svg:title><svg:desc>A tree heavy with fruit</svg:desc>"
+            '</draw:frame><draw:frame draw:name="Image2"><draw:image '
+            'xlink:href="Pictures/b.png"/></draw:frame></text:p>'
+            '<text:p><draw:frame><draw:object-ole xlink:href="./Object 2"/></draw:frame>'
+            "</text:p>")
+    return odf_bytes("text", body, styles=styles, title="Orchard Report",
+                     objects={"Object 1/content.xml": formula})
+
+
+def ods_bytes() -> bytes:
+    """A spreadsheet with two tables on one sheet, a blank row between them, and a
+    million repeated empty rows after them (as LibreOffice writes a sheet's tail)."""
+    def row(*values: str) -> str:
+        cells = "".join(f'<table:table-cell office:value-type="string"><text:p>{v}</text:p>'
+                        "</table:table-cell>" if v else "<table:table-cell/>" for v in values)
+        return f"<table:table-row>{cells}</table:table-row>"
+    body = ('<table:table table:name="Yield">' + row("Tree", "Kg") + row("Bramley", "120")
+            + '<table:table-row table:number-rows-repeated="1"><table:table-cell '
+              'table:number-columns-repeated="16384"/></table:table-row>'
+            + row("Month", "Rain") + row("May", "40")
+            + '<table:table-row table:number-rows-repeated="1048570"><table:table-cell '
+              'table:number-columns-repeated="16384"/></table:table-row></table:table>')
+    return odf_bytes("spreadsheet", body)
+
+
+def odp_bytes() -> bytes:
+    """A presentation: one slide with a title, a text box and speaker notes."""
+    body = ('<draw:page draw:name="page1"><draw:frame presentation:class="title">'
+            "<draw:text-box><text:p>Picking Season</text:p></draw:text-box></draw:frame>"
+            '<draw:frame presentation:class="outline"><draw:text-box><text:p>Start in '
+            "September.</text:p></draw:text-box></draw:frame><presentation:notes>"
+            '<draw:frame presentation:class="notes"><draw:text-box><text:p>Mention the '
+            "ladders.</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>")
+    return odf_bytes("presentation", body)
+
+
+LAUGHS_XML = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;">'
+              ']><r>&b;</r>')
+
+
+RTF_SENTENCE = "The miller ground forty sacks of wheat before noon."
+
+
+def rtf_escape(text: str) -> str:
+    """Text as RTF writes it: specials escaped, non-ASCII as \\uN with a ? fallback."""
+    out = []
+    for char in text:
+        if char in "\\{}":
+            out.append("\\" + char)
+        elif ord(char) > 127:
+            for unit in (char.encode("utf-16-le")[i:i + 2] for i in
+                         range(0, len(char.encode("utf-16-le")), 2)):
+                code = int.from_bytes(unit, "little")
+                out.append(f"\\u{code - 65536 if code > 32767 else code}?")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def rtf_bytes() -> bytes:
+    """An RTF document as WordPad and Word write them: font, colour and style tables,
+    \\info metadata, a heading style, code-page bytes and \\u escapes, a footnote, a
+    hyperlink field, a bulleted list, a table and two pictures (one inside \\shppict
+    with its \\nonshppict copy)."""
+    return (
+        "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0\\fswiss\\fcharset0 Arial;}"
+        "{\\f1\\froman\\fcharset204 Times New Roman Cyr;}}{\\colortbl;\\red0\\green0\\blue0;}"
+        "{\\stylesheet{\\s0 Normal;}{\\s1\\outlinelevel0 heading 1;}}"
+        "{\\info{\\title The Mill Pond}{\\author Ruth Barker}{\\keywords mills; water}}"
+        "{\\*\\generator Riched20 10.0;}\\viewkind4\\uc1\n"
+        "\\pard\\s1\\b Mill History\\b0\\par\n"
+        f"\\pard\\s0 {RTF_SENTENCE}\\par\n"
+        "\\pard Caf\\'e9 owners kept a r\\u233?sum\\u233? of {\\i every} sale."
+        "{\\super\\chftn}{\\footnote\\pard\\plain{\\super\\chftn} Recorded by the clerk.}"
+        " See {\\field{\\*\\fldinst HYPERLINK \"https://example.org/mill\"}"
+        "{\\fldrslt the mill's page}} for more.\\par\n"
+        "{\\pntext\\f0 \\'b7\\tab}\\pard\\ls1 Grind\\par\n"
+        "{\\pntext\\f0 \\'b7\\tab}\\pard\\ls1 Sift\\par\n"
+        "\\pard\\par\\trowd\\cellx2000\\cellx4000\\pard\\intbl Wheel\\cell 12 ft\\cell\\row\n"
+        "\\trowd\\cellx2000\\cellx4000\\pard\\intbl Stones\\cell 2\\par pairs\\cell\\row\n"
+        "\\pard {\\f1\\'cc\\'e5\\'eb\\'fc\\'ed\\'e8\\'f6\\'e0}\\par\n"
+        "{\\*\\shppict{\\pict\\pngblip 89504e470d0a}}{\\nonshppict{\\pict\\wmetafile8 0100}}"
+        "{\\pict\\jpegblip ffd8ffe0}\\par\n}"
+    ).encode("ascii")
+
+
+MAIL_SENTENCE = "The ferry timetable changes on the first of June."
+
+
+def eml_bytes() -> bytes:
+    """A message as a mail client sends one: a text body with its HTML copy, a Word
+    document attached, a forwarded message, an attachment sheaf cannot read and an
+    inline image."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "Ada Ferris <ada@example.org>"
+    message["To"] = "Harbour Office <office@example.org>"
+    message["Cc"] = "Tom Reed <tom@example.org>"
+    message["Subject"] = "Summer timetable"
+    message["Date"] = "Mon, 04 May 2026 09:30:00 +0100"
+    message["Message-ID"] = "<timetable-1@example.org>"
+    message.set_content(f"Dear all,\n\n{MAIL_SENTENCE}\n\nAda\n")
+    message.add_alternative(f"<html><body><p>Dear all,</p><p>{MAIL_SENTENCE}</p>"
+                            "</body></html>", subtype="html")
+    message.add_attachment(docx_bytes(), maintype="application",
+                           subtype="vnd.openxmlformats-officedocument.wordprocessingml."
+                                   "document", filename="budget.docx")
+    forwarded = EmailMessage()
+    forwarded["From"] = "Port Authority <port@example.org>"
+    forwarded["Subject"] = "Dredging notice"
+    forwarded.set_content("Dredging starts in the east basin on Tuesday.\n")
+    message.add_attachment(forwarded)
+    message.add_attachment(b"\x00\x01\x02binary blob\xff", maintype="application",
+                           subtype="octet-stream", filename="tide-model.bin")
+    message.add_attachment(png_bytes(), maintype="image", subtype="png",
+                           disposition="inline")
+    return message.as_bytes()
+
+
+def ballot_page() -> bytes:
+    """A ballot as a form lays it out: a title, a label with its value, and rows of a
+    check box, a candidate and a party in two columns."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    title, small = ImageFont.load_default(size=34), ImageFont.load_default(size=26)
+    image = Image.new("L", (1400, 1000), 255)
+    draw = ImageDraw.Draw(image)
+    draw.text((420, 60), "OFFICIAL BALLOT", font=title, fill=0)
+    draw.text((120, 160), "Ballot: Harbour Council", font=small, fill=0)
+    draw.text((900, 160), "Ward 4", font=small, fill=0)
+    for row, (name, party) in enumerate([("Ada Ferris", "Green"), ("Tom Reed", "Labour"),
+                                         ("Ruth Barker", "Liberal"),
+                                         ("Leo Marsh", "Independent")]):
+        top = 300 + row * 120
+        draw.rectangle((120, top, 160, top + 40), outline=0, width=3)
+        draw.text((200, top), name, font=small, fill=0)
+        draw.text((900, top), party, font=small, fill=0)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,18 +21,28 @@ from ...domain.routing.directory_listing import (
 from ...domain.routing.media_type import (
     CSV_TYPE,
     DOCX_TYPE,
+    EMAIL_TYPE,
     EPUB_TYPE,
+    MSG_TYPE,
+    ODP_TYPE,
+    ODS_TYPE,
+    ODT_TYPE,
     PPTX_TYPE,
+    RTF_TYPE,
     TSV_TYPE,
     XLSX_TYPE,
 )
+from ...domain.routing.routing import ZIP_MAGICS
 from .confined_opening import open_confined, read_descriptor
 
 TYPE_HINTS = {".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml",
               ".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
               ".markdown": "text/markdown", ".json": "application/json",
               ".csv": CSV_TYPE, ".tsv": TSV_TYPE, ".docx": DOCX_TYPE, ".pptx": PPTX_TYPE,
-              ".xlsx": XLSX_TYPE, ".epub": EPUB_TYPE, ".png": "image/png",
+              ".xlsx": XLSX_TYPE, ".xlsm": XLSX_TYPE, ".epub": EPUB_TYPE,
+              ".odt": ODT_TYPE, ".ods": ODS_TYPE, ".odp": ODP_TYPE, ".rtf": RTF_TYPE,
+              ".eml": EMAIL_TYPE, ".msg": MSG_TYPE, ".xml": "application/xml",
+              ".png": "image/png",
               ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".tif": "image/tiff",
               ".tiff": "image/tiff"}
 """The type a file's name suggests: a hint its bytes must confirm."""
@@ -104,12 +115,27 @@ class FilesystemFileReader:
             except OSError as exc:
                 skipped.append(SkippedFile(where, f"unreadable ({exc.strerror or exc})"))
                 continue
-            reason = skip_reason(entry.name, type_hint_for(entry.name), head)
+            reason = skip_reason(entry.name, type_hint_for(entry.name), head,
+                                 _zip_members(entry, head))
             if reason is None:
                 files.append(str(entry.resolve()))
             else:
                 skipped.append(SkippedFile(where, reason))
         return DirectoryListing(tuple(files), tuple(skipped))
+
+
+def _zip_members(entry: Path, head: bytes) -> list[str] | None:
+    """The member names of a ZIP archive, from its central directory alone (nothing is
+    inflated); None when it is not one or the directory cannot be read (the ingest then
+    reports why)."""
+    if not head.startswith(ZIP_MAGICS):
+        return None
+    try:
+        with zipfile.ZipFile(entry) as archive:
+            return archive.namelist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
+            NotImplementedError):
+        return None
 
 
 def type_hint_for(name: str) -> str | None:

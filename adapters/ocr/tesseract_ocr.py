@@ -26,7 +26,7 @@ from ...domain.document.extraction_budget import (
     ExtractionLimits,
 )
 from ...domain.errors import ErrorKind, SheafError
-from ...domain.ocr.recognised_text import OcrPage, OcrWord
+from ...domain.ocr.recognised_text import OcrPage, OcrWord, best_reading, looks_scattered
 from ...domain.routing.routing import has_pdf_magic
 
 INSTALL_HINT = ("OCR needs the Tesseract engine and the `ocr` extra: install the Debian "
@@ -36,6 +36,11 @@ DEFAULT_MAX_PIXELS = DEFAULT_EXTRACTION_LIMITS.max_frame_pixels
 """A letter page at 900 dpi; past it a frame is refused as a bomb (decoding one frame
 for the engine holds a few bytes per pixel)."""
 DEFAULT_MAX_PAGES = 500
+LAYOUTS = {3: "auto", 4: "single column", 6: "uniform block", 11: "sparse text"}
+"""Tesseract's page segmentation modes tried, by the name the notes give them."""
+CONFIDENT = 85.0
+"""Mean word confidence at which the automatic layout analysis is trusted as it is;
+under it the other layouts are tried and the best reading kept."""
 SPECKLE_SHARE = 0.02
 """Share of dark pixels with no dark neighbour past which a page is salt-and-pepper
 noise. Clean print has almost none (strokes and dots are several pixels), a noisy
@@ -85,21 +90,41 @@ class TesseractOcr:
         recognised = []
         try:
             while True:
-                # Each frame is decoded in a worker thread, recognised, and let go.
+                # Each frame is decoded in a worker thread, read (with the layouts its
+                # page needs) and let go before the next is decoded (ADR-0029, 0030).
                 image = await anyio.to_thread.run_sync(next, images, None,
                                                        limiter=self._limiter)
                 if image is None:
                     break
                 number, png, width, height = image
-                tsv = await self._run(executable, png)
-                del image, png
-                recognised.append(OcrPage(number, width, height, parse_tsv(tsv)))
+                del image
+                recognised.append(await self._page(executable, number, png, width, height))
+                del png
         finally:
             images.close()
         return tuple(recognised)
 
-    async def _run(self, executable: str, png: bytes) -> str:
-        command = [executable, "stdin", "stdout", "-l", self.languages, "--psm", "3", "tsv"]
+    async def _page(self, executable: str, number: int, png: bytes, width: int,
+                    height: int) -> OcrPage:
+        """The page read with the layout analysis that suits it: Tesseract's automatic
+        one (blocks and columns in reading order) when it reads the page confidently as
+        blocks of text; else (forms, ballots, labels, low confidence) the best of it and
+        the single column, uniform block and sparse text layouts (`best_reading`)."""
+        words = parse_tsv(await self._run(executable, png, 3))
+        automatic = OcrPage(number, width, height, words)
+        mean = automatic.confidence
+        if mean is not None and mean >= CONFIDENT and not looks_scattered(words):
+            return automatic
+        modes = [3, 4, 6, 11]
+        readings = [words]
+        for mode in modes[1:]:
+            readings.append(parse_tsv(await self._run(executable, png, mode)))
+        chosen = best_reading(readings)
+        return OcrPage(number, width, height, readings[chosen], LAYOUTS[modes[chosen]])
+
+    async def _run(self, executable: str, png: bytes, mode: int = 3) -> str:
+        command = [executable, "stdin", "stdout", "-l", self.languages, "--psm", str(mode),
+                   "tsv"]
         environment = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         try:
             with anyio.fail_after(self.timeout):

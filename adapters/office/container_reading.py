@@ -69,6 +69,15 @@ class Container:
                              f"the archive inflates past {limits.max_total_bytes} bytes")
         return bytes(out)
 
+    @property
+    def limits(self) -> ContainerLimits:
+        return self._limits
+
+    def remaining_bytes(self) -> int:
+        """How many more bytes the archive's members may inflate to, all reads counted
+        (what a package embedded in this one may still inflate to)."""
+        return max(self._limits.max_total_bytes - self._inflated, 0)
+
     def xml(self, name: str) -> Element:
         return parse_xml(self.read(name), name)
 

@@ -20,7 +20,9 @@ import html5lib
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
+from ...domain.document.omissions import Omission, OmissionTally
 from ...domain.errors import ErrorKind, SheafError
+from ...domain.office.figures import figure_drafts
 from ...domain.office.zip_container import resolve_member
 from ..html.block_builder import BlockBuilder, clean_inline
 from .container_extractor import ContainerExtractor
@@ -33,6 +35,11 @@ NCX = "{http://www.daisy.org/z3986/2005/ncx/}"
 CONTAINER_PART = "META-INF/container.xml"
 _CHAPTER_TYPES = frozenset({"application/xhtml+xml", "text/html", "application/html"})
 _DOI = re.compile(r"\b10\.\d{4,9}/\S+")
+_INLINE_PARENTS = frozenset({"p", "a", "span", "em", "strong", "i", "b", "u", "sup", "sub",
+                             "small", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
+                             "q", "cite", "label", "dt", "dd"})
+_MEDIA = frozenset({"video", "audio"})
+_EMBEDDED = frozenset({"object", "embed", "iframe"})
 
 
 @attrs.frozen
@@ -63,6 +70,7 @@ def _book(container: Container, location: str) -> Document:
     toc = _table_of_contents(container, package, items)
     drafts: list[BlockDraft] = []
     links: list[Link] = []
+    tally = OmissionTally()
     spine = package.find(OPF + "spine")
     read_chapters: set[str] = set()  # a chapter the spine lists again is read once
     for itemref in spine.findall(OPF + "itemref") if spine is not None else []:
@@ -73,8 +81,8 @@ def _book(container: Container, location: str) -> Document:
             continue
         read_chapters.add(item.path)
         builder = BlockBuilder(f"{location}#{item.path}")
-        chapter = builder.build_all([_body(container.read(item.path))],
-                                    drop_publisher_sections=False)
+        body = _with_figures(_body(container.read(item.path)), tally)
+        chapter = builder.build_all([body], drop_publisher_sections=False)
         drafts += container.budget.take(_titled(chapter, toc.get(item.path)), item.path)
         links += builder.links
     if not any(d.kind is not BlockKind.HEADING for d in drafts):
@@ -83,7 +91,52 @@ def _book(container: Container, location: str) -> Document:
     if metadata.title is None:
         first = next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
         metadata = attrs.evolve(metadata, title=first)
-    return assemble_document(drafts, metadata=metadata, links=links)
+    return assemble_document(drafts, metadata=metadata, links=links, notes=[tally.note()])
+
+
+def _with_figures(body: Element, tally: OmissionTally) -> Element:
+    """The chapter with each described image replaced by its description: a figure
+    caption where the image stands as a block, "[Figure: ...]" inside a line; images
+    without a description, media and embedded objects counted as left out."""
+    for parent in list(body.iter()):
+        for index, child in enumerate(list(parent)):
+            tag = child.tag if isinstance(child.tag, str) else ""
+            local = tag.rsplit("}", 1)[-1].lower()
+            if local in _MEDIA:
+                tally.add(Omission.MEDIA)
+                continue
+            if local in _EMBEDDED:
+                tally.add(Omission.EMBEDDED_OBJECT)
+                continue
+            if local not in ("img", "image", "svg"):
+                continue
+            title_element = next((e for e in child.iter() if isinstance(e.tag, str)
+                                  and e.tag.rsplit("}", 1)[-1] == "title"), None)
+            title = child.get("title") or (title_element.text if title_element is not None
+                                           else None)
+            figure = figure_drafts(child.get("alt") or child.get("aria-label"), title, tally)
+            if not figure:
+                parent.remove(child)
+                _keep_tail(parent, index, child.tail)
+                continue
+            inline = parent.tag in _INLINE_PARENTS
+            replacement = Element("span" if inline else "figcaption")
+            replacement.text = f"[{figure[0].text}]" if inline else figure[0].text
+            replacement.tail = child.tail
+            parent.remove(child)
+            parent.insert(index, replacement)
+    return body
+
+
+def _keep_tail(parent: Element, index: int, tail: str | None) -> None:
+    """A removed element's tail text joins the text before it."""
+    if not tail:
+        return
+    if index == 0:
+        parent.text = (parent.text or "") + tail
+    else:
+        before = parent[index - 1]
+        before.tail = (before.tail or "") + tail
 
 
 def _manifest(package: Element, package_path: str) -> dict[str, _Item]:

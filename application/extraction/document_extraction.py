@@ -8,16 +8,21 @@ import attrs
 
 from ...domain.document.content_source import ContentSource
 from ...domain.document.document import BlockDraft, Document
+from ...domain.document.fallback_title import ATTACHMENT_FRAGMENT, with_fallback_title
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.errors import ErrorKind, SheafError
+from ...domain.mail.mail_message import MailAttachment, parse_mail
 from ...domain.ocr.recognised_text import OcrPage, confidence_notes, ocr_blocks, ocr_document
 from ...domain.office.sheet_tables import delimited_document
 from ...domain.office.zip_container import check_listing, read_zip_listing
 from ...domain.routing.media_type import (
     CSV_TYPE,
     DOCX_TYPE,
+    EMAIL_TYPE,
     EPUB_TYPE,
+    ODT_TYPE,
     PPTX_TYPE,
+    RTF_TYPE,
     TSV_TYPE,
     XLSX_TYPE,
 )
@@ -35,13 +40,18 @@ from ..ports.format_extractor import FormatExtractor
 from ..ports.html_extractor import HtmlExtractor
 from ..ports.ocr_engine import OcrEngine
 from ..ports.pdf_extractor import PdfExtractor
+from .mail_extraction import mail_document
 
 _FORMATS: dict[Route, tuple[ContentSource, str]] = {
     Route.DOCX: (ContentSource.DOCX, DOCX_TYPE),
     Route.PPTX: (ContentSource.PPTX, PPTX_TYPE),
     Route.XLSX: (ContentSource.SPREADSHEET, XLSX_TYPE),
     Route.EPUB: (ContentSource.EPUB, EPUB_TYPE),
+    Route.ODF: (ContentSource.OPENDOCUMENT, ODT_TYPE),
+    Route.RTF: (ContentSource.RTF, RTF_TYPE),
 }
+MAX_MAIL_DEPTH = 3
+"""Messages forwarded inside messages are read this deep; deeper ones are named only."""
 
 
 @attrs.frozen
@@ -58,7 +68,8 @@ class Extraction:
 class DocumentExtraction:
     """Routes bytes by what they are and hands them to the matching extractor.
 
-    `formats` maps the container routes (DOCX, PPTX, XLSX, EPUB) to their extractors;
+    `formats` maps the format routes (DOCX, PPTX, XLSX, EPUB, ODF, RTF) to their
+    extractors;
     `ocr` reads images, and the pages of PDFs that have no text layer.
     """
 
@@ -109,15 +120,39 @@ class DocumentExtraction:
         return await self.extract_routed(body, decision, location, password)
 
     async def extract_routed(self, body: bytes, decision: RoutingDecision, location: str,
-                             password: str | None = None) -> Extraction:
-        """Extract `body` along a route `route` already chose (so bytes are routed once)."""
+                             password: str | None = None, *, depth: int = 0) -> Extraction:
+        """Extract `body` along a route `route` already chose (so bytes are routed once);
+        `depth` counts the messages this body is attached inside."""
         try:
-            return await self._extract(body, decision, location, password)
+            extraction = await self._extract(body, decision, location, password, depth)
         except SheafError as exc:
             raise exc.with_url(location) from None
+        sheets = decision.route in (Route.XLSX, Route.CSV, Route.ODF)
+        return attrs.evolve(extraction, document=with_fallback_title(
+            extraction.document, location, first_heading=not sheets))
+
+    async def _mail(self, body: bytes, location: str, depth: int) -> Document:
+        message = parse_mail(body)
+
+        async def read_html(data: bytes, charset: str | None) -> Document:
+            return await self._html.extract(data, url=location, charset=charset)
+
+        async def read_attachment(attachment: MailAttachment) -> Document:
+            if attachment.media_type == EMAIL_TYPE and depth + 1 >= MAX_MAIL_DEPTH:
+                raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
+                                 f"a message forwarded more than {MAX_MAIL_DEPTH} deep")
+            where = f"{location}#{ATTACHMENT_FRAGMENT}{attachment.name}"
+            declared = None if attachment.media_type.startswith("application/octet") \
+                else attachment.media_type
+            decision = self.route(attachment.data, declared_type=declared, location=where)
+            found = await self.extract_routed(attachment.data, decision, where, depth=depth + 1)
+            return found.document
+
+        return await mail_document(message, read_html=read_html,
+                                   read_attachment=read_attachment)
 
     async def _extract(self, body: bytes, decision: RoutingDecision, location: str,
-                       password: str | None) -> Extraction:
+                       password: str | None, depth: int = 0) -> Extraction:
         if decision.route is Route.PDF:
             document, source = await self._pdf_document(body, password)
             return Extraction(document, source, decision, "application/pdf")
@@ -132,6 +167,9 @@ class DocumentExtraction:
                                  f"{found} needs OCR, and no OCR engine is configured")
             pages = await self._ocr.recognise(body, pages=None)
             return Extraction(ocr_document(pages), ContentSource.OCR, decision, found)
+        if decision.route is Route.EMAIL:
+            return Extraction(await self._mail(body, location, depth), ContentSource.EMAIL,
+                              decision, EMAIL_TYPE)
         if decision.route in _FORMATS:
             source, media_type = _FORMATS[decision.route]
             extractor = self._formats.get(decision.route)

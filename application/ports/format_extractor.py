@@ -1,4 +1,5 @@
-"""The port for extractors of one container format (DOCX, PPTX, XLSX, EPUB)."""
+"""The port for extractors of one document format (DOCX, PPTX, XLSX, EPUB, OpenDocument,
+RTF)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from ...domain.document.document import Document
 class FormatExtractor(Protocol):
     """Turns the bytes of one document format into a structured document.
 
-    Raises `SheafError` with kind corrupt (unreadable container or XML), unsafe_content
-    (ZIP bomb, member path traversal, XML entity declarations), too_large (a member or a
-    sheet over its limit) or empty (no text at all).
+    Raises `SheafError` with kind corrupt (unreadable container, XML or RTF),
+    unsafe_content (ZIP bomb, member path traversal, XML entity declarations), too_large
+    (a member or a sheet over its limit), unsupported_content (a package of another
+    kind) or empty (no text at all). The document's notes end with the counted
+    "left out:" line (`domain/document/omissions`).
     """
 
     async def extract(self, body: bytes, *, location: str) -> Document:

@@ -54,6 +54,9 @@ class BlockDraft:
     pages: tuple[int, ...] = ()
     """1-based page numbers, for blocks from paginated sources."""
     bbox: tuple[float, float, float, float] | None = None
+    word_confidences: tuple[float, ...] = ()
+    """For text read by OCR: the engine's confidence (0-100) in each word of `text`,
+    in order."""
 
 
 @attrs.frozen

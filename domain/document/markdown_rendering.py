@@ -29,6 +29,10 @@ def render_markdown(draft: BlockDraft) -> str:
         return f"{fence}{draft.language or ''}\n{draft.text}\n{fence}"
     if kind is BlockKind.REFERENCE:
         return _reference_line(draft)
+    if kind is BlockKind.FORMULA and draft.language == "latex":
+        # Equations read from a source that writes them as math (OMML, ODF's MathML)
+        # are LaTeX, shown as display math.
+        return f"$${_one_line(draft.text)}$$"
     if kind is BlockKind.FORMULA:
         # A fence keeps a formula's glyphs as printed (no `*` or `_` read as emphasis)
         # and sets it apart from the prose; its text is not LaTeX, so not `$$`.

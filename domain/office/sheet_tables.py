@@ -30,17 +30,35 @@ class SheetLimits:
 
 
 DEFAULT_SHEET_LIMITS = SheetLimits()
+_MAX_REGIONS = 200
+_MAX_REGION_CELLS = 250_000
+"""Past this many filled cells a sheet is read as one grid: the search for separate
+tables holds every cell in a set, and sheets that large are data dumps."""
+"""Past this many groups of cells a sheet is scattered values, not tables, and stays
+one grid (merging overlapping groups is quadratic in their number)."""
 
 
 def sheet_blocks(name: str, rows: Sequence[Sequence[str]], *, level: int = 1,
-                 limits: SheetLimits = DEFAULT_SHEET_LIMITS) -> list[BlockDraft]:
+                 limits: SheetLimits = DEFAULT_SHEET_LIMITS,
+                 separate_tables: bool = False) -> list[BlockDraft]:
     """A heading for the sheet and its non-empty rows as tables of at most
-    `limits.rows_per_table` body rows, each repeating the first (header) row."""
-    table = trimmed_rows(rows)
-    check_size(name, table, limits)
+    `limits.rows_per_table` body rows, each repeating the first (header) row.
+
+    With `separate_tables`, blocks of cells that empty rows and columns set apart on the
+    sheet are tables of their own (top to bottom, then left to right), as a reader of
+    the sheet sees them, not one grid padded with empty cells."""
+    check_size(name, rows, limits)
     drafts = [BlockDraft(BlockKind.HEADING, text=name, level=level)]
-    if not table:
-        return drafts
+    regions = table_regions(rows) if separate_tables else [trimmed_rows(rows)]
+    for table in regions:
+        if table:
+            drafts += _table_blocks(name, table, level, limits)
+    return drafts
+
+
+def _table_blocks(name: str, table: list[tuple[str, ...]], level: int,
+                  limits: SheetLimits) -> list[BlockDraft]:
+    drafts: list[BlockDraft] = []
     header, body = table[0], table[1:]
     if len(body) <= limits.rows_per_table:
         drafts.append(BlockDraft(BlockKind.TABLE, rows=tuple(table)))
@@ -53,6 +71,55 @@ def sheet_blocks(name: str, rows: Sequence[Sequence[str]], *, level: int = 1,
                                  level=min(level + 1, 6)))
         drafts.append(BlockDraft(BlockKind.TABLE, rows=(header, *part)))
     return drafts
+
+
+def table_regions(rows: Sequence[Sequence[str]]) -> list[list[tuple[str, ...]]]:
+    """The sheet's separate tables: groups of non-empty cells that touch (also
+    diagonally), a group's bounding box widened to take in any group it overlaps, each
+    cut out of the sheet as trimmed rows, in reading order."""
+    filled = sum(1 for row in rows for value in row if value.strip())
+    if filled > _MAX_REGION_CELLS:
+        return [trimmed_rows(rows)]  # a data dump, one table: not worth the search
+    cells = {(r, c) for r, row in enumerate(rows) for c, value in enumerate(row)
+             if value.strip()}
+    boxes: list[list[int]] = []  # top, left, bottom, right (inclusive)
+    seen: set[tuple[int, int]] = set()
+    for start in sorted(cells):
+        if start in seen:
+            continue
+        seen.add(start)
+        stack, box = [start], [start[0], start[1], start[0], start[1]]
+        while stack:
+            r, c = stack.pop()
+            box = [min(box[0], r), min(box[1], c), max(box[2], r), max(box[3], c)]
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    near = (r + dr, c + dc)
+                    if near in cells and near not in seen:
+                        seen.add(near)
+                        stack.append(near)
+        boxes.append(box)
+    if len(boxes) > _MAX_REGIONS:
+        return [trimmed_rows(rows)]  # scattered cells, not tables: one grid
+    merged = True
+    while merged:  # a region inside another's bounding box belongs to it
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                max(a[3], b[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    regions = []
+    for top, left, bottom, right in sorted(boxes, key=lambda b: (b[0], b[1])):
+        cut = [tuple(row[left:right + 1]) for row in rows[top:bottom + 1]]
+        regions.append(trimmed_rows(cut))
+    return regions
 
 
 def trimmed_rows(rows: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:

@@ -80,22 +80,31 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
 
 
 def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
-    """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB, and
-    images and scanned PDF pages through Tesseract (when it is installed)."""
+    """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB,
+    OpenDocument, RTF, and images and scanned PDF pages through Tesseract (when it is
+    installed)."""
     from ...adapters.html.html5lib_extractor import Html5libExtractor
     from ...adapters.ocr.tesseract_ocr import TesseractOcr
     from ...adapters.office.docx_extractor import DocxExtractor
     from ...adapters.office.epub_extractor import EpubExtractor
+    from ...adapters.office.odf_extractor import OdfExtractor
     from ...adapters.office.pptx_extractor import PptxExtractor
+    from ...adapters.office.rtf_extractor import RtfExtractor
     from ...adapters.office.xlsx_extractor import XlsxExtractor
     from ...adapters.pdf.pdfminer_extractor import PdfminerExtractor
     from ...application.extraction.document_extraction import DocumentExtraction
     from ...domain.routing.routing import Route
 
     limiter = pool.limiter if pool else None
+    # Packages embedded in a document or deck are read one level deep, by readers that
+    # read none embedded in them in turn.
+    embedded = {"xlsx": XlsxExtractor().read, "docx": DocxExtractor().read,
+                "pptx": PptxExtractor().read}
     formats: dict[Route, FormatExtractor] = {
-        Route.DOCX: DocxExtractor(limiter), Route.PPTX: PptxExtractor(limiter),
-        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter)}
+        Route.DOCX: DocxExtractor(limiter, embedded=embedded),
+        Route.PPTX: PptxExtractor(limiter, embedded=embedded),
+        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter),
+        Route.ODF: OdfExtractor(limiter), Route.RTF: RtfExtractor(limiter)}
     return DocumentExtraction(Html5libExtractor(limiter),
                               PdfminerExtractor(limiter=limiter), formats=formats,
                               ocr=TesseractOcr(limiter=limiter))

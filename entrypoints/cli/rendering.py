@@ -29,6 +29,8 @@ def document_json(document: Document) -> dict[str, Any]:
             entry["pages"] = list(block.draft.pages)
         if block.draft.bbox:
             entry["bbox"] = [round(v, 1) for v in block.draft.bbox]
+        if block.draft.word_confidences:
+            entry["word_confidences"] = [round(c, 1) for c in block.draft.word_confidences]
         blocks.append(entry)
     return {
         "metadata": document.metadata.as_dict(),

@@ -16,6 +16,7 @@ from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
 from sheaf.adapters.office.docx_extractor import DocxExtractor
 from sheaf.adapters.office.epub_extractor import EpubExtractor
+from sheaf.adapters.office.odf_extractor import OdfExtractor
 from sheaf.adapters.office.pptx_extractor import PptxExtractor
 from sheaf.adapters.office.safe_xml import parse_xml
 from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
@@ -30,8 +31,14 @@ from sheaf.domain.office.zip_container import (
 )
 from sheaf.domain.routing.media_type import DOCX_TYPE, EPUB_TYPE
 from tests.office_fixtures import (
+    chart_pptx_bytes,
     docx_bytes,
+    epub2_bytes,
     epub_bytes,
+    equation_docx_bytes,
+    odp_bytes,
+    ods_bytes,
+    odt_bytes,
     pptx_bytes,
     rewrite_zip,
     scanned_pdf,
@@ -40,10 +47,17 @@ from tests.office_fixtures import (
 from tests.property_examples import examples
 
 EXTRACTORS = [(DocxExtractor(), docx_bytes), (PptxExtractor(), pptx_bytes),
-              (XlsxExtractor(), xlsx_bytes), (EpubExtractor(), epub_bytes)]
-IDS = ["docx", "pptx", "xlsx", "epub"]
+              (XlsxExtractor(), xlsx_bytes), (EpubExtractor(), epub_bytes),
+              (EpubExtractor(), epub2_bytes), (DocxExtractor(), equation_docx_bytes),
+              (PptxExtractor(), chart_pptx_bytes), (OdfExtractor(), odt_bytes),
+              (OdfExtractor(), ods_bytes), (OdfExtractor(), odp_bytes)]
+IDS = ["docx", "pptx", "xlsx", "epub", "epub2", "docx-equations", "pptx-chart", "odt",
+       "ods", "odp"]
 MAIN_PARTS = {"docx": "word/document.xml", "pptx": "ppt/presentation.xml",
-              "xlsx": "xl/workbook.xml", "epub": "OEBPS/book.opf"}
+              "xlsx": "xl/workbook.xml", "epub": "OEBPS/book.opf",
+              "epub2": "OEBPS/content.opf", "docx-equations": "word/document.xml",
+              "pptx-chart": "ppt/presentation.xml", "odt": "content.xml",
+              "ods": "content.xml", "odp": "content.xml"}
 
 
 def _refused(extractor: object, body: bytes) -> SheafError:

@@ -85,7 +85,8 @@ def test_docx_outline_levels_tracked_changes_spans_and_endnotes() -> None:
         _docx_with_body(body, {"word/endnotes.xml": endnotes.encode()}), "/tmp/x.docx")
     assert (2, "Custom styled heading") in _headings(document)
     assert "Kept added[1]" in document.text and "gone" not in document.text
-    assert "| Wide |  |\n|---|---|\n| a | b |" in document.text
+    # A merged cell's value stands in every column it spans.
+    assert "| Wide | Wide |\n|---|---|\n| a | b |" in document.text
     assert document.text.endswith("[1] An endnote.")
 
 

@@ -121,3 +121,29 @@ async def test_a_speckled_scan_keeps_its_word_recall(size: int, seed: int) -> No
     _speckled(scanned_page(size=size), 20_000, seed).save(buffer, "PNG")  # type: ignore[attr-defined]
     pages = await TesseractOcr().recognise(buffer.getvalue())
     assert _recall(ocr_document(pages).text, SCANNED_TEXT) >= 0.95
+
+
+@needs_tesseract
+async def test_a_form_is_read_with_the_layout_that_keeps_its_reading_order() -> None:
+    from tests.office_fixtures import ballot_page
+
+    extraction = await build_extraction().extract(ballot_page(), declared_type=None,
+                                                  location="/tmp/ballot.png")
+    document = extraction.document
+    text = document.text
+    # The automatic analysis puts the title after the candidates and reads the check
+    # boxes as letters; the sparse layout reads the form top to bottom.
+    assert text.index("OFFICIAL BALLOT") < text.index("Ballot: Harbour Council") \
+        < text.index("Ada Ferris") < text.index("Leo Marsh")
+    assert "Oo" not in text.split()
+    assert "ocr_confidence page 1" in document.notes[0]
+    assert "layout: sparse text" in document.notes[0]
+    for block in document.blocks:
+        assert len(block.draft.word_confidences) == len(block.draft.text.split())
+        assert all(0 <= c <= 100 for c in block.draft.word_confidences)
+
+
+@needs_tesseract
+async def test_a_page_of_prose_keeps_the_automatic_layout() -> None:
+    pages = await TesseractOcr().recognise(scanned_page())
+    assert pages[0].layout == "auto" and pages[0].confidence is not None

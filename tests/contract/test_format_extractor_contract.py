@@ -9,7 +9,9 @@ import pytest
 from sheaf.adapters.office.docx_extractor import DocxExtractor
 from sheaf.adapters.office.epub_extractor import EpubExtractor
 from sheaf.adapters.office.memory_format_extractor import MemoryFormatExtractor
+from sheaf.adapters.office.odf_extractor import OdfExtractor
 from sheaf.adapters.office.pptx_extractor import PptxExtractor
+from sheaf.adapters.office.rtf_extractor import RtfExtractor
 from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
 from sheaf.application.ports.format_extractor import FormatExtractor
 from sheaf.domain.document.document import BlockDraft, BlockKind
@@ -18,10 +20,14 @@ from sheaf.domain.errors import ErrorKind, SheafError
 from tests.office_fixtures import (
     DOCX_SENTENCE,
     EPUB_SENTENCE,
+    ODT_SENTENCE,
     PPTX_SENTENCE,
+    RTF_SENTENCE,
     docx_bytes,
     epub_bytes,
+    odt_bytes,
     pptx_bytes,
+    rtf_bytes,
     xlsx_bytes,
 )
 
@@ -44,6 +50,8 @@ CASES: dict[str, Callable[[], Case]] = {
     "pptx": lambda: (PptxExtractor(), pptx_bytes(), "Results", PPTX_SENTENCE),
     "xlsx": lambda: (XlsxExtractor(), xlsx_bytes(), "Sales", "| M2 | 10 | steady growth |"),
     "epub": lambda: (EpubExtractor(), epub_bytes(), "The Keeper", EPUB_SENTENCE),
+    "odt": lambda: (OdfExtractor(), odt_bytes(), "Harvest", ODT_SENTENCE),
+    "rtf": lambda: (RtfExtractor(), rtf_bytes(), "Mill History", RTF_SENTENCE),
 }
 
 

@@ -35,7 +35,8 @@ def test_a_plain_search_hit_names_its_file(untitled: tuple[Path, Path]) -> None:
     found = run("search", "swimming lake", "--store", store)
     assert found.exit_code == 0, found.output
     first, text, source = found.stdout.splitlines()[:3]
-    assert re.match(r" 1\.\s+[\d.]+  cups\.txt  \[", first), first
+    # Untitled, so titled after its file (issue 31), never its document id.
+    assert re.match(r" 1\.\s+[\d.]+  cups  \[", first), first
     assert "Swimming in the lake" in text
     assert source == f"    -- {note.as_uri()}"
 
@@ -46,7 +47,7 @@ def test_a_quote_keeps_its_citation_on_stdout(untitled: tuple[Path, Path]) -> No
     assert quoted.exit_code == 0, quoted.output
     passage, citation = quoted.stdout.splitlines()
     assert passage == "Swimming in the lake is cold"
-    assert citation.startswith(f"-- cups.txt ({note.as_uri()}), ")
+    assert citation.startswith(f"-- cups ({note.as_uri()}), ")
     assert quoted.stderr == ""
 
 
@@ -56,7 +57,7 @@ def test_show_says_untitled_and_where_the_document_is(untitled: tuple[Path, Path
     assert shown.exit_code == 0, shown.output
     assert "None" not in shown.stdout
     lines = dict(line.split(None, 1) for line in shown.stdout.splitlines())
-    assert lines["title"] == "(untitled)"
+    assert lines["title"] == "cups"  # the file's name, as the notes say (issue 31)
     assert lines["location"] == note.as_uri()
 
 
@@ -107,8 +108,11 @@ def test_list_lines_up_its_columns(tmp_path: Path) -> None:
     assert len(lines) == 3
     assert {r["content"] for r in records} >= {"spreadsheet", "html"}
     for column in ("content", "title"):
-        starts = {line.index(record[column] or "(untitled)", 22)
-                  for line, record in zip(lines, records, strict=True)}
+        starts = set()
+        for line, record in zip(lines, records, strict=True):
+            after = 22 if column == "content" else \
+                line.index(record["content"], 22) + len(record["content"])
+            starts.add(line.index(record[column] or "(untitled)", after))
         assert len(starts) == 1, (column, lines)
 
 
@@ -133,7 +137,7 @@ def test_remove_and_reindex_answer_in_json(untitled: tuple[Path, Path]) -> None:
     removed = run("remove", note, "--json", "--store", store)
     assert removed.exit_code == 0, removed.output
     answer = json.loads(removed.stdout)
-    assert answer["removed"].startswith("doc_") and answer["title"] is None
+    assert answer["removed"].startswith("doc_") and answer["title"] == "cups"
 
 
 def test_the_commands_are_click_commands() -> None:

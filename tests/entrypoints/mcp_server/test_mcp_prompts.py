@@ -77,6 +77,6 @@ async def test_get_document_text_names_the_document(kb: Knowledge, tmp_path: Pat
         text = got.content[0].text
         assert "None" not in text
         first = text.splitlines()[0]
-        assert first == f"{result.document_id}: (untitled) ({note})"
+        assert first == f"{result.document_id}: lake ({note})"  # titled after its file
         assert re.search(rf"\(text/plain\), \d+ characters, version "
                          rf"{result.document_id}\.v1 of 1$", text.splitlines()[1])

@@ -1,0 +1,1 @@
+"""Email messages (RFC 5322 and MIME) as values: headers, bodies and attachments."""
