@@ -218,16 +218,15 @@ class KnowledgeServices:
     @property
     def crawling(self) -> SiteCrawl:
         if self._crawling is None:
-            from ...adapters.blobs.memory_artifact_store import MemoryArtifactStore
             from ...adapters.html.html5lib_link_reader import Html5libLinkReader
             from ...application.crawling.crawl_journals import CrawlJournals
             from ...application.crawling.site_crawl import CrawlPorts, SiteCrawl
 
             ingestion = self.ingestion
-            assert self.client is not None  # built with ingestion
+            assert self.client is not None and self.artifacts is not None  # built with it
             self._crawling = SiteCrawl(CrawlPorts(
                 self.client, ingestion.resolver, Html5libLinkReader(), ingestion.ingest,
-                CrawlJournals(self.artifacts or MemoryArtifactStore()), self.pool))
+                CrawlJournals(self.artifacts), self.pool))
         return self._crawling
 
     async def aclose(self) -> None:
