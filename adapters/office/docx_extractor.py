@@ -17,6 +17,7 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link, ListItem
+from ...domain.document.link_list import with_link_list
 from ...domain.document.extraction_budget import (
     DEFAULT_EXTRACTION_LIMITS,
     ExtractionLimits,
@@ -122,6 +123,7 @@ class _DocxReading:
                            if isinstance(p, _Paragraph) and p.is_title), None)
             first = titled or next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
             metadata = attrs.evolve(metadata, title=first)
+        drafts = with_link_list(drafts, self.links, self.container.budget)
         return assemble_document(drafts, metadata=metadata, links=self.links,
                                  notes=[*self.embedded_notes, self.tally.note()])
 

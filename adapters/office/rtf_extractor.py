@@ -19,6 +19,7 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link, ListItem
+from ...domain.document.link_list import with_link_list
 from ...domain.document.extraction_budget import (
     DEFAULT_EXTRACTION_LIMITS,
     ExtractionBudget,
@@ -123,6 +124,7 @@ class _RtfReading:
         drafts = self.budget.take(self.drafts + self.notes, "the document")
         if not any(d.kind is not BlockKind.HEADING for d in drafts) and not drafts:
             raise SheafError(ErrorKind.EMPTY, "the RTF document holds no text")
+        drafts = with_link_list(drafts, self.links, self.budget)
         return assemble_document(drafts, metadata=self._metadata(), links=self.links,
                                  notes=[self.tally.note()])
 

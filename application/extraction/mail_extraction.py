@@ -10,6 +10,7 @@ import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link
 from ...domain.document.fallback_title import TITLE_NOTES
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import LEFT_OUT_PREFIX, Omission, OmissionTally
@@ -55,6 +56,8 @@ async def mail_document(message: MailMessage, *, read_html: ReadHtml,
     metadata = DocumentMetadata(title=message.subject,
                                 authors=(message.sender,) if message.sender else (),
                                 published=message.date[:10] if message.date else None)
+    # One list of the message's links (its body's and its attachments'), at the end.
+    drafts = with_link_list(drafts, links)
     return assemble_document(drafts, metadata=metadata, links=links,
                              notes=[*notes, tally.note()])
 
