@@ -19,11 +19,11 @@ import anyio
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link, ListItem
-from ...domain.document.link_list import with_link_list
 from ...domain.document.extraction_budget import (
     DEFAULT_EXTRACTION_LIMITS,
     ExtractionLimits,
 )
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import Omission, OmissionTally
