@@ -81,12 +81,15 @@ class RtfExtractor:
         self._limiter = limiter
         self.extraction_limits = extraction_limits
 
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
+    async def extract(self, body: bytes, *, location: str,
+                      budget: ExtractionBudget | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, location, budget,
                                               limiter=self._limiter)
 
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        return _RtfReading(body, ExtractionBudget(self.extraction_limits)).document()
+    def extract_sync(self, body: bytes, location: str,
+                     budget: ExtractionBudget | None = None) -> Document:
+        return _RtfReading(body, budget if budget is not None
+                           else ExtractionBudget(self.extraction_limits)).document()
 
 
 class _RtfReading:
