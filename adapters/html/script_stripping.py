@@ -28,7 +28,8 @@ _RAW = re.compile(
 )
 _JSON_LD = re.compile(rb"application/ld\+json", re.IGNORECASE)
 # Attributes the extractor reads (element_rules, content_root, block_builder,
-# page_metadata, content_omissions: an image's alt text and size) and those the parser needs (encoding; a <font> with color, face or size
+# page_metadata, content_omissions: an image's alt text and size) and those the parser
+# needs (encoding; a <font> with color, face or size
 # ends SVG and MathML content); every other
 # quoted attribute is dropped before parsing.
 _READ_ATTRIBUTES = (

@@ -4,8 +4,9 @@ Every reader (Office, OpenDocument, EPUB, RTF, email, HTML, PDF) keeps a tally w
 reads and adds to the document's notes one line naming what it left out and how many of
 each ("left out: 3 images without alt text, 1 embedded object"), or "left out: nothing".
 Where the text came from somewhere that cannot be counted (a web page's JSON-LD copy of
-its article), the line says so instead of claiming nothing was left out. A user reading `show --diagnostics` or `extract --format json`
-learns there what the text does not hold, instead of meeting a silent gap.
+its article), the line says so instead of claiming nothing was left out. A user reading
+`show --diagnostics` or `extract --format json` learns there what the text does not
+hold, instead of meeting a silent gap.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ def test_a_text_only_pdf_left_out_nothing() -> None:
 
 def test_each_kind_is_counted_with_its_own_words() -> None:
     body = with_pdf_extras(
-        write_pdf(PROSE + [("p", "x " * 900)]), pictures=1, tiny_pictures=3,
+        write_pdf([*PROSE, ("p", "x " * 900)]), pictures=1, tiny_pictures=3,
         shared_picture=True, form_picture=True,
         annotations=["/Text", "/Highlight", "/Link", "/Widget", "/Popup", "/FileAttachment",
                      "/Ink", "/Screen"],
