@@ -21,6 +21,6 @@ class OcrEngine(Protocol):
     async def recognise(self, body: bytes, *, pages: Collection[int] | None = None,
                         budget: ExtractionBudget | None = None) -> tuple[OcrPage, ...]:
         """The recognised pages of `body` (an image or a PDF); for a PDF only the 1-based
-        `pages` given, every page when None. Frames and text are spent from `budget` when
-        given (the document `body` is part of), else from a fresh budget."""
+        `pages` given, every page when None. Each frame read is spent from `budget` when
+        given (the budget of the document `body` is part of), else from a fresh one."""
         ...
