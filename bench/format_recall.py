@@ -136,7 +136,7 @@ def main() -> int:
               file=sys.stderr)
     rows = []
     sheaf_seconds = peer_seconds = 0.0
-    print(f"{'file':<44} {'sheaf':>6} {'markitdown':>10}  notes")
+    print(f"{'file':<44} {'sheaf':>6} {'markitdown':>10} {'sheaf s':>8} {'peer s':>7}  notes")
     for folder in FOLDERS:
         sources = data / folder / "sources"
         for source in sorted(sources.iterdir()) if sources.is_dir() else []:
@@ -149,7 +149,9 @@ def main() -> int:
             sheaf_seconds += seconds
             peer_text, peer_elapsed = markitdown_text(peer, source)
             peer_seconds += peer_elapsed
-            row: dict[str, object] = {"file": f"{folder}/{source.name}", "notes": notes}
+            row: dict[str, object] = {"file": f"{folder}/{source.name}", "notes": notes,
+                                      "sheaf_seconds": seconds,
+                                      "markitdown_seconds": peer_elapsed}
             if truth_path is not None:
                 truth = words(truth_path.read_text("utf-8"))
                 row["sheaf"] = recall(truth, words(text)) if text is not None else 0.0
@@ -173,7 +175,8 @@ def _line(row: dict[str, object]) -> str:
     else:
         mine, peer_cell = f"{row['words']}w", "(no truth)"
     notes = str(row["notes"])
-    return f"{row['file']:<44} {mine:>6} {peer_cell:>10}  {notes[:110]}"
+    times = f"{row['sheaf_seconds']:>8.2f} {row['markitdown_seconds']:>7.2f}"
+    return f"{row['file']:<44} {mine:>6} {peer_cell:>10} {times}  {notes[:110]}"
 
 
 def _summary(rows: list[dict[str, object]], sheaf_seconds: float, peer_seconds: float,

@@ -161,3 +161,43 @@ def gif_frames(frames: int = 300, side: int = 8_000) -> bytes:
     frame = (b"\x21\xf9\x04\x00\x01\x00\x00\x00"  # graphic control: 10 ms
              + b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00")
     return header + frame * frames + b"\x3b"
+
+
+def docx_of_text(characters: int) -> bytes:
+    """A Word document of paragraphs holding about `characters` characters of words
+    drawn (seeded) from a small vocabulary: varied enough to inflate like prose, not
+    like a ZIP bomb."""
+    import random
+
+    chooser = random.Random(31)
+    vocabulary = [f"{a}{b}{c}" for a in "bdfgklmnprst" for b in "aeiou" for c in "nrst"]
+    paragraphs = []
+    written = 0
+    while written < characters:
+        line = " ".join(chooser.choice(vocabulary) for _ in range(200)) + "."
+        paragraphs.append(f"<w:p><w:r><w:t>{line}</w:t></w:r></w:p>")
+        written += len(line)
+    body = "".join(paragraphs)
+    document = (f'<?xml version="1.0"?><w:document xmlns:w="{_W}"><w:body>{body}'
+                "</w:body></w:document>")
+    return _zip({"word/document.xml": document.encode()})
+
+
+def eml_attachments_past_the_budget(attachments: int = 6,
+                                    characters: int = 3_000_000) -> bytes:
+    """A message with `attachments` Word documents of `characters` characters each:
+    every one well inside one document's budget (16 million characters), all of them
+    together past it."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "Ada Ferris <ada@example.org>"
+    message["Subject"] = "The whole log"
+    message.set_content("The log, in parts.\n")
+    part = docx_of_text(characters)
+    for number in range(1, attachments + 1):
+        message.add_attachment(part, maintype="application",
+                               subtype="vnd.openxmlformats-officedocument."
+                                       "wordprocessingml.document",
+                               filename=f"log-{number}.docx")
+    return message.as_bytes()

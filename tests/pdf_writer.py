@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import textwrap
+import warnings
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -297,4 +298,80 @@ def _add_page(pdf: pikepdf.Pdf, fonts: pikepdf.Dictionary, commands: Sequence[st
 def _saved(pdf: pikepdf.Pdf) -> bytes:
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def with_pdf_extras(body: bytes, *, pictures: int = 0, tiny_pictures: int = 0,
+                    shared_picture: bool = False, form_picture: bool = False,
+                    annotations: Sequence[str] = (), fields: int = 0,
+                    field_kids: int = 0, files: int = 0,
+                    picture_on_blank_page: bool = False) -> bytes:
+    """`body` (a PDF with a text layer) with what a text layer does not hold added:
+    `pictures` image XObjects on page 1 (and `tiny_pictures` of 4 x 4 pixels), one
+    picture shared by every page, a form XObject drawing a picture on the last page,
+    page 1 annotations of the given subtypes ("/Text", "/Link", ...), `fields` form
+    fields and one parent field with `field_kids` named kids, `files` embedded files,
+    and a last page with no text showing a picture."""
+    pdf = pikepdf.open(io.BytesIO(body))
+
+    def image(side: int) -> pikepdf.Stream:
+        stream = pdf.make_stream(bytes(side * side))
+        stream.Type, stream.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+        stream.Width = stream.Height = side
+        stream.ColorSpace, stream.BitsPerComponent = pikepdf.Name.DeviceGray, 8
+        return stream
+
+    def xobjects(page: pikepdf.Page) -> pikepdf.Dictionary:
+        resources = page.obj.get("/Resources")
+        if resources is None:
+            page.obj.Resources = resources = pikepdf.Dictionary()
+        if "/XObject" not in resources:
+            resources.XObject = pikepdf.Dictionary()
+        return resources.XObject
+
+    first = pdf.pages[0]
+    for n in range(pictures):
+        xobjects(first)[f"/Im{n}"] = image(32)
+    for n in range(tiny_pictures):
+        xobjects(first)[f"/Tiny{n}"] = image(4)
+    if shared_picture:
+        shared = image(48)
+        for page in pdf.pages:
+            xobjects(page).Shared = shared
+    if form_picture:
+        form = pdf.make_stream(b"/Inner Do")
+        form.Type, form.Subtype = pikepdf.Name.XObject, pikepdf.Name.Form
+        form.BBox = [0, 0, 100, 100]
+        form.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Inner=image(40)))
+        xobjects(pdf.pages[-1]).Form = form
+    first.obj.Annots = pdf.make_indirect(pikepdf.Array([
+        pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Annot,
+                                             Subtype=pikepdf.Name(subtype),
+                                             Rect=[10, 10, 50, 50]))
+        for subtype in annotations]))
+    if fields or field_kids:
+        leaves = [pdf.make_indirect(pikepdf.Dictionary(FT=pikepdf.Name.Tx, T=f"field {n}"))
+                  for n in range(fields)]
+        if field_kids:
+            kids = [pdf.make_indirect(pikepdf.Dictionary(T=f"kid {n}"))
+                    for n in range(field_kids)]
+            leaves.append(pdf.make_indirect(pikepdf.Dictionary(T="parent",
+                                                               Kids=pikepdf.Array(kids))))
+        pdf.Root.AcroForm = pdf.make_indirect(pikepdf.Dictionary(Fields=pikepdf.Array(leaves)))
+    if files:
+        names = pikepdf.Array()
+        for n in range(files):
+            names.append(pikepdf.String(f"file{n}.bin"))
+            names.append(pdf.make_indirect(pikepdf.Dictionary(
+                Type=pikepdf.Name.Filespec, F=f"file{n}.bin")))
+        pdf.Root.Names = pikepdf.Dictionary(EmbeddedFiles=pikepdf.Dictionary(Names=names))
+    if picture_on_blank_page:
+        page = pdf.add_blank_page(page_size=(PAGE_WIDTH, PAGE_HEIGHT))
+        xobjects(page).Scan = image(64)
+        page.obj.Contents = pdf.make_stream(b"q 500 0 0 700 50 50 cm /Scan Do Q")
+    out = io.BytesIO()
+    with warnings.catch_warnings():
+        # pikepdf warns of widgets no form lists: the test's widgets stand alone.
+        warnings.simplefilter("ignore")
+        pdf.save(out, deterministic_id=True)
     return out.getvalue()

@@ -12,9 +12,11 @@ import attrs
 from ...domain.document.document import BlockDraft, BlockKind, Document
 from ...domain.document.extraction_confidence import ExtractionConfidence
 from ...domain.document.markdown_rendering import assemble_document, with_title_heading
+from ...domain.document.omissions import uncounted_note
 from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
+from .content_omissions import content_omissions
 from .content_root import RootCandidate, page_titles
 from .learned_root import continuing_parts, extraction_evidence, propose_root, pruned_drafts
 from .page_inputs import PageInputs, first_heading, read_page
@@ -81,6 +83,7 @@ class Html5libExtractor:
                     drafts, refusal = linked, None
                     why += "; its lists of links kept"
             if refusal is None:
+                read = [*before, *parts, *after]
                 break
             log.append(f"HTML content root <{root.tag}> ({why}) passed over: {refusal}")
         else:
@@ -99,6 +102,7 @@ class Html5libExtractor:
                       if line]
             why = "JSON-LD articleBody"
             root = html
+            read = []
         elif kept < SHORT_TEXT:
             state = self._script_state(body, html, metadata.title, url, scholarly)
             state_prose = _prose_length(state[0]) if state else 0
@@ -110,6 +114,7 @@ class Html5libExtractor:
                 drafts, builder = state
                 why = "script state titled after the page"
                 root = html
+                read = []
         logger.debug("%s: content root <%s> (%s)", url, root.tag, why)
         if root is page.candidates[0].element and not scholarly:
             # Only inside the cascade's first choice: the classifier read every block
@@ -128,9 +133,12 @@ class Html5libExtractor:
             metadata = attrs.evolve(metadata, title=first.text if first else None)
             drafts = drafts[1:] if first is not None and drafts[0] is first else drafts
         drafts = with_title_heading(drafts, metadata.title)
+        left_out = content_omissions(read, captions_kept=scholarly).note() if read \
+            else uncounted_note("the text came from the page's script data, not its markup")
         document = assemble_document(drafts, metadata=metadata,
                                      links=[*head_links, *builder.links],
-                                     notes=[*log, f"HTML content root: <{root.tag}> ({why})"])
+                                     notes=[*log, f"HTML content root: <{root.tag}> ({why})",
+                                            left_out])
         confidence = _confidence(page, probabilities, document, root, why, len(log))
         return attrs.evolve(document, confidence=confidence,
                             notes=(*document.notes, confidence.note))

@@ -28,13 +28,14 @@ _RAW = re.compile(
 )
 _JSON_LD = re.compile(rb"application/ld\+json", re.IGNORECASE)
 # Attributes the extractor reads (element_rules, content_root, block_builder,
-# page_metadata) and those the parser needs (encoding; a <font> with color, face or size
+# page_metadata, content_omissions: an image's alt text and size) and those the parser
+# needs (encoding; a <font> with color, face or size
 # ends SVG and MathML content); every other
 # quoted attribute is dropped before parsing.
 _READ_ATTRIBUTES = (
     rb"class|id|href|hidden|role|itemprop|aria-hidden|aria-labelledby|name|property|"
     rb"content|charset|http-equiv|rel|type|lang|xml:lang|start|value|colspan|xmlns[\w:]*|"
-    rb"encoding|definitionurl|color|face|size")
+    rb"encoding|definitionurl|color|face|size|alt|width|height")
 _BULKY_ATTRIBUTE_BUT_STYLE = re.compile(
     rb'\s(?!(?:' + _READ_ATTRIBUTES + rb'|style)=)[A-Za-z_:][-\w.:]*=(?:"[^"<>]*"|\'[^\'<>]*\')'
     rb'(?=[\s/>])',

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from ...domain.document.extraction_budget import ExtractionBudget
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.ocr.recognised_text import OcrPage
 
@@ -20,11 +21,15 @@ class MemoryOcrEngine:
     def add(self, body: bytes, pages: tuple[OcrPage, ...]) -> None:
         self._pages[body] = pages
 
-    async def recognise(self, body: bytes, *, pages: Collection[int] | None = None
-                        ) -> tuple[OcrPage, ...]:
+    async def recognise(self, body: bytes, *, pages: Collection[int] | None = None,
+                        budget: ExtractionBudget | None = None) -> tuple[OcrPage, ...]:
         self.calls.append(tuple(sorted(pages)) if pages is not None else None)
         try:
             known = self._pages[body]
         except KeyError:
             raise SheafError(ErrorKind.CORRUPT, "not an image this engine can read") from None
-        return tuple(p for p in known if pages is None or p.number in pages)
+        found = tuple(p for p in known if pages is None or p.number in pages)
+        for page in found:  # what a real engine spends: a frame per page read
+            if budget is not None:
+                budget.spend_frame(page.width, page.height, f"page {page.number}")
+        return found

@@ -80,12 +80,13 @@ class TesseractOcr:
             return False
         return shutil.which(self.binary) is not None
 
-    async def recognise(self, body: bytes, *, pages: Collection[int] | None = None
-                        ) -> tuple[OcrPage, ...]:
+    async def recognise(self, body: bytes, *, pages: Collection[int] | None = None,
+                        budget: ExtractionBudget | None = None) -> tuple[OcrPage, ...]:
         executable = shutil.which(self.binary)
         if executable is None:
             raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, INSTALL_HINT)
-        budget = ExtractionBudget(self.extraction_limits)
+        if budget is None:
+            budget = ExtractionBudget(self.extraction_limits)
         images = self.page_images(body, pages, budget)
         recognised = []
         try:

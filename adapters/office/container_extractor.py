@@ -24,12 +24,15 @@ class ContainerExtractor:
         self._limiter = limiter
         self.extraction_limits = extraction_limits
 
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
+    async def extract(self, body: bytes, *, location: str,
+                      budget: ExtractionBudget | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, location, budget,
                                               limiter=self._limiter)
 
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        container = Container(body, budget=ExtractionBudget(self.extraction_limits))
+    def extract_sync(self, body: bytes, location: str,
+                     budget: ExtractionBudget | None = None) -> Document:
+        container = Container(body, budget=budget if budget is not None
+                              else ExtractionBudget(self.extraction_limits))
         try:
             return self.read(container, location)
         finally:

@@ -21,6 +21,7 @@ from ...domain.document.extraction_budget import (
     DEFAULT_EXTRACTION_LIMITS,
     ExtractionLimits,
 )
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.omissions import Omission, OmissionTally
 from ...domain.errors import ErrorKind, SheafError
@@ -122,6 +123,7 @@ class _DocxReading:
                            if isinstance(p, _Paragraph) and p.is_title), None)
             first = titled or next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
             metadata = attrs.evolve(metadata, title=first)
+        drafts = with_link_list(drafts, self.links, self.container.budget)
         return assemble_document(drafts, metadata=metadata, links=self.links,
                                  notes=[*self.embedded_notes, self.tally.note()])
 
@@ -150,7 +152,10 @@ class _DocxReading:
         display = [math for holder in element.findall(M + "oMathPara")
                    for math in holder.iter(M + "oMath")]
         alone = element.findall(M + "oMath")
-        if not display and alone and not self._text(element, skip_math=True).strip():
+        # Whether the paragraph has words besides its equations is read from its text
+        # runs, not by reading it again: a second reading would place and count its
+        # pictures, charts and links twice.
+        if not display and alone and not _has_words(element):
             display, paragraph = alone, attrs.evolve(paragraph, text="")
         out: list[_Paragraph | BlockDraft] = [paragraph]
         for math in display:
@@ -181,7 +186,7 @@ class _DocxReading:
             text = f"{number} {text}"  # "2.1 Methods": the number a reader cites
         return _Paragraph(text, heading, is_title, numbering, number)
 
-    def _text(self, element: Element, skip_math: bool = False) -> str:
+    def _text(self, element: Element) -> str:
         """The text of `element`'s subtree, its hyperlinks recorded; walked with a stack
         (runs, fields, smart tags and content controls nest without limit)."""
         parts: list[str] = []
@@ -201,9 +206,8 @@ class _DocxReading:
                 continue
             tag = child.tag
             if tag == M + "oMath":
-                if not skip_math:
-                    latex = omml_latex(child)
-                    parts.append(f" ${latex}$ " if latex else "")
+                latex = omml_latex(child)
+                parts.append(f" ${latex}$ " if latex else "")
             elif tag == M + "oMathPara":
                 if self.in_cell:  # a table cell holds its equations inline
                     latex = " ".join(omml_latex(m) for m in child.iter(M + "oMath"))
@@ -647,6 +651,20 @@ def _int(text: str | None) -> int | None:
         return int(text) if text is not None else None
     except ValueError:
         return None
+
+
+def _has_words(paragraph: Element) -> bool:
+    """Whether the paragraph's own runs hold text: equations and text boxes (which are
+    blocks of their own) aside."""
+    stack = [paragraph]
+    while stack:
+        element = stack.pop()
+        for child in element:
+            if child.tag == W + "t" and (child.text or "").strip():
+                return True
+            if child.tag not in (M + "oMath", W + "txbxContent"):
+                stack.append(child)
+    return False
 
 
 def _clean(text: str) -> str:

@@ -18,6 +18,7 @@ import attrs
 import html5lib
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import Omission, OmissionTally
@@ -38,6 +39,9 @@ _DOI = re.compile(r"\b10\.\d{4,9}/\S+")
 _INLINE_PARENTS = frozenset({"p", "a", "span", "em", "strong", "i", "b", "u", "sup", "sub",
                              "small", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
                              "q", "cite", "label", "dt", "dd"})
+_IN_BOOK = "file:///"
+"""The base chapters' relative links are resolved against (a scheme `urljoin` resolves
+paths under), so a link inside the book comes back as its member path."""
 _MEDIA = frozenset({"video", "audio"})
 _EMBEDDED = frozenset({"object", "embed", "iframe"})
 
@@ -80,18 +84,34 @@ def _book(container: Container, location: str) -> Document:
                 or item.path in read_chapters:
             continue
         read_chapters.add(item.path)
-        builder = BlockBuilder(f"{location}#{item.path}")
+        builder = BlockBuilder(_IN_BOOK + item.path)
         body = _with_figures(_body(container.read(item.path)), tally)
         chapter = builder.build_all([body], drop_publisher_sections=False)
         drafts += container.budget.take(_titled(chapter, toc.get(item.path)), item.path)
-        links += builder.links
+        links += _book_links(builder.links)
     if not any(d.kind is not BlockKind.HEADING for d in drafts):
         raise SheafError(ErrorKind.EMPTY, "the book's chapters hold no text")
     metadata = _metadata(package)
     if metadata.title is None:
         first = next((d.text for d in drafts if d.kind is BlockKind.HEADING), None)
         metadata = attrs.evolve(metadata, title=first)
+    drafts = with_link_list(drafts, links, container.budget)
     return assemble_document(drafts, metadata=metadata, links=links, notes=[tally.note()])
+
+
+def _book_links(links: list[Link]) -> list[Link]:
+    """The chapter's links, a link to another part of the book named by its member path
+    ("OEBPS/text/colophon.xhtml"); a jump to a place inside a part (a note reference, a
+    table-of-contents entry) is a cross-reference within the book, not a link kept."""
+    kept = []
+    for link in links:
+        if link.url.startswith(_IN_BOOK):
+            member = link.url[len(_IN_BOOK):]
+            if "#" in member or not member:
+                continue
+            link = attrs.evolve(link, url=member)
+        kept.append(link)
+    return kept
 
 
 def _with_figures(body: Element, tally: OmissionTally) -> Element:

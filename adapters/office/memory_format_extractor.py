@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...domain.document.document import Document
+from ...domain.document.extraction_budget import ExtractionBudget
 from ...domain.errors import ErrorKind, SheafError
 
 
@@ -16,9 +17,13 @@ class MemoryFormatExtractor:
     def add(self, body: bytes, document: Document) -> None:
         self._documents[body] = document
 
-    async def extract(self, body: bytes, *, location: str) -> Document:
+    async def extract(self, body: bytes, *, location: str,
+                      budget: ExtractionBudget | None = None) -> Document:
         try:
-            return self._documents[body]
+            document = self._documents[body]
         except KeyError:
             raise SheafError(ErrorKind.CORRUPT, "not a document this extractor knows",
                              url=location) from None
+        if budget is not None:  # what a real reader spends: the text it produced
+            budget.spend_characters(len(document.text), location)
+        return document

@@ -23,6 +23,7 @@ from ...domain.document.extraction_budget import (
     DEFAULT_EXTRACTION_LIMITS,
     ExtractionLimits,
 )
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import Omission, OmissionTally
@@ -127,6 +128,7 @@ class _OdfReading:
         # Table cells were spent as the grids were built; the rest of the text is spent
         # here, once (ADR-0029). Drafts without rows come back from `take` unchanged.
         self.budget.take([d for d in drafts if d.kind is not BlockKind.TABLE], "the document")
+        drafts = with_link_list(drafts, self.links, self.budget)
         return assemble_document(drafts, metadata=metadata, links=self.links,
                                  notes=[self.tally.note()])
 

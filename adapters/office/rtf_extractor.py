@@ -24,6 +24,7 @@ from ...domain.document.extraction_budget import (
     ExtractionBudget,
     ExtractionLimits,
 )
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import Omission, OmissionTally
@@ -80,12 +81,15 @@ class RtfExtractor:
         self._limiter = limiter
         self.extraction_limits = extraction_limits
 
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        return await anyio.to_thread.run_sync(self.extract_sync, body, location,
+    async def extract(self, body: bytes, *, location: str,
+                      budget: ExtractionBudget | None = None) -> Document:
+        return await anyio.to_thread.run_sync(self.extract_sync, body, location, budget,
                                               limiter=self._limiter)
 
-    def extract_sync(self, body: bytes, location: str) -> Document:
-        return _RtfReading(body, ExtractionBudget(self.extraction_limits)).document()
+    def extract_sync(self, body: bytes, location: str,
+                     budget: ExtractionBudget | None = None) -> Document:
+        return _RtfReading(body, budget if budget is not None
+                           else ExtractionBudget(self.extraction_limits)).document()
 
 
 class _RtfReading:
@@ -123,6 +127,7 @@ class _RtfReading:
         drafts = self.budget.take(self.drafts + self.notes, "the document")
         if not any(d.kind is not BlockKind.HEADING for d in drafts) and not drafts:
             raise SheafError(ErrorKind.EMPTY, "the RTF document holds no text")
+        drafts = with_link_list(drafts, self.links, self.budget)
         return assemble_document(drafts, metadata=self._metadata(), links=self.links,
                                  notes=[self.tally.note()])
 

@@ -9,8 +9,10 @@ import re
 import attrs
 import pikepdf
 
+from ...domain.document.omissions import OmissionTally
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.routing.routing import has_pdf_magic
+from .pdf_omissions import PdfOmissions, pdf_omissions
 
 # pikepdf reports recoverable problems (unparsable XMP, repaired xref) through logging;
 # sheaf surfaces what matters as diagnostics instead.
@@ -34,10 +36,15 @@ class OpenedPdf:
     doi: str | None
     outline: tuple[tuple[str, int], ...] = ()
     """Bookmark titles with their depth (0 for top level), in document order."""
+    omissions: PdfOmissions = attrs.field(factory=lambda: PdfOmissions(OmissionTally(), {}))
+    """What the file holds beside its text layer (pictures, annotations, attachments,
+    form fields), counted for the "left out:" note."""
 
 
-def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
-    """Open, repair and decrypt; raise not_a_pdf, corrupt, encrypted or wrong_password."""
+def open_pdf(body: bytes, password: str | None = None, *,
+             max_pages: int = 2000) -> OpenedPdf:
+    """Open, repair and decrypt; raise not_a_pdf, corrupt, encrypted or wrong_password.
+    What the first `max_pages` pages hold beside their text is counted."""
     if not body.strip():
         raise SheafError(ErrorKind.NOT_A_PDF, "the file is empty")
     if body.startswith(b"version https://git-lfs.github.com/spec/"):
@@ -65,6 +72,7 @@ def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
         info = _info(pdf)
         xmp = _xmp(pdf)
         outline = _outline(pdf)
+        omissions = pdf_omissions(pdf, max_pages)
         needs_rewrite = pdf.is_encrypted or not body.lstrip().startswith(b"%PDF-")
         data = body
         if needs_rewrite or _has_broken_xref(pdf):
@@ -85,7 +93,8 @@ def open_pdf(body: bytes, password: str | None = None) -> OpenedPdf:
                                                   info.get("/Keywords", "")) if k.strip())
     doi_match = _DOI.search(" ".join([*info.values(), *xmp.values()]))
     return OpenedPdf(data, page_count, title, authors, info.get("/Subject") or None, keywords,
-                     doi_match.group(1).rstrip(".,;") if doi_match else None, outline)
+                     doi_match.group(1).rstrip(".,;") if doi_match else None, outline,
+                     omissions)
 
 
 _FILE_NAME_TITLE = re.compile(

@@ -47,7 +47,7 @@ class PdfminerExtractor:
 
     def extract_sync(self, body: bytes, password: str | None = None) -> Document:
         deadline = time.monotonic() + self.time_budget
-        opened = open_pdf(body, password)
+        opened = open_pdf(body, password, max_pages=self.max_pages)
         if opened.page_count > self.max_pages:
             raise SheafError(ErrorKind.TOO_LARGE,
                              f"{opened.page_count} pages, over the {self.max_pages} page limit")
@@ -87,5 +87,6 @@ class PdfminerExtractor:
             (d.text for d in drafts if d.kind.value == "heading" and 1 in d.pages), None)
         metadata = DocumentMetadata(title=title, authors=opened.authors, doi=opened.doi,
                                     description=opened.subject, keywords=opened.keywords)
+        notes.append(opened.omissions.note(frozenset(blank)))
         return assemble_document(drafts, metadata=metadata, page_count=opened.page_count,
                                  notes=notes, pages_without_text=blank)

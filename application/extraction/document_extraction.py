@@ -8,6 +8,11 @@ import attrs
 
 from ...domain.document.content_source import ContentSource
 from ...domain.document.document import BlockDraft, Document
+from ...domain.document.extraction_budget import (
+    DEFAULT_EXTRACTION_LIMITS,
+    ExtractionBudget,
+    ExtractionLimits,
+)
 from ...domain.document.fallback_title import ATTACHMENT_FRAGMENT, with_fallback_title
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.errors import ErrorKind, SheafError
@@ -50,6 +55,8 @@ _FORMATS: dict[Route, tuple[ContentSource, str]] = {
     Route.ODF: (ContentSource.OPENDOCUMENT, ODT_TYPE),
     Route.RTF: (ContentSource.RTF, RTF_TYPE),
 }
+_TEXT_NOT_SPENT = frozenset({Route.PDF, Route.HTML, Route.CSV, Route.RAW, Route.IMAGE})
+"""Routes whose readers do not spend the text they produce from a budget handed to them."""
 MAX_MAIL_DEPTH = 3
 """Messages forwarded inside messages are read this deep; deeper ones are named only."""
 
@@ -70,16 +77,20 @@ class DocumentExtraction:
 
     `formats` maps the format routes (DOCX, PPTX, XLSX, EPUB, ODF, RTF) to their
     extractors;
-    `ocr` reads images, and the pages of PDFs that have no text layer.
+    `ocr` reads images, and the pages of PDFs that have no text layer;
+    `mail_limits` bound one email message with everything attached to it, one running
+    budget that each attachment's reader spends from in turn.
     """
 
     def __init__(self, html_extractor: HtmlExtractor, pdf_extractor: PdfExtractor, *,
                  formats: Mapping[Route, FormatExtractor] | None = None,
-                 ocr: OcrEngine | None = None) -> None:
+                 ocr: OcrEngine | None = None,
+                 mail_limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS) -> None:
         self._html = html_extractor
         self._pdf = pdf_extractor
         self._formats = dict(formats or {})
         self._ocr = ocr
+        self._mail_limits = mail_limits
 
     @property
     def html(self) -> HtmlExtractor:
@@ -120,18 +131,21 @@ class DocumentExtraction:
         return await self.extract_routed(body, decision, location, password)
 
     async def extract_routed(self, body: bytes, decision: RoutingDecision, location: str,
-                             password: str | None = None, *, depth: int = 0) -> Extraction:
+                             password: str | None = None, *, depth: int = 0,
+                             budget: ExtractionBudget | None = None) -> Extraction:
         """Extract `body` along a route `route` already chose (so bytes are routed once);
-        `depth` counts the messages this body is attached inside."""
+        `depth` counts the messages this body is attached inside, `budget` is theirs."""
         try:
-            extraction = await self._extract(body, decision, location, password, depth)
+            extraction = await self._extract(body, decision, location, password, depth,
+                                             budget)
         except SheafError as exc:
             raise exc.with_url(location) from None
         sheets = decision.route in (Route.XLSX, Route.CSV, Route.ODF)
         return attrs.evolve(extraction, document=with_fallback_title(
             extraction.document, location, first_heading=not sheets))
 
-    async def _mail(self, body: bytes, location: str, depth: int) -> Document:
+    async def _mail(self, body: bytes, location: str, depth: int,
+                    budget: ExtractionBudget) -> Document:
         message = parse_mail(body)
 
         async def read_html(data: bytes, charset: str | None) -> Document:
@@ -144,17 +158,31 @@ class DocumentExtraction:
             where = f"{location}#{ATTACHMENT_FRAGMENT}{attachment.name}"
             declared = None if attachment.media_type.startswith("application/octet") \
                 else attachment.media_type
+            budget.spend_bytes(len(attachment.data), f"attachment {attachment.name}")
             decision = self.route(attachment.data, declared_type=declared, location=where)
-            found = await self.extract_routed(attachment.data, decision, where, depth=depth + 1)
+            found = await self.extract_routed(attachment.data, decision, where,
+                                              depth=depth + 1, budget=budget)
             return found.document
 
         return await mail_document(message, read_html=read_html,
-                                   read_attachment=read_attachment)
+                                   read_attachment=read_attachment, budget=budget)
 
     async def _extract(self, body: bytes, decision: RoutingDecision, location: str,
-                       password: str | None, depth: int = 0) -> Extraction:
+                       password: str | None, depth: int = 0,
+                       budget: ExtractionBudget | None = None) -> Extraction:
+        extraction = await self._extract_one(body, decision, location, password, depth,
+                                             budget)
+        if budget is not None and decision.route in _TEXT_NOT_SPENT:
+            # Readers bounded by limits of their own (HTML, PDF, text, OCR's frames) do
+            # not spend their text: it is spent here from the message's running total.
+            budget.spend_characters(len(extraction.document.text), location)
+        return extraction
+
+    async def _extract_one(self, body: bytes, decision: RoutingDecision, location: str,
+                           password: str | None, depth: int,
+                           budget: ExtractionBudget | None) -> Extraction:
         if decision.route is Route.PDF:
-            document, source = await self._pdf_document(body, password)
+            document, source = await self._pdf_document(body, password, budget)
             return Extraction(document, source, decision, "application/pdf")
         if decision.route is Route.HTML:
             document = await self._html.extract(body, url=location,
@@ -165,11 +193,16 @@ class DocumentExtraction:
             if self._ocr is None:
                 raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
                                  f"{found} needs OCR, and no OCR engine is configured")
-            pages = await self._ocr.recognise(body, pages=None)
+            pages = await self._ocr.recognise(body, pages=None, budget=budget)
             return Extraction(ocr_document(pages), ContentSource.OCR, decision, found)
         if decision.route is Route.EMAIL:
-            return Extraction(await self._mail(body, location, depth), ContentSource.EMAIL,
-                              decision, EMAIL_TYPE)
+            # One running budget for the message and all it carries (forwarded messages
+            # included): attachments that each fit their own reader's limits cannot
+            # together take the message past them.
+            message_budget = budget if budget is not None \
+                else ExtractionBudget(self._mail_limits)
+            return Extraction(await self._mail(body, location, depth, message_budget),
+                              ContentSource.EMAIL, decision, EMAIL_TYPE)
         if decision.route in _FORMATS:
             source, media_type = _FORMATS[decision.route]
             extractor = self._formats.get(decision.route)
@@ -177,8 +210,8 @@ class DocumentExtraction:
                 raise SheafError(ErrorKind.UNSUPPORTED_CONTENT,
                                  f"{decision.reason}, but no {decision.route.value} extractor "
                                  "is configured")
-            return Extraction(await extractor.extract(body, location=location), source,
-                              decision, media_type)
+            return Extraction(await extractor.extract(body, location=location, budget=budget),
+                              source, decision, media_type)
         text = decode_text(body, decision.media_type.charset)
         if decision.route is Route.CSV:
             essence = decision.media_type.essence
@@ -193,7 +226,8 @@ class DocumentExtraction:
         return Extraction(document, ContentSource.RAW, decision,
                           decision.media_type.essence or "text/plain")
 
-    async def _pdf_document(self, body: bytes, password: str | None
+    async def _pdf_document(self, body: bytes, password: str | None,
+                            budget: ExtractionBudget | None = None
                             ) -> tuple[Document, ContentSource]:
         """The PDF's text layer; pages without one are read by OCR when an engine is set.
         Pages that have a text layer are never OCR'd."""
@@ -206,7 +240,7 @@ class DocumentExtraction:
                 raise SheafError(ErrorKind.NO_TEXT_LAYER,
                                  f"{exc.message}; no OCR engine is configured") from None
             try:
-                pages = await self._ocr.recognise(body, pages=None)
+                pages = await self._ocr.recognise(body, pages=None, budget=budget)
             except SheafError as ocr_exc:
                 raise SheafError(ErrorKind.NO_TEXT_LAYER,
                                  f"{exc.message}; {ocr_exc.message}") from None
@@ -215,7 +249,7 @@ class DocumentExtraction:
         if not blank or self._ocr is None:
             return document, ContentSource.PDF
         try:
-            pages = await self._ocr.recognise(body, pages=blank)
+            pages = await self._ocr.recognise(body, pages=blank, budget=budget)
         except SheafError as exc:
             note = f"ocr: pages {', '.join(map(str, blank))} not read: {exc.message}"
             return attrs.evolve(document, notes=(*document.notes, note)), ContentSource.PDF

@@ -9,7 +9,9 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from ...domain.document.document import BlockDraft, BlockKind, Document, Link
+from ...domain.document.extraction_budget import ExtractionBudget
 from ...domain.document.fallback_title import TITLE_NOTES
+from ...domain.document.link_list import with_link_list
 from ...domain.document.markdown_rendering import assemble_document
 from ...domain.document.metadata import DocumentMetadata
 from ...domain.document.omissions import LEFT_OUT_PREFIX, Omission, OmissionTally
@@ -22,9 +24,15 @@ ReadAttachment = Callable[[MailAttachment], Awaitable[Document]]
 
 
 async def mail_document(message: MailMessage, *, read_html: ReadHtml,
-                        read_attachment: ReadAttachment) -> Document:
+                        read_attachment: ReadAttachment,
+                        budget: ExtractionBudget | None = None) -> Document:
     """The message's document: a heading (its subject), a paragraph per shown header,
-    the body's blocks, then each attachment's blocks one level below its heading."""
+    the body's blocks, then each attachment's blocks one level below its heading.
+
+    `budget` is the message's running budget, which `read_attachment` spends from too:
+    an attachment refused on its own is named in the notes and the rest is read, but once
+    the message as a whole is past its budget the message is `too_large`."""
+    budget = budget if budget is not None else ExtractionBudget()
     tally = OmissionTally()
     tally.add(Omission.ALTERNATIVE_BODY, message.alternatives)
     tally.add(Omission.IMAGE_WITHOUT_TEXT, message.inline_images)
@@ -35,12 +43,17 @@ async def mail_document(message: MailMessage, *, read_html: ReadHtml,
                for name, value in message.headers if name != "Subject"]
     body = await _body(message, read_html)
     if body is not None:
+        budget.spend_characters(len(body.text), "the message's body")
         drafts += _below(body, 1)
         links += body.links
     for attachment in message.attachments:
         try:
             child = await read_attachment(attachment)
         except SheafError as exc:
+            if budget.exhausted:
+                raise SheafError(ErrorKind.TOO_LARGE,
+                                 f"the message with its attachments is too large: reading "
+                                 f"attachment {attachment.name}, {exc.message}") from None
             tally.add(Omission.ATTACHMENT)
             notes.append(f"attachment {attachment.name} ({attachment.media_type}) not read: "
                          f"{exc.kind.value}: {exc.message}")
@@ -55,6 +68,8 @@ async def mail_document(message: MailMessage, *, read_html: ReadHtml,
     metadata = DocumentMetadata(title=message.subject,
                                 authors=(message.sender,) if message.sender else (),
                                 published=message.date[:10] if message.date else None)
+    # One list of the message's links (its body's and its attachments'), at the end.
+    drafts = with_link_list(drafts, links)
     return assemble_document(drafts, metadata=metadata, links=links,
                              notes=[*notes, tally.note()])
 

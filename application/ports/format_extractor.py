@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ...domain.document.document import Document
+from ...domain.document.extraction_budget import ExtractionBudget
 
 
 class FormatExtractor(Protocol):
@@ -18,6 +19,9 @@ class FormatExtractor(Protocol):
     "left out:" line (`domain/document/omissions`).
     """
 
-    async def extract(self, body: bytes, *, location: str) -> Document:
-        """Extract `body`, read from `location` (for error messages and link resolution)."""
+    async def extract(self, body: bytes, *, location: str,
+                      budget: ExtractionBudget | None = None) -> Document:
+        """Extract `body`, read from `location` (for error messages and link resolution),
+        spending from `budget` when given (the running budget of the document `body` is
+        part of, such as an email's), else from a fresh budget of its own."""
         ...

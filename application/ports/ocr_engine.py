@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Protocol
 
+from ...domain.document.extraction_budget import ExtractionBudget
 from ...domain.ocr.recognised_text import OcrPage
 
 
@@ -17,8 +18,9 @@ class OcrEngine(Protocol):
     image too large to decode safely.
     """
 
-    async def recognise(self, body: bytes, *, pages: Collection[int] | None = None
-                        ) -> tuple[OcrPage, ...]:
+    async def recognise(self, body: bytes, *, pages: Collection[int] | None = None,
+                        budget: ExtractionBudget | None = None) -> tuple[OcrPage, ...]:
         """The recognised pages of `body` (an image or a PDF); for a PDF only the 1-based
-        `pages` given, every page when None."""
+        `pages` given, every page when None. Each frame read is spent from `budget` when
+        given (the budget of the document `body` is part of), else from a fresh one."""
         ...

@@ -26,6 +26,9 @@ class BlockKind(WordedEnum):
     """A paginated source's running header, footer or page number, on its page between
     blocks; or a margin stamp or printer's slug, once per distinct line after the
     content (its pages say where it was printed)."""
+    LINKS = "links"
+    """The targets of the document's links, after its content: `rows` holds each link's
+    text and target, while the link's text stays in the prose (ADR-0035)."""
 
 
 @attrs.frozen

@@ -6,7 +6,8 @@ cells, a 150 KB image with five hundred full-size frames. Those are amplificatio
 work, not of input, so they are counted where the work happens, as a running total per
 document, and refused the moment the total passes its limit (never after the work is
 done). Every extractor (Office, EPUB, OCR, and new readers) takes one `ExtractionBudget`
-per document and spends from it:
+per document and spends from it; a document made of documents (an email and its
+attachments) hands its one budget to each reader in turn:
 
     budget = ExtractionBudget(limits)
     budget.spend_bytes(len(part), part_name)      # each decode of a part
@@ -68,6 +69,15 @@ class ExtractionBudget:
         self.cells = 0
         self.pixels = 0
         self.frames = 0
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether a total is past its limit: the budget refused, and the document (not
+        only the part being read when it refused) is too large."""
+        limits = self.limits
+        return (self.decoded_bytes > limits.max_decoded_bytes
+                or self.characters > limits.max_characters or self.cells > limits.max_cells
+                or self.pixels > limits.max_pixels or self.frames > limits.max_frames)
 
     def spend_bytes(self, count: int, where: str) -> None:
         """Count `count` decoded bytes (one decode of a part, member or stream)."""

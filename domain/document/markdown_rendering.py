@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .document import Block, BlockDraft, BlockKind, Document, Link
+from .link_list import link_list_markdown, link_list_plain
 from .metadata import DocumentMetadata
 
 BLOCK_SEPARATOR = "\n\n"
@@ -20,6 +21,8 @@ def render_markdown(draft: BlockDraft) -> str:
         return _markdown_list(draft)
     if kind is BlockKind.TABLE:
         return _pipe_table(draft.rows)
+    if kind is BlockKind.LINKS:
+        return link_list_markdown(draft.rows)
     if kind is BlockKind.QUOTE:
         return "\n".join("> " + line if line else ">" for line in draft.text.split("\n"))
     if kind is BlockKind.CODE:
@@ -55,6 +58,8 @@ def render_plain(draft: BlockDraft) -> str:
         return "\n".join(lines)
     if kind is BlockKind.TABLE:
         return "\n".join("\t".join(cell for cell in row) for row in draft.rows)
+    if kind is BlockKind.LINKS:
+        return link_list_plain(draft.rows)
     if kind is BlockKind.REFERENCE:
         return (f"[{draft.label}] " if draft.label else "") + draft.text
     if kind is BlockKind.HEADING:

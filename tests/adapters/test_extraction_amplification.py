@@ -189,3 +189,17 @@ def test_a_slide_listed_250_times_does_not_grow_the_store(tmp_path: Path) -> Non
     stored = sum(f.stat().st_size for f in tmp_path.rglob("*") if f.is_file()
                  and f != path)
     assert stored < 40_000_000, f"the store holds {stored} bytes for a 1 MB slide"
+
+
+@pytest.mark.slow
+def test_a_message_whose_attachments_together_pass_the_budget_is_too_large(
+        tmp_path: Path) -> None:
+    # Each attachment is a quarter of one document's budget; the message is one document.
+    path = tmp_path / "log.eml"
+    _generate_in_child("eml_attachments_past_the_budget", path)
+    assert path.stat().st_size < 20_000_000
+    run = run_sheaf(["extract", str(path), "--format", "json"], timeout=SECONDS * 2)
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.outcome == "too_large", run.stderr[-500:]
+    assert "log-6.docx" in run.stderr and "attachments" in run.stderr, run.stderr[-500:]
+    assert run.peak_mb <= PEAK_MB, f"peak {run.peak_mb:.0f} MB"

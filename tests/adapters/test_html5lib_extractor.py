@@ -396,7 +396,8 @@ def test_a_root_that_yields_only_chrome_is_passed_over_and_logged() -> None:
     assert "Google Scholar" not in document.text
     assert document.notes[0].startswith("HTML content root <main> (semantic container <main>) "
                                         "passed over: ")
-    assert document.notes[-2].startswith("HTML content root: <div>")
+    assert document.notes[-3].startswith("HTML content root: <div>")
+    assert document.notes[-2] == "left out: nothing"
     assert document.notes[-1].startswith("extraction confidence ")
 
 

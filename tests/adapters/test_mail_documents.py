@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.files.filesystem_file_reader import FilesystemFileReader
+from sheaf.application.extraction.document_extraction import DocumentExtraction
 from sheaf.domain.document.content_source import ContentSource
+from sheaf.domain.document.extraction_budget import ExtractionLimits
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.mail.mail_message import parse_mail
 from sheaf.domain.routing.routing import Route, route_content
@@ -144,3 +146,79 @@ async def test_raw_eight_bit_headers_read_in_the_message_charset() -> None:
     assert document.title == "Café hours"
     assert "From: René <rene@example.org>" in document.text
     assert "Le café ouvre à huit heures." in document.text
+
+
+def _mail_extraction(max_characters: int) -> DocumentExtraction:
+    from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+    from sheaf.adapters.office.docx_extractor import DocxExtractor
+    from sheaf.adapters.office.rtf_extractor import RtfExtractor
+    from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+
+    return DocumentExtraction(
+        Html5libExtractor(), PdfminerExtractor(),
+        formats={Route.DOCX: DocxExtractor(), Route.RTF: RtfExtractor()},
+        mail_limits=ExtractionLimits(max_characters=max_characters))
+
+
+def _message_with(attachments: list[tuple[str, bytes, str, str]]) -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "Ada Ferris <ada@example.org>"
+    message["Subject"] = "Parts"
+    message.set_content("The parts, attached.\n")
+    for name, data, maintype, subtype in attachments:
+        message.add_attachment(data, maintype=maintype, subtype=subtype, filename=name)
+    return message.as_bytes()
+
+
+_DOCX = ("application", "vnd.openxmlformats-officedocument.wordprocessingml.document")
+
+
+async def test_a_message_and_its_attachments_are_read_under_one_budget() -> None:
+    from tests.amplification_inputs import docx_of_text
+
+    part = docx_of_text(3_000)
+    one = _message_with([("a.docx", part, *_DOCX)])
+    read = await _mail_extraction(8_000).extract(one, declared_type=None, location="m.eml")
+    assert "Attachment: a.docx" in read.document.text
+    # Each attachment fits the budget alone; three together do not, and the message,
+    # not one attachment, is refused: typed, naming the attachment that took it past.
+    three = _message_with([(f"{n}.docx", part, *_DOCX) for n in "abc"])
+    with pytest.raises(SheafError) as caught:
+        await _mail_extraction(8_000).extract(three, declared_type=None, location="m.eml")
+    assert caught.value.kind is ErrorKind.TOO_LARGE
+    assert "c.docx" in caught.value.message
+
+
+async def test_text_attachments_and_forwarded_messages_spend_from_the_same_budget() -> None:
+    from email.message import EmailMessage
+
+    forwarded = EmailMessage()
+    forwarded["From"] = "Port Authority <port@example.org>"
+    forwarded["Subject"] = "Notice"
+    forwarded.set_content("Dredging starts on Tuesday. " * 200)
+    message = EmailMessage()
+    message["From"] = "Ada Ferris <ada@example.org>"
+    message["Subject"] = "Forwarded"
+    message.set_content("See below.\n")
+    message.add_attachment(("Tide table. " * 300).encode(), maintype="text",
+                           subtype="plain", filename="tides.txt")
+    message.add_attachment(forwarded)
+    body = message.as_bytes()
+    fits = await _mail_extraction(20_000).extract(body, declared_type=None,
+                                                  location="m.eml")
+    assert "Dredging starts on Tuesday." in fits.document.text
+    with pytest.raises(SheafError) as caught:
+        await _mail_extraction(7_000).extract(body, declared_type=None, location="m.eml")
+    assert caught.value.kind is ErrorKind.TOO_LARGE
+    assert "Notice" in caught.value.message
+
+
+async def test_an_attachment_refused_on_its_own_is_named_and_the_rest_is_read() -> None:
+    body = _message_with([("broken.docx", b"PK\x03\x04 not a package", *_DOCX),
+                          ("notes.rtf", rtf_bytes(), "application", "rtf")])
+    read = await _mail_extraction(100_000).extract(body, declared_type=None,
+                                                   location="m.eml")
+    assert any(n.startswith("attachment broken.docx") for n in read.document.notes)
+    assert "Attachment: notes.rtf" in read.document.text

@@ -416,3 +416,37 @@ def test_automatically_numbered_slide_paragraphs_are_an_ordered_list() -> None:
     deck.save(buffer)
     document = PptxExtractor().extract_sync(buffer.getvalue(), "steps.pptx")
     assert "1. Unpack\n2. Assemble" in document.text
+
+
+def test_a_paragraph_holding_only_an_equation_and_pictures_is_read_once() -> None:
+    # A picture anchored in a paragraph whose only text is an equation: the equation
+    # becomes a display formula, and the pictures are placed and counted once each.
+    import docx
+
+    from tests.office_fixtures import MATH, png_bytes
+
+    document = docx.Document()
+    document.add_paragraph("Before the figure.")
+    document.add_picture(io.BytesIO(png_bytes()))
+    document.add_picture(io.BytesIO(png_bytes()))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
+        xml = archive.read("word/document.xml").decode()
+    math = f'<m:oMath xmlns:m="{MATH}"><m:r><m:t>E=m</m:t></m:r></m:oMath>'
+    # Both pictures' runs move into the first picture's paragraph, after an equation.
+    start = xml.index("<w:p>", xml.index("Before the figure."))
+    first_end = xml.index("</w:p>", start)
+    second_start = xml.index("<w:p>", first_end)
+    second_end = xml.index("</w:p>", second_start)
+    second_runs = xml[second_start + len("<w:p>"):second_end]
+    paragraph = "<w:p>" + math + xml[start + len("<w:p>"):first_end] + second_runs + "</w:p>"
+    xml = xml[:start] + paragraph + xml[second_end + len("</w:p>"):]
+    xml = xml.replace('descr=""', 'descr="A falling apple"', 1) if 'descr=""' in xml else \
+        xml.replace('<wp:docPr id="1" name="Picture 1"',
+                    '<wp:docPr id="1" name="Picture 1" descr="A falling apple"', 1)
+    body = rewrite_zip(buffer.getvalue(), {"word/document.xml": xml.encode()})
+    read = DocxExtractor().extract_sync(body, "apple.docx")
+    assert [b.markdown for b in read.blocks if b.kind is BlockKind.FORMULA] == ["$$E=m$$"]
+    assert read.text.count("A falling apple") == 1
+    assert read.notes == ("left out: 1 image without alt text or caption",)

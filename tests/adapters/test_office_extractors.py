@@ -41,6 +41,9 @@ def test_docx_structure_and_metadata() -> None:
     assert "See the minutes for details." in document.text
     assert [(link.text, link.url) for link in document.links] == [
         ("minutes", "https://example.org/minutes")]
+    # The link's text stays in the prose; its target is listed after the content.
+    assert document.blocks[-1].kind is BlockKind.LINKS
+    assert document.blocks[-1].markdown == "- [minutes](https://example.org/minutes)"
     assert "Turnout was high.[1]" in document.text
     note = next(b for b in document.blocks if b.kind is BlockKind.FOOTNOTE)
     assert note.markdown == "[1] Counted by the clerk on the night."
@@ -208,3 +211,18 @@ def test_epub_chapters_keep_sections_a_web_page_would_drop() -> None:
         rewrite_zip(epub_bytes(), {"OEBPS/two.xhtml": chapter.encode()}), "/tmp/b.epub")
     assert "Books on lighthouses." in document.text
     assert "Letters from readers." in document.text
+
+
+def test_epub_links_name_other_parts_of_the_book_by_member_path_and_drop_jumps() -> None:
+    chapter = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Read the '
+               '<a href="notes/colophon.xhtml">colophon</a>, note '
+               '<a href="two.xhtml#n1">1</a> and the '
+               '<a href="https://example.org/keepers">keepers\' site</a>.</p></body></html>')
+    document = EpubExtractor().extract_sync(
+        rewrite_zip(epub_bytes(), {"OEBPS/one.xhtml": chapter.encode()}), "/tmp/b.epub")
+    assert "Read the colophon, note 1 and the keepers' site." in document.text
+    assert [(link.text, link.url) for link in document.links] == [
+        ("colophon", "OEBPS/notes/colophon.xhtml"),
+        ("keepers' site", "https://example.org/keepers")]
+    assert document.text.endswith("- [colophon](OEBPS/notes/colophon.xhtml)\n"
+                                  "- [keepers' site](https://example.org/keepers)")

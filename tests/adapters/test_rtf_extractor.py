@@ -37,7 +37,10 @@ def test_an_rtf_keeps_its_text_structure_and_metadata_and_no_markup() -> None:
     table = next(b for b in document.blocks if b.kind is BlockKind.TABLE)
     assert table.draft.rows == (("Wheel", "12 ft"), ("Stones", "2 pairs"))
     assert "Мельница" in document.text  # bytes in the Cyrillic font's code page
-    assert document.text.endswith("[1] Recorded by the clerk.")
+    # The footnote ends the content; the link's target is listed after it.
+    assert document.text.endswith("[1] Recorded by the clerk.\n\n"
+                                  "- [the mill's page](https://example.org/mill)")
+    assert document.blocks[-1].kind is BlockKind.LINKS
     for marker in ("\\par", "\\f0", "{", "}", "fonttbl", "Arial", "Riched20", "89504e"):
         assert marker not in document.text
     assert document.notes == ("left out: 2 images without alt text or caption",)

@@ -15,6 +15,7 @@ from sheaf.adapters.office.rtf_extractor import RtfExtractor
 from sheaf.adapters.office.xlsx_extractor import XlsxExtractor
 from sheaf.application.ports.format_extractor import FormatExtractor
 from sheaf.domain.document.document import BlockDraft, BlockKind
+from sheaf.domain.document.extraction_budget import ExtractionBudget, ExtractionLimits
 from sheaf.domain.document.markdown_rendering import assemble_document
 from sheaf.domain.errors import ErrorKind, SheafError
 from tests.office_fixtures import (
@@ -87,3 +88,18 @@ async def test_refuses_a_zip_of_another_format(case: Case) -> None:
     with pytest.raises(SheafError) as caught:
         await extractor.extract(others[0], location="/tmp/in")
     assert caught.value.kind in (ErrorKind.CORRUPT, ErrorKind.UNSUPPORTED_CONTENT)
+
+
+async def test_spends_from_a_budget_it_is_given(case: Case) -> None:
+    # A document read as part of another (an email's attachment) spends the running
+    # budget of the whole: what it produced is counted there, and a budget too small
+    # for it is `too_large`.
+    extractor, body, _, sentence = case
+    budget = ExtractionBudget()
+    document = await extractor.extract(body, location="/tmp/in", budget=budget)
+    assert sentence in document.text
+    assert budget.characters >= len(sentence)
+    with pytest.raises(SheafError) as caught:
+        await extractor.extract(body, location="/tmp/in",
+                                budget=ExtractionBudget(ExtractionLimits(max_characters=5)))
+    assert caught.value.kind is ErrorKind.TOO_LARGE

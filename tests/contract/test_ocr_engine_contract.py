@@ -7,6 +7,7 @@ import pytest
 from sheaf.adapters.ocr.memory_ocr_engine import MemoryOcrEngine
 from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
 from sheaf.application.ports.ocr_engine import OcrEngine
+from sheaf.domain.document.extraction_budget import ExtractionBudget, ExtractionLimits
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.ocr.recognised_text import OcrPage, OcrWord
 from tests.office_fixtures import scanned_page, scanned_pdf
@@ -65,3 +66,16 @@ async def test_unreadable_bytes_are_corrupt(engine: tuple[OcrEngine, bytes, byte
     with pytest.raises(SheafError) as caught:
         await ocr.recognise(b"\x89PNG\r\n\x1a\n not really a png")
     assert caught.value.kind is ErrorKind.CORRUPT
+
+
+async def test_spends_frames_from_a_budget_it_is_given(
+        engine: tuple[OcrEngine, bytes, bytes]) -> None:
+    ocr, image, _ = engine
+    budget = ExtractionBudget()
+    assert _words(await ocr.recognise(image, budget=budget))
+    assert budget.frames == 1 and budget.pixels > 0
+    spent = ExtractionBudget(ExtractionLimits(max_frames=1))
+    spent.spend_frame(1, 1, "an earlier attachment")
+    with pytest.raises(SheafError) as caught:
+        await ocr.recognise(image, budget=spent)
+    assert caught.value.kind is ErrorKind.TOO_LARGE

@@ -50,3 +50,41 @@ async def test_a_folder_ingest_skips_unsupported_formats_and_keeps_the_notes(
     markdown = (await sheaf_on(store, "show", str((folder / "mill.rtf").resolve()),
                                "--markdown")).stdout.decode()
     assert "Mill History" in markdown and "\\par" not in markdown
+
+
+
+def _page_and_pdf(folder: Path) -> list[tuple[Path, str]]:
+    """A web page and a PDF that hold what their text does not, with the note each gets."""
+    from tests.pdf_writer import with_pdf_extras, write_pdf
+
+    page = folder / "harbour.html"
+    prose = "".join(f"<p>Paragraph {i} of the story, with enough words, commas, and detail "
+                    "to read as prose that a reader came for.</p>" for i in range(6))
+    page.write_text(f"<html><head><title>Harbour</title></head><body><article>{prose}"
+                    "<img src='quay.jpg'><iframe src='https://v.example/1'></iframe>"
+                    "</article></body></html>")
+    survey = folder / "survey.pdf"
+    survey.write_bytes(with_pdf_extras(
+        write_pdf([("h1", "Harbour Survey"), ("p", "Every mooring on the east quay.")]),
+        pictures=2, annotations=["/Text"], fields=1))
+    return [(page, "left out: 1 image without alt text or caption, "
+                   "1 embedded frame or object (iframe, object, embed)"),
+            (survey, "left out: 2 pictures (their pixels not read as text), 1 annotation "
+                     "(note, highlight, stamp or shape), 1 form field (its value not read)")]
+
+
+def test_web_pages_and_pdfs_name_what_they_left_out_in_extract_json(tmp_path: Path) -> None:
+    for path, line in _page_and_pdf(tmp_path):
+        done = run("extract", path, "--format", "json")
+        assert done.exit_code == 0, done.output
+        assert line in json.loads(done.stdout)["notes"]
+
+
+async def test_web_pages_and_pdfs_name_what_they_left_out_in_diagnostics(
+        tmp_path: Path) -> None:
+    cases = _page_and_pdf(tmp_path)
+    store = tmp_path / "kb.duckdb"
+    assert (await sheaf_on(store, "ingest", *(p for p, _ in cases))).returncode == 0
+    for path, line in cases:
+        shown = await sheaf_on(store, "show", str(path.resolve()), "--diagnostics")
+        assert line in shown.stdout.decode()
