@@ -1,0 +1,98 @@
+"""Preparing versions in child processes, so a server's event loop keeps the GIL while an
+upload is extracted, analysed and encoded (ADR-0037).
+
+The children are forked from a forkserver that has already imported the extractors: one
+starts in milliseconds and shares their pages. A child that dies (killed, out of memory)
+fails the ingests it held with `internal` and is replaced for the next one."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import pickle
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+import anyio
+
+from ...application.concurrency.worker_pool import WorkerPool
+from ...application.extraction.document_extraction import DocumentExtraction
+from ...application.ingestion.version_preparation import (
+    Preparation,
+    PreparationRequest,
+    PreparedVersion,
+    prepare_version,
+)
+from ...domain.analysis.token_counting import TokenCounting
+from ...domain.errors import ErrorKind, SheafError
+from .composition import build_extraction, ingestion_modules
+
+_extraction: DocumentExtraction | None = None
+"""A child's extractors, built at its first request."""
+
+
+def _prepare_here(request: PreparationRequest) -> PreparedVersion:
+    """What a child runs: the same steps as in-process, on a loop of its own."""
+    global _extraction
+    if _extraction is None:
+        _extraction = build_extraction()
+    return anyio.run(prepare_version, request, _extraction, WorkerPool(1))
+
+
+class ProcessPreparation:
+    """Runs `prepare_version` in at most `processes` children, started at first use."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = max(1, processes)
+        self._executor: ProcessPoolExecutor | None = None
+        self._sendable: dict[int, bool] = {}
+
+    def preparing(self, in_process: Preparation) -> Preparation:
+        """A preparation in the children; requests whose token counting cannot be sent
+        to one (a local tokenizer's) are prepared by `in_process`."""
+        async def prepare(request: PreparationRequest) -> PreparedVersion:
+            if not self._can_send(request.counting):
+                return await in_process(request)
+            return await self.prepare(request)
+
+        return prepare
+
+    async def prepare(self, request: PreparationRequest) -> PreparedVersion:
+        """`prepare_version(request)` in a child; `internal` when the child dies."""
+        executor = self._executor
+        if executor is None:
+            executor = self._executor = await anyio.to_thread.run_sync(self._started)
+        # Submitted from a thread: a submit may fork a child, which takes the GIL a while.
+        future: Future[PreparedVersion] = await anyio.to_thread.run_sync(
+            executor.submit, _prepare_here, request)
+        try:
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            if self._executor is executor:  # the first ingest to see it replaces it
+                self._executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
+            raise SheafError(ErrorKind.INTERNAL, "the process extracting this file ended "
+                             "before it answered (killed, or out of memory); nothing was "
+                             "stored: try again") from None
+
+    def _started(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("forkserver")
+        # The forkserver imports the extractors once; each child is forked from it.
+        context.set_forkserver_preload([__name__, *ingestion_modules()])
+        return ProcessPoolExecutor(self.processes, mp_context=context)
+
+    def _can_send(self, counting: TokenCounting) -> bool:
+        key = id(counting.count)
+        if key not in self._sendable:
+            try:
+                pickle.dumps(counting)
+                self._sendable[key] = True
+            except (pickle.PicklingError, TypeError, AttributeError):
+                self._sendable[key] = False
+        return self._sendable[key]
+
+    async def aclose(self) -> None:
+        """Stop the children (each finishes what it was preparing)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            await anyio.to_thread.run_sync(executor.shutdown)
