@@ -117,9 +117,12 @@ _INGESTION_MODULES = (
     "...adapters.fetching.aiohttp_http_client", "...adapters.files.filesystem_file_reader",
     "...adapters.html.html5lib_extractor", "...adapters.ocr.tesseract_ocr",
     "...adapters.office.docx_extractor", "...adapters.office.epub_extractor",
+    "...adapters.office.odf_extractor", "...adapters.office.rtf_extractor",
     "...adapters.office.pptx_extractor", "...adapters.office.xlsx_extractor",
     "...adapters.pdf.pdfminer_extractor", "...application.extraction.content_resolver",
-    "...application.extraction.document_extraction", "...application.ingestion.ingestion")
+    "...application.extraction.document_extraction", "...application.ingestion.ingestion",
+    # numpy, which the first near-duplicate check would import in a worker thread.
+    "...adapters.store.duckdb.fingerprint_sign_table", ".process_preparation")
 
 
 def import_ingestion() -> None:

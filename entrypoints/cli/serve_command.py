@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from pathlib import Path
@@ -87,6 +88,9 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
         # store locked by another process fails without having claimed to serve.
         status = await kb.status()
         await anyio.to_thread.run_sync(import_ingestion)  # not on the first ingest's loop
+        # What start-up made lives as long as the server: kept out of the collector's
+        # generations, full collections (which hold the GIL) walk only what came after.
+        gc.freeze()
         app = build_app(kb, ApiSettings(
             space=settings.space, token=settings.api_token, scopes=scopes,
             allowed_hosts=allowed, store_status=status,
