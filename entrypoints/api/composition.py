@@ -345,7 +345,8 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
     if extraction_processes > 0:
         from .process_preparation import ProcessPreparation
 
-        processes = ProcessPreparation(extraction_processes)
+        processes = ProcessPreparation(extraction_processes, build_extraction,
+                                       ingestion_modules())
 
     def build_ingestion() -> tuple[HttpClient, Ingestion]:
         from ...adapters.files.filesystem_file_reader import FilesystemFileReader

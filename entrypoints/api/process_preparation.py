@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import pickle
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -27,7 +28,6 @@ from ...application.ingestion.version_preparation import (
 )
 from ...domain.analysis.token_counting import TokenCounting
 from ...domain.errors import ErrorKind, SheafError
-from .composition import build_extraction, ingestion_modules
 
 _extraction: DocumentExtraction | None = None
 """A child's extractors, built at its first request."""
@@ -73,20 +73,27 @@ def _unpickled(pieces: tuple[bytes, ...]) -> tuple[Any, ...]:
     return tuple(value for piece in pieces for value in pickle.loads(piece))
 
 
-def _prepare_here(request: PreparationRequest) -> _Sent:
+def _prepare_here(build: Callable[[], DocumentExtraction], request: PreparationRequest
+                  ) -> _Sent:
     """What a child runs: the same steps as in-process, on a loop of its own."""
     global _extraction
     if _extraction is None:
-        _extraction = build_extraction()
+        _extraction = build()
     return _Sent.of(anyio.run(prepare_version, request, _extraction, WorkerPool(1)))
 
 
 class ProcessPreparation:
-    """Runs `prepare_version` in at most `processes` children, started at first use."""
+    """Runs `prepare_version` in at most `processes` children, started at first use,
+    each extracting with what `build` makes (a module-level function: children import
+    it by name), forked from a server that imported `preload`."""
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, processes: int, build: Callable[[], DocumentExtraction],
+                 preload: Sequence[str] = ()) -> None:
         self.processes = max(1, processes)
+        self._build = build
+        self._preload = [__name__, *preload]
         self._executor: ProcessPoolExecutor | None = None
+        self._starting = anyio.Lock()
         self._sendable: dict[int, bool] = {}
 
     def preparing(self, in_process: Preparation) -> Preparation:
@@ -101,12 +108,13 @@ class ProcessPreparation:
 
     async def prepare(self, request: PreparationRequest) -> PreparedVersion:
         """`prepare_version(request)` in a child; `internal` when the child dies."""
-        executor = self._executor
-        if executor is None:
-            executor = self._executor = await anyio.to_thread.run_sync(self._started)
+        async with self._starting:  # concurrent first ingests start one set of children
+            executor = self._executor
+            if executor is None:
+                executor = self._executor = await anyio.to_thread.run_sync(self._started)
         # Submitted from a thread: a submit may fork a child, which takes the GIL a while.
         future: Future[_Sent] = await anyio.to_thread.run_sync(
-            executor.submit, _prepare_here, request)
+            executor.submit, _prepare_here, self._build, request)
         try:
             sent = await asyncio.wrap_future(future)
         except BrokenProcessPool:
@@ -121,7 +129,7 @@ class ProcessPreparation:
     def _started(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
         # The forkserver imports the extractors once; each child is forked from it.
-        context.set_forkserver_preload([__name__, *ingestion_modules()])
+        context.set_forkserver_preload(self._preload)
         return ProcessPoolExecutor(self.processes, mp_context=context)
 
     def _can_send(self, counting: TokenCounting) -> bool:

@@ -65,7 +65,7 @@ def _kill_this_process(text: str) -> int:
 
 
 async def test_a_child_prepares_the_version_this_process_would() -> None:
-    processes = ProcessPreparation(2)
+    processes = ProcessPreparation(2, build_extraction)
     try:
         for body, name in ((docx_bytes(), "report.docx"), (pptx_bytes(), "deck.pptx"),
                            (xlsx_bytes(rows=40), "book.xlsx")):
@@ -83,7 +83,7 @@ async def test_a_child_prepares_the_version_this_process_would() -> None:
 
 
 async def test_typed_errors_and_the_budget_come_back_from_a_child_unchanged() -> None:
-    processes = ProcessPreparation(1)
+    processes = ProcessPreparation(1, build_extraction)
     refused = {
         "/tmp/broken.docx": b"PK\x03\x04 a torn archive",
         "/tmp/echo.xlsx": inputs.xlsx_one_string_many_cells(cells=700,
@@ -114,7 +114,7 @@ async def test_typed_errors_and_the_budget_come_back_from_a_child_unchanged() ->
 
 
 async def test_a_killed_child_fails_its_file_as_internal_and_the_next_is_served() -> None:
-    processes = ProcessPreparation(1)
+    processes = ProcessPreparation(1, build_extraction)
     killer = TokenCounting("tokens", "a counter that is killed", count=_kill_this_process)
     try:
         killed = await _outcome(processes, _request(docx_bytes(), "/tmp/k.docx",
