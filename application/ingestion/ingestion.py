@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
@@ -12,16 +14,14 @@ import attrs
 from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
 from ...domain.analysis.token_counting import ESTIMATED_TOKENS
 from ...domain.document.content_source import ContentSource
-from ...domain.document.document import Document
-from ...domain.document.extraction_confidence import CONFIDENCE_KEY, confidence_of
+from ...domain.document.extraction_confidence import confidence_of
 from ...domain.enrichment.enrichment import EnrichmentKind
 from ...domain.errors import ErrorKind, SheafError
 from ...domain.fetching.url_normalisation import is_url, normalise_url
 from ...domain.queue.ingest_jobs import QueuedFile
 from ...domain.rendering.render_need import RenderMode
 from ...domain.routing.directory_listing import DirectoryListing, SkippedFile
-from ...domain.search.feature_hashing import shingle_fingerprint
-from ...domain.store.document_analysis import StoredStructure, VersionAnalysis, analyse_version
+from ...domain.store.document_analysis import StoredStructure, analyse_version
 from ...domain.store.ingestion import (
     DEFAULT_SPACE,
     IngestResult,
@@ -30,7 +30,7 @@ from ...domain.store.ingestion import (
     SourceRef,
     SpacePolicy,
 )
-from ...domain.store.knowledge_records import BlockRow, VersionRecord
+from ...domain.store.knowledge_records import VersionRecord
 from ...domain.store.staged_version import StagedVersion
 from ...domain.store.version_bundle import VersionBundle
 from ...domain.store.version_decision import decide
@@ -51,7 +51,16 @@ from ..store.staging import stage_key
 from ..store.storage import Storage
 from .keyed_locks import KeyedLocks
 from .rehearsal import Rehearsal
-from .stage_events import StageRecorder
+from .stage_events import StageRecorder, failed_outcome
+from .version_preparation import (
+    Extracted,
+    Preparation,
+    PreparationRequest,
+    PreparedVersion,
+    prepare_version,
+    snippet_fingerprint,
+    staged_files,
+)
 
 
 @attrs.frozen
@@ -89,16 +98,6 @@ class IngestOptions:
     ingested as it is, not fetched again."""
 
 
-@attrs.frozen
-class _Extracted:
-    document: Document
-    source: ContentSource
-    content_type: str
-    content: bytes
-    final_url: str | None
-    diagnostics: tuple[str, ...]
-
-
 logger = logging.getLogger("sheaf.ingestion")
 
 NEAR_DUPLICATE_THRESHOLD = 0.95
@@ -121,7 +120,9 @@ class Ingestion:
     """Stores what a source holds. Same source and bytes: `unchanged`, nothing re-extracted;
     new bytes: `changed`, a new version replaces the old; bytes already stored under
     another source: `duplicate`, recorded as an alias. A new version is analysed once,
-    enriched before it is embedded, and committed as one bundle."""
+    enriched before it is embedded, and committed as one bundle. Bytes in hand are
+    prepared (extracted, analysed, encoded) by `preparation`: `prepare_version` in the
+    worker pool by default, a child process for a server (ADR-0037)."""
 
     def __init__(self, ports: IngestionPorts, *,
                  embedder: Embedder | None = None,
@@ -129,6 +130,7 @@ class Ingestion:
                  chunk_sizes: ChunkSizes = DEFAULT_SIZES,
                  recorder: StageRecorder | None = None,
                  pool: WorkerPool | None = None,
+                 preparation: Preparation | None = None,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self._resolver = ports.resolver
         self._extraction = ports.extraction
@@ -140,6 +142,8 @@ class Ingestion:
         self.embedder = embedder
         self.near_duplicate_threshold = NEAR_DUPLICATE_THRESHOLD
         self._pool = pool or WorkerPool()
+        self._preparation: Preparation = preparation or functools.partial(
+            prepare_version, extraction=self._extraction, pool=self._pool)
         self.enrichment = enrichment
         self.chunk_sizes = chunk_sizes
         self._clock = clock
@@ -260,9 +264,13 @@ class Ingestion:
             # Extracted as a real run would, so what it would refuse (empty, unsupported,
             # spoofed, corrupt, an image without OCR, a kind the space refuses) fails
             # here too; nothing is staged or written.
-            with record.stage(source, "extract", document_id):
-                extracted = await self._extract(page, body, type_hint, source, options)
-            policy.check_kind(extracted.source, source)
+            if page is not None:
+                with record.stage(source, "extract", document_id):
+                    content_source = (await self._extract_page(page, options)).source
+            else:
+                content_source = (await self._prepare(
+                    body, type_hint, source, options, fetched_sha, None, document_id)).source
+            policy.check_kind(content_source, source)
             if options.rehearsal is not None:
                 options.rehearsal.would_store(space, fetched_sha, document_id)
             return IngestResult(source, status, known.document_id if known else None)
@@ -271,24 +279,21 @@ class Ingestion:
         assert number is not None and version_id is not None  # new or changed: stored
         staging_key = stage_key(space, ref.key, fetched_sha)
         prepared = (await self._staged(staging_key, version_id) if options.resume else None)
-        text: str | None = None
+        made: PreparedVersion | None = None
         if prepared is not None:
-            with record.stage(source, "extract", document_id) as state:
-                state["outcome"] = "resumed"
+            record.add(source, "extract", 0.0, document_id, outcome="resumed")
+        elif page is not None:
+            made = await self._prepare_page(page, body, fetched_sha, version_id, source,
+                                            options, policy, document_id)
         else:
-            with record.stage(source, "extract", document_id):
-                extracted = await self._extract(page, body, type_hint, source, options)
-            policy.check_kind(extracted.source, source)  # before anything is written
-            text = extracted.document.text
-            with record.stage(source, "chunk", document_id):
-                counting = (await self.embedder.token_counting() if self.embedder
-                            else ESTIMATED_TOKENS)
-                analysis = await self._pool.run(analyse_version, extracted.document,
-                                                version_id, self.chunk_sizes, counting,
-                                                extracted.source)
+            made = await self._prepare(body, type_hint, source, options, fetched_sha,
+                                       version_id, document_id)
+            policy.check_kind(made.source, source)  # before anything is written
+            record.add(source, "chunk", made.chunk_ms, document_id)
+        if made is not None:
             with record.stage(source, "stage", document_id):
-                prepared = await self._stage(staging_key, version_id, body, fetched_sha,
-                                             extracted, analysis)
+                prepared = await self._stage(staging_key, body, fetched_sha, made)
+        assert prepared is not None  # resumed or just staged
         policy.check_kind(ContentSource(prepared.content_source), source)
         kinds = options.enrich if options.enrich is not None else frozenset(
             EnrichmentKind(k) for k in policy.enrich)
@@ -296,15 +301,18 @@ class Ingestion:
         notes: tuple[str, ...] = ()
         if kinds:
             with record.stage(source, "enrich", document_id) as state:
-                if text is None:
-                    text = (await self._blobs.get(prepared.markdown_sha)).decode("utf-8")
-                chunks, summary, notes, enriched = await self._enrich(prepared, text, kinds)
+                markdown = made.markdown if made is not None else \
+                    await self._blobs.get(prepared.markdown_sha)
+                chunks, summary, notes, enriched = await self._enrich(
+                    prepared, markdown.decode("utf-8"), kinds)
                 state["outcome"] = enriched
         with record.stage(source, "embed", document_id):
             vectors = await embed_snippets(self.embedder, self._storage.index, space, chunks)
         with record.stage(source, "near-duplicates", document_id) as state:
-            fingerprint = await self._pool.run(shingle_fingerprint, " ".join(
-                c.text for c in chunks if c.level == "snippet"))
+            # Taken while preparing, unless enrichment gave the snippets new text.
+            fingerprint = made.fingerprint if made is not None and \
+                chunks is prepared.chunks else await self._pool.run(snippet_fingerprint,
+                                                                     chunks)
             near, similarity = await self._near_duplicate(space, document_id, fingerprint)
             state["outcome"] = near or "none"
         with record.stage(source, "store", document_id):
@@ -362,24 +370,19 @@ class Ingestion:
                 return other, similarity
         return None, None
 
-    async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
-                     extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
+    async def _stage(self, key: str, body: bytes, fetched_sha: str,
+                     made: PreparedVersion) -> StagedVersion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
-        meta.json, whose presence marks the set complete (what `resume` looks for). The
-        encoding and hashing run in the worker pool: a large document's artifacts take
-        seconds to serialise, and the event loop must keep answering meanwhile."""
+        meta.json, whose presence marks the set complete (what `resume` looks for). They
+        were encoded and hashed while preparing: a large document's artifacts take seconds
+        to serialise, and the event loop must keep answering meanwhile."""
+        assert made.staged is not None  # prepared with a version id
         await self._blobs.put(body, fetched_sha)
-        content_sha = fetched_sha
-        if extracted.content is not body:  # a linked PDF: keep its bytes too
-            content_sha = await self._blobs.put(extracted.content)
-        markdown = await self._pool.run(_encoded, extracted.document.text)
-        markdown_sha = await self._blobs.put(markdown)  # blob stores hash off the loop
-        files = await self._pool.run(_staged_files, version_id, extracted, analysis,
-                                     content_sha, markdown_sha)
-        await self._artifacts.write(key, "document.md", markdown)
-        await self._artifacts.write(key, "chunks.jsonl", files.chunks_jsonl)
-        await self._artifacts.write(key, "meta.json", files.meta_json)
-        return files.staged
+        await self._blobs.put(made.markdown, made.markdown_sha)
+        await self._artifacts.write(key, "document.md", made.markdown)
+        await self._artifacts.write(key, "chunks.jsonl", made.chunks_jsonl)
+        await self._artifacts.write(key, "meta.json", made.meta_json)
+        return made.staged
 
     async def _staged(self, key: str, version_id: str) -> StagedVersion | None:
         meta = await self._artifacts.read(key, "meta.json")
@@ -392,22 +395,51 @@ class Ingestion:
             return None  # staged for another version number, or its blobs are gone
         return staged
 
-    async def _extract(self, page: FetchedPage | None, body: bytes, type_hint: str | None,
-                       source: str, options: IngestOptions) -> _Extracted:
-        if page is not None:
-            resolved = await self._resolver.extract(page, options.password)
-            return _Extracted(resolved.document, resolved.source, resolved.content_type,
-                              resolved.raw or body, resolved.final_url,
-                              tuple(resolved.diagnostics.messages()))
-        extraction = await self._extraction.extract(body, declared_type=type_hint,
-                                                    location=source, password=options.password)
-        if not extraction.document.text.strip():
-            raise SheafError(ErrorKind.EMPTY, "no text could be extracted", url=source)
-        return _Extracted(extraction.document, extraction.source,
-                          extraction.content_type or extraction.decision.media_type.essence
-                          or type_hint or "",
-                          body, None, (f"route: {extraction.decision.reason}",
-                                       *(f"extract: {n}" for n in extraction.document.report)))
+    async def _prepare(self, body: bytes, type_hint: str | None, source: str,
+                       options: IngestOptions, fetched_sha: str, version_id: str | None,
+                       document_id: str | None) -> PreparedVersion:
+        """Bytes in hand prepared by `preparation` (in a child process for a server), the
+        steps it took recorded as stages: extracted, and with a version id analysed."""
+        counting = (await self.embedder.token_counting() if self.embedder and version_id
+                    else ESTIMATED_TOKENS)
+        request = PreparationRequest(body, type_hint, source, options.password,
+                                     fetched_sha, version_id, self.chunk_sizes, counting)
+        started = time.perf_counter()
+        try:
+            made = await self._preparation(request)
+        except BaseException as exc:
+            self.recorder.add(source, "extract", (time.perf_counter() - started) * 1000,
+                              document_id, outcome=failed_outcome(exc))
+            raise
+        self.recorder.add(source, "extract", made.extract_ms, document_id)
+        return made
+
+    async def _prepare_page(self, page: FetchedPage, body: bytes, fetched_sha: str,
+                            version_id: str, source: str, options: IngestOptions,
+                            policy: SpacePolicy, document_id: str) -> PreparedVersion:
+        """A fetched page extracted through the resolver (which may follow it to a linked
+        PDF), analysed and encoded in this process's worker threads."""
+        record = self.recorder
+        with record.stage(source, "extract", document_id):
+            extracted = await self._extract_page(page, options)
+        policy.check_kind(extracted.source, source)  # before anything is written
+        content_sha = fetched_sha
+        if extracted.content is not body:  # a linked PDF: keep its bytes too
+            content_sha = await self._blobs.put(extracted.content)
+        with record.stage(source, "chunk", document_id):
+            counting = (await self.embedder.token_counting() if self.embedder
+                        else ESTIMATED_TOKENS)
+            analysis = await self._pool.run(analyse_version, extracted.document,
+                                            version_id, self.chunk_sizes, counting,
+                                            extracted.source)
+            return await self._pool.run(staged_files, version_id, extracted, analysis,
+                                        content_sha)
+
+    async def _extract_page(self, page: FetchedPage, options: IngestOptions) -> Extracted:
+        resolved = await self._resolver.extract(page, options.password)
+        return Extracted(resolved.document, resolved.source, resolved.content_type,
+                         resolved.raw or page.response.body, resolved.final_url,
+                         tuple(resolved.diagnostics.messages()))
 
 
 async def expand_listing(files: FileReader, sources: list[str], recursive: bool = False
@@ -431,44 +463,5 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _encoded(text: str) -> bytes:
-    return text.encode()
-
-
-@attrs.frozen
-class _StagedFiles:
-    staged: StagedVersion
-    chunks_jsonl: bytes
-    meta_json: bytes
-
-
-def _staged_files(version_id: str, extracted: _Extracted, analysis: VersionAnalysis,
-                  content_sha: str, markdown_sha: str) -> _StagedFiles:
-    """The staged version and its serialised artifacts (run in the worker pool)."""
-    document = extracted.document
-    staged = StagedVersion(
-        version_id=version_id, title=document.title, content_source=extracted.source.value,
-        content_type=extracted.content_type, metadata=version_metadata(document),
-        diagnostics=extracted.diagnostics, blocks=_block_rows(document),
-        characters=len(document.text), final_url=extracted.final_url,
-        content_sha=content_sha, markdown_sha=markdown_sha, chunks=analysis.chunks,
-        sections=analysis.sections, profile=analysis.profile)
-    return _StagedFiles(staged, staged.chunks_jsonl(), staged.meta_json())
-
-
 def _final_url(page: FetchedPage | None) -> str | None:
     return page.response.url if page is not None else None
-
-
-def _block_rows(document: Document) -> tuple[BlockRow, ...]:
-    return tuple(BlockRow(kind=b.kind.value, start=b.start, end=b.end, level=b.level,
-                          label=b.draft.label, pages=b.draft.pages) for b in document.blocks)
-
-
-def version_metadata(document: Document) -> dict[str, object]:
-    """What a stored version records of its document: the page's own metadata and, for
-    pages whose main content was chosen, the extraction confidence."""
-    recorded = document.metadata.as_dict()
-    if document.confidence is not None:
-        recorded[CONFIDENCE_KEY] = document.confidence.as_dict()
-    return recorded

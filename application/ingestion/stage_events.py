@@ -67,14 +67,38 @@ class StageRecorder:
                 if span is not None:
                     span.set_attribute("sheaf.outcome", state["outcome"])
         except BaseException as exc:
-            reason = exc.kind.value if isinstance(exc, SheafError) else type(exc).__name__
-            state["outcome"] = f"failed: {reason}"
+            state["outcome"] = failed_outcome(exc)
             raise
         finally:
-            event = StageEvent(source, stage, state["outcome"],
-                               round((time.perf_counter() - started) * 1000, 2), document_id)
-            self.events.append(event)
-            logger.info("source=%s stage=%s outcome=%s duration_ms=%s document=%s",
-                        source, stage, event.outcome, event.duration_ms, document_id or "-")
-            if self._listener is not None:
-                self._listener(event)
+            self._emit(StageEvent(source, stage, state["outcome"],
+                                  round((time.perf_counter() - started) * 1000, 2),
+                                  document_id))
+
+    def add(self, source: str, stage: str, duration_ms: float,
+            document_id: str | None = None, *, outcome: str = "ok") -> None:
+        """Record a stage timed elsewhere (in a child process, say): its span, when
+        OpenTelemetry is installed, ends now and lasted `duration_ms`."""
+        event = StageEvent(storable_name(source), stage, outcome, round(duration_ms, 2),
+                           document_id)
+        tracer = _tracer()
+        if tracer is not None:
+            now = time.time_ns()
+            tracer.start_span(f"sheaf.{stage}", start_time=now - int(duration_ms * 1e6),
+                              attributes={"sheaf.source": event.source,
+                                          "sheaf.document": document_id or "",
+                                          "sheaf.outcome": outcome}).end(end_time=now)
+        self._emit(event)
+
+    def _emit(self, event: StageEvent) -> None:
+        self.events.append(event)
+        logger.info("source=%s stage=%s outcome=%s duration_ms=%s document=%s",
+                    event.source, event.stage, event.outcome, event.duration_ms,
+                    event.document_id or "-")
+        if self._listener is not None:
+            self._listener(event)
+
+
+def failed_outcome(exc: BaseException) -> str:
+    """A failed stage's outcome: `failed: ` and the error's kind (or its type)."""
+    reason = exc.kind.value if isinstance(exc, SheafError) else type(exc).__name__
+    return f"failed: {reason}"

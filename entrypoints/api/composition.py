@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -116,9 +117,12 @@ _INGESTION_MODULES = (
     "...adapters.fetching.aiohttp_http_client", "...adapters.files.filesystem_file_reader",
     "...adapters.html.html5lib_extractor", "...adapters.ocr.tesseract_ocr",
     "...adapters.office.docx_extractor", "...adapters.office.epub_extractor",
+    "...adapters.office.odf_extractor", "...adapters.office.rtf_extractor",
     "...adapters.office.pptx_extractor", "...adapters.office.xlsx_extractor",
     "...adapters.pdf.pdfminer_extractor", "...application.extraction.content_resolver",
-    "...application.extraction.document_extraction", "...application.ingestion.ingestion")
+    "...application.extraction.document_extraction", "...application.ingestion.ingestion",
+    # numpy, which the first near-duplicate check would import in a worker thread.
+    "...adapters.store.duckdb.fingerprint_sign_table", ".process_preparation")
 
 
 def import_ingestion() -> None:
@@ -127,8 +131,15 @@ def import_ingestion() -> None:
     event loop for up to a second (ADR-0028)."""
     import importlib
 
-    for name in _INGESTION_MODULES:
-        importlib.import_module(name, __package__)
+    for name in ingestion_modules():
+        importlib.import_module(name)
+
+
+def ingestion_modules() -> list[str]:
+    """The absolute names of the modules ingestion is built from."""
+    from importlib.util import resolve_name
+
+    return [resolve_name(name, __package__) for name in _INGESTION_MODULES]
 
 
 def blob_folder(store_path: Path) -> Path:
@@ -295,10 +306,13 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
                     language_model: LanguageModel | None = None,
                     budget: TokenBudget | None = None,
                     chunk_sizes: ChunkSizes | None = None,
-                    adapters: InjectedAdapters | None = None) -> KnowledgeServices:
+                    adapters: InjectedAdapters | None = None,
+                    extraction_processes: int = 0) -> KnowledgeServices:
     """Everything on one DuckDB file (or on the `adapters` given, for tests and
     embedding); CPU-heavy work shares one bounded `pool`; enrichment is on when a
-    `language_model` is given."""
+    `language_model` is given. With `extraction_processes`, files and uploads are
+    extracted, analysed and encoded in at most that many child processes (a server's
+    loop keeps the GIL: ADR-0037); in worker threads otherwise."""
     pool = pool or WorkerPool()
     given = adapters or InjectedAdapters()
     if given.store is not None:
@@ -327,15 +341,24 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
         from ...application.enrichment.enrichment import Enrichment
 
         enrichment = Enrichment(storage, catalogue, language_model, embedder, budget=budget)
+    processes = None
+    if extraction_processes > 0:
+        from .process_preparation import ProcessPreparation
+
+        processes = ProcessPreparation(extraction_processes, build_extraction,
+                                       ingestion_modules())
 
     def build_ingestion() -> tuple[HttpClient, Ingestion]:
         from ...adapters.files.filesystem_file_reader import FilesystemFileReader
         from ...application.extraction.content_resolver import ContentResolver
         from ...application.ingestion.ingestion import Ingestion, IngestionPorts
         from ...application.ingestion.stage_events import StageRecorder
+        from ...application.ingestion.version_preparation import prepare_version
         from ...domain.analysis.chunking import DEFAULT_SIZES
 
         extraction = build_extraction(pool)
+        preparation = None if processes is None else processes.preparing(
+            functools.partial(prepare_version, extraction=extraction, pool=pool))
         client: HttpClient
         if given.http_client is not None:
             client = given.http_client
@@ -347,10 +370,12 @@ def build_knowledge(settings: HttpSettings, store_path: Path | None,
             IngestionPorts(resolver, extraction, given.files or FilesystemFileReader(),
                            storage, blobs, artifacts),
             recorder=StageRecorder(listener), embedder=embedder, pool=pool,
-            enrichment=enrichment, chunk_sizes=chunk_sizes or DEFAULT_SIZES)
+            preparation=preparation, enrichment=enrichment,
+            chunk_sizes=chunk_sizes or DEFAULT_SIZES)
 
     return KnowledgeServices(store, storage, catalogue, pool, build_ingestion, embedder,
-                             enrichment, artifacts=artifacts)
+                             enrichment, artifacts=artifacts,
+                             closers=(processes.aclose,) if processes else ())
 
 
 async def open_store(settings: Settings) -> OpenedStore:

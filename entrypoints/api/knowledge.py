@@ -94,7 +94,8 @@ class Knowledge:
                    language_model: LanguageModel | None = None,
                    token_budget: int | None = None, settings: Settings | None = None,
                    chunk_sizes: ChunkSizes | None = None,
-                   adapters: InjectedAdapters | None = None) -> AsyncIterator[Knowledge]:
+                   adapters: InjectedAdapters | None = None,
+                   extraction_processes: int = 0) -> AsyncIterator[Knowledge]:
         """Open `store` (a DuckDB file or a postgresql:// URL; default SHEAF_STORE or
         the user data directory; blobs in S3 when SHEAF_BLOBS names s3://bucket/prefix)
         on `space`. `embedder` is a spec (`hashing`, `local`, `openai:MODEL`, ...; default
@@ -108,7 +109,9 @@ class Knowledge:
         path, nothing is written to disk. Errors inside the `async with` come out as
         themselves (a `SheafError` subclass), not wrapped in an exception group. A store
         another process holds is waited for (SHEAF_LOCK_WAIT seconds, default 2), then
-        refused with `store_locked` (a `StoreError`) naming that process."""
+        refused with `store_locked` (a `StoreError`) naming that process.
+        `extraction_processes` > 0 extracts files and uploads in that many child
+        processes, so the caller's event loop stays responsive (a server's choice)."""
         in_memory = adapters is not None and adapters.store is not None and store is None
         if settings is None:
             settings = Settings.from_environment(
@@ -147,9 +150,10 @@ class Knowledge:
             services = build_knowledge(
                 settings.fetch, None if in_memory else settings.store, embedder=chosen,
                 pool=WorkerPool(workers), language_model=model, budget=budget,
-                chunk_sizes=chunk_sizes, adapters=adapters)
+                chunk_sizes=chunk_sizes, adapters=adapters,
+                extraction_processes=extraction_processes)
             if remote_blobs is not None:
-                services.closers = (remote_blobs[2],)
+                services.closers += (remote_blobs[2],)
             services.queue_configured = settings.queue is not None
             await _finish_removals(services)
         except BaseException:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import signal
 from pathlib import Path
 from typing import Any
@@ -44,10 +46,14 @@ def register(group: click.Group) -> None:
 @click.option("--max-connections", type=click.IntRange(min=1),
               default=ServerLimits().max_connections, show_default=True,
               help="open connections at once before 503")
+@click.option("--extract-processes", type=click.IntRange(min=0), default=None,
+              help="child processes uploads and files are extracted in (default: the "
+                   "CPU count, at most --max-pending; 0: worker threads, which slows "
+                   "other requests during a large ingest)")
 def serve(host: str, port: int, token: str | None, tokens: str | None,
           store: Path | None, space: str, embedder: str | None, max_pending: int,
-          allow_private: bool, allowed_hosts: tuple[str, ...], max_connections: int
-          ) -> None:
+          allow_private: bool, allowed_hosts: tuple[str, ...], max_connections: int,
+          extract_processes: int | None) -> None:
     """Serve the HTTP API (see /openapi.json)."""
     from ..http.token_scopes import parse_token_scopes
 
@@ -59,12 +65,15 @@ def serve(host: str, port: int, token: str | None, tokens: str | None,
                             allow_private=allow_private or None, api_token=token)
     allowed = AllowedHosts.serving(host, allowed_hosts, token=bool(token or scopes))
     limits = ServerLimits(max_connections=max_connections)
-    anyio.run(_serve, settings, host, port, max_pending, allowed, limits, scopes)
+    if extract_processes is None:
+        extract_processes = min(os.cpu_count() or 1, max_pending)
+    anyio.run(_serve, settings, host, port, max_pending, allowed, limits, scopes,
+              extract_processes)
 
 
 async def _serve(settings: Settings, host: str, port: int, max_pending: int,
                  allowed: AllowedHosts, limits: ServerLimits,
-                 scopes: tuple[Any, ...] = ()) -> None:
+                 scopes: tuple[Any, ...] = (), extract_processes: int = 0) -> None:
     from aiohttp import web
 
     from ..api.composition import blob_folder, import_ingestion
@@ -73,11 +82,15 @@ async def _serve(settings: Settings, host: str, port: int, max_pending: int,
     from ..http.http_api import ApiSettings, build_app
     from ..http.server_limits import bound_port, listen
 
-    async with Knowledge.open(settings=settings) as kb:
+    async with Knowledge.open(settings=settings,
+                              extraction_processes=extract_processes) as kb:
         # The store is opened before the port is bound and anything is announced: a
         # store locked by another process fails without having claimed to serve.
         status = await kb.status()
         await anyio.to_thread.run_sync(import_ingestion)  # not on the first ingest's loop
+        # What start-up made lives as long as the server: kept out of the collector's
+        # generations, full collections (which hold the GIL) walk only what came after.
+        gc.freeze()
         app = build_app(kb, ApiSettings(
             space=settings.space, token=settings.api_token, scopes=scopes,
             allowed_hosts=allowed, store_status=status,

@@ -8,10 +8,12 @@ stream to disk under the size cap, counted while reading.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
 import logging
+import os
 import re
 import tempfile
 import time
@@ -20,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import attrs
 from aiohttp import BodyPartReader, web
 from aiohttp.helpers import parse_mimetype
@@ -53,6 +56,7 @@ logger = logging.getLogger("sheaf.api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 KNOWLEDGE = web.AppKey("knowledge", KnowledgeApi)
 SETTINGS = web.AppKey("settings", "ApiSettings")
+SEARCHES = web.AppKey("searches", asyncio.Semaphore)
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -73,6 +77,9 @@ class ApiSettings:
     pending: int = 0
     store_status: StoreStatus | None = None
     """The store as health names it, read on the first probe."""
+    max_searches: int = attrs.field(factory=lambda: max(2, os.cpu_count() or 2))
+    """Searches answered at once; more wait their turn. The loop runs part of each, so
+    eight at once kept health waiting behind them (ADR-0037)."""
 
 
 class _Refusal(Exception):
@@ -92,6 +99,7 @@ def build_app(knowledge: KnowledgeApi, settings: ApiSettings) -> web.Application
                           client_max_size=settings.max_upload_bytes + 1024 * 1024)
     app[KNOWLEDGE] = knowledge
     app[SETTINGS] = settings
+    app[SEARCHES] = asyncio.Semaphore(settings.max_searches)
     app.router.add_get("/metrics", metrics_handler(registry))
     app.router.add_get("/v1/health", health)
     app.router.add_get("/openapi.json", openapi)
@@ -189,6 +197,16 @@ def _knowledge(request: web.Request) -> KnowledgeApi:
 def _json(payload: Any, status: int = 200) -> web.Response:
     return web.json_response(payload, status=status,
                              dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
+
+async def _json_in_thread(payload: Callable[[], Any]) -> web.Response:
+    """`_json(payload())`, built and encoded in a worker thread: a page of hits is tens
+    of kilobytes, the largest step a search took on the loop."""
+    def encoded() -> bytes:
+        return json.dumps(payload(), ensure_ascii=False).encode()
+
+    return web.Response(body=await anyio.to_thread.run_sync(encoded),
+                        content_type="application/json", charset="utf-8")
 
 
 def _bad(detail: str) -> _Refusal:
@@ -445,15 +463,18 @@ async def search(request: web.Request) -> web.Response:
         expand = Expansion(expand_value) if expand_value else None
     except ValueError as exc:
         raise _bad(str(exc)) from None
-    found = await _knowledge(request).search(
-        query, _int(request, "k", 10, most=MAX_RESULTS), mode=mode,
-        document=request.query.getall("doc", []),
-        section=request.query.getall("section", []),
-        source=request.query.getall("source", []),
-        metadata=parse_metadata_filter(request.query.getall("meta", [])),
-        group_by_document=request.query.get("group", "").lower() in ("1", "true", "yes"),
-        expand=expand, window=_int(request, "window", 1, least=0))
-    return _json({"query": query, "results": serialisation.hits(found)})
+    k, window = _int(request, "k", 10, most=MAX_RESULTS), _int(request, "window", 1, least=0)
+    async with request.app[SEARCHES]:
+        found = await _knowledge(request).search(
+            query, k, mode=mode, document=request.query.getall("doc", []),
+            section=request.query.getall("section", []),
+            source=request.query.getall("source", []),
+            metadata=parse_metadata_filter(request.query.getall("meta", [])),
+            group_by_document=request.query.get("group", "").lower() in ("1", "true",
+                                                                         "yes"),
+            expand=expand, window=window)
+    return await _json_in_thread(lambda: {"query": query,
+                                          "results": serialisation.hits(found)})
 
 
 async def quote(request: web.Request) -> web.Response:

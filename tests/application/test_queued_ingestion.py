@@ -4,6 +4,8 @@ after or before the commit) stores nothing twice."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from sheaf import Knowledge
@@ -28,13 +30,14 @@ TEMPLATE = IngestJob(batch="", source="", space="papers", metadata={"team": "fie
 
 
 class FlakyBlobs(MemoryBlobStore):
-    """Refuses the next `failures` writes of derived bytes (the Markdown; raw bytes come
-    with their sha256), as a bucket briefly unreachable does."""
+    """Refuses the next `failures` writes of bytes it does not hold yet (the Markdown:
+    the raw bytes were stored when the job was enqueued), as a bucket briefly
+    unreachable does."""
 
     failures = 0
 
     async def put(self, data: bytes, sha256: str | None = None) -> str:
-        if self.failures and sha256 is None:
+        if self.failures and not await self.has(hashlib.sha256(data).hexdigest()):
             self.failures -= 1
             raise SheafError(ErrorKind.STORAGE, "the bucket did not answer")
         return await super().put(data, sha256)

@@ -100,9 +100,15 @@ def insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_id
     columns = ", ".join(f"r.{f}" for f in _CHUNK_FIELDS)
     c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-              [json.dumps(rows), _CHUNK_SHAPE])
+              [json_rows(rows), _CHUNK_SHAPE])
     text_index.index_snippets(c, version_id, document_id, space, [
         (ch.id, ch.retrieval_text) for ch in chunks if ch.level == "snippet"])
+
+
+def json_rows(rows: Sequence[object]) -> str:
+    """`json.dumps(rows)`, a row at a time: one call over a large document's chunks held
+    the GIL (and a server's event loop) for a quarter of a second (ADR-0037)."""
+    return "[" + ",".join(map(json.dumps, rows)) + "]"
 
 
 def delete_chunks(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
