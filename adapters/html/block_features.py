@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from typing import Any
 from xml.etree.ElementTree import Element
 
 from .page_blocks import PATH_WORDS, SEMANTIC_PATH, PageBlocks, TextBlock
@@ -93,16 +94,14 @@ def block_features(page: PageBlocks, *, cascade_root: Element | None,
             1.0 if _SENTENCE_END.search(text[-3:] + " ") else 0.0,
             min(text.count(",") / words * 10, 2.0) / 2,
             sum(map(str.isdigit, text)) / length if length else 0.0,
-            sum(1 for w in text.split() if w[:1].isupper()) / words,
+            len([w for w in text.split() if w[:1].isupper()]) / words,
             min(length / words, 15) / 15,
             1.0 if length < 30 else 0.0,
             1.0 if 30 <= length < 100 else 0.0,
             1.0 if length < 200 and _CHROME_WORDS.search(text) else 0.0,
             1.0 if length < 80 and _DATE_LIKE.search(text) else 0.0,
-            *(1.0 if block.element.tag in tags else 0.0 for _name, tags in _TAG_GROUPS),
-            *(1.0 if block.flags >> bit & 1 else 0.0 for bit in range(_PATH_BITS)),
-            *(1.0 if block.flags >> (_PATH_BITS + j) & 1 else 0.0
-              for j in range(len(SEMANTIC_PATH))),
+            *_tag_bits(block.element.tag),
+            *_flag_bits(block.flags),
             1.0 if block.skipped else 0.0,
             block.offset / total,
             (block.offset / total) ** 2,
@@ -130,6 +129,36 @@ def block_features(page: PageBlocks, *, cascade_root: Element | None,
         ]
         vectors.append(vector)
     return vectors
+
+
+def _tag_bits(tag: str) -> tuple[float, ...]:
+    """The tag-group features of a block's tag (one per `_TAG_GROUPS` entry)."""
+    bits = _TAG_BITS.get(tag)
+    if bits is None:
+        bits = tuple(1.0 if tag in tags else 0.0 for _name, tags in _TAG_GROUPS)
+        _remember(_TAG_BITS, tag, bits)
+    return bits
+
+
+def _flag_bits(flags: int) -> tuple[float, ...]:
+    """The path-word and semantic-container features that `TextBlock.flags` packs."""
+    bits = _FLAG_BITS.get(flags)
+    if bits is None:
+        bits = tuple(1.0 if flags >> bit & 1 else 0.0
+                     for bit in range(_PATH_BITS + len(SEMANTIC_PATH)))
+        _remember(_FLAG_BITS, flags, bits)
+    return bits
+
+
+def _remember(cache: dict[Any, tuple[float, ...]], key: Any, bits: tuple[float, ...]) -> None:
+    if len(cache) >= 4096:  # few tags and flag sets recur; custom elements are unbounded
+        cache.clear()
+    cache[key] = bits
+
+
+# Pages repeat a handful of tags and flag sets over thousands of blocks.
+_TAG_BITS: dict[str, tuple[float, ...]] = {}
+_FLAG_BITS: dict[int, tuple[float, ...]] = {}
 
 
 def _density(block: TextBlock | None) -> float:

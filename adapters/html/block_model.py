@@ -10,6 +10,7 @@ saw its site.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -36,7 +37,10 @@ class BlockModel:
         return cls(tuple(float(weights.get(f, 0.0)) for f in FEATURES), float(bias), name)
 
     def probability(self, vector: Sequence[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, vector, strict=True))
+        if len(vector) != len(self.weights):
+            raise ValueError(f"{len(vector)} block features for {len(self.weights)} weights")
+        # map(mul) adds the same products in the same order as a generator would, faster.
+        z = self.bias + sum(map(operator.mul, self.weights, vector))
         if z < -30:  # exp overflow guard; the probability is 0 to any precision used
             return 0.0
         return 1.0 / (1.0 + math.exp(-z))

@@ -181,13 +181,12 @@ def _path_flags(element: Element) -> int:
     flags = 0
     if classes:
         # Pages repeat whole class lists; a list seen before is one lookup.
-        cached = _FLAG_CACHE.get(classes)
+        cached = _CLASS_FLAGS.get(classes)
         if cached is None:
             cached = 0
             for token in classes.split():
                 cached |= _token_flags(token)
-            if len(_FLAG_CACHE) < 65536:
-                _FLAG_CACHE[classes] = cached
+            _remember(_CLASS_FLAGS, classes, cached)
         flags = cached
     ident = element.get("id")
     if ident:
@@ -195,17 +194,27 @@ def _path_flags(element: Element) -> int:
     return flags
 
 
-_FLAG_CACHE: dict[str, int] = {}
+_CACHE_LIMIT = 65536
+"""Entries a flag cache holds before it starts afresh. Emptied rather than frozen when
+full: a long-running process (a crawl, `sheaf extract` over many files) meets new class
+lists on every site, and a frozen cache would read each of them with every pattern."""
+_CLASS_FLAGS: dict[str, int] = {}
+_TOKEN_FLAGS: dict[str, int] = {}
+
+
+def _remember(cache: dict[str, int], key: str, flags: int) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = flags
 
 
 def _token_flags(token: str) -> int:
-    cached = _FLAG_CACHE.get(token)
+    cached = _TOKEN_FLAGS.get(token)
     if cached is not None:
         return cached
     flags = 0
     for bit, (_name, pattern) in enumerate(PATH_WORDS):
         if pattern.search(token):
             flags |= 1 << bit
-    if len(_FLAG_CACHE) < 65536:  # pages repeat the same class tokens thousands of times
-        _FLAG_CACHE[token] = flags
+    _remember(_TOKEN_FLAGS, token, flags)  # pages repeat class tokens thousands of times
     return flags
