@@ -111,7 +111,8 @@ async def test_without_an_ocr_engine_the_errors_say_so() -> None:
 async def test_an_engine_error_reaches_the_caller_with_its_install_hint() -> None:
     world = World()
 
-    async def missing(body: bytes, *, pages: object = None) -> tuple[OcrPage, ...]:
+    async def missing(body: bytes, *, pages: object = None,
+                      budget: object = None) -> tuple[OcrPage, ...]:
         raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, "OCR needs the `ocr` extra")
 
     world.ocr.recognise = missing  # type: ignore[method-assign]
