@@ -14,7 +14,7 @@ the code path a request takes (model check, SQL, codec), one at a time, then fro
 `--exact-queries` of the queries (a sequential scan per query is slow at 1M); recall is
 measured on those same queries. Printed per size: load seconds, exact p50/p95, HNSW build
 seconds, HNSW p50/p95 and queries/s, recall@10, table and index bytes per snippet; then
-the p50 and recall@10 with each `--ef-search` value beside the store's own.
+the p50, p95 and recall@10 with each `--ef-search` value (SHEAF_HNSW_EF_SEARCH).
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def main() -> int:
     parser.add_argument("--spread", type=float, default=0.05,
                         help="per-coordinate noise around a centre (0.05: ~0.5 cosine)")
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--ef-search", type=int, nargs="*", default=[40, 100, 200, 400],
+    parser.add_argument("--ef-search", type=int, nargs="*", default=[40, 100, 200, 300, 400],
                         help="hnsw.ef_search values (SHEAF_HNSW_EF_SEARCH) to time, with "
                              "their recall (40 is pgvector's default)")
     parser.add_argument("--exact-queries", type=int, default=50)

@@ -77,13 +77,12 @@ postings AS MATERIALIZED (
         FROM text_postings p WHERE p.space = %(space)s AND p.term = q.term
         ORDER BY p.impact DESC LIMIT %(depth)s + 1) t),
 f AS MATERIALIZED (
-    SELECT q.term, q.weight, s.seen,
+    SELECT term, q.weight, s.seen,
            CASE WHEN s.seen <= %(depth)s THEN s.seen
                 ELSE coalesce(k.df, (SELECT count(*) FROM text_postings p
-                                     WHERE p.space = %(space)s AND p.term = q.term))
+                                     WHERE p.space = %(space)s AND p.term = s.term))
            END AS df
-    FROM q CROSS JOIN LATERAL (SELECT count(*) AS seen FROM postings r
-                               WHERE r.term = q.term) s
+    FROM q JOIN (SELECT term, count(*) AS seen FROM postings GROUP BY term) s USING (term)
     LEFT JOIN unnest(%(kept_terms)s::text[], %(kept_dfs)s::bigint[])
               AS k(term, df) USING (term)),
 scored AS (
