@@ -60,38 +60,37 @@ scored AS (
     GROUP BY tf.id)
 """
 
-# The same BM25 over the postings, reading at most %(depth)s + 1 postings per query term
-# in impact order through `text_postings_impact` (an index-only range each, read once):
-# the work of a query is bounded by its number of terms times the depth, not by how many
-# snippets hold them. The postings read count a term's snippets no further than one past
-# the depth: exact for the terms read whole; a term beyond it (cut) takes its count from
-# %(kept_*)s (what the caller kept of an earlier count), else is counted whole, and is
-# returned to be kept; its posting past the depth is read for the count, not scored.
+# The same BM25 over the postings, reading at most %(depth)s postings per query term in
+# impact order through `text_postings_impact` (an index-only range each): the work of a
+# query is bounded by its number of terms times the depth, not by how many snippets hold
+# them. A term's number of snippets is counted no further than one past the depth: exact
+# for the terms read whole; a term beyond it (cut) takes its count from %(kept_*)s (what
+# the caller kept of an earlier count), else is counted whole, and is returned to be kept.
 BOUNDED_BM25_SCORES = f"""
 WITH q AS MATERIALIZED (
-    SELECT t.lexeme AS term, cardinality(t.positions) AS weight
+    SELECT t.lexeme AS term, cardinality(t.positions) AS weight,
+           (SELECT count(*) FROM (SELECT 1 FROM text_postings p
+                                  WHERE p.space = %(space)s AND p.term = t.lexeme
+                                  LIMIT %(depth)s + 1) d) AS seen
     FROM unnest(to_tsvector('english', %(query)s::text)) t),
-postings AS MATERIALIZED (
-    SELECT q.term, t.chunk_id, t.tf, t.length, t.n FROM q CROSS JOIN LATERAL (
-        SELECT p.chunk_id, p.tf, p.length, row_number() OVER (ORDER BY p.impact DESC) AS n
-        FROM text_postings p WHERE p.space = %(space)s AND p.term = q.term
-        ORDER BY p.impact DESC LIMIT %(depth)s + 1) t),
 f AS MATERIALIZED (
-    SELECT term, q.weight, s.seen,
-           CASE WHEN s.seen <= %(depth)s THEN s.seen
+    SELECT q.term, q.weight, q.seen,
+           CASE WHEN q.seen <= %(depth)s THEN q.seen
                 ELSE coalesce(k.df, (SELECT count(*) FROM text_postings p
-                                     WHERE p.space = %(space)s AND p.term = s.term))
+                                     WHERE p.space = %(space)s AND p.term = q.term))
            END AS df
-    FROM q JOIN (SELECT term, count(*) AS seen FROM postings GROUP BY term) s USING (term)
-    LEFT JOIN unnest(%(kept_terms)s::text[], %(kept_dfs)s::bigint[])
-              AS k(term, df) USING (term)),
+    FROM q LEFT JOIN unnest(%(kept_terms)s::text[], %(kept_dfs)s::bigint[])
+                     AS k(term, df) USING (term)),
+tf AS (SELECT f.term, t.chunk_id, t.tf, t.length FROM f CROSS JOIN LATERAL (
+           SELECT p.chunk_id, p.tf, p.length FROM text_postings p
+           WHERE p.space = %(space)s AND p.term = f.term
+           ORDER BY p.impact DESC LIMIT %(depth)s) t),
 scored AS (
     SELECT tf.chunk_id, sum(f.weight
         * ln((%(snippets)s - f.df + 0.5) / (f.df + 0.5) + 1)
         * tf.tf * {K1 + 1} / (tf.tf + {K1} * ({1 - B} + {B} * tf.length / %(avgdl)s)))
         AS score
-    FROM postings tf JOIN f USING (term)
-    WHERE tf.n <= %(depth)s
+    FROM tf JOIN f USING (term)
     GROUP BY tf.chunk_id)
 """
 
