@@ -149,9 +149,12 @@ bench-postgres-quality: $(STAMP)
 bench-postgres-text: $(STAMP)
 	$(BIN)/python -P bench/postgres_text_search.py
 
-# pgvector search p50/p95, exact and HNSW, at 100k and 1M snippets of 384 dimensions.
+# pgvector search p50/p95, exact and HNSW, at 100k and 1M snippets of 384 dimensions, and
+# the SHEAF_HNSW_EF_SEARCH table (p50, p95, recall@10 per value); other sizes with
+# `make bench-pgvector PGVECTOR_ARGS="--sizes 600000"`.
+PGVECTOR_ARGS ?=
 bench-pgvector: $(STAMP)
-	$(BIN)/python -P bench/pgvector_scale.py
+	$(BIN)/python -P bench/pgvector_scale.py $(PGVECTOR_ARGS)
 
 # Queued ingestion with 1, 2 and 4 `sheaf worker` processes on one PostgreSQL (ADR-0023).
 bench-workers: $(STAMP)

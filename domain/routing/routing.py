@@ -30,6 +30,7 @@ from .media_type import (
 PDF_MAGIC = b"%PDF-"
 PDF_JUNK_ALLOWANCE = 1024
 """Real files carry up to 1 KiB of junk before the header; readers accept it."""
+_PDF_HEADER = re.compile(rb"%PDF-[0-9]\.[0-9]")
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 RAW_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", "application/json"})
@@ -107,8 +108,10 @@ class RoutingDecision:
 
 
 def has_pdf_magic(head: bytes) -> bool:
-    """True when `%PDF-` starts within the first KiB."""
-    return head.find(PDF_MAGIC, 0, PDF_JUNK_ALLOWANCE + len(PDF_MAGIC)) != -1
+    """True when a PDF header, `%PDF-` and its version (`1.7`, `2.0`), starts within the
+    first KiB. The version is required: text that names the header (a Markdown note on
+    PDFs, a code sample) is not a PDF for mentioning `%PDF-`."""
+    return _PDF_HEADER.search(head, 0, PDF_JUNK_ALLOWANCE + len(PDF_MAGIC) + 3) is not None
 
 
 def looks_like_html(head: bytes) -> bool:

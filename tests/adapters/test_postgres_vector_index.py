@@ -94,10 +94,11 @@ async def test_the_index_is_built_at_the_threshold_and_small_results_stay_exact(
     assert len(found) == 390  # every row of the space, in spite of the 5-candidate cap
 
 
-async def test_fingerprints_get_an_index_and_near_duplicates_stay_complete(
-        postgres_schema_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vector_tables, "HNSW_THRESHOLD", 30)
+async def test_fingerprints_are_indexed_from_the_first_and_near_duplicates_stay_complete(
+        postgres_schema_url: str) -> None:
     store = await PostgresKnowledgeStore.connect(postgres_schema_url)
+    async with store.connection.pool.connection() as c:  # with the schema, before any
+        assert await vector_tables.hnsw_state(c, vector_tables.FINGERPRINTS) is True
     rng = np.random.default_rng(11)
     base = rng.standard_normal(1024).astype(np.float32)
     prints = [base + rng.standard_normal(1024).astype(np.float32) * (0.05 if n < 3 else 3)

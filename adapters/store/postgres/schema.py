@@ -9,8 +9,9 @@ from ....domain.errors import ErrorKind, SheafError
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from .connection_errors import extension_error
 from .text_ranking import K1, PREFIX_MARKERS, REFERENCE_LENGTH, B
+from .vector_tables import HNSW_EF_CONSTRUCTION, HNSW_M
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MIGRATION_LOCK = 0x5EAF_0001
 """The advisory lock every migrating process takes: the second one waits, then finds
 the schema current and does nothing."""
@@ -160,6 +161,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX text_postings_impact ON text_postings (space, term, impact DESC) "
         "INCLUDE (chunk_id, tf, length)",
         "CREATE INDEX text_postings_chunk ON text_postings (chunk_id)",
+    ),
+    # Version 3 (ADR-0043): the fingerprints' HNSW index exists from the first document,
+    # so the near-duplicate check of an ingest reads a few graph pages at any store size
+    # (it scanned every fingerprint up to 20,000, and an ingest job then built the index).
+    # A store that had built it keeps it; one left invalid by an interrupted build gets
+    # it again. Built here in the migration's transaction: minutes at a million documents.
+    (
+        """DO $$ BEGIN
+            IF EXISTS (SELECT 1 FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid
+                       WHERE x.relname = 'fingerprints_hnsw' AND NOT i.indisvalid
+                       AND x.relnamespace = current_schema()::regnamespace) THEN
+                DROP INDEX fingerprints_hnsw;
+            END IF;
+        END $$""",
+        "CREATE INDEX IF NOT EXISTS fingerprints_hnsw ON fingerprints USING hnsw "
+        f"(fingerprint vector_cosine_ops) WITH (m = {HNSW_M}, "
+        f"ef_construction = {HNSW_EF_CONSTRUCTION})",
     ),
 )
 

@@ -43,12 +43,7 @@ from .rows import (
     version_row,
 )
 from .vector_indexes import PostgresVectorIndexes
-from .vector_tables import (
-    FINGERPRINTS,
-    as_array,
-    delete_vectors,
-    insert_vectors,
-)
+from .vector_tables import as_array, delete_vectors, insert_vectors
 
 logger = logging.getLogger("sheaf.store")
 _LOCK_SEED = 21
@@ -63,9 +58,9 @@ class _Step:
     """Lock keys known when the step is recorded (documents, sources, hashes)."""
     versions: tuple[str, ...] = ()
     """Versions whose documents are locked (their ids are read at commit)."""
-    dimensions: tuple[int | str, ...] = ()
-    """Vector tables the step writes to, by dimension (`FINGERPRINTS` for the
-    fingerprints): their HNSW index may be due afterwards."""
+    dimensions: tuple[int, ...] = ()
+    """Vector tables the step writes to, by dimension: their HNSW index may be due
+    afterwards."""
 
 
 class PostgresUnitOfWork(BufferedUnitOfWork[_Step]):
@@ -166,9 +161,8 @@ class _Versions:
 
     def add(self, bundle: VersionBundle) -> None:
         version = bundle.record
-        dimensions: tuple[int | str, ...] = (
-            *((bundle.vectors.model.dimension,) if bundle.vectors else ()),
-            *((FINGERPRINTS,) if bundle.fingerprint is not None else ()))
+        # The fingerprints' index exists from the schema (version 3): nothing to build.
+        dimensions = (bundle.vectors.model.dimension,) if bundle.vectors else ()
         self._work.record(_Step(
             lambda c: _add_version(c, bundle),
             (f"document:{version.document_id}",

@@ -1,7 +1,8 @@
-"""The upkeep of the PostgreSQL store's HNSW indexes: built once a vector table (or the
-fingerprints) reaches `vector_tables.HNSW_THRESHOLD` rows, after the commit that took
-it there; built or dropped on demand (benchmarks); and whether each exists, looked up
-at most every `KEPT_SECONDS` for the searches that depend on it."""
+"""The upkeep of the PostgreSQL store's HNSW indexes: built once a vector table
+reaches `vector_tables.HNSW_THRESHOLD` rows, after the commit that took it there (the
+fingerprints' index comes with the schema); built or dropped on demand (benchmarks);
+and whether each exists, looked up at most every `KEPT_SECONDS` for the searches that
+depend on it."""
 
 from __future__ import annotations
 
@@ -54,11 +55,11 @@ class PostgresVectorIndexes:
 
         await self._connection.on_connection(drop, "dropping a vector index")
 
-    async def index_vectors_when_due(self, dimensions: Collection[int | str]) -> None:
-        """After writes of vectors of these dimensions (or of fingerprints): build a
-        table's HNSW index once it holds `HNSW_THRESHOLD` rows."""
-        for dimension in sorted(dimensions, key=str):
-            async def build(c: Connection, dimension: int | str = dimension) -> bool:
+    async def index_vectors_when_due(self, dimensions: Collection[int]) -> None:
+        """After writes of vectors of these dimensions: build a table's HNSW index once
+        it holds `HNSW_THRESHOLD` rows."""
+        for dimension in sorted(dimensions):
+            async def build(c: Connection, dimension: int = dimension) -> bool:
                 return await vector_tables.build_hnsw(c, dimension)
 
             await self._connection.on_connection(build, "building a vector index")

@@ -117,8 +117,8 @@ def search_sql(dimension: int, filters: SearchFilters, *, exact: bool = False
 
 
 FINGERPRINTS = "fingerprints"
-"""The documents' fingerprints (1,024 dimensions): indexed past `HNSW_THRESHOLD`
-documents too, so the near-duplicate check of each ingest stops scanning them all."""
+"""The documents' fingerprints (1,024 dimensions): their HNSW index is made with the
+schema (version 3), so the near-duplicate check of an ingest never scans them all."""
 
 
 async def hnsw_state(c: Connection, vectors: int | str) -> bool | None:
@@ -132,18 +132,14 @@ async def hnsw_state(c: Connection, vectors: int | str) -> bool | None:
     return None if row is None else bool(row[0])
 
 
-async def build_hnsw(c: Connection, vectors: int | str, *, force: bool = False) -> bool:
-    """Build the HNSW index of a dimension's vectors (or of the fingerprints) when the
-    table has reached `HNSW_THRESHOLD` rows (any number with `force`), on an autocommit
-    connection: built CONCURRENTLY, so writers go on meanwhile. One process builds,
-    under an advisory lock; the others go on without waiting. True when the index exists
-    afterwards."""
-    if isinstance(vectors, int):
-        if vectors > HNSW_MAX_DIMENSION or not await has_table(c, vectors):
-            return False
-        name, column, lock = table(vectors), "embedding", -vectors
-    else:
-        name, column, lock = vectors, "fingerprint", 0
+async def build_hnsw(c: Connection, dimension: int, *, force: bool = False) -> bool:
+    """Build the HNSW index of a dimension's vectors when the table has reached
+    `HNSW_THRESHOLD` rows (any number with `force`), on an autocommit connection: built
+    CONCURRENTLY, so writers go on meanwhile. One process builds, under an advisory
+    lock; the others go on without waiting. True when the index exists afterwards."""
+    if dimension > HNSW_MAX_DIMENSION or not await has_table(c, dimension):
+        return False
+    name, lock = table(dimension), -dimension
     state = await hnsw_state(c, name)
     if state:
         return True
@@ -162,7 +158,7 @@ async def build_hnsw(c: Connection, vectors: int | str, *, force: bool = False) 
             await c.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_hnsw")
         logger.info("building the HNSW index of %s", name)
         await c.execute(f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name}_hnsw ON {name} "
-                        f"USING hnsw ({column} vector_cosine_ops) WITH (m = {HNSW_M}, "
+                        f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
                         f"ef_construction = {HNSW_EF_CONSTRUCTION})")
     finally:
         # A session lock outlives a cancelled task on a pooled connection: released
