@@ -1,4 +1,4 @@
-"""The DuckDB store's `SearchIndex`: BM25 over its own postings (`text_index.py`), vector
+"""The DuckDB store's `SearchIndex`: BM25 over its own postings (`text_ranking.py`), vector
 search (`vector_search.py`), snippets by id, and near-duplicate documents by
 fingerprint through the in-memory sign filter (`fingerprint_filter.py`)."""
 
@@ -14,11 +14,10 @@ from ....domain.search.embeddings import EmbeddingModel
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from ....domain.search.search_request import NO_FILTERS, SearchFilters
 from ....domain.store.fingerprint_signs import fingerprint_signs, reach, reach_column
-from . import text_index
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .rows import CHUNK_COLUMNS, chunk_from_row
-from .snippet_ranking import top_chunks
+from .text_ranking import TextRanking
 from .vector_search import VectorSearch
 from .vector_tables import embedding_model, vector_text
 
@@ -44,20 +43,16 @@ class DuckDbSearchIndex:
         self._connection = connection
         self._vectors = vectors
         self._fingerprints = fingerprints
+        self._text = TextRanking(connection)
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[str, float]]:
-        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-            # The index is written with the snippets: a read sees it as it sees them.
-            scores = text_index.bm25_scores(c, space, query)
-            if scores is None:
-                return []
-            return top_chunks(c, *scores, filters, limit)
-
         if not self._connection.full_text_loaded:  # LOADed once, under the write lock
-            await self._connection.run(lambda _: None)
-        return await self._connection.read(read)
+            await self._connection.run(lambda _: None, writes=False)
+        # The index is written with the snippets: a read sees it as it sees them.
+        return await self._connection.read(
+            lambda c: self._text.ranked(c, space, query, limit, filters))
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
                              vector: tuple[float, ...], limit: int,

@@ -38,7 +38,7 @@ class VectorSearch:
         """The `SearchIndex.search_vectors` ranking (under the write lock: the matrices
         are kept as a write leaves them)."""
         return await self._connection.run(
-            lambda c: self._ranked(c, space, model, vector, limit, filters))
+            lambda c: self._ranked(c, space, model, vector, limit, filters), writes=False)
 
     def after_commit(self) -> None:
         """A write committed: every matrix is stale, and the next search scans again."""
