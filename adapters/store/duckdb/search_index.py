@@ -16,6 +16,7 @@ from ....domain.search.search_request import NO_FILTERS, SearchFilters
 from ....domain.store.fingerprint_signs import fingerprint_signs, reach, reach_column
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
+from .generation_cache import GenerationCache
 from .rows import CHUNK_COLUMNS, chunk_from_row
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
@@ -24,6 +25,10 @@ from .vector_tables import embedding_model, vector_text
 if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by opening
     from ....domain.analysis.chunking import Chunk
 
+KEPT_SNIPPETS = 20_000
+"""Snippets kept between writes, with their space (a few MB: snippets are short)."""
+PREFETCHED_SNIPPETS = 10
+"""The best snippets of a text ranking read with it (a search's default k)."""
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 SIMILARITY_SQL = (
@@ -35,6 +40,11 @@ SIMILARITY_SQL = (
 least a threshold; most similar first."""
 
 
+def sql_text(value: str) -> str:
+    """`value` as a SQL string literal (DuckDB's strings take no backslash escapes)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
 class DuckDbSearchIndex:
     """Rankings over the current snippets of a space, best first, ties by id."""
 
@@ -44,15 +54,27 @@ class DuckDbSearchIndex:
         self._vectors = vectors
         self._fingerprints = fingerprints
         self._text = TextRanking(connection)
+        # A search reads its hits' snippets: those read since the last write are kept.
+        self._snippets: GenerationCache[str, tuple[str, Chunk] | None] = GenerationCache(
+            connection, KEPT_SNIPPETS)
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[str, float]]:
         if not self._connection.full_text_loaded:  # LOADed once, under the write lock
             await self._connection.run(lambda _: None, writes=False)
-        # The index is written with the snippets: a read sees it as it sees them.
-        return await self._connection.read(
-            lambda c: self._text.ranked(c, space, query, limit, filters))
+        def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
+            # The index is written with the snippets: a read sees it as it sees them.
+            ranked = self._text.ranked(c, space, query, limit, filters)
+            # The best few are read now, in this thread, for the `snippets` call that
+            # follows: one hand-over to a thread less (on a loaded machine most of a
+            # warm search's wall time is waiting for threads to run).
+            best = [i for i, _ in ranked[:PREFETCHED_SNIPPETS]]
+            if best:
+                self._snippets.get_many(best, lambda ids: self._fetch_snippets(c, ids))
+            return ranked
+
+        return await self._connection.read(read)
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
                              vector: tuple[float, ...], limit: int,
@@ -61,25 +83,35 @@ class DuckDbSearchIndex:
         return await self._vectors.search(space, model, vector, limit, filters)
 
     async def snippets(self, space: str, chunk_ids: Sequence[str]) -> list[Chunk]:
-        def read(c: duckdb.DuckDBPyConnection) -> list[Chunk]:
-            if not chunk_ids:
-                return []
-            if len(chunk_ids) <= PRIMARY_KEY_LOOKUPS:
-                # A short IN list on the primary key is answered from its index (about
-                # 2 ms at 100k chunks); any other condition beside it means a full scan.
-                found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE "
-                                  f"c.id IN ({', '.join('?' * len(chunk_ids))})", list(chunk_ids))
-            else:
-                # Long lists cost a bound parameter each (400: 52 ms on CISI); as one JSON
-                # value joined to the table, 7 ms.
-                found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
-                                  """from_json(?, '["VARCHAR"]')) AS id) w """
-                                  "JOIN chunks c ON c.id = w.id", [json.dumps(list(chunk_ids))])
-            rows = {r[0]: r for r in found.fetchall()}
-            return [chunk_from_row(rows[i]) for i in chunk_ids
-                    if i in rows and rows[i][16] == space]
+        if not chunk_ids:
+            return []
+        ids = list(dict.fromkeys(chunk_ids))
+        kept = self._snippets.kept(ids)
+        if kept is None:
+            kept = await self._connection.read(
+                lambda c: self._snippets.get_many(ids, lambda missing: self._fetch_snippets(
+                    c, missing)))
+        return [found[1] for i in chunk_ids
+                if (found := kept.get(i)) is not None and found[0] == space]
 
-        return await self._connection.read(read)
+    @staticmethod
+    def _fetch_snippets(c: duckdb.DuckDBPyConnection, ids: list[str]
+                        ) -> dict[str, tuple[str, Chunk] | None]:
+        """Each chunk id's (space, chunk), None for an id no chunk has."""
+        if len(ids) <= PRIMARY_KEY_LOOKUPS and not any("\x00" in i for i in ids):
+            # A short IN list alone on the primary key, as literals: DuckDB then filters
+            # inside the scan, skipping row groups (half the CPU of bound parameters; any
+            # other condition beside it means a full scan).
+            found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE "
+                              f"c.id IN ({', '.join(map(sql_text, ids))})")
+        else:
+            # Long lists cost a bound parameter each (400: 52 ms on CISI); as one JSON
+            # value joined to the table, 7 ms.
+            found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
+                              """from_json(?, '["VARCHAR"]')) AS id) w """
+                              "JOIN chunks c ON c.id = w.id", [json.dumps(ids)])
+        rows = {r[0]: (str(r[16]), chunk_from_row(r)) for r in found.fetchall()}
+        return {i: rows.get(i) for i in ids}
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
         return await self._connection.read(lambda c: embedding_model(c, space))
