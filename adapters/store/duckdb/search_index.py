@@ -57,6 +57,8 @@ class DuckDbSearchIndex:
         # A search reads its hits' snippets: those read since the last write are kept.
         self._snippets: GenerationCache[str, tuple[str, Chunk] | None] = GenerationCache(
             connection, KEPT_SNIPPETS)
+        self._models: GenerationCache[str, EmbeddingModel | None] = GenerationCache(
+            connection, 64)
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
@@ -114,7 +116,12 @@ class DuckDbSearchIndex:
         return {i: rows.get(i) for i in ids}
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
-        return await self._connection.read(lambda c: embedding_model(c, space))
+        # Each vector search asks: kept until the next write, as the snippets are.
+        kept = self._models.kept([space])
+        if kept is None:
+            kept = await self._connection.read(lambda c: self._models.get_many(
+                [space], lambda spaces: {s: embedding_model(c, s) for s in spaces}))
+        return kept[space]
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:
