@@ -16,6 +16,7 @@ from collections import Counter
 
 import duckdb
 
+from .sql_literals import literal_safe, sql_text
 from .text_index import STEMMER, tokens_sql
 
 # `text_index._IGNORED` as Python's `re` reads it; RE2's `\s` is [\t\n\f\r ] (no \v).
@@ -50,9 +51,12 @@ class QueryTerms:
         known = {w: s for w in set(words) if (s := self._stems.get(w)) is not None}
         missing = [w for w in dict.fromkeys(words) if w not in known]
         if missing:
-            found = {str(w): str(s) for w, s in c.execute(
+            found = {str(w): str(s) for w, s in (c.execute(
+                f"SELECT w, stem(w, '{STEMMER}') FROM (VALUES "
+                f"{', '.join(f'({sql_text(w)})' for w in missing)}) AS t(w)")
+                if literal_safe(missing) else c.execute(
                 "SELECT w, stem(w, ?) FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) AS w)",
-                [STEMMER, json.dumps(missing)]).fetchall()}
+                [STEMMER, json.dumps(missing)])).fetchall()}
             known.update(found)
             with self._lock:
                 if len(self._stems) + len(found) > KEPT_STEMS:

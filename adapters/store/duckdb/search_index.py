@@ -18,6 +18,7 @@ from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
 from .rows import CHUNK_COLUMNS, chunk_from_row
+from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
 from .vector_tables import embedding_model, vector_text
@@ -40,11 +41,6 @@ SIMILARITY_SQL = (
 least a threshold; most similar first."""
 
 
-def sql_text(value: str) -> str:
-    """`value` as a SQL string literal (DuckDB's strings take no backslash escapes)."""
-    return "'" + value.replace("'", "''") + "'"
-
-
 class DuckDbSearchIndex:
     """Rankings over the current snippets of a space, best first, ties by id."""
 
@@ -59,6 +55,7 @@ class DuckDbSearchIndex:
             connection, KEPT_SNIPPETS)
         self._models: GenerationCache[str, EmbeddingModel | None] = GenerationCache(
             connection, 64)
+        self._read_whole: dict[str, int] = {}  # space: the generation it was last tried at
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
@@ -73,7 +70,7 @@ class DuckDbSearchIndex:
             # warm search's wall time is waiting for threads to run).
             best = [i for i, _ in ranked[:PREFETCHED_SNIPPETS]]
             if best:
-                self._snippets.get_many(best, lambda ids: self._fetch_snippets(c, ids))
+                self._snippets.get_many(best, lambda ids: self._fetch_snippets(c, space, ids))
             return ranked
 
         return await self._connection.read(read)
@@ -92,15 +89,33 @@ class DuckDbSearchIndex:
         if kept is None:
             kept = await self._connection.read(
                 lambda c: self._snippets.get_many(ids, lambda missing: self._fetch_snippets(
-                    c, missing)))
+                    c, space, missing)))
         return [found[1] for i in chunk_ids
                 if (found := kept.get(i)) is not None and found[0] == space]
 
-    @staticmethod
-    def _fetch_snippets(c: duckdb.DuckDBPyConnection, ids: list[str]
+    def _fetch_snippets(self, c: duckdb.DuckDBPyConnection, space: str, ids: list[str]
                         ) -> dict[str, tuple[str, Chunk] | None]:
-        """Each chunk id's (space, chunk), None for an id no chunk has."""
-        if len(ids) <= PRIMARY_KEY_LOOKUPS and not any("\x00" in i for i in ids):
+        """Each chunk id's (space, chunk), None for an id no chunk has; at the first
+        miss after a write, every snippet of a space of up to half KEPT_SNIPPETS (read
+        whole about as fast as ten by id: the searches after it read none)."""
+        generation = self._connection.generation
+        if self._read_whole.get(space) != generation:
+            self._read_whole[space] = generation
+            rows = c.execute(
+                f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE c.space = ? AND "
+                "c.level = 'snippet' AND (SELECT coalesce(max(docs), 0) FROM text_spaces "
+                "WHERE space = ?) <= ?", [space, space, KEPT_SNIPPETS // 2]).fetchall()
+            if rows:
+                whole: dict[str, tuple[str, Chunk] | None] = {
+                    r[0]: (str(r[16]), chunk_from_row(r)) for r in rows}
+                rest = [i for i in ids if i not in whole]
+                return {**whole, **(self._snippets_by_id(c, rest) if rest else {})}
+        return self._snippets_by_id(c, ids)
+
+    @staticmethod
+    def _snippets_by_id(c: duckdb.DuckDBPyConnection, ids: list[str]
+                        ) -> dict[str, tuple[str, Chunk] | None]:
+        if len(ids) <= PRIMARY_KEY_LOOKUPS and literal_safe(ids):
             # A short IN list alone on the primary key, as literals: DuckDB then filters
             # inside the scan, skipping row groups (half the CPU of bound parameters; any
             # other condition beside it means a full scan).
