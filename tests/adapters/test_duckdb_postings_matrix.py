@@ -24,7 +24,13 @@ from sheaf.adapters.store.duckdb.query_terms import QueryTerms, ascii_tokens
 from sheaf.adapters.store.duckdb.text_ranking import sql_ranking
 from sheaf.domain.search.search_request import NO_FILTERS, SearchFilters
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
-from tests.contract.test_knowledge_store_contract import remove, save, text_chunk, version
+from tests.contract.test_knowledge_store_contract import (
+    remove,
+    save,
+    text_chunk,
+    version,
+    write,
+)
 from tests.property_examples import examples
 
 pytestmark = pytest.mark.anyio
@@ -189,4 +195,32 @@ async def test_a_held_matrix_never_outlives_a_change(tmp_path: Path) -> None:
     for _ in range(3):
         assert await ids("seagrass") == []
         assert await ids("zebra crossings") == ["doc_1.v2:snippet:0"]
+    await store.aclose()
+
+
+async def test_kept_snippets_and_citations_follow_every_write(tmp_path: Path) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    index, catalogue = store.search_index, store.catalogue
+    snippet = "doc_1.v1:snippet:0"
+
+    async def texts(space: str = "default") -> list[str]:
+        return [c.text for c in await index.snippets(space, [snippet])]
+
+    await save(store, version(1, "s1"), source(1), chunks=(
+        text_chunk("doc_1.v1", 0, "seagrass meadows"),))
+    for _ in range(2):  # read, then kept
+        assert await texts() == ["seagrass meadows"]
+        assert await texts("other") == []  # a kept snippet is still only its space's
+        assert (await catalogue.citations("default", ["doc_1"]))["doc_1"].title == "A title"
+        assert await catalogue.citations("other", ["doc_1"]) == {}
+    # The same id, new text: what was kept is not served again.
+    await write(store, lambda w: w.chunks.replace("default", "doc_1.v1", (
+        text_chunk("doc_1.v1", 0, "zebra crossings"),), None))
+    assert await texts() == ["zebra crossings"]
+    await save(store, version(2, "s2", title="Another title"), source(1), chunks=(
+        text_chunk("doc_1.v2", 0, "zebra crossings"),))
+    assert (await catalogue.citations("default", ["doc_1"]))["doc_1"].title == "Another title"
+    await remove(store, "default", "doc_1")
+    assert await texts() == []
+    assert await catalogue.citations("default", ["doc_1"]) == {}
     await store.aclose()
