@@ -97,6 +97,11 @@ class PostingsMatrix:
                    starts, frequencies.astype(np.int64), positions.astype(np.int32), tfs,
                    np.asarray(docs["id_rank"], dtype=np.int64))
 
+    def touched(self, weights: Mapping[str, int]) -> int:
+        """How many postings ranking `weights` reads (what its time follows)."""
+        return sum(int(self._starts[i + 1] - self._starts[i])
+                   for i in (self._terms.get(t) for t in weights) if i is not None)
+
     def top(self, weights: Mapping[str, int], limit: int, allowed: set[str] | None = None
             ) -> list[tuple[str, float]]:
         """The `limit` best (chunk id, BM25) of the snippets holding a term of `weights`

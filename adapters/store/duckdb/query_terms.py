@@ -39,6 +39,17 @@ class QueryTerms:
         self._stems: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    def known_weights(self, query: str) -> Counter[str] | None:
+        """`weights` without DuckDB: None unless the query is ASCII and every word of it
+        was stemmed before."""
+        if not query.isascii():
+            return None
+        words = ascii_tokens(query)
+        stems = [self._stems.get(w) for w in words]
+        if any(s is None for s in stems):
+            return None
+        return Counter(s for s in stems if s is not None)
+
     def weights(self, c: duckdb.DuckDBPyConnection, query: str) -> Counter[str]:
         """Each term of `query` with the number of its words that stem to it. Stopwords
         are kept, as the SQL ranking keeps them: a stopword's stem can be another

@@ -62,6 +62,10 @@ class DuckDbSearchIndex:
                           ) -> list[tuple[str, float]]:
         if not self._connection.full_text_loaded:  # LOADed once, under the write lock
             await self._connection.run(lambda _: None, writes=False)
+        ranked = self._text.ranked_at_once(space, query, limit, filters)
+        if ranked is not None:
+            return ranked
+
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             # The index is written with the snippets: a read sees it as it sees them.
             ranked = self._text.ranked(c, space, query, limit, filters)
