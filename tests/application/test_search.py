@@ -239,3 +239,29 @@ async def test_citations_cost_the_same_queries_whatever_k() -> None:
         # citations alone.
         assert counts[0] == 2, k
     await store.aclose()
+
+
+async def test_a_repeated_query_is_embedded_once_and_ranks_the_same(
+        indexed: DuckDbKnowledgeStore) -> None:
+    embedder = MemoryEmbedder()
+    _, search = await seeded(indexed, embedder)
+    embedder.calls.clear()
+    first = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    again = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    vector = await search.search("default", "seagrass tides", 5, mode=SearchMode.VECTOR)
+    assert embedder.calls == [["seagrass tides"]]
+    assert [h.chunk_id for h in again] == [h.chunk_id for h in first]
+    assert [h.vector_score for h in again] == [h.vector_score for h in first]
+    assert vector and all(h.vector_score is not None for h in vector)
+    await search.search("default", "foxes", 5, mode=SearchMode.HYBRID)
+    assert embedder.calls == [["seagrass tides"], ["foxes"]]
+
+
+async def test_a_failing_embedding_fails_hybrid_with_its_own_error(
+        indexed: DuckDbKnowledgeStore) -> None:
+    embedder = MemoryEmbedder()
+    _, search = await seeded(indexed, embedder)
+    embedder.failure = SheafError(ErrorKind.EMBEDDING_FAILED, "the model is away")
+    with pytest.raises(SheafError) as raised:  # run beside BM25, raised as itself
+        await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    assert raised.value.kind is ErrorKind.EMBEDDING_FAILED
