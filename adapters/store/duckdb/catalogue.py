@@ -71,8 +71,8 @@ class DuckDbCatalogue:
                         ) -> dict[str, DocumentCitation]:
         def fetch(c: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]
                   ) -> dict[tuple[str, str], DocumentCitation | None]:
-            # A space of up to KEPT_CITATIONS documents is read whole (about as fast as a
-            # few of them): the searches after it cite from memory until the next write.
+            # A space of up to half KEPT_CITATIONS documents is read whole (about as fast
+            # as a few of them): the searches after it cite from memory until the next write.
             rows = c.execute(
                 "SELECT d.id, v.title, v.metadata, s.space, s.key, s.kind, s.document_id, "
                 "s.fetched_sha, s.original, s.final_url FROM documents d "

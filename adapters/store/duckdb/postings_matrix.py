@@ -47,10 +47,6 @@ class PostingsMatrix:
         self._id_ranks = id_ranks
         self._by_id: dict[str, int] | None = None
 
-    @property
-    def postings(self) -> int:
-        return len(self._positions)
-
     @classmethod
     def load(cls, c: duckdb.DuckDBPyConnection, space: str) -> PostingsMatrix:
         """The space's postings, read in one transaction (one snapshot) on `c`."""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by op
     from ....domain.analysis.chunking import Chunk
 
 KEPT_SNIPPETS = 20_000
-"""Snippets kept between writes, with their space (a few MB: snippets are short)."""
+"""Snippets kept between writes, with their space (tens of MB at most)."""
 PREFETCHED_SNIPPETS = 10
 """The best snippets of a text ranking read with it (a search's default k)."""
 PRIMARY_KEY_LOOKUPS = 32

@@ -5,9 +5,9 @@ change (`text_index.bm25_scores`), then from the space's postings held as arrays
 A held matrix is good for the connection generation it was read at: every locked run
 that may write moves the generation on (`DuckDbConnection.generation`), so a search never
 ranks from arrays older than the last write it could have seen. Loading costs several
-scans (1.3 s of CPU at 100k snippets, 4.9M postings), so, as for vectors, a process that searches a
-space once after each write (a `sheaf search` process, a search between two ingests)
-pays the SQL ranking alone, and the second search loads.
+scans (1.3 s of CPU at 100k snippets, 4.9M postings), so, as for vectors, a process that
+searches a space once after each write (a `sheaf search` process, a search between two
+ingests) pays the SQL ranking alone, and the second search loads.
 """
 
 from __future__ import annotations
