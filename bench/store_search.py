@@ -13,11 +13,24 @@ lexical embedder). Printed per size, in one run: `python -c pass`, the import of
 search needs, and whole `sheaf search` processes per mode (min and p50), so the share of
 start-up is plain; the facade's p50 per mode on a warm store; at the largest size, the
 first search after ingesting one document, in the same process and in a new one.
+
+    .venv/bin/python -m bench.store_search --peer [--sizes 10000 100000] [--runs 100]
+        [--cisi ../shared/corpora/retrieval-cisi] [--cisi-embedder local]
+
+Warm BM25 through `Knowledge.search` (k=10, with citations) against bm25s (the bench
+extra; English stopwords, Snowball stemmer, one `retrieve` call per query, the query's
+tokenizing included) on the same texts, the two interleaved query by query so they share
+the load: on CISI (1,460 abstracts through sheaf's pipeline, the store kept in the cache
+folder; the judged queries) and on each generated store (bm25s indexes its snippets'
+retrieval text). Printed per corpus: both p50s in wall time and in CPU time (all of the
+process's threads), their ratios, hybrid's p50 and its ratio to BM25's; on CISI both
+nDCG@10; at the end each side's growth from the smallest to the largest store.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -28,6 +41,7 @@ import time
 from pathlib import Path
 
 import anyio
+import attrs
 
 from bench.generated_text import TextSource, snippet_document
 from sheaf.adapters.models.hashing_embedder import HashingEmbedder
@@ -143,14 +157,212 @@ async def write_then_search(path: Path, folder: Path, source: TextSource, runs: 
         row("  in a new sheaf search process", fresh[mode])
 
 
+@attrs.frozen
+class PeerRow:
+    """One corpus's warm figures: p50s in ms, wall and CPU."""
+
+    corpus: str
+    sheaf_wall: float
+    sheaf_cpu: float
+    peer_wall: float
+    peer_cpu: float
+    hybrid_wall: float
+    hybrid_cpu: float
+    repeated_wall: float
+    """Hybrid p50 when each query was asked before (its vector kept)."""
+    hybrid_embedder: str
+
+
+class Bm25sPeer:
+    """bm25s over `texts`, asked one query at a time as a caller would."""
+
+    def __init__(self, texts: list[str]) -> None:
+        import bm25s
+        import Stemmer
+
+        self._bm25s = bm25s
+        self.size = len(texts)
+        self._stemmer = Stemmer.Stemmer("english")
+        self._retriever = bm25s.BM25()
+        self._retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=self._stemmer,
+                                             show_progress=False), show_progress=False)
+
+    def search(self, query: str, k: int) -> list[int]:
+        tokens = self._bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer,
+                                      show_progress=False)
+        if not tokens.vocab:  # no word of the query survives stopwords
+            return []
+        found, _ = self._retriever.retrieve(tokens, k=k, show_progress=False)
+        return [int(i) for i in found[0]]
+
+
+def clocks() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def p50s(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    return (statistics.median(w for w, _ in samples) * 1000,
+            statistics.median(c for _, c in samples) * 1000)
+
+
+async def warm_against_peer(kb: Knowledge, peer: Bm25sPeer, label: str, queries: list[str],
+                            warmup: list[str], hybrid_embedder: str) -> PeerRow:
+    """BM25 and bm25s interleaved query by query, then hybrid, after other queries
+    (`warmup`) warmed both up: the store's postings loaded, what those queries' words,
+    snippets and documents left kept, as in a process that has served for a while;
+    what the measured queries alone read is read while measured."""
+    for query in warmup:
+        await kb.search(query, 10, mode="bm25")
+        peer.search(query, min(10, peer.size))
+    ours, theirs, hybrid, repeated = [], [], [], []
+    for query in queries:
+        wall, cpu = clocks()
+        await kb.search(query, 10, mode="bm25")
+        ours.append((time.perf_counter() - wall, time.process_time() - cpu))
+        wall, cpu = clocks()
+        peer.search(query, min(10, peer.size))
+        theirs.append((time.perf_counter() - wall, time.process_time() - cpu))
+    await kb.search("warm up", 10, mode="hybrid")
+    for query in queries:  # each text embedded here first: no query vector is kept yet
+        wall, cpu = clocks()
+        await kb.search(query, 10, mode="hybrid")
+        hybrid.append((time.perf_counter() - wall, time.process_time() - cpu))
+    for query in queries:  # again: each query's vector is kept now
+        wall, cpu = clocks()
+        await kb.search(query, 10, mode="hybrid")
+        repeated.append((time.perf_counter() - wall, time.process_time() - cpu))
+    return PeerRow(label, *p50s(ours), *p50s(theirs), *p50s(hybrid), p50s(repeated)[0],
+                   hybrid_embedder)
+
+
+def snippet_texts(path: Path) -> list[str]:
+    import duckdb
+
+    with duckdb.connect(str(path), read_only=True) as c:
+        return [str(r[0]) for r in c.execute(
+            "SELECT retrieval_text FROM chunks WHERE level = 'snippet' ORDER BY id").fetchall()]
+
+
+def cached_cisi(cache: Path, corpus: Path, spec: str) -> tuple[Path, dict[str, str]]:
+    """CISI ingested through sheaf's pipeline with `spec`, kept with its id mapping."""
+    from sheaf.entrypoints.api.retrieval_collection import RetrievalCollection, ingest_collection
+
+    folder = cache / f"cisi-{spec}"
+    mapping = folder / "to_cisi.json"
+    if not mapping.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        collection = RetrievalCollection.load(corpus)
+
+        async def ingest() -> dict[str, str]:
+            async with Knowledge.open(folder / "kb.duckdb", embedder=spec) as kb:
+                return await ingest_collection(kb, collection.corpus, folder / "docs")
+
+        started = time.perf_counter()
+        found = anyio.run(ingest)
+        print(f"  ingested CISI with {spec} in {time.perf_counter() - started:.0f} s",
+              file=sys.stderr)
+        mapping.write_text(json.dumps(found))
+    return folder / "kb.duckdb", json.loads(mapping.read_text())
+
+
+def cisi_against_peer(cache: Path, corpus: Path, spec: str) -> PeerRow:
+    from bench.retrieval_cisi import bm25s_report
+    from sheaf.entrypoints.api.retrieval_collection import RetrievalCollection
+
+    collection = RetrievalCollection.load(corpus)
+    path, to_cisi = cached_cisi(cache, corpus, spec)
+    theirs, _ = bm25s_report(collection)
+    peer = Bm25sPeer([f"{d['title']} {d['text']}" for d in collection.corpus])
+    texts = [text for _, text in collection.queries]
+    queries, warmup = texts[1::2], texts[::2]  # measured, and those that warm up
+
+    async def run() -> tuple[PeerRow, float]:
+        async with Knowledge.open(path, embedder=spec) as kb:
+            row = await warm_against_peer(kb, peer, "CISI", queries, warmup, spec)
+            # After the timing: evaluating reads every query's hits, which would be kept.
+            report = await kb.evaluate_retrieval(collection.queries, collection.qrels,
+                                                 to_cisi, "bm25")
+            return row, report.ndcg_at_10
+
+    row, ours = anyio.run(run)
+    print(f"CISI nDCG@10: sheaf bm25 {ours:.3f}, bm25s {theirs.ndcg_at_10:.3f} "
+          f"({ours - theirs.ndcg_at_10:+.3f})")
+    return row
+
+
+def store_against_peer(path: Path, size: int, queries: list[str], warmup: list[str]
+                       ) -> PeerRow:
+    peer = Bm25sPeer(snippet_texts(path))
+
+    async def run() -> PeerRow:
+        async with Knowledge.open(path, embedder="hashing") as kb:
+            row = await warm_against_peer(kb, peer, f"{size} snippets", queries, warmup,
+                                          "hashing")
+            # Issue 35's bound: a common word (the ten commonest of the vocabulary, each
+            # in most snippets), p95 in-process.
+            common = []
+            for word in TextSource(seed=0).words[:10] * 3:
+                started = time.perf_counter()
+                await kb.search(word, 10, mode="bm25")
+                common.append(time.perf_counter() - started)
+            ordered = sorted(common)
+            print(f"{size} snippets: a common word, BM25 p95 "
+                  f"{ordered[int(0.95 * (len(ordered) - 1))] * 1000:.1f} ms, p50 "
+                  f"{statistics.median(ordered) * 1000:.1f} ms (load {os.getloadavg()[0]:.1f})")
+            return row
+
+    return anyio.run(run)
+
+
+def print_peer_rows(rows: list[PeerRow]) -> None:
+    load = os.getloadavg()
+    print(f"\nwarm search through Knowledge.search, k=10 (load {load[0]:.1f} {load[1]:.1f})")
+    print(f"{'corpus':<16} {'sheaf bm25':>11} {'bm25s':>8} {'ratio':>6} {'cpu ratio':>9} "
+          f"{'hybrid':>8} {'hyb/bm25':>8} {'cpu':>6} {'repeat':>7} {'rep/bm25':>8}  "
+          "(ms, wall p50; cpu: CPU-time p50s; repeat: hybrid of a query asked before)")
+    for r in rows:
+        print(f"{r.corpus:<16} {r.sheaf_wall:11.2f} {r.peer_wall:8.2f} "
+              f"{r.sheaf_wall / r.peer_wall:6.2f} {r.sheaf_cpu / r.peer_cpu:9.2f} "
+              f"{r.hybrid_wall:8.2f} {r.hybrid_wall / r.sheaf_wall:8.2f} "
+              f"{r.hybrid_cpu / r.sheaf_cpu:6.2f} {r.repeated_wall:7.2f} "
+              f"{r.repeated_wall / r.sheaf_wall:8.2f}  hybrid with {r.hybrid_embedder}")
+    sized = [r for r in rows if r.corpus.endswith("snippets")]
+    if len(sized) >= 2:
+        small, large = sized[0], sized[-1]
+        print(f"growth {small.corpus} -> {large.corpus}: sheaf "
+              f"{large.sheaf_wall / small.sheaf_wall:.2f}x (cpu "
+              f"{large.sheaf_cpu / small.sheaf_cpu:.2f}x), bm25s "
+              f"{large.peer_wall / small.peer_wall:.2f}x (cpu "
+              f"{large.peer_cpu / small.peer_cpu:.2f}x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) /
                         "sheaf-bench-stores")
+    parser.add_argument("--peer", action="store_true",
+                        help="warm BM25 and hybrid against bm25s (CISI and each size)")
+    parser.add_argument("--cisi", type=Path, default=Path(__file__).resolve().parents[1]
+                        .parent / "shared" / "corpora" / "retrieval-cisi")
+    parser.add_argument("--cisi-embedder", default="local",
+                        help="the embedder CISI is ingested with (hybrid's on CISI)")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
+    if args.peer:
+        measured, other = TextSource(seed=18), TextSource(seed=19)
+        queries = [measured.query() for _ in range(args.runs)]
+        warmup = [other.query() for _ in range(args.runs)]
+        rows = []
+        if args.cisi.is_dir():
+            rows.append(cisi_against_peer(args.cache, args.cisi, args.cisi_embedder))
+        else:
+            print(f"CISI not found at {args.cisi}: left out", file=sys.stderr)
+        rows += [store_against_peer(cached_store(args.cache, size), size, queries, warmup)
+                 for size in args.sizes]
+        print_peer_rows(rows)
+        return 0
     source = TextSource(seed=18)
     queries = [source.query() for _ in range(args.runs)]
     for size in args.sizes:

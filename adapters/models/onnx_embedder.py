@@ -135,6 +135,9 @@ class OnnxEmbedder:
         return cls(model, tokenizer, name=directory.name, pooling=pooling)
 
     async def model(self) -> EmbeddingModel:
+        if self._runtime is not None:  # loaded: no thread to wait for (each search asks)
+            return self._runtime.model
+
         def load() -> EmbeddingModel:
             with self._lock:
                 return self._loaded().model

@@ -3,6 +3,8 @@ cite each hit and re-anchor it with `quote`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
 from ...domain.analysis.chunking import Chunk
@@ -17,12 +19,17 @@ from ...domain.search.search_request import (
     SearchFilters,
     SearchMode,
 )
+from ...domain.store.knowledge_records import DocumentCitation
+from ..concurrency.concurrent_pair import both
 from ..ports.embedder import Embedder
 from ..store.document_structure import DocumentStructure, StructuredDocument
 from ..store.storage import Storage
 
 CANDIDATES = 100
 """How deep each ranking goes before fusion: RRF needs more than the k finally shown."""
+KEPT_QUERY_VECTORS = 256
+"""Query embeddings kept per search (by model and text): an agent often repeats a query,
+and embedding one on CPU costs more than ranking it (ADR-0040)."""
 
 
 @attrs.frozen
@@ -126,6 +133,7 @@ class Search:
         self._catalogue = storage.catalogue
         self.embedder = embedder
         self._structure = structure
+        self._query_vectors: dict[tuple[str, str], tuple[float, ...]] = {}
 
     async def search(self, space: str, query: str, k: int = 10, *,
                      mode: SearchMode = SearchMode.AUTO,
@@ -155,34 +163,35 @@ class Search:
             ranked = list(firsts.values())
         ranked = ranked[:k]
         scores = dict(ranked)
+        ids = [i for i, _ in ranked]
+        if with_documents:  # the hits' documents are known from their ids: both at once
+            documents = list(dict.fromkeys(document_of_chunk(i) for i in ids))
+            chunks, cited = await both(self._index.snippets(space, ids),
+                                       self._catalogue.citations(space, documents))
+        else:
+            chunks, cited = await self._index.snippets(space, ids), None
         hits = [SearchHit(chunk, scores[chunk.id], document_of_chunk(chunk.id),
                           bm25_score=bm25.get(chunk.id), vector_score=cosine.get(chunk.id))
-                for chunk in await self._index.snippets(space, [i for i, _ in ranked])]
+                for chunk in chunks]
         if expand is not None:
             hits = await self._expanded(space, hits, expand, window)
-        return await self._with_documents(space, hits) if with_documents else hits
+        return hits if cited is None else _with_documents(hits, cited)
 
     async def _ranked(self, space: str, query: str, mode: SearchMode,
                       filters: SearchFilters, depth: int, rrf_k: int
                       ) -> tuple[list[tuple[str, float]], dict[str, float], dict[str, float]]:
-        """The fused or single ranking of snippet ids, with each ranking's own scores."""
+        """The fused or single ranking of snippet ids, with each ranking's own scores;
+        hybrid's two rankings run at once (the query's embedding is most of its time)."""
         lexical: list[tuple[str, float]] = []
         semantic: list[tuple[str, float]] = []
-        if mode is not SearchMode.VECTOR:
+        if mode is SearchMode.BM25:
             lexical = await self._index.search_text(space, query, depth, filters)
-        if mode is not SearchMode.BM25 and self.embedder is not None:
-            stored = await self._index.embedding_model(space)
-            model = await self.embedder.model()
-            model.require_same(stored, space)
-            if stored is None and model.lexical:
-                raise SheafError(ErrorKind.INVALID_QUERY, (
-                    f"space {space!r} holds no vectors: a lexical embedder's ({model.name}) "
-                    "are not stored at ingest, since auto search ranks by BM25 with it; "
-                    f"`sheaf reindex --embeddings` stores them for {mode.value} search"))
-            if stored is not None:
-                (vector,) = await self.embedder.embed([query])
-                semantic = await self._index.search_vectors(space, model, vector, depth,
-                                                            filters)
+        elif mode is SearchMode.VECTOR:
+            semantic = await self._semantic(space, query, mode, filters, depth)
+        else:
+            lexical, semantic = await both(
+                self._index.search_text(space, query, depth, filters),
+                self._semantic(space, query, mode, filters, depth))
         bm25, cosine = dict(lexical), dict(semantic)
         if mode is SearchMode.BM25:
             return lexical, bm25, cosine
@@ -191,6 +200,30 @@ class Search:
         fused = reciprocal_rank_fusion([[i for i, _ in lexical], [i for i, _ in semantic]],
                                        rrf_k)
         return fused, bm25, cosine
+
+    async def _semantic(self, space: str, query: str, mode: SearchMode,
+                        filters: SearchFilters, depth: int) -> list[tuple[str, float]]:
+        """The vector ranking; empty while the space holds no vectors."""
+        if self.embedder is None:
+            return []
+        stored = await self._index.embedding_model(space)
+        model = await self.embedder.model()
+        model.require_same(stored, space)
+        if stored is None and model.lexical:
+            raise SheafError(ErrorKind.INVALID_QUERY, (
+                f"space {space!r} holds no vectors: a lexical embedder's ({model.name}) "
+                "are not stored at ingest, since auto search ranks by BM25 with it; "
+                f"`sheaf reindex --embeddings` stores them for {mode.value} search"))
+        if stored is None:
+            return []
+        key = (model.name, query)
+        vector = self._query_vectors.get(key)
+        if vector is None:
+            (vector,) = await self.embedder.embed([query])
+            if len(self._query_vectors) >= KEPT_QUERY_VECTORS:
+                del self._query_vectors[next(iter(self._query_vectors))]
+            self._query_vectors[key] = vector
+        return await self._index.search_vectors(space, model, vector, depth, filters)
 
     async def _expanded(self, space: str, hits: list[SearchHit], expand: Expansion,
                         window: int) -> list[SearchHit]:
@@ -219,17 +252,18 @@ class Search:
         return ExpandedContext(Expansion.SNIPPET_WINDOW.value, first.start, last.end,
                                document.text[first.start:last.end], chunk.heading_path)
 
-    async def _with_documents(self, space: str, hits: list[SearchHit]) -> list[SearchHit]:
-        cited = await self._catalogue.citations(space, [h.document_id for h in hits])
-        enriched = []
-        for hit in hits:
-            citation = cited.get(hit.document_id)
-            enriched.append(attrs.evolve(
-                hit, title=citation.title if citation else None,
-                url=citation.url if citation else None,
-                location=citation.location if citation else None,
-                extraction_confidence=citation.extraction_confidence if citation else None))
-        return enriched
+def _with_documents(hits: list[SearchHit], cited: Mapping[str, DocumentCitation]
+                    ) -> list[SearchHit]:
+    """The hits with their documents' titles, URLs and locations."""
+    enriched = []
+    for hit in hits:
+        citation = cited.get(hit.document_id)
+        enriched.append(attrs.evolve(
+            hit, title=citation.title if citation else None,
+            url=citation.url if citation else None,
+            location=citation.location if citation else None,
+            extraction_confidence=citation.extraction_confidence if citation else None))
+    return enriched
 
 
 def _section_context(document: StructuredDocument, chunk: Chunk, expand: Expansion,

@@ -224,12 +224,45 @@ async def test_citations_cost_the_same_queries_whatever_k() -> None:
     for cursor in cursors:
         store.connection._free_cursors.put(_CountingCursor(cursor, counts))  # type: ignore[arg-type]
     store.connection.writer = _CountingCursor(store.connection.writer, counts)  # type: ignore[assignment]
+    # The first search after the writes ranks by SQL: the query's terms, the ranking,
+    # the snippets, the citations; not one per hit.
+    assert len(await search.search("default", "heron", 50)) == 50
+    assert 3 <= counts[0] <= 4
+    await search.search("default", "heron", 1)  # loads the space's postings
     for k in (1, 50):  # one store for both: ingesting the 60 notes is most of the time
         counts[0] = 0
         hits = await search.search("default", "heron", k)
         assert len(hits) == k and len({h.document_id for h in hits}) == k
         assert all(h.title and h.location and h.location.path for h in hits)
         assert all(h.text == h.chunk.text and "heron" in h.text for h in hits)
-        # The query's terms, the ranking, the snippets, the citations: not one per hit.
-        assert 3 <= counts[0] <= 4, k
+        # Ranked from the held postings on the caller's thread (the word stemmed before),
+        # this small space's snippets and citations read whole by the first search after
+        # the writes: no statement at all.
+        assert counts[0] == 0, k
     await store.aclose()
+
+
+async def test_a_repeated_query_is_embedded_once_and_ranks_the_same(
+        indexed: DuckDbKnowledgeStore) -> None:
+    embedder = MemoryEmbedder()
+    _, search = await seeded(indexed, embedder)
+    embedder.calls.clear()
+    first = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    again = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    vector = await search.search("default", "seagrass tides", 5, mode=SearchMode.VECTOR)
+    assert embedder.calls == [["seagrass tides"]]
+    assert [h.chunk_id for h in again] == [h.chunk_id for h in first]
+    assert [h.vector_score for h in again] == [h.vector_score for h in first]
+    assert vector and all(h.vector_score is not None for h in vector)
+    await search.search("default", "foxes", 5, mode=SearchMode.HYBRID)
+    assert embedder.calls == [["seagrass tides"], ["foxes"]]
+
+
+async def test_a_failing_embedding_fails_hybrid_with_its_own_error(
+        indexed: DuckDbKnowledgeStore) -> None:
+    embedder = MemoryEmbedder()
+    _, search = await seeded(indexed, embedder)
+    embedder.failure = SheafError(ErrorKind.EMBEDDING_FAILED, "the model is away")
+    with pytest.raises(SheafError) as raised:  # run beside BM25, raised as itself
+        await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    assert raised.value.kind is ErrorKind.EMBEDDING_FAILED

@@ -23,6 +23,7 @@ from ....domain.store.knowledge_records import (
 from ....domain.values.value_codec import from_plain
 from ..store_rows import citations_from_rows, source_from_row
 from .connection import DuckDbConnection
+from .generation_cache import GenerationCache
 from .rows import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -36,6 +37,8 @@ from .rows import (
 )
 from .schema import SCHEMA_VERSION
 
+KEPT_CITATIONS = 20_000
+"""Documents' citations kept between writes (a few KB each at most)."""
 # Chunks and structure are imported by the first read of them (`sheaf list` reads neither).
 if TYPE_CHECKING:
     from ....domain.analysis.chunking import Chunk
@@ -47,6 +50,10 @@ class DuckDbCatalogue:
 
     def __init__(self, connection: DuckDbConnection) -> None:
         self._connection = connection
+        # Each search cites its hits' documents: those cited since the last write are
+        # not read again.
+        self._citations: GenerationCache[tuple[str, str], DocumentCitation | None] = \
+            GenerationCache(connection, KEPT_CITATIONS)
 
     async def find(self, space: str, reference: str) -> DocumentRecord | None:
         def read(c: duckdb.DuckDBPyConnection) -> DocumentRecord | None:
@@ -62,20 +69,31 @@ class DuckDbCatalogue:
 
     async def citations(self, space: str, document_ids: Sequence[str]
                         ) -> dict[str, DocumentCitation]:
-        def read(c: duckdb.DuckDBPyConnection) -> dict[str, DocumentCitation]:
-            if not document_ids:
-                return {}
+        def fetch(c: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]
+                  ) -> dict[tuple[str, str], DocumentCitation | None]:
+            # A space of up to half KEPT_CITATIONS documents is read whole (about as fast
+            # as a few of them): the searches after it cite from memory until the next write.
             rows = c.execute(
                 "SELECT d.id, v.title, v.metadata, s.space, s.key, s.kind, s.document_id, "
-                "s.fetched_sha, s.original, s.final_url "
-                "FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) AS id) w "
-                "JOIN documents d ON d.id = w.id JOIN versions v ON v.id = d.current_version "
-                "LEFT JOIN sources s ON s.document_id = d.id "
-                "WHERE d.space = ? ORDER BY d.id, s.seen_at",
-                [json.dumps(list(dict.fromkeys(document_ids))), space]).fetchall()
-            return citations_from_rows(rows)
+                "s.fetched_sha, s.original, s.final_url FROM documents d "
+                "JOIN versions v ON v.id = d.current_version "
+                "LEFT JOIN sources s ON s.document_id = d.id WHERE d.space = ? AND ("
+                "(SELECT count(*) FROM documents WHERE space = ?) <= ? OR d.id IN "
+                """(SELECT unnest(from_json(?, '["VARCHAR"]')))) ORDER BY d.id, s.seen_at""",
+                [space, space, KEPT_CITATIONS // 2,
+                 json.dumps([document for _, document in keys])]).fetchall()
+            found: dict[tuple[str, str], DocumentCitation | None] = {
+                (space, document): citation
+                for document, citation in citations_from_rows(rows).items()}
+            return {**found, **{key: found.get(key) for key in keys}}
 
-        return await self._connection.read(read)
+        keys = [(space, d) for d in dict.fromkeys(document_ids)]
+        kept = self._citations.kept(keys)
+        if kept is None:
+            kept = await self._connection.read(
+                lambda c: self._citations.get_many(keys, lambda missing: fetch(c, missing)))
+        return {document: citation for (_, document), citation in kept.items()
+                if citation is not None}
 
     async def documents(self, space: str) -> list[DocumentRecord]:
         def read(c: duckdb.DuckDBPyConnection) -> list[DocumentRecord]:

@@ -43,6 +43,11 @@ class DuckDbConnection:
         self._lock = threading.Lock()
         self._free_cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._full_text_loaded = False
+        self.generation = 0
+        """Counts the locked runs that may have written (and the reconnects): what a
+        process keeps from the tables is as current as the generation it was read at.
+        DuckDB lets no other process write while this one has the file, so every change
+        passes through here."""
         self.connect()
 
     def connect(self) -> None:
@@ -54,6 +59,7 @@ class DuckDbConnection:
         # when it was loaded before: a search waiting for a cursor stems at once.
         reload = self._full_text_loaded
         self._full_text_loaded = False
+        self.generation += 1
         created = self.path != ":memory:" and not os.path.exists(self.path)
         try:
             self.writer = duckdb.connect(self.path, read_only=self.read_only)
@@ -95,8 +101,10 @@ class DuckDbConnection:
 
         return await anyio.to_thread.run_sync(on_cursor)
 
-    async def run(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
-        """`work` on the writer, the write lock held."""
+    async def run(self, work: Callable[[duckdb.DuckDBPyConnection], T], *,
+                  writes: bool = True) -> T:
+        """`work` on the writer, the write lock held; unless it only reads (`writes`
+        False), the generation moves on once it is done, committed or not."""
         def locked() -> T:
             with self._lock:
                 # Every write may index snippets with the extension's `stem()`.
@@ -109,6 +117,10 @@ class DuckDbConnection:
                             path=self.path)) from None
                     raise
                 finally:
+                    if writes:
+                        # After the work, never before: a reader that saw the old
+                        # generation may have read the old rows, never the reverse.
+                        self.generation += 1
                     self._write_ahead_log_private()
 
         return await anyio.to_thread.run_sync(locked)

@@ -1,4 +1,4 @@
-"""The DuckDB store's `SearchIndex`: BM25 over its own postings (`text_index.py`), vector
+"""The DuckDB store's `SearchIndex`: BM25 over its own postings (`text_ranking.py`), vector
 search (`vector_search.py`), snippets by id, and near-duplicate documents by
 fingerprint through the in-memory sign filter (`fingerprint_filter.py`)."""
 
@@ -14,17 +14,22 @@ from ....domain.search.embeddings import EmbeddingModel
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from ....domain.search.search_request import NO_FILTERS, SearchFilters
 from ....domain.store.fingerprint_signs import fingerprint_signs, reach, reach_column
-from . import text_index
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
+from .generation_cache import GenerationCache
 from .rows import CHUNK_COLUMNS, chunk_from_row
-from .snippet_ranking import top_chunks
+from .sql_literals import literal_safe, sql_text
+from .text_ranking import TextRanking
 from .vector_search import VectorSearch
 from .vector_tables import embedding_model, vector_text
 
 if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by opening
     from ....domain.analysis.chunking import Chunk
 
+KEPT_SNIPPETS = 20_000
+"""Snippets kept between writes, with their space (tens of MB at most)."""
+PREFETCHED_SNIPPETS = 10
+"""The best snippets of a text ranking read with it (a search's default k)."""
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
 SIMILARITY_SQL = (
@@ -44,19 +49,34 @@ class DuckDbSearchIndex:
         self._connection = connection
         self._vectors = vectors
         self._fingerprints = fingerprints
+        self._text = TextRanking(connection)
+        # A search reads its hits' snippets: those read since the last write are kept.
+        self._snippets: GenerationCache[str, tuple[str, Chunk] | None] = GenerationCache(
+            connection, KEPT_SNIPPETS)
+        self._models: GenerationCache[str, EmbeddingModel | None] = GenerationCache(
+            connection, 64)
+        self._read_whole: dict[str, int] = {}  # space: the generation it was last tried at
 
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS
                           ) -> list[tuple[str, float]]:
+        if not self._connection.full_text_loaded:  # LOADed once, under the write lock
+            await self._connection.run(lambda _: None, writes=False)
+        ranked = self._text.ranked_at_once(space, query, limit, filters)
+        if ranked is not None:
+            return ranked
+
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             # The index is written with the snippets: a read sees it as it sees them.
-            scores = text_index.bm25_scores(c, space, query)
-            if scores is None:
-                return []
-            return top_chunks(c, *scores, filters, limit)
+            ranked = self._text.ranked(c, space, query, limit, filters)
+            # The best few are read now, in this thread, for the `snippets` call that
+            # follows: one hand-over to a thread less (on a loaded machine most of a
+            # warm search's wall time is waiting for threads to run).
+            best = [i for i, _ in ranked[:PREFETCHED_SNIPPETS]]
+            if best:
+                self._snippets.get_many(best, lambda ids: self._fetch_snippets(c, space, ids))
+            return ranked
 
-        if not self._connection.full_text_loaded:  # LOADed once, under the write lock
-            await self._connection.run(lambda _: None)
         return await self._connection.read(read)
 
     async def search_vectors(self, space: str, model: EmbeddingModel,
@@ -66,28 +86,61 @@ class DuckDbSearchIndex:
         return await self._vectors.search(space, model, vector, limit, filters)
 
     async def snippets(self, space: str, chunk_ids: Sequence[str]) -> list[Chunk]:
-        def read(c: duckdb.DuckDBPyConnection) -> list[Chunk]:
-            if not chunk_ids:
-                return []
-            if len(chunk_ids) <= PRIMARY_KEY_LOOKUPS:
-                # A short IN list on the primary key is answered from its index (about
-                # 2 ms at 100k chunks); any other condition beside it means a full scan.
-                found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE "
-                                  f"c.id IN ({', '.join('?' * len(chunk_ids))})", list(chunk_ids))
-            else:
-                # Long lists cost a bound parameter each (400: 52 ms on CISI); as one JSON
-                # value joined to the table, 7 ms.
-                found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
-                                  """from_json(?, '["VARCHAR"]')) AS id) w """
-                                  "JOIN chunks c ON c.id = w.id", [json.dumps(list(chunk_ids))])
-            rows = {r[0]: r for r in found.fetchall()}
-            return [chunk_from_row(rows[i]) for i in chunk_ids
-                    if i in rows and rows[i][16] == space]
+        if not chunk_ids:
+            return []
+        ids = list(dict.fromkeys(chunk_ids))
+        kept = self._snippets.kept(ids)
+        if kept is None:
+            kept = await self._connection.read(
+                lambda c: self._snippets.get_many(ids, lambda missing: self._fetch_snippets(
+                    c, space, missing)))
+        return [found[1] for i in chunk_ids
+                if (found := kept.get(i)) is not None and found[0] == space]
 
-        return await self._connection.read(read)
+    def _fetch_snippets(self, c: duckdb.DuckDBPyConnection, space: str, ids: list[str]
+                        ) -> dict[str, tuple[str, Chunk] | None]:
+        """Each chunk id's (space, chunk), None for an id no chunk has; at the first
+        miss after a write, every snippet of a space of up to half KEPT_SNIPPETS (read
+        whole about as fast as ten by id: the searches after it read none)."""
+        generation = self._connection.generation
+        if self._read_whole.get(space) != generation:
+            self._read_whole[space] = generation
+            rows = c.execute(
+                f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE c.space = ? AND "
+                "c.level = 'snippet' AND (SELECT coalesce(max(docs), 0) FROM text_spaces "
+                "WHERE space = ?) <= ?", [space, space, KEPT_SNIPPETS // 2]).fetchall()
+            if rows:
+                whole: dict[str, tuple[str, Chunk] | None] = {
+                    r[0]: (str(r[16]), chunk_from_row(r)) for r in rows}
+                rest = [i for i in ids if i not in whole]
+                return {**whole, **(self._snippets_by_id(c, rest) if rest else {})}
+        return self._snippets_by_id(c, ids)
+
+    @staticmethod
+    def _snippets_by_id(c: duckdb.DuckDBPyConnection, ids: list[str]
+                        ) -> dict[str, tuple[str, Chunk] | None]:
+        if len(ids) <= PRIMARY_KEY_LOOKUPS and literal_safe(ids):
+            # A short IN list alone on the primary key, as literals: DuckDB then filters
+            # inside the scan, skipping row groups (half the CPU of bound parameters; any
+            # other condition beside it means a full scan).
+            found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE "
+                              f"c.id IN ({', '.join(map(sql_text, ids))})")
+        else:
+            # Long lists cost a bound parameter each (400: 52 ms on CISI); as one JSON
+            # value joined to the table, 7 ms.
+            found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
+                              """from_json(?, '["VARCHAR"]')) AS id) w """
+                              "JOIN chunks c ON c.id = w.id", [json.dumps(ids)])
+        rows = {r[0]: (str(r[16]), chunk_from_row(r)) for r in found.fetchall()}
+        return {i: rows.get(i) for i in ids}
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
-        return await self._connection.read(lambda c: embedding_model(c, space))
+        # Each vector search asks: kept until the next write, as the snippets are.
+        kept = self._models.kept([space])
+        if kept is None:
+            kept = await self._connection.read(lambda c: self._models.get_many(
+                [space], lambda spaces: {s: embedding_model(c, s) for s in spaces}))
+        return kept[space]
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:

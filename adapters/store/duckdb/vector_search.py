@@ -31,6 +31,8 @@ class VectorSearch:
         self._connection = connection
         self._hnsw = hnsw
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
+        # The model stored for each held matrix's space, read when it was loaded.
+        self._stored: dict[tuple[str, int], EmbeddingModel | None] = {}
         self._scanned: set[tuple[str, int]] = set()
 
     async def search(self, space: str, model: EmbeddingModel, vector: tuple[float, ...],
@@ -38,26 +40,34 @@ class VectorSearch:
         """The `SearchIndex.search_vectors` ranking (under the write lock: the matrices
         are kept as a write leaves them)."""
         return await self._connection.run(
-            lambda c: self._ranked(c, space, model, vector, limit, filters))
+            lambda c: self._ranked(c, space, model, vector, limit, filters), writes=False)
 
     def after_commit(self) -> None:
         """A write committed: every matrix is stale, and the next search scans again."""
         self._matrices.clear()
+        self._stored.clear()
         self._scanned.clear()
 
     def after_rewrite(self) -> None:
         """The file was rewritten (compaction): the matrices are loaded again."""
         self._matrices.clear()
+        self._stored.clear()
 
     def _ranked(self, c: duckdb.DuckDBPyConnection, space: str, model: EmbeddingModel,
                 vector: tuple[float, ...], limit: int, filters: SearchFilters
                 ) -> list[tuple[str, float]]:
-        model.require_same(embedding_model(c, space), space)
+        dimension = model.dimension
+        key = (space, dimension)
+        if key in self._matrices and not self._hnsw.serves(dimension):
+            # Held since the last write, with the model then stored: no statement needed.
+            model.require_same(self._stored[key], space)
+            allowed = None if filters.empty else allowed_snippets(c, space, filters)
+            return self._matrices[key].top(vector, limit, allowed)
+        stored = embedding_model(c, space)
+        model.require_same(stored, space)
         if not has_vectors(c, model.dimension):
             return []
-        dimension = model.dimension
         if not self._hnsw.serves(dimension):
-            key = (space, dimension)
             if key not in self._matrices and key not in self._scanned:
                 # Loading the matrix costs several scans (0.4 s against 55 ms at 100k
                 # vectors): a process that asks once, or once after each write, scans.
@@ -71,6 +81,7 @@ class VectorSearch:
 
                 self._matrices[key] = VectorMatrix.load(c, f"vectors_{dimension}", space,
                                                         dimension)
+                self._stored[key] = stored
             allowed = None if filters.empty else allowed_snippets(c, space, filters)
             return self._matrices[key].top(vector, limit, allowed)
         # The HNSW index serves only a plain top-n ordered by the distance, with no
