@@ -42,6 +42,7 @@ import time
 import unicodedata
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.document.document import BlockKind, Document
@@ -53,7 +54,8 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpor
 _WORD = re.compile(r"\w+")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
 _PAGE_FLAG = re.compile(r"^(text_recovered|undecodable_text|garbled_text\w*): page (\d+)")
-ENGINES = ("sheaf", "pdfminer extract_text", "pypdfium2")
+SHEAF_ENGINES = ("pdfminer", "pdfium")
+ENGINES = ("sheaf pdfminer", "sheaf pdfium", "pdfminer extract_text", "pypdfium2")
 
 
 _DOTLESS_UNDER_MARK = re.compile("\u0131(?=[\u0300-\u036f])")
@@ -158,8 +160,24 @@ def main() -> int:
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
     manifest = json.loads((args.corpus / "manifest.json").read_text())["entries"]
-    extractor = PdfminerExtractor()
+    summaries = {engine: quality(args, manifest, engine) for engine in SHEAF_ENGINES}
+    compare_engines(summaries)
+    plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
+                                 and int(str(e.get("pages") or 0)) <= 40])
+    if not args.no_speed:
+        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
+        book = max(manifest, key=lambda e: int(str(e.get("pages") or 0)))
+        memory(args.corpus, book)
+    return 0
+
+
+def quality(args: argparse.Namespace, manifest: list[dict[str, Any]], engine: str
+            ) -> dict[str, Any]:
+    """Every file through one sheaf engine: the per-file table and the corpus figures."""
+    extractor = PdfminerExtractor(engine=engine)
+    print(f"\n== sheaf, {engine} engine ==")
     recalls, precisions, heading_recalls = [], [], []
+    per_file: dict[str, tuple[float, float]] = {}
     split_recalls, split_precisions = [], []
     tables_found: list[str] = []
     flagged_pages = recovered_pages = 0
@@ -185,6 +203,7 @@ def main() -> int:
         if document is not None and name.startswith("A") and reference.exists():
             ours, theirs = document_plain_text(document), reference.read_text()
             recall, precision = fidelity(ours, theirs)
+            per_file[name] = (recall, precision)
             recalls.append(recall)
             precisions.append(precision)
             split = fidelity(ours, theirs, rejoin=False)
@@ -228,8 +247,6 @@ def main() -> int:
     print(f"\ntables found ({len(tables_found)}), rows x columns:")
     for line in tables_found:
         print(f"  {line}")
-    plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
-                                 and int(str(e.get("pages") or 0)) <= 40])
     if titles:
         judged = [t for t in titles if t[2]]
         right = sum(1 for _, ours, truth in judged if same_title(ours, truth))
@@ -239,11 +256,37 @@ def main() -> int:
             mark = "?? " if not truth else "ok " if same_title(ours, truth) else "XX "
             print(f"  {mark}{name[:28]:<28} {str(ours)[:70]!r}"
                   + ("" if same_title(ours, truth) else f"\n      expected {truth[:70]!r}"))
-    if not args.no_speed:
-        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
-        book = max(manifest, key=lambda e: int(str(e.get("pages") or 0)))
-        memory(args.corpus, book)
-    return 0
+    return {"recall": _mean(recalls), "precision": _mean(precisions),
+            "headings": _mean(heading_recalls), "tables": tables_found,
+            "titles": sum(1 for _, ours, truth in titles if truth and same_title(ours, truth)),
+            "per_file": per_file}
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def compare_engines(summaries: dict[str, dict[str, Any]]) -> None:
+    """The engines' corpus figures side by side; tables as the share of the pdfminer
+    engine's (file, page, rows x columns) the PDFium engine finds too."""
+    if len(summaries) < 2:
+        return
+    base, other = summaries["pdfminer"], summaries["pdfium"]
+    print("\nengines side by side (pdfium - pdfminer; within 0.005 wanted):")
+    for key in ("recall", "precision", "headings"):
+        print(f"  {key:<10} pdfminer {base[key]:.4f}  pdfium {other[key]:.4f}  "
+              f"difference {other[key] - base[key]:+.4f}")
+    shared = sum((Counter(base["tables"]) & Counter(other["tables"])).values())
+    agreement = shared / len(base["tables"]) if base["tables"] else 1.0
+    print(f"  tables     pdfminer {len(base['tables'])}  pdfium {len(other['tables'])}  "
+          f"same shape on the same page {agreement:.4f} of pdfminer's "
+          f"(difference {agreement - 1:+.4f})")
+    print(f"  titles     pdfminer {base['titles']}  pdfium {other['titles']}")
+    for name, (recall, precision) in base["per_file"].items():
+        theirs = other["per_file"].get(name)
+        if theirs and max(abs(theirs[0] - recall), abs(theirs[1] - precision)) >= 0.01:
+            print(f"    {name[:44]:<44} recall {recall:.3f} -> {theirs[0]:.3f}, "
+                  f"precision {precision:.3f} -> {theirs[1]:.3f}")
 
 
 def table_shapes(document: Document) -> list[str]:
@@ -399,8 +442,8 @@ def peak_megabytes() -> float:
 def run_engine(engine: str, files: list[str]) -> int:
     """The child side of `speed` and `memory`: time one engine over the files."""
     bodies = [Path(f).read_bytes() for f in files]
-    if engine == "sheaf":
-        extractor = PdfminerExtractor()
+    if engine.startswith("sheaf"):
+        extractor = PdfminerExtractor(engine=engine.split()[1])
 
         def read(data: bytes) -> None:
             with contextlib.suppress(SheafError):

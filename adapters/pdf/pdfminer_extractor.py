@@ -24,6 +24,7 @@ from ...domain.pdf.title_choice import choose_title
 from .content_budget import ContentLimits
 from .layout_reading import read_boxes
 from .pdf_opening import open_pdf
+from .pdfium_layout import pdfium_layout_available
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -35,7 +36,15 @@ class PdfminerExtractor:
     def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
                  max_pages: int = DEFAULT_MAX_PAGES,
                  limiter: anyio.CapacityLimiter | None = None,
-                 limits: ContentLimits | None = None) -> None:
+                 limits: ContentLimits | None = None,
+                 engine: str | None = None) -> None:
+        """`engine`: "pdfium" (glyphs from PDFium, the `pdfium` extra) or "pdfminer"
+        (pure Python); by default PDFium when it is installed (ADR-0042)."""
+        if engine not in (None, "pdfium", "pdfminer"):
+            raise ValueError(f"unknown PDF engine {engine!r} (pdfium or pdfminer)")
+        if engine == "pdfium" and not pdfium_layout_available():
+            raise ValueError("the pdfium engine needs pypdfium2 (install sheaf[pdfium])")
+        self.engine = engine or ("pdfium" if pdfium_layout_available() else "pdfminer")
         self.time_budget = time_budget
         self.max_pages = max_pages
         self.limits = limits or ContentLimits()
@@ -56,7 +65,7 @@ class PdfminerExtractor:
         stamps: list[TextBox] = []
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
                                 notes=notes, limits=self.limits, rules=rules,
-                                stamps=stamps))
+                                stamps=stamps, engine=self.engine))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")
