@@ -21,6 +21,7 @@ from pdfminer.layout import LTChar, LTLine, LTRect
 
 from ...domain.errors import ErrorKind, SheafError
 from .content_budget import ContentBudget
+from .font_encoding import CORPORATE_USE
 from .layout_reading import INVISIBLE_RENDER_MODE, LAYOUT
 from .stable_grouping import StablePage
 
@@ -167,7 +168,13 @@ class PdfiumLayoutPages:
         dx, dy = to_page[4], to_page[5]
         objects: dict[int, tuple[str, float, bool, Matrix, bool, bool] | None] = {}
         for index in range(count):
-            text = chr(codes[index])
+            code = codes[index]
+            text = chr(code)
+            if 0xE000 <= code <= 0xF8FF:
+                # PDFium gives Adobe's corporate-use glyphs (Symbol's sans-serif ©, a
+                # font's small capitals) their private-use points; they are ordinary
+                # characters, as the pdfminer engine reads them.
+                text = CORPORATE_USE.get(text, text)
             if text in _GENERATED_CANDIDATES and is_generated(raw, index):
                 continue
             address = text_object(raw_address, index)
@@ -193,10 +200,17 @@ class PdfiumLayoutPages:
                     x0, x1 = x1, x0
                 if y1 < y0:
                     y0, y1 = y1, y0
-                if upright:
+                if matrix[3] > 0:
                     y1 = y0 + size
+                else:
+                    y0 = y1 - size
             else:
                 x0, y0, x1, y1 = _box(to_page, left, bottom, right, top)
+                if matrix[0] == 0 and matrix[3] == 0:  # a quarter turn: up is along x
+                    if matrix[2] > 0:
+                        x1 = x0 + size
+                    else:
+                        x0 = x1 - size
             char = LTChar.__new__(LTChar)
             char._text = text
             char.matrix = (matrix[0], matrix[1], matrix[2], matrix[3], x0, y0)
@@ -208,7 +222,7 @@ class PdfiumLayoutPages:
             char.x0, char.y0, char.x1, char.y1 = x0, y0, x1, y1
             char.width, char.height = x1 - x0, y1 - y0
             char.bbox = (x0, y0, x1, y1)
-            char.size = size if upright else char.height
+            char.size = char.height
             if invisible:
                 char.sheaf_invisible = True  # type: ignore[attr-defined]
             yield char
@@ -231,6 +245,8 @@ class PdfiumLayoutPages:
         upright = scaled[0] * scaled[3] > 0 and scaled[1] * scaled[2] <= 0
         invisible = pdfium_c.FPDFTextObj_GetTextRenderMode(obj) == INVISIBLE_RENDER_MODE
         size = abs(scaled[3]) if plain else (scaled[2] ** 2 + scaled[3] ** 2) ** 0.5
+        if size == 0:
+            return None
         return (self._font_name(obj), size, invisible, scaled, upright, plain)
 
     def _font_name(self, obj: Any) -> str:

@@ -37,14 +37,17 @@ class PdfminerExtractor:
                  max_pages: int = DEFAULT_MAX_PAGES,
                  limiter: anyio.CapacityLimiter | None = None,
                  limits: ContentLimits | None = None,
-                 engine: str | None = None) -> None:
-        """`engine`: "pdfium" (glyphs from PDFium, the `pdfium` extra) or "pdfminer"
-        (pure Python); by default PDFium when it is installed (ADR-0042)."""
-        if engine not in (None, "pdfium", "pdfminer"):
-            raise ValueError(f"unknown PDF engine {engine!r} (pdfium or pdfminer)")
+                 engine: str = "pdfminer") -> None:
+        """`engine`: "pdfminer" (pure Python, the default) or "pdfium" (glyphs, fonts,
+        boxes and rules from PDFium, the `pdfium` extra, into the same layout code);
+        "auto" takes PDFium when it is installed. PDFium decodes streams outside the
+        content budget, so it is for files that are trusted not to be bombs (ADR-0042)."""
+        if engine not in ("pdfminer", "pdfium", "auto"):
+            raise ValueError(f"unknown PDF engine {engine!r} (pdfminer, pdfium or auto)")
         if engine == "pdfium" and not pdfium_layout_available():
             raise ValueError("the pdfium engine needs pypdfium2 (install sheaf[pdfium])")
-        self.engine = engine or ("pdfium" if pdfium_layout_available() else "pdfminer")
+        self.engine = ("pdfium" if engine == "auto" and pdfium_layout_available()
+                       else "pdfminer" if engine == "auto" else engine)
         self.time_budget = time_budget
         self.max_pages = max_pages
         self.limits = limits or ContentLimits()
