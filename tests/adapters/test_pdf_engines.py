@@ -19,8 +19,8 @@ from tests.pdf_writer import write_pdf, write_raw_page_pdf
 pytestmark = pytest.mark.skipif(not pdfium_layout_available(),
                                 reason="pypdfium2 (the pdfium extra) is not installed")
 
-WORDS = ("layout glyph reading column heading paragraph table engine measure "
-         "figure result method corpus evidence").split()
+WORDS = ["layout", "glyph", "reading", "column", "heading", "paragraph", "table", "engine",
+         "measure", "figure", "result", "method", "corpus", "evidence"]
 
 
 def _paragraph(seed: int, length: int) -> str:
