@@ -18,12 +18,15 @@
   flagged (the decision log's `text_recovered` / `undecodable_text` notes), per file.
 - Tables: Markdown tables found per file, each as rows x columns.
 - Title: sheaf's title of every A* paper beside the ground-truth (or metadata) title.
-- Speed on the A* papers, in one run: ms/page for sheaf, for pdfminer.six's plain
+- Both sheaf engines (pdfminer, and PDFium with the `pdfium` extra, ADR-0042) through
+  all of the above, then their figures side by side with the differences.
+- Speed on the A* papers, in one run: ms/page for sheaf's two engines, for pdfminer.six's plain
   `extract_text` (the text pass sheaf's structure pass replaces), for pypdfium2 and for
   `pdftotext` when installed, each engine in a child process of its own, in interleaved
   rounds (medians), and the ratio to pdfminer in wall and in CPU time (steadier on a
-  loaded machine), per round too; and sheaf's peak
-  memory (ru_maxrss of a child process) on the largest dev file, the 352-page book.
+  loaded machine), per round too; and the peak memory (VmHWM of a child process) of
+  reading all dev files one after another in one process, per sheaf engine and for
+  pdfminer's `extract_text`.
 """
 
 from __future__ import annotations
@@ -166,8 +169,7 @@ def main() -> int:
                                  and int(str(e.get("pages") or 0)) <= 40])
     if not args.no_speed:
         speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
-        book = max(manifest, key=lambda e: int(str(e.get("pages") or 0)))
-        memory(args.corpus, book)
+        memory(args.corpus, manifest)
     return 0
 
 
@@ -377,7 +379,7 @@ def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
     pages = sum(int(str(e["pages"])) for e in papers)
     walls: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
-    ratios: list[float] = []
+    ratios: dict[str, list[float]] = {}
     for round_number in range(SPEED_ROUNDS):
         order = ENGINES if round_number % 2 == 0 else tuple(reversed(ENGINES))
         this_round: dict[str, float] = {}
@@ -392,28 +394,53 @@ def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
             for path in files:
                 subprocess.run(["pdftotext", path, "-"], check=False, capture_output=True)
             walls.setdefault("pdftotext", []).append(time.perf_counter() - started)
-        if "sheaf" in this_round and "pdfminer extract_text" in this_round:
-            ratios.append(this_round["pdfminer extract_text"] / this_round["sheaf"])
+        if "pdfminer extract_text" in this_round:
+            for engine in this_round:
+                if engine.startswith("sheaf"):
+                    ratios.setdefault(engine, []).append(
+                        this_round["pdfminer extract_text"] / this_round[engine])
     timings = {name: statistics.median(values) for name, values in walls.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     print(f"\nspeed on {len(files)} A* papers ({pages} pages), one process per engine, "
-          f"{SPEED_ROUNDS} interleaved rounds (median):")
+          f"{SPEED_ROUNDS} interleaved rounds (median; load {_load()}):")
     for name, seconds in timings.items():
-        print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page")
-    if "sheaf" in timings and "pdfminer extract_text" in timings:
-        # On a shared machine wall time swings with other processes' load; CPU time of
-        # the single-threaded child mostly does not.
-        print(f"  ratio sheaf / pdfminer extract_text: "
-              f"{timings['pdfminer extract_text'] / timings['sheaf']:.2f}x wall time, "
-              f"{cpu['pdfminer extract_text'] / cpu['sheaf']:.2f}x CPU time (>= 1.2 wanted); "
-              f"CPU ratio per round: {', '.join(f'{r:.2f}' for r in ratios)}")
+        cpu_part = f", {1000 * cpu[name] / pages:7.1f} ms/page CPU" if name in cpu else ""
+        print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page wall{cpu_part}")
+    peer = "pdfminer extract_text"
+    for engine, wanted in (("sheaf pdfminer", 1.2), ("sheaf pdfium", 5.0)):
+        if engine in timings and peer in timings:
+            # On a shared machine wall time swings with other processes' load; CPU time of
+            # the single-threaded child mostly does not.
+            print(f"  ratio {engine} / {peer}: {timings[peer] / timings[engine]:.2f}x wall, "
+                  f"{cpu[peer] / cpu[engine]:.2f}x CPU (>= {wanted} wanted); CPU ratio per "
+                  f"round: {', '.join(f'{r:.2f}' for r in ratios[engine])}")
 
 
-def memory(corpus: Path, entry: dict[str, object]) -> None:
-    result = _child("sheaf", [str(corpus / str(entry["file"]))])
-    if result is not None:
-        print(f"\nsheaf peak memory on {entry['id']} ({entry['pages']} pages): "
-              f"{result['peak_mb']:.0f} MB (<= 150 wanted), {result['seconds']:.1f} s")
+def _load() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
+
+
+MEMORY_ENGINES = ("sheaf pdfminer", "sheaf pdfium", "pdfminer extract_text")
+
+
+def memory(corpus: Path, entries: list[dict[str, object]]) -> None:
+    """Peak memory (VmHWM of a child process) of reading every dev file in one process,
+    one file after another, for each sheaf engine and for pdfminer's `extract_text`."""
+    files = [str(corpus / str(e["file"])) for e in entries]
+    peaks = {engine: result["peak_mb"] for engine in MEMORY_ENGINES
+             if (result := _child(engine, files)) is not None}
+    print(f"\npeak memory reading the {len(files)} dev files in one process (load {_load()}):")
+    for engine, peak in peaks.items():
+        print(f"  {engine:<22} {peak:6.0f} MB")
+    peer = peaks.get("pdfminer extract_text")
+    if peer:
+        for engine in MEMORY_ENGINES[:2]:
+            if engine in peaks:
+                print(f"  {engine} / pdfminer extract_text: {peaks[engine] / peer:.2f}x "
+                      f"(<= 2 wanted)")
 
 
 def _child(engine: str, files: list[str]) -> dict[str, float] | None:
@@ -441,7 +468,6 @@ def peak_megabytes() -> float:
 
 def run_engine(engine: str, files: list[str]) -> int:
     """The child side of `speed` and `memory`: time one engine over the files."""
-    bodies = [Path(f).read_bytes() for f in files]
     if engine.startswith("sheaf"):
         extractor = PdfminerExtractor(engine=engine.split()[1])
 
@@ -452,18 +478,23 @@ def run_engine(engine: str, files: list[str]) -> int:
         from pdfminer.high_level import extract_text
 
         def read(data: bytes) -> None:
-            extract_text(io.BytesIO(data))
+            with contextlib.suppress(Exception):  # the peer's failures on the traps
+                extract_text(io.BytesIO(data))
     else:
         import pypdfium2
 
         def read(data: bytes) -> None:
-            document = pypdfium2.PdfDocument(data)
+            try:
+                document = pypdfium2.PdfDocument(data)
+            except pypdfium2.PdfiumError:
+                return
             for page in document:
                 page.get_textpage().get_text_range()
             document.close()
     started, cpu_started = time.perf_counter(), time.process_time()
-    for data in bodies:
-        read(data)
+    for path in files:
+        # One file's bytes at a time, as an ingest holds them: the peak is the reading's.
+        read(Path(path).read_bytes())
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu_seconds,
                       "peak_mb": peak_megabytes()}))
