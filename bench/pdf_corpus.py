@@ -244,7 +244,7 @@ def quality(args: argparse.Namespace, manifest: list[dict[str, Any]], engine: st
     if heading_recalls:
         print(f"heading recall on {len(heading_recalls)} papers with full-text ground truth: "
               f"{sum(heading_recalls) / len(heading_recalls):.3f}")
-    print(f"garbage: {recovered_pages} pages recovered by PDFium, {flagged_pages} pages "
+    print(f"garbage: {recovered_pages} pages recovered by the other engine, {flagged_pages} pages "
           f"flagged as undecodable (text left out)")
     print(f"\ntables found ({len(tables_found)}), rows x columns:")
     for line in tables_found:

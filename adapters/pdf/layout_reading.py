@@ -13,7 +13,6 @@ from typing import Any
 import attrs
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import (
-    LAParams,
     LTAnno,
     LTChar,
     LTFigure,
@@ -47,16 +46,11 @@ from .content_budget import (
 from .font_encoding import EncodingRepairingResources
 from .font_programs import usable_text
 from .glyph_boxes import GlyphBoxes
+from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
+from .pdfium_layout import PdfiumLayoutPages
 from .pdfium_text import PdfiumPages, pdfium_available
 from .stable_grouping import StableFigure, StablePage
 from .turned_text import in_margin, turned_lines
-
-# pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
-# form XObjects, whose text pdfminer otherwise leaves as loose glyphs with no spaces
-# inferred between words (the "glued words" of ../shared/notes/pdf-pitfalls.md).
-INVISIBLE_RENDER_MODE = 3
-LAYOUT = LAParams(line_overlap=0.5, char_margin=2.0, line_margin=0.5, word_margin=0.1,
-                  boxes_flow=0.5, all_texts=True)
 
 for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.converter"):
     logging.getLogger(_noisy).setLevel(logging.ERROR)
@@ -213,7 +207,6 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
     reread: _PdfminerRereading | None = None
     pages: Iterable[LTPage]
     if engine == "pdfium":
-        from .pdfium_layout import PdfiumLayoutPages
         pages = opened_pages = PdfiumLayoutPages(data, budget, max_pages)
         reread = _PdfminerRereading(data, budget)
     else:

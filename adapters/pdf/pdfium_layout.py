@@ -22,7 +22,7 @@ from pdfminer.layout import LTChar, LTLine, LTRect
 from ...domain.errors import ErrorKind, SheafError
 from .content_budget import ContentBudget
 from .font_encoding import CORPORATE_USE
-from .layout_reading import INVISIBLE_RENDER_MODE, LAYOUT
+from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
 from .stable_grouping import StablePage
 
 try:
