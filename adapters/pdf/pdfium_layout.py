@@ -23,6 +23,7 @@ from ...domain.errors import ErrorKind, SheafError
 from .content_budget import ContentBudget
 from .font_encoding import CORPORATE_USE
 from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
+from .pdfium_text import PDFIUM_LOCK
 from .stable_grouping import StablePage
 
 try:
@@ -95,7 +96,8 @@ class PdfiumLayoutPages:
         self._budget = budget
         self._max_pages = max_pages
         try:
-            self._document = pypdfium2.PdfDocument(data)
+            with PDFIUM_LOCK:
+                self._document = pypdfium2.PdfDocument(data)
         except pypdfium2.PdfiumError as exc:
             raise SheafError(ErrorKind.CORRUPT, f"PDFium cannot open the file: {exc}") from None
         self._text_object = _address_function(
@@ -105,7 +107,8 @@ class PdfiumLayoutPages:
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
-        self._document.close()
+        with PDFIUM_LOCK:
+            self._document.close()
 
     def __iter__(self) -> Iterator[StablePage]:
         for index in range(len(self._document)):
@@ -114,15 +117,18 @@ class PdfiumLayoutPages:
                 raise SheafError(ErrorKind.TOO_LARGE,
                                  f"more than {self._max_pages} pages (the page limit)")
             self._budget.start_page(number)
-            page = self._document[index]
-            try:
-                layout = self._page(page, number)
-            finally:
-                page.close()
+            with PDFIUM_LOCK:
+                page = self._document[index]
+                try:
+                    layout = self._page(page, number)
+                finally:
+                    page.close()
+            layout.analyze(LAYOUT)
             self._budget.check_time()
             yield layout
 
     def _page(self, page: Any, number: int) -> StablePage:
+        """The page's glyphs and shapes, not yet laid out."""
         raw = page.raw
         left, bottom, right, top = (ctypes.c_float() for _ in range(4))
         if not pdfium_c.FPDFPage_GetMediaBox(raw, left, bottom, right, top):
@@ -142,7 +148,6 @@ class PdfiumLayoutPages:
             layout._objs.extend(self._chars(textpage, to_page))
         finally:
             textpage.close()
-        layout.analyze(LAYOUT)
         return layout
 
     def _chars(self, textpage: Any, to_page: Matrix) -> Iterator[LTChar]:

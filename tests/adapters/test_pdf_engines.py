@@ -154,3 +154,16 @@ def _saved(pdf: pikepdf.Pdf) -> bytes:
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True)
     return out.getvalue()
+
+
+def test_documents_read_in_threads_at_once_read_as_one_at_a_time() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    # PDFium is not thread-safe: its calls are serialised, the layout work is not.
+    bodies = [write_pdf([("h1", f"Paper {n}"), ("p", _paragraph(n, 120))], columns=1 + n % 2)
+              for n in range(4)]
+    extractor = PdfminerExtractor(engine="pdfium")
+    alone = [extractor.extract_sync(body).text for body in bodies]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda body: extractor.extract_sync(body).text, bodies * 2))
+    assert together == alone * 2
