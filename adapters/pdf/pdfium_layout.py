@@ -14,6 +14,7 @@ the glyph gaps, as with pdfminer.
 from __future__ import annotations
 
 import ctypes
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -150,7 +151,24 @@ class PdfiumLayoutPages:
             textpage.close()
         return layout
 
-    def _chars(self, textpage: Any, to_page: Matrix) -> Iterator[LTChar]:
+    def _chars(self, textpage: Any, to_page: Matrix) -> list[LTChar]:
+        """The page's glyphs in drawing order. PDFium puts a right-to-left run in
+        logical order; pdfminer (and the line reading after it) has a producer's runs
+        in the order drawn, which is left to right, so such runs are put back by
+        position."""
+        chars: list[LTChar] = []
+        run: list[LTChar] = []
+        run_object = 0
+        for address, char in self._glyphs(textpage, to_page):
+            if address != run_object:
+                chars.extend(_visual(run))
+                run = []
+                run_object = address
+            run.append(char)
+        chars.extend(_visual(run))
+        return chars
+
+    def _glyphs(self, textpage: Any, to_page: Matrix) -> Iterator[tuple[int, LTChar]]:
         raw = textpage.raw
         count = pdfium_c.FPDFText_CountChars(raw)
         if count <= 0:
@@ -230,7 +248,7 @@ class PdfiumLayoutPages:
             char.size = char.height
             if invisible:
                 char.sheaf_invisible = True  # type: ignore[attr-defined]
-            yield char
+            yield address, char
 
     def _style(self, raw: Any, index: int, address: int, to_page: Matrix
                ) -> tuple[str, float, bool, Matrix, bool, bool] | None:
@@ -320,6 +338,17 @@ class PdfiumLayoutPages:
                     pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
                     subpath.append(_apply(m, x.value, y.value))
                     closed = bool(pdfium_c.FPDFPathSegment_GetClose(segment))
+
+
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def _visual(run: list[LTChar]) -> list[LTChar]:
+    """One text object's glyphs left to right when it holds right-to-left letters."""
+    if len(run) > 1 and _RIGHT_TO_LEFT.search("".join(c._text for c in run)) and all(
+            c.upright for c in run):
+        return sorted(run, key=lambda c: c.x0)
+    return run
 
 
 def _shape(points: list[tuple[float, float]], closed: bool) -> LTLine | LTRect | None:

@@ -167,3 +167,20 @@ def test_documents_read_in_threads_at_once_read_as_one_at_a_time() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         together = list(pool.map(lambda body: extractor.extract_sync(body).text, bodies * 2))
     assert together == alone * 2
+
+
+PERSIAN = ["این پژوهش در سال ۱۴۰۳ در بورس کالای ایران انجام شد و داده ها از گزارش های",
+           "سالانه شرکت ها گردآوری شد تا رابطه میان قیمت پایه و حجم عرضه سنجیده شود"]
+
+
+@pytest.mark.parametrize("columns", [1, 2])
+@pytest.mark.parametrize("number", ["۳-", "3-", "۲-۵-"])
+def test_right_to_left_pages_read_the_same(number: str, columns: int) -> None:
+    from tests.pdf_writer import write_right_to_left_pdf
+
+    # PDFium puts right-to-left runs in logical order; they are put back as drawn.
+    lines = [(15, False, f"{number} روش تحقیق"), *[(10, False, line) for line in PERSIAN],
+             (10, True, "نتایج"), *[(10, False, line) for line in PERSIAN[::-1]]]
+    minered, pdfium = _both(write_right_to_left_pdf(lines, columns=columns))
+    assert pdfium.text == minered.text
+    assert [h.draft.text for h in pdfium.headings()] == [f"{number} روش تحقیق", "نتایج"]
