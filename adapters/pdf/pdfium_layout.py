@@ -47,10 +47,6 @@ MAX_PAGE_PATHS = 20_000
 _GENERATED_CANDIDATES = frozenset(" \r\n\x02")
 
 
-def pdfium_layout_available() -> bool:
-    return pypdfium2 is not None
-
-
 def _address_function(function: Any, *argtypes: Any) -> Any:
     """`function` (a pypdfium2 binding) called with and returning plain addresses, so a
     text object's identity is an int, not a ctypes pointer made per character."""

@@ -24,7 +24,7 @@ from ...domain.pdf.title_choice import choose_title
 from .content_budget import ContentLimits
 from .layout_reading import read_boxes
 from .pdf_opening import open_pdf
-from .pdfium_layout import pdfium_layout_available
+from .pdfium_text import pdfium_available
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -44,9 +44,9 @@ class PdfminerExtractor:
         content budget, so it is for files that are trusted not to be bombs (ADR-0042)."""
         if engine not in ("pdfminer", "pdfium", "auto"):
             raise ValueError(f"unknown PDF engine {engine!r} (pdfminer, pdfium or auto)")
-        if engine == "pdfium" and not pdfium_layout_available():
+        if engine == "pdfium" and not pdfium_available():
             raise ValueError("the pdfium engine needs pypdfium2 (install sheaf[pdfium])")
-        self.engine = ("pdfium" if engine == "auto" and pdfium_layout_available()
+        self.engine = ("pdfium" if engine == "auto" and pdfium_available()
                        else "pdfminer" if engine == "auto" else engine)
         self.time_budget = time_budget
         self.max_pages = max_pages

@@ -11,12 +11,13 @@ import pytest
 
 from sheaf.adapters.pdf import layout_reading
 from sheaf.adapters.pdf.content_budget import ContentBudget, ContentLimits
-from sheaf.adapters.pdf.pdfium_layout import PdfiumLayoutPages, pdfium_layout_available
+from sheaf.adapters.pdf.pdfium_layout import PdfiumLayoutPages
+from sheaf.adapters.pdf.pdfium_text import pdfium_available
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.document.document import BlockKind, Document
 from tests.pdf_writer import write_pdf, write_raw_page_pdf
 
-pytestmark = pytest.mark.skipif(not pdfium_layout_available(),
+pytestmark = pytest.mark.skipif(not pdfium_available(),
                                 reason="pypdfium2 (the pdfium extra) is not installed")
 
 WORDS = ["layout", "glyph", "reading", "column", "heading", "paragraph", "table", "engine",

@@ -19,7 +19,7 @@ from bench.pdf_corpus import (
     table_shapes,
     truth_headings,
 )
-from sheaf.adapters.pdf.pdfium_layout import pdfium_layout_available
+from sheaf.adapters.pdf.pdfium_text import pdfium_available
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.document.markdown_rendering import document_plain_text
 
@@ -28,7 +28,7 @@ PAPERS = ([e for e in json.loads((CORPUS / "manifest.json").read_text())["entrie
            if str(e["id"]).startswith("A")] if (CORPUS / "manifest.json").exists() else [])
 TOLERANCE = 0.005
 pytestmark = [pytest.mark.skipif(not PAPERS, reason="pdf-dev corpus not present"),
-              pytest.mark.skipif(not pdfium_layout_available(),
+              pytest.mark.skipif(not pdfium_available(),
                                  reason="pypdfium2 (the pdfium extra) is not installed"),
               pytest.mark.slow]
 
