@@ -8,11 +8,13 @@ Skipped when the corpus or pypdfium2 is not there; `make test-slow`."""
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.pdf_corpus import (
     fidelity,
     normalise_heading,
