@@ -127,6 +127,8 @@ class PdfiumLayoutPages:
     def _page(self, page: Any, number: int) -> StablePage:
         """The page's glyphs and shapes, not yet laid out."""
         raw = page.raw
+        # Font handles are addresses, which PDFium may reuse once a page is closed.
+        self._fonts.clear()
         left, bottom, right, top = (ctypes.c_float() for _ in range(4))
         if not pdfium_c.FPDFPage_GetMediaBox(raw, left, bottom, right, top):
             left.value, bottom.value = 0.0, 0.0
