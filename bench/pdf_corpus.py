@@ -18,12 +18,15 @@
   flagged (the decision log's `text_recovered` / `undecodable_text` notes), per file.
 - Tables: Markdown tables found per file, each as rows x columns.
 - Title: sheaf's title of every A* paper beside the ground-truth (or metadata) title.
-- Speed on the A* papers, in one run: ms/page for sheaf, for pdfminer.six's plain
+- Both sheaf engines (pdfminer, and PDFium with the `pdfium` extra, ADR-0042) through
+  all of the above, then their figures side by side with the differences.
+- Speed on the A* papers, in one run: ms/page for sheaf's two engines, for pdfminer.six's plain
   `extract_text` (the text pass sheaf's structure pass replaces), for pypdfium2 and for
   `pdftotext` when installed, each engine in a child process of its own, in interleaved
   rounds (medians), and the ratio to pdfminer in wall and in CPU time (steadier on a
-  loaded machine), per round too; and sheaf's peak
-  memory (ru_maxrss of a child process) on the largest dev file, the 352-page book.
+  loaded machine), per round too; and the peak memory (VmHWM of a child process) of
+  reading all dev files one after another in one process, per sheaf engine and for
+  pdfminer's `extract_text`.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import time
 import unicodedata
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.document.document import BlockKind, Document
@@ -53,7 +57,8 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpor
 _WORD = re.compile(r"\w+")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
 _PAGE_FLAG = re.compile(r"^(text_recovered|undecodable_text|garbled_text\w*): page (\d+)")
-ENGINES = ("sheaf", "pdfminer extract_text", "pypdfium2")
+SHEAF_ENGINES = ("pdfminer", "pdfium")
+ENGINES = ("sheaf pdfminer", "sheaf pdfium", "pdfminer extract_text", "pypdfium2")
 
 
 _DOTLESS_UNDER_MARK = re.compile("\u0131(?=[\u0300-\u036f])")
@@ -158,8 +163,23 @@ def main() -> int:
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
     manifest = json.loads((args.corpus / "manifest.json").read_text())["entries"]
-    extractor = PdfminerExtractor()
+    summaries = {engine: quality(args, manifest, engine) for engine in SHEAF_ENGINES}
+    compare_engines(summaries)
+    plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
+                                 and int(str(e.get("pages") or 0)) <= 40])
+    if not args.no_speed:
+        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
+        memory(args.corpus, manifest)
+    return 0
+
+
+def quality(args: argparse.Namespace, manifest: list[dict[str, Any]], engine: str
+            ) -> dict[str, Any]:
+    """Every file through one sheaf engine: the per-file table and the corpus figures."""
+    extractor = PdfminerExtractor(engine=engine)
+    print(f"\n== sheaf, {engine} engine ==")
     recalls, precisions, heading_recalls = [], [], []
+    per_file: dict[str, tuple[float, float]] = {}
     split_recalls, split_precisions = [], []
     tables_found: list[str] = []
     flagged_pages = recovered_pages = 0
@@ -185,6 +205,7 @@ def main() -> int:
         if document is not None and name.startswith("A") and reference.exists():
             ours, theirs = document_plain_text(document), reference.read_text()
             recall, precision = fidelity(ours, theirs)
+            per_file[name] = (recall, precision)
             recalls.append(recall)
             precisions.append(precision)
             split = fidelity(ours, theirs, rejoin=False)
@@ -223,13 +244,11 @@ def main() -> int:
     if heading_recalls:
         print(f"heading recall on {len(heading_recalls)} papers with full-text ground truth: "
               f"{sum(heading_recalls) / len(heading_recalls):.3f}")
-    print(f"garbage: {recovered_pages} pages recovered by PDFium, {flagged_pages} pages "
+    print(f"garbage: {recovered_pages} pages recovered by the other engine, {flagged_pages} pages "
           f"flagged as undecodable (text left out)")
     print(f"\ntables found ({len(tables_found)}), rows x columns:")
     for line in tables_found:
         print(f"  {line}")
-    plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
-                                 and int(str(e.get("pages") or 0)) <= 40])
     if titles:
         judged = [t for t in titles if t[2]]
         right = sum(1 for _, ours, truth in judged if same_title(ours, truth))
@@ -239,11 +258,37 @@ def main() -> int:
             mark = "?? " if not truth else "ok " if same_title(ours, truth) else "XX "
             print(f"  {mark}{name[:28]:<28} {str(ours)[:70]!r}"
                   + ("" if same_title(ours, truth) else f"\n      expected {truth[:70]!r}"))
-    if not args.no_speed:
-        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
-        book = max(manifest, key=lambda e: int(str(e.get("pages") or 0)))
-        memory(args.corpus, book)
-    return 0
+    return {"recall": _mean(recalls), "precision": _mean(precisions),
+            "headings": _mean(heading_recalls), "tables": tables_found,
+            "titles": sum(1 for _, ours, truth in titles if truth and same_title(ours, truth)),
+            "per_file": per_file}
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def compare_engines(summaries: dict[str, dict[str, Any]]) -> None:
+    """The engines' corpus figures side by side; tables as the share of the pdfminer
+    engine's (file, page, rows x columns) the PDFium engine finds too."""
+    if len(summaries) < 2:
+        return
+    base, other = summaries["pdfminer"], summaries["pdfium"]
+    print("\nengines side by side (pdfium - pdfminer; within 0.005 wanted):")
+    for key in ("recall", "precision", "headings"):
+        print(f"  {key:<10} pdfminer {base[key]:.4f}  pdfium {other[key]:.4f}  "
+              f"difference {other[key] - base[key]:+.4f}")
+    shared = sum((Counter(base["tables"]) & Counter(other["tables"])).values())
+    agreement = shared / len(base["tables"]) if base["tables"] else 1.0
+    print(f"  tables     pdfminer {len(base['tables'])}  pdfium {len(other['tables'])}  "
+          f"same shape on the same page {agreement:.4f} of pdfminer's "
+          f"(difference {agreement - 1:+.4f})")
+    print(f"  titles     pdfminer {base['titles']}  pdfium {other['titles']}")
+    for name, (recall, precision) in base["per_file"].items():
+        theirs = other["per_file"].get(name)
+        if theirs and max(abs(theirs[0] - recall), abs(theirs[1] - precision)) >= 0.01:
+            print(f"    {name[:44]:<44} recall {recall:.3f} -> {theirs[0]:.3f}, "
+                  f"precision {precision:.3f} -> {theirs[1]:.3f}")
 
 
 def table_shapes(document: Document) -> list[str]:
@@ -334,7 +379,7 @@ def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
     pages = sum(int(str(e["pages"])) for e in papers)
     walls: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
-    ratios: list[float] = []
+    ratios: dict[str, list[float]] = {}
     for round_number in range(SPEED_ROUNDS):
         order = ENGINES if round_number % 2 == 0 else tuple(reversed(ENGINES))
         this_round: dict[str, float] = {}
@@ -349,28 +394,53 @@ def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
             for path in files:
                 subprocess.run(["pdftotext", path, "-"], check=False, capture_output=True)
             walls.setdefault("pdftotext", []).append(time.perf_counter() - started)
-        if "sheaf" in this_round and "pdfminer extract_text" in this_round:
-            ratios.append(this_round["pdfminer extract_text"] / this_round["sheaf"])
+        if "pdfminer extract_text" in this_round:
+            for engine in this_round:
+                if engine.startswith("sheaf"):
+                    ratios.setdefault(engine, []).append(
+                        this_round["pdfminer extract_text"] / this_round[engine])
     timings = {name: statistics.median(values) for name, values in walls.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     print(f"\nspeed on {len(files)} A* papers ({pages} pages), one process per engine, "
-          f"{SPEED_ROUNDS} interleaved rounds (median):")
+          f"{SPEED_ROUNDS} interleaved rounds (median; load {_load()}):")
     for name, seconds in timings.items():
-        print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page")
-    if "sheaf" in timings and "pdfminer extract_text" in timings:
-        # On a shared machine wall time swings with other processes' load; CPU time of
-        # the single-threaded child mostly does not.
-        print(f"  ratio sheaf / pdfminer extract_text: "
-              f"{timings['pdfminer extract_text'] / timings['sheaf']:.2f}x wall time, "
-              f"{cpu['pdfminer extract_text'] / cpu['sheaf']:.2f}x CPU time (>= 1.2 wanted); "
-              f"CPU ratio per round: {', '.join(f'{r:.2f}' for r in ratios)}")
+        cpu_part = f", {1000 * cpu[name] / pages:7.1f} ms/page CPU" if name in cpu else ""
+        print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page wall{cpu_part}")
+    peer = "pdfminer extract_text"
+    for engine, wanted in (("sheaf pdfminer", 1.2), ("sheaf pdfium", 5.0)):
+        if engine in timings and peer in timings:
+            # On a shared machine wall time swings with other processes' load; CPU time of
+            # the single-threaded child mostly does not.
+            print(f"  ratio {engine} / {peer}: {timings[peer] / timings[engine]:.2f}x wall, "
+                  f"{cpu[peer] / cpu[engine]:.2f}x CPU (>= {wanted} wanted); CPU ratio per "
+                  f"round: {', '.join(f'{r:.2f}' for r in ratios[engine])}")
 
 
-def memory(corpus: Path, entry: dict[str, object]) -> None:
-    result = _child("sheaf", [str(corpus / str(entry["file"]))])
-    if result is not None:
-        print(f"\nsheaf peak memory on {entry['id']} ({entry['pages']} pages): "
-              f"{result['peak_mb']:.0f} MB (<= 150 wanted), {result['seconds']:.1f} s")
+def _load() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
+
+
+MEMORY_ENGINES = ("sheaf pdfminer", "sheaf pdfium", "pdfminer extract_text")
+
+
+def memory(corpus: Path, entries: list[dict[str, object]]) -> None:
+    """Peak memory (VmHWM of a child process) of reading every dev file in one process,
+    one file after another, for each sheaf engine and for pdfminer's `extract_text`."""
+    files = [str(corpus / str(e["file"])) for e in entries]
+    peaks = {engine: result["peak_mb"] for engine in MEMORY_ENGINES
+             if (result := _child(engine, files)) is not None}
+    print(f"\npeak memory reading the {len(files)} dev files in one process (load {_load()}):")
+    for engine, peak in peaks.items():
+        print(f"  {engine:<22} {peak:6.0f} MB")
+    peer = peaks.get("pdfminer extract_text")
+    if peer:
+        for engine in MEMORY_ENGINES[:2]:
+            if engine in peaks:
+                print(f"  {engine} / pdfminer extract_text: {peaks[engine] / peer:.2f}x "
+                      f"(<= 2 wanted)")
 
 
 def _child(engine: str, files: list[str]) -> dict[str, float] | None:
@@ -398,9 +468,8 @@ def peak_megabytes() -> float:
 
 def run_engine(engine: str, files: list[str]) -> int:
     """The child side of `speed` and `memory`: time one engine over the files."""
-    bodies = [Path(f).read_bytes() for f in files]
-    if engine == "sheaf":
-        extractor = PdfminerExtractor()
+    if engine.startswith("sheaf"):
+        extractor = PdfminerExtractor(engine=engine.split()[1])
 
         def read(data: bytes) -> None:
             with contextlib.suppress(SheafError):
@@ -409,18 +478,23 @@ def run_engine(engine: str, files: list[str]) -> int:
         from pdfminer.high_level import extract_text
 
         def read(data: bytes) -> None:
-            extract_text(io.BytesIO(data))
+            with contextlib.suppress(Exception):  # the peer's failures on the traps
+                extract_text(io.BytesIO(data))
     else:
         import pypdfium2
 
         def read(data: bytes) -> None:
-            document = pypdfium2.PdfDocument(data)
+            try:
+                document = pypdfium2.PdfDocument(data)
+            except pypdfium2.PdfiumError:
+                return
             for page in document:
                 page.get_textpage().get_text_range()
             document.close()
     started, cpu_started = time.perf_counter(), time.process_time()
-    for data in bodies:
-        read(data)
+    for path in files:
+        # One file's bytes at a time, as an ingest holds them: the peak is the reading's.
+        read(Path(path).read_bytes())
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu_seconds,
                       "peak_mb": peak_megabytes()}))

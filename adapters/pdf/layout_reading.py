@@ -7,12 +7,12 @@ import io
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import attrs
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import (
-    LAParams,
     LTAnno,
     LTChar,
     LTFigure,
@@ -46,16 +46,11 @@ from .content_budget import (
 from .font_encoding import EncodingRepairingResources
 from .font_programs import usable_text
 from .glyph_boxes import GlyphBoxes
+from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
+from .pdfium_layout import PdfiumLayoutPages
 from .pdfium_text import PdfiumPages, pdfium_available
 from .stable_grouping import StableFigure, StablePage
 from .turned_text import in_margin, turned_lines
-
-# pdfminer's defaults, except all_texts: LaTeX output often draws whole pages inside
-# form XObjects, whose text pdfminer otherwise leaves as loose glyphs with no spaces
-# inferred between words (the "glued words" of ../shared/notes/pdf-pitfalls.md).
-INVISIBLE_RENDER_MODE = 3
-LAYOUT = LAParams(line_overlap=0.5, char_margin=2.0, line_margin=0.5, word_margin=0.1,
-                  boxes_flow=0.5, all_texts=True)
 
 for _noisy in ("pdfminer", "pdfminer.pdfinterp", "pdfminer.pdfpage", "pdfminer.converter"):
     logging.getLogger(_noisy).setLevel(logging.ERROR)
@@ -122,12 +117,84 @@ def _pages(data: bytes, budget: ContentBudget, max_pages: int) -> Iterator[LTPag
         yield device.get_result()
 
 
+@attrs.frozen
+class _PageReading:
+    """One page's text boxes and what was found reading them, before they are kept."""
+
+    boxes: list[TextBox]
+    chars: list[LTChar]
+    undecodable: dict[str, str]
+    rules: list[Rule]
+    notes: list[str]
+    stamps: list[TextBox]
+
+
+def _read_page(page: LTPage, number: int, stamps: list[TextBox] | None) -> _PageReading:
+    notes: list[str] = []
+    page_stamps: list[TextBox] = []
+    chars = list(_page_chars(page))
+    undecodable = _undecodable_fonts(chars)
+    boxes = list(_page_boxes(page, number, notes, chars, skip_fonts=set(undecodable),
+                             stamps=page_stamps if stamps is not None else None))
+    return _PageReading(boxes, chars, undecodable, list(_page_rules(page)), notes,
+                        page_stamps)
+
+
+class _PdfminerRereading:
+    """pdfminer's reading of single pages, for the PDFium engine's pages whose fonts
+    PDFium cannot map to text: pdfminer reads TeX's symbol fonts and others through their
+    font programs (ADR-0032), so its reading of such a page is kept when it decodes more
+    of the page's fonts (ADR-0042)."""
+
+    def __init__(self, data: bytes, budget: ContentBudget) -> None:
+        self._data = data
+        self._budget = budget
+        self._pages: list[PDFPage] | None = None
+        self._interpreter: BoundedInterpreter | None = None
+        self._device: _InvisibleMarkingAggregator | None = None
+
+    def better(self, read: _PageReading, number: int, stamps: list[TextBox] | None
+               ) -> _PageReading:
+        try:
+            page = self._page(number)
+        except (PDFException, PSException, ValueError, KeyError, TypeError,
+                AttributeError, IndexError, AssertionError, RecursionError):
+            return read
+        if page is None:
+            return read
+        again = _read_page(page, number, stamps)
+        if len(again.undecodable) >= len(read.undecodable):
+            return read
+        fonts = ", ".join(sorted(_font_label(font) for font in read.undecodable))
+        return attrs.evolve(again, notes=[
+            f"text_recovered: page {number}, by pdfminer; PDFium could not decode {fonts}",
+            *again.notes])
+
+    def _page(self, number: int) -> LTPage | None:
+        if self._pages is None:
+            resources = EncodingRepairingResources(caching=True)
+            self._device = _InvisibleMarkingAggregator(resources, self._budget)
+            self._interpreter = BoundedInterpreter(resources, self._device)
+            document = PDFDocument(BoundedParser(io.BytesIO(self._data), self._budget),
+                                   caching=True)
+            self._pages = list(PDFPage.create_pages(document))
+        if not 0 < number <= len(self._pages):
+            return None
+        assert self._interpreter is not None and self._device is not None
+        self._interpreter.process_page(self._pages[number - 1])
+        result: LTPage = self._device.get_result()
+        return result
+
+
 def read_boxes(data: bytes, *, max_pages: int, deadline: float,
                notes: list[str] | None = None,
                limits: ContentLimits | None = None,
                rules: dict[int, list[Rule]] | None = None,
-               stamps: list[TextBox] | None = None) -> Iterator[TextBox]:
+               stamps: list[TextBox] | None = None,
+               engine: str = "pdfminer") -> Iterator[TextBox]:
     """Yield text boxes in reading order, one page at a time (memory stays per page).
+    `engine` "pdfium" takes the pages' glyphs and rules from PDFium (ADR-0042) into the
+    same layout analysis; "pdfminer" interprets them in Python.
     Text turned against the page in its margins (stamps) goes to `stamps`, not the body.
 
     Invisible text (render mode 3) is kept on pages that have no visible text, where it
@@ -136,19 +203,28 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
     glyphs and time are bounded while each page is processed (`ContentLimits`)."""
     budget = ContentBudget(limits or ContentLimits(), deadline)
     notes = notes if notes is not None else []
-    recovery = PdfiumPages(data)
+    recovery: PdfiumPages | None = None
+    reread: _PdfminerRereading | None = None
+    pages: Iterable[LTPage]
+    if engine == "pdfium":
+        pages = opened_pages = PdfiumLayoutPages(data, budget, max_pages)
+        reread = _PdfminerRereading(data, budget)
+    else:
+        recovery = PdfiumPages(data)
+        pages = _pages(data, budget, max_pages)
     try:
-        for number, page in enumerate(_pages(data, budget, max_pages), start=1):
-            if rules is not None:
-                page_rules = list(_page_rules(page))
-                if page_rules:
-                    rules[number] = page_rules
-            chars = list(_page_chars(page))
-            undecodable = _undecodable_fonts(chars)
-            boxes = list(_page_boxes(page, number, notes, chars, skip_fonts=set(undecodable),
-                                     stamps=stamps))
-            if undecodable:
-                boxes = _recover(recovery, chars, number, undecodable, boxes, notes)
+        for number, page in enumerate(pages, start=1):
+            read = _read_page(page, number, stamps)
+            if read.undecodable and reread is not None:
+                read = reread.better(read, number, stamps)
+            if rules is not None and read.rules:
+                rules[number] = read.rules
+            notes.extend(read.notes)
+            if stamps is not None:
+                stamps.extend(read.stamps)
+            boxes = read.boxes
+            if read.undecodable:
+                boxes = _recover(recovery, read.chars, number, read.undecodable, boxes, notes)
             yield from boxes
     except SheafError:
         raise
@@ -158,7 +234,10 @@ def read_boxes(data: bytes, *, max_pages: int, deadline: float,
         raise SheafError(ErrorKind.CORRUPT, f"unreadable content: {type(exc).__name__}: {exc}"
                          ) from None
     finally:
-        recovery.close()
+        if recovery is not None:
+            recovery.close()
+        else:
+            opened_pages.close()
 
 
 def _text_boxes(container: LTPage | LTFigure) -> Iterator[LTTextBox]:
@@ -225,7 +304,7 @@ def _undecodable_fonts(chars: list[LTChar]) -> dict[str, str]:
     return found
 
 
-def _recover(recovery: PdfiumPages, chars: list[LTChar], number: int,
+def _recover(recovery: PdfiumPages | None, chars: list[LTChar], number: int,
              undecodable: dict[str, str],
              boxes: list[TextBox], notes: list[str]) -> list[TextBox]:
     """The page as PDFium reads it when its text is writing; else the page without the
@@ -235,7 +314,8 @@ def _recover(recovery: PdfiumPages, chars: list[LTChar], number: int,
     share = sum(1 for c in chars if c.fontname in undecodable) / max(1, len(chars))
     # PDFium rereads the page when much of it is lost; a formula's symbols alone are
     # left out rather than trade pdfminer's layout of the whole page for them.
-    recovered = recovery.plausible_boxes(number) if share >= _MAJOR_FONT_SHARE else None
+    recovered = (recovery.plausible_boxes(number)
+                 if recovery is not None and share >= _MAJOR_FONT_SHARE else None)
     if recovered is not None:
         notes.append(f"text_recovered: page {number}, by PDFium; pdfminer could not decode "
                      f"{fonts}")

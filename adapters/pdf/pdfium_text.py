@@ -9,6 +9,7 @@ it garbled pages are flagged and their garbage dropped, never recovered.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections import Counter
 from typing import Any
 
@@ -25,6 +26,9 @@ except ImportError:  # pragma: no cover - exercised when the extra is absent
     pdfium_c = None
 
 _FONT_NAME_BYTES = 128
+PDFIUM_LOCK = threading.RLock()
+"""PDFium is not thread-safe and extractions run in worker threads: every call into it
+holds this lock (the Python work between calls does not)."""
 
 
 def pdfium_available() -> bool:
@@ -44,7 +48,8 @@ class PdfiumPages:
         if pypdfium2 is None:
             return None
         try:
-            lines, text_by_font = self._page_lines(number)
+            with PDFIUM_LOCK:
+                lines, text_by_font = self._page_lines(number)
         except Exception:
             return None
         if not lines or implausible_fonts(text_by_font):
@@ -53,7 +58,8 @@ class PdfiumPages:
 
     def close(self) -> None:
         if self._document is not None:
-            self._document.close()
+            with PDFIUM_LOCK:
+                self._document.close()
             self._document = None
 
     def _page_lines(self, number: int) -> tuple[list[TextLine], dict[str, str]]:

@@ -24,6 +24,7 @@ from ...domain.pdf.title_choice import choose_title
 from .content_budget import ContentLimits
 from .layout_reading import read_boxes
 from .pdf_opening import open_pdf
+from .pdfium_text import pdfium_available
 
 DEFAULT_TIME_BUDGET = 120.0
 DEFAULT_MAX_PAGES = 2000
@@ -35,7 +36,18 @@ class PdfminerExtractor:
     def __init__(self, *, time_budget: float = DEFAULT_TIME_BUDGET,
                  max_pages: int = DEFAULT_MAX_PAGES,
                  limiter: anyio.CapacityLimiter | None = None,
-                 limits: ContentLimits | None = None) -> None:
+                 limits: ContentLimits | None = None,
+                 engine: str = "pdfminer") -> None:
+        """`engine`: "pdfminer" (pure Python, the default) or "pdfium" (glyphs, fonts,
+        boxes and rules from PDFium, the `pdfium` extra, into the same layout code);
+        "auto" takes PDFium when it is installed. PDFium decodes streams outside the
+        content budget, so it is for files that are trusted not to be bombs (ADR-0042)."""
+        if engine not in ("pdfminer", "pdfium", "auto"):
+            raise ValueError(f"unknown PDF engine {engine!r} (pdfminer, pdfium or auto)")
+        if engine == "pdfium" and not pdfium_available():
+            raise ValueError("the pdfium engine needs pypdfium2 (install sheaf[pdfium])")
+        self.engine = ("pdfium" if engine == "auto" and pdfium_available()
+                       else "pdfminer" if engine == "auto" else engine)
         self.time_budget = time_budget
         self.max_pages = max_pages
         self.limits = limits or ContentLimits()
@@ -56,7 +68,7 @@ class PdfminerExtractor:
         stamps: list[TextBox] = []
         boxes = list(read_boxes(opened.data, max_pages=self.max_pages, deadline=deadline,
                                 notes=notes, limits=self.limits, rules=rules,
-                                stamps=stamps))
+                                stamps=stamps, engine=self.engine))
         if not boxes:
             raise SheafError(ErrorKind.NO_TEXT_LAYER,
                              "no page has a text layer (a scan?); OCR is not supported")

@@ -1,0 +1,368 @@
+"""Pages read by PDFium as pdfminer's layout objects, for the same layout code (ADR-0042).
+
+With the `pdfium` extra installed, PDFium (C++) interprets the content streams and
+decodes the fonts: each character's text, box, font and render mode comes out of its
+text page, and each straight line or rectangle out of its path objects. They are made
+into the glyphs (`LTChar`), lines and rectangles pdfminer's interpreter would have made,
+in pdfminer's page coordinates (the media box's corner at the origin, /Rotate applied),
+and handed to the same layout analysis (`StablePage`), so everything after it (reading
+order, headings, tables, formulas, turned text, garbled-font checks) is shared by both
+engines. PDFium's own inferred spaces and line breaks are left out: spaces come from
+the glyph gaps, as with pdfminer.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pdfminer.layout import LTChar, LTLine, LTRect
+
+from ...domain.errors import ErrorKind, SheafError
+from .content_budget import ContentBudget
+from .font_encoding import CORPORATE_USE
+from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
+from .pdfium_text import PDFIUM_LOCK
+from .stable_grouping import StablePage
+
+try:
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+except ImportError:  # pragma: no cover - exercised when the extra is absent
+    pypdfium2 = None
+    pdfium_c = None
+
+Matrix = tuple[float, float, float, float, float, float]
+
+_FONT_NAME_BYTES = 256
+_PATH = 2
+_FORM = 5
+_MOVETO, _LINETO = 2, 0  # FPDF_SEGMENT_MOVETO, FPDF_SEGMENT_LINETO
+MAX_PATH_SEGMENTS = 16
+"""Paths with more segments than this are drawings (curves, charts), not rules."""
+MAX_PAGE_PATHS = 20_000
+"""Path objects looked at per page; hatching and plots beyond it add no rules."""
+_GENERATED_CANDIDATES = frozenset(" \r\n\x02")
+
+
+def _address_function(function: Any, *argtypes: Any) -> Any:
+    """`function` (a pypdfium2 binding) called with and returning plain addresses, so a
+    text object's identity is an int, not a ctypes pointer made per character."""
+    prototype = ctypes.CFUNCTYPE(ctypes.c_void_p, *argtypes)
+    return prototype(ctypes.cast(function, ctypes.c_void_p).value)
+
+
+def _rotation_matrix(rotate: int, box: tuple[float, float, float, float]) -> Matrix:
+    """pdfminer's page matrix: the media box's corner to the origin, /Rotate applied."""
+    x0, y0, x1, y1 = box
+    if rotate == 90:
+        return (0, -1, 1, 0, -y0, x1)
+    if rotate == 180:
+        return (-1, 0, 0, -1, x1, y1)
+    if rotate == 270:
+        return (0, 1, -1, 0, y1, -x0)
+    return (1, 0, 0, 1, -x0, -y0)
+
+
+def _multiply(m1: Matrix, m0: Matrix) -> Matrix:
+    """m1 then m0 (pdfminer's `mult_matrix` convention)."""
+    (a1, b1, c1, d1, e1, f1), (a0, b0, c0, d0, e0, f0) = m1, m0
+    return (a0 * a1 + c0 * b1, b0 * a1 + d0 * b1, a0 * c1 + c0 * d1, b0 * c1 + d0 * d1,
+            a0 * e1 + c0 * f1 + e0, b0 * e1 + d0 * f1 + f0)
+
+
+def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
+    return (m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5])
+
+
+def _box(m: Matrix, x0: float, y0: float, x1: float, y1: float
+         ) -> tuple[float, float, float, float]:
+    corners = [_apply(m, x, y) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+    xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+class PdfiumLayoutPages:
+    """The document's pages as laid-out pdfminer pages, one at a time."""
+
+    def __init__(self, data: bytes, budget: ContentBudget, max_pages: int) -> None:
+        if pypdfium2 is None:
+            raise RuntimeError("pypdfium2 is not installed (the pdfium extra)")
+        self._budget = budget
+        self._max_pages = max_pages
+        try:
+            with PDFIUM_LOCK:
+                self._document = pypdfium2.PdfDocument(data)
+        except pypdfium2.PdfiumError as exc:
+            raise SheafError(ErrorKind.CORRUPT, f"PDFium cannot open the file: {exc}") from None
+        self._text_object = _address_function(
+            pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int)
+        self._loose_box = _address_function(
+            pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+        self._fonts: dict[int, str] = {}
+
+    def close(self) -> None:
+        with PDFIUM_LOCK:
+            self._document.close()
+
+    def __iter__(self) -> Iterator[StablePage]:
+        for index in range(len(self._document)):
+            number = index + 1
+            if number > self._max_pages:
+                raise SheafError(ErrorKind.TOO_LARGE,
+                                 f"more than {self._max_pages} pages (the page limit)")
+            self._budget.start_page(number)
+            with PDFIUM_LOCK:
+                page = self._document[index]
+                try:
+                    layout = self._page(page, number)
+                finally:
+                    page.close()
+            layout.analyze(LAYOUT)
+            self._budget.check_time()
+            yield layout
+
+    def _page(self, page: Any, number: int) -> StablePage:
+        """The page's glyphs and shapes, not yet laid out."""
+        raw = page.raw
+        # Font handles are addresses, which PDFium may reuse once a page is closed.
+        self._fonts.clear()
+        left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+        if not pdfium_c.FPDFPage_GetMediaBox(raw, left, bottom, right, top):
+            left.value, bottom.value = 0.0, 0.0
+            right.value, top.value = page.get_width(), page.get_height()
+        media = (left.value, bottom.value, right.value, top.value)
+        rotate = (pdfium_c.FPDFPage_GetRotation(raw) % 4) * 90
+        to_page = _rotation_matrix(rotate, media)
+        width, height = abs(media[2] - media[0]), abs(media[3] - media[1])
+        if rotate in (90, 270):
+            width, height = height, width
+        layout = StablePage(number, (0, 0, width, height), rotate)
+        for shape in self._shapes(raw, to_page):
+            layout.add(shape)
+        textpage = page.get_textpage()
+        try:
+            layout._objs.extend(self._chars(textpage, to_page))
+        finally:
+            textpage.close()
+        return layout
+
+    def _chars(self, textpage: Any, to_page: Matrix) -> list[LTChar]:
+        """The page's glyphs in drawing order. PDFium puts a right-to-left run in
+        logical order; pdfminer (and the line reading after it) has a producer's runs
+        in the order drawn, which is left to right, so such runs are put back by
+        position."""
+        chars: list[LTChar] = []
+        run: list[LTChar] = []
+        run_object = 0
+        for address, char in self._glyphs(textpage, to_page):
+            if address != run_object:
+                chars.extend(_visual(run))
+                run = []
+                run_object = address
+            run.append(char)
+        chars.extend(_visual(run))
+        return chars
+
+    def _glyphs(self, textpage: Any, to_page: Matrix) -> Iterator[tuple[int, LTChar]]:
+        raw = textpage.raw
+        count = pdfium_c.FPDFText_CountChars(raw)
+        if count <= 0:
+            return
+        self._budget.drawn_many(count)
+        units = (ctypes.c_ushort * (2 * count + 1))()
+        written = pdfium_c.FPDFText_GetText(raw, 0, count, units)
+        # A character beyond the Basic Multilingual Plane takes two UTF-16 units, and
+        # then the text no longer lines up with the character indices.
+        codes = (units[:count] if written == count + 1 else
+                 [pdfium_c.FPDFText_GetUnicode(raw, index) for index in range(count)])
+        raw_address = ctypes.cast(raw, ctypes.c_void_p).value
+        text_object = self._text_object
+        is_generated = pdfium_c.FPDFText_IsGenerated
+        loose_box = self._loose_box
+        rect = (ctypes.c_float * 4)()  # FS_RECTF: left, top, right, bottom
+        rect_address = ctypes.addressof(rect)
+        # The usual page: its media box at the origin and not turned, or only moved.
+        moved = to_page[:4] == (1, 0, 0, 1)
+        dx, dy = to_page[4], to_page[5]
+        objects: dict[int, tuple[str, float, bool, Matrix, bool, bool] | None] = {}
+        for index in range(count):
+            code = codes[index]
+            text = chr(code)
+            if 0xE000 <= code <= 0xF8FF:
+                # PDFium gives Adobe's corporate-use glyphs (Symbol's sans-serif ©, a
+                # font's small capitals) their private-use points; they are ordinary
+                # characters, as the pdfminer engine reads them.
+                text = CORPORATE_USE.get(text, text)
+            if text in _GENERATED_CANDIDATES and is_generated(raw, index):
+                continue
+            address = text_object(raw_address, index)
+            if not address:
+                continue
+            style = objects.get(address, ())
+            if style == ():
+                style = objects[address] = self._style(raw, index, address, to_page)
+            if style is None:
+                continue
+            fontname, size, invisible, matrix, upright, plain = style
+            loose_box(raw_address, index, rect_address)
+            left, top, right, bottom = rect
+            if plain:
+                # The advance box as pdfminer draws it: from the font's descent up by
+                # the type size (PDFium's loose box ends at the font's ascent instead).
+                if moved:
+                    x0, y0, x1, y1 = left + dx, bottom + dy, right + dx, top + dy
+                else:
+                    x0, y0 = _apply(to_page, left, bottom)
+                    x1, y1 = _apply(to_page, right, top)
+                if x1 < x0:
+                    x0, x1 = x1, x0
+                if y1 < y0:
+                    y0, y1 = y1, y0
+                if matrix[3] > 0:
+                    y1 = y0 + size
+                else:
+                    y0 = y1 - size
+            else:
+                x0, y0, x1, y1 = _box(to_page, left, bottom, right, top)
+                if matrix[0] == 0 and matrix[3] == 0:  # a quarter turn: up is along x
+                    if matrix[2] > 0:
+                        x1 = x0 + size
+                    else:
+                        x0 = x1 - size
+            char = LTChar.__new__(LTChar)
+            char._text = text
+            char.matrix = (matrix[0], matrix[1], matrix[2], matrix[3], x0, y0)
+            char.fontname = fontname
+            char.ncs = None
+            char.graphicstate = None
+            char.adv = x1 - x0
+            char.upright = upright
+            char.x0, char.y0, char.x1, char.y1 = x0, y0, x1, y1
+            char.width, char.height = x1 - x0, y1 - y0
+            char.bbox = (x0, y0, x1, y1)
+            char.size = char.height
+            if invisible:
+                char.sheaf_invisible = True  # type: ignore[attr-defined]
+            yield address, char
+
+    def _style(self, raw: Any, index: int, address: int, to_page: Matrix
+               ) -> tuple[str, float, bool, Matrix, bool, bool] | None:
+        """A text object's font name, type size, invisibility and matrix (in page
+        space), and whether its glyphs stand upright and unturned."""
+        obj = ctypes.cast(address, pdfium_c.FPDF_PAGEOBJECT)
+        font_size = ctypes.c_float()
+        if not pdfium_c.FPDFTextObj_GetFontSize(obj, font_size):
+            return None
+        matrix = pdfium_c.FS_MATRIX()
+        if not pdfium_c.FPDFText_GetMatrix(raw, index, matrix):
+            return None
+        m = _multiply((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), to_page)
+        scaled = (m[0] * font_size.value, m[1] * font_size.value,
+                  m[2] * font_size.value, m[3] * font_size.value, m[4], m[5])
+        plain = scaled[1] == 0 and scaled[2] == 0
+        upright = scaled[0] * scaled[3] > 0 and scaled[1] * scaled[2] <= 0
+        invisible = pdfium_c.FPDFTextObj_GetTextRenderMode(obj) == INVISIBLE_RENDER_MODE
+        size = abs(scaled[3]) if plain else (scaled[2] ** 2 + scaled[3] ** 2) ** 0.5
+        if size == 0:
+            return None
+        return (self._font_name(obj), size, invisible, scaled, upright, plain)
+
+    def _font_name(self, obj: Any) -> str:
+        font = pdfium_c.FPDFTextObj_GetFont(obj)
+        key = ctypes.cast(font, ctypes.c_void_p).value or 0
+        name = self._fonts.get(key)
+        if name is None:
+            buffer = ctypes.create_string_buffer(_FONT_NAME_BYTES)
+            length = pdfium_c.FPDFFont_GetBaseFontName(font, buffer, _FONT_NAME_BYTES)
+            name = self._fonts[key] = (buffer.value.decode("latin-1", "replace")
+                                       if length else "")
+        return name
+
+    def _shapes(self, raw: Any, to_page: Matrix) -> Iterator[LTLine | LTRect]:
+        """The page's straight lines and axis-aligned rectangles (what pdfminer makes
+        `LTLine` and `LTRect`), forms' included; curves and long paths are drawings."""
+        budget = self._budget
+        stack: list[tuple[Any, int, bool, Matrix]] = [
+            (raw, pdfium_c.FPDFPage_CountObjects(raw), False, to_page)]
+        seen = 0
+        matrix = pdfium_c.FS_MATRIX()
+        x, y = ctypes.c_float(), ctypes.c_float()
+        while stack:
+            holder, count, is_form, outer = stack.pop()
+            for index in range(count):
+                obj = (pdfium_c.FPDFFormObj_GetObject(holder, index) if is_form
+                       else pdfium_c.FPDFPage_GetObject(holder, index))
+                kind = pdfium_c.FPDFPageObj_GetType(obj)
+                if kind == _FORM:
+                    inner = outer
+                    if pdfium_c.FPDFPageObj_GetMatrix(obj, matrix):
+                        inner = _multiply((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e,
+                                           matrix.f), outer)
+                    stack.append((obj, pdfium_c.FPDFFormObj_CountObjects(obj), True, inner))
+                    continue
+                if kind != _PATH:
+                    continue
+                seen += 1
+                if seen > MAX_PAGE_PATHS:
+                    return
+                budget.drawn()
+                segments = pdfium_c.FPDFPath_CountSegments(obj)
+                if not 2 <= segments <= MAX_PATH_SEGMENTS:
+                    continue
+                if not pdfium_c.FPDFPageObj_GetMatrix(obj, matrix):
+                    continue
+                m = _multiply((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f),
+                              outer)
+                subpath: list[tuple[float, float]] = []
+                closed = False
+                for number in range(segments + 1):
+                    segment = (pdfium_c.FPDFPath_GetPathSegment(obj, number)
+                               if number < segments else None)
+                    kind = pdfium_c.FPDFPathSegment_GetType(segment) if segment else _MOVETO
+                    if kind == _MOVETO and subpath:
+                        shape = _shape(subpath, closed)
+                        if shape is not None:
+                            yield shape
+                    if segment is None:
+                        break
+                    if kind == _MOVETO:
+                        subpath, closed = [], False
+                    elif kind != _LINETO or not subpath:
+                        subpath = []  # a curve: this subpath is no rule
+                        continue
+                    pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
+                    subpath.append(_apply(m, x.value, y.value))
+                    closed = bool(pdfium_c.FPDFPathSegment_GetClose(segment))
+
+
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def _visual(run: list[LTChar]) -> list[LTChar]:
+    """One text object's glyphs left to right when it holds right-to-left letters."""
+    if len(run) > 1 and _RIGHT_TO_LEFT.search("".join(c._text for c in run)) and all(
+            c.upright for c in run):
+        return sorted(run, key=lambda c: c.x0)
+    return run
+
+
+def _shape(points: list[tuple[float, float]], closed: bool) -> LTLine | LTRect | None:
+    """A subpath as pdfminer's `paint_path` classifies it: `ml` or `mlh` a line, `mlllh`
+    or `mllll` closed on an axis-aligned rectangle a rectangle; else no rule."""
+    shape = "m" + "l" * (len(points) - 1) + ("h" if closed else "")
+    pts = [*points, points[0]] if closed else list(points)
+    if len(shape) > 3 and shape[-2:] == "lh" and pts[-2] == pts[0]:
+        shape = shape[:-2] + "h"
+        pts.pop()
+    if shape in ("ml", "mlh"):
+        return LTLine(0, pts[0], pts[1])
+    if shape not in ("mlllh", "mllll") or pts[0] != pts[4]:
+        return None
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts[:4]
+    if ((x0 == x1 and y1 == y2 and x2 == x3 and y3 == y0)
+            or (y0 == y1 and x1 == x2 and y2 == y3 and x3 == x0)):
+        return LTRect(0, (min(x0, x2), min(y0, y2), max(x0, x2), max(y0, y2)))
+    return None
