@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
+import anyio
 import attrs
 
 from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
@@ -49,6 +51,7 @@ from ..search.snippet_embedding import embed_snippets
 from ..store.blob_guard import blob_guard
 from ..store.staging import stage_key
 from ..store.storage import Storage
+from .commit_group import CommitGroup, Write
 from .keyed_locks import KeyedLocks
 from .rehearsal import Rehearsal
 from .stage_events import StageRecorder
@@ -87,6 +90,21 @@ class IngestOptions:
     fetched: FetchedPage | None = None
     """The URL's answer, already fetched by the caller (a crawl reads its links first):
     ingested as it is, not fetched again."""
+    limiter: anyio.CapacityLimiter | None = attrs.field(default=None, eq=False)
+    """Over a batch: how many of its sources are at work at once. Sources waiting for
+    their group's commit do not count, so more may be in flight (ADR-0041)."""
+
+
+@attrs.frozen
+class _Prepared:
+    """What an ingest decided before its commit: its result, and the writes (with the
+    bytes of text they hold) that commit it; None when nothing is written."""
+
+    result: IngestResult
+    write: Write | None = None
+    size: int = 0
+    stage: str = "store"
+    outcome: str = "ok"
 
 
 @attrs.frozen
@@ -101,6 +119,8 @@ class _Extracted:
 
 logger = logging.getLogger("sheaf.ingestion")
 
+STAGE_AFTER = 0.25
+"""Seconds of extraction from which a version's artifacts are staged for `resume`."""
 NEAR_DUPLICATE_THRESHOLD = 0.95
 """Cosine of shingle fingerprints at or above which a new document is flagged."""
 
@@ -144,6 +164,8 @@ class Ingestion:
         self.chunk_sizes = chunk_sizes
         self._clock = clock
         self._locks = KeyedLocks()
+        self._group = CommitGroup(ports.storage)
+        self.stage_after = STAGE_AFTER
 
     @property
     def resolver(self) -> ContentResolver:
@@ -182,9 +204,34 @@ class Ingestion:
         space = options.space
         policy = await self._storage.policies.policy(space)
         policy.check_enabled(source)
-        record = self.recorder
+        async with self._group.working(options.limiter):
+            source, ref, page, body, type_hint = await self._read(source, options, policy)
+            policy.check_size(len(body), source)
+            fetched_sha = await self._pool.run(sha256_hex, body)
+        # Concurrent ingests of the same bytes or the same source take turns, so the
+        # second one sees the first one's document (duplicate or unchanged, not new twice).
+        async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
+                self._locks.hold(f"key:{space}:{ref.key}"), \
+                blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
+            async with self._group.working(options.limiter):
+                prepared = await self._store_new_bytes(work, source, ref, page, body,
+                                                       type_hint, fetched_sha, options,
+                                                       policy)
+            if prepared.write is not None:
+                # Committed with the other ingests ready at the same moment (ADR-0041).
+                result = prepared.result
+                with self.recorder.stage(source, prepared.stage,
+                                         result.document_id) as state:
+                    await self._group.commit(prepared.write, prepared.size)
+                    state["outcome"] = prepared.outcome
+            return prepared.result
+
+    async def _read(self, source: str, options: IngestOptions, policy: SpacePolicy
+                    ) -> tuple[str, SourceRef, FetchedPage | None, bytes, str | None]:
+        """The source's name as stored, its reference, the page fetched (for a URL), its
+        bytes and the type they were given."""
         page: FetchedPage | None = None
-        with record.stage(source, "fetch"):
+        with self.recorder.stage(source, "fetch"):
             if is_url(source):
                 ref = SourceRef(SourceKind.URL, normalise_url(source), source)
                 page = options.fetched or await self._resolver.fetch(
@@ -206,15 +253,7 @@ class Ingestion:
                        if options.upload_name else
                        SourceRef(SourceKind.FILE, path, source))
                 body, type_hint = local.data, local.type_hint
-        policy.check_size(len(body), source)
-        fetched_sha = await self._pool.run(sha256_hex, body)
-        # Concurrent ingests of the same bytes or the same source take turns, so the
-        # second one sees the first one's document (duplicate or unchanged, not new twice).
-        async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
-                self._locks.hold(f"key:{space}:{ref.key}"), \
-                blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
-            return await self._store_new_bytes(work, source, ref, page, body, type_hint,
-                                               fetched_sha, options, policy)
+        return source, ref, page, body, type_hint
 
     async def _queued_bytes(self, queued: QueuedFile, source: str) -> bytes:
         try:
@@ -233,7 +272,7 @@ class Ingestion:
     async def _store_new_bytes(self, work: UnitOfWork, source: str, ref: SourceRef,
                                page: FetchedPage | None, body: bytes, type_hint: str | None,
                                fetched_sha: str, options: IngestOptions,
-                               policy: SpacePolicy) -> IngestResult:
+                               policy: SpacePolicy) -> _Prepared:
         space = options.space
         record = self.recorder
         known = await work.sources.get(space, ref.key)
@@ -245,16 +284,20 @@ class Ingestion:
         decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
         document_id = decision.document_id
         if decision.outcome in (IngestStatus.UNCHANGED, IngestStatus.DUPLICATE):
-            with record.stage(source, "dedup", document_id) as state:
-                state["outcome"] = decision.outcome.value
-                if not options.dry_run:
-                    if decision.outcome is IngestStatus.UNCHANGED:
-                        work.sources.touch(space, ref.key)
-                    else:
-                        work.sources.add(space, document_id, ref, fetched_sha,
-                                         _final_url(page))
-                    await work.commit()
-            return IngestResult(source, decision.outcome, document_id)
+            found = IngestResult(source, decision.outcome, document_id)
+            if options.dry_run:
+                with record.stage(source, "dedup", document_id) as state:
+                    state["outcome"] = decision.outcome.value
+                return _Prepared(found)
+            final_url = _final_url(page)
+
+            def seen(w: UnitOfWork) -> None:
+                if decision.outcome is IngestStatus.UNCHANGED:
+                    w.sources.touch(space, ref.key)
+                else:
+                    w.sources.add(space, document_id, ref, fetched_sha, final_url)
+
+            return _Prepared(found, seen, stage="dedup", outcome=decision.outcome.value)
         status = decision.outcome
         if options.dry_run:
             # Extracted as a real run would, so what it would refuse (empty, unsupported,
@@ -265,7 +308,8 @@ class Ingestion:
             policy.check_kind(extracted.source, source)
             if options.rehearsal is not None:
                 options.rehearsal.would_store(space, fetched_sha, document_id)
-            return IngestResult(source, status, known.document_id if known else None)
+            return _Prepared(IngestResult(source, status,
+                                          known.document_id if known else None))
 
         number, version_id = decision.number, decision.version_id
         assert number is not None and version_id is not None  # new or changed: stored
@@ -276,8 +320,10 @@ class Ingestion:
             with record.stage(source, "extract", document_id) as state:
                 state["outcome"] = "resumed"
         else:
+            started = time.perf_counter()
             with record.stage(source, "extract", document_id):
                 extracted = await self._extract(page, body, type_hint, source, options)
+            worth_staging = time.perf_counter() - started >= self.stage_after
             policy.check_kind(extracted.source, source)  # before anything is written
             text = extracted.document.text
             with record.stage(source, "chunk", document_id):
@@ -288,7 +334,7 @@ class Ingestion:
                                                 extracted.source)
             with record.stage(source, "stage", document_id):
                 prepared = await self._stage(staging_key, version_id, body, fetched_sha,
-                                             extracted, analysis)
+                                             extracted, analysis, worth_staging)
         policy.check_kind(ContentSource(prepared.content_source), source)
         kinds = options.enrich if options.enrich is not None else frozenset(
             EnrichmentKind(k) for k in policy.enrich)
@@ -307,30 +353,30 @@ class Ingestion:
                 c.text for c in chunks if c.level == "snippet"))
             near, similarity = await self._near_duplicate(space, document_id, fingerprint)
             state["outcome"] = near or "none"
-        with record.stage(source, "store", document_id):
-            version = VersionRecord(
-                id=version_id, document_id=document_id, space=space, number=number,
-                fetched_sha=fetched_sha, content_sha=prepared.content_sha,
-                markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
-                content_type=prepared.content_type, title=prepared.title,
-                created_at=self._clock(), metadata=prepared.metadata,
-                caller_metadata=options.metadata, caller_version_id=options.version_id,
-                diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
-                characters=prepared.characters, near_duplicate_of=near,
-                near_duplicate_similarity=similarity, enrichment=summary)
-            structure = (StoredStructure(prepared.sections, prepared.profile,
-                                         self.chunk_sizes)
-                         if prepared.profile is not None else None)
-            work.versions.add(VersionBundle(
-                version, ref, structure, chunks, vectors, fingerprint, prepared.final_url,
-                options.source_id))
-            await work.commit()
+        version = VersionRecord(
+            id=version_id, document_id=document_id, space=space, number=number,
+            fetched_sha=fetched_sha, content_sha=prepared.content_sha,
+            markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
+            content_type=prepared.content_type, title=prepared.title,
+            created_at=self._clock(), metadata=prepared.metadata,
+            caller_metadata=options.metadata, caller_version_id=options.version_id,
+            diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
+            characters=prepared.characters, near_duplicate_of=near,
+            near_duplicate_similarity=similarity, enrichment=summary)
+        structure = (StoredStructure(prepared.sections, prepared.profile,
+                                     self.chunk_sizes)
+                     if prepared.profile is not None else None)
+        bundle = VersionBundle(version, ref, structure, chunks, vectors, fingerprint,
+                               prepared.final_url, options.source_id)
         confidence = confidence_of(prepared.metadata)
-        return IngestResult(source, status, document_id, version.id, title=prepared.title,
-                            near_duplicate_of=near, enrichment=enriched,
-                            extraction_confidence=confidence.score if confidence else None,
-                            low_confidence=confidence.reason if confidence and confidence.low
-                            else None)
+        return _Prepared(
+            IngestResult(source, status, document_id, version.id, title=prepared.title,
+                         near_duplicate_of=near, enrichment=enriched,
+                         extraction_confidence=confidence.score if confidence else None,
+                         low_confidence=confidence.reason if confidence and confidence.low
+                         else None),
+            lambda w: w.versions.add(bundle),
+            size=sum(len(c.text) for c in chunks) + prepared.characters)
 
     async def _enrich(self, prepared: StagedVersion, text: str,
                       kinds: frozenset[EnrichmentKind]
@@ -363,11 +409,15 @@ class Ingestion:
         return None, None
 
     async def _stage(self, key: str, version_id: str, body: bytes, fetched_sha: str,
-                     extracted: _Extracted, analysis: VersionAnalysis) -> StagedVersion:
-        """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
-        meta.json, whose presence marks the set complete (what `resume` looks for). The
-        encoding and hashing run in the worker pool: a large document's artifacts take
-        seconds to serialise, and the event loop must keep answering meanwhile."""
+                     extracted: _Extracted, analysis: VersionAnalysis,
+                     worth_staging: bool) -> StagedVersion:
+        """Keep the bytes and, when extracting was `worth_staging`, write the version's
+        artifacts: document.md, chunks.jsonl, then meta.json, whose presence marks the
+        set complete (what `resume` looks for). A document extracted in less than
+        `stage_after` seconds is extracted again by a resumed ingest instead: its three
+        files cost more than that (and 17x its Markdown on disk, ADR-0041). The encoding
+        and hashing run in the worker pool: a large document's artifacts take seconds to
+        serialise, and the event loop must keep answering meanwhile."""
         await self._blobs.put(body, fetched_sha)
         content_sha = fetched_sha
         if extracted.content is not body:  # a linked PDF: keep its bytes too
@@ -375,7 +425,9 @@ class Ingestion:
         markdown = await self._pool.run(_encoded, extracted.document.text)
         markdown_sha = await self._blobs.put(markdown)  # blob stores hash off the loop
         files = await self._pool.run(_staged_files, version_id, extracted, analysis,
-                                     content_sha, markdown_sha)
+                                     content_sha, markdown_sha, worth_staging)
+        if not worth_staging:
+            return files.staged
         await self._artifacts.write(key, "document.md", markdown)
         await self._artifacts.write(key, "chunks.jsonl", files.chunks_jsonl)
         await self._artifacts.write(key, "meta.json", files.meta_json)
@@ -443,7 +495,7 @@ class _StagedFiles:
 
 
 def _staged_files(version_id: str, extracted: _Extracted, analysis: VersionAnalysis,
-                  content_sha: str, markdown_sha: str) -> _StagedFiles:
+                  content_sha: str, markdown_sha: str, serialised: bool) -> _StagedFiles:
     """The staged version and its serialised artifacts (run in the worker pool)."""
     document = extracted.document
     staged = StagedVersion(
@@ -453,6 +505,8 @@ def _staged_files(version_id: str, extracted: _Extracted, analysis: VersionAnaly
         characters=len(document.text), final_url=extracted.final_url,
         content_sha=content_sha, markdown_sha=markdown_sha, chunks=analysis.chunks,
         sections=analysis.sections, profile=analysis.profile)
+    if not serialised:
+        return _StagedFiles(staged, b"", b"")
     return _StagedFiles(staged, staged.chunks_jsonl(), staged.meta_json())
 
 

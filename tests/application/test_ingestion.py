@@ -158,6 +158,7 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     world.ingestion = Ingestion(IngestionPorts(
         ContentResolver(world.http, html, pdf), DocumentExtraction(html, pdf), world.files,
         world.storage, world.blobs, artifacts))
+    world.ingestion.stage_after = 0.0  # staged however fast it was extracted
     failed = await world.ingestion.ingest(NOTES)
     assert failed.status is IngestStatus.FAILED and failed.error_kind == "internal"
     assert failed.message == "RuntimeError: killed between the stage and store steps"
