@@ -119,6 +119,8 @@ class _Extracted:
 
 logger = logging.getLogger("sheaf.ingestion")
 
+INLINE_BYTES = 64 * 1024
+"""Up to this size, hashing and encoding run on the event loop (tens of microseconds)."""
 STAGE_AFTER = 0.25
 """Seconds of extraction from which a version's artifacts are staged for `resume`."""
 NEAR_DUPLICATE_THRESHOLD = 0.95
@@ -207,7 +209,9 @@ class Ingestion:
         async with self._group.working(options.limiter):
             source, ref, page, body, type_hint = await self._read(source, options, policy)
             policy.check_size(len(body), source)
-            fetched_sha = await self._pool.run(sha256_hex, body)
+            # A small body is hashed at once: handing it to a worker costs more.
+            fetched_sha = (sha256_hex(body) if len(body) <= INLINE_BYTES
+                           else await self._pool.run(sha256_hex, body))
         # Concurrent ingests of the same bytes or the same source take turns, so the
         # second one sees the first one's document (duplicate or unchanged, not new twice).
         async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
@@ -422,7 +426,9 @@ class Ingestion:
         content_sha = fetched_sha
         if extracted.content is not body:  # a linked PDF: keep its bytes too
             content_sha = await self._blobs.put(extracted.content)
-        markdown = await self._pool.run(_encoded, extracted.document.text)
+        text = extracted.document.text
+        markdown = (_encoded(text) if len(text) <= INLINE_BYTES
+                    else await self._pool.run(_encoded, text))
         markdown_sha = await self._blobs.put(markdown)  # blob stores hash off the loop
         files = await self._pool.run(_staged_files, version_id, extracted, analysis,
                                      content_sha, markdown_sha, worth_staging)

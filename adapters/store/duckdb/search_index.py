@@ -20,7 +20,7 @@ from .fingerprint_filter import FingerprintFilter
 from .rows import CHUNK_COLUMNS, chunk_from_row
 from .snippet_ranking import top_chunks
 from .vector_search import VectorSearch
-from .vector_tables import embedding_model, vector_text
+from .vector_tables import vector_text
 
 if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by opening
     from ....domain.analysis.chunking import Chunk
@@ -87,7 +87,7 @@ class DuckDbSearchIndex:
         return await self._connection.read(read)
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
-        return await self._connection.read(lambda c: embedding_model(c, space))
+        return await self._vectors.model(space)
 
     async def similar_documents(self, space: str, fingerprint: tuple[float, ...],
                                 threshold: float) -> list[tuple[str, float]]:

@@ -4,6 +4,7 @@ matrix (`vector_matrix.py`) for the searches after it."""
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -32,6 +33,22 @@ class VectorSearch:
         self._hnsw = hnsw
         self._matrices: dict[tuple[str, int], VectorMatrix] = {}
         self._scanned: set[tuple[str, int]] = set()
+        # Each space's model, read once between writes: every ingest asks for it.
+        self._models: dict[str, EmbeddingModel | None] = {}
+        self._writes = 0
+        self._models_lock = threading.Lock()
+
+    async def model(self, space: str) -> EmbeddingModel | None:
+        """The space's embedding model (`SearchIndex.embedding_model`)."""
+        with self._models_lock:
+            if space in self._models:
+                return self._models[space]
+            writes = self._writes
+        found = await self._connection.read(lambda c: embedding_model(c, space))
+        with self._models_lock:
+            if self._writes == writes:  # no write committed meanwhile: still true
+                self._models[space] = found
+        return found
 
     async def search(self, space: str, model: EmbeddingModel, vector: tuple[float, ...],
                      limit: int, filters: SearchFilters) -> list[tuple[str, float]]:
@@ -44,10 +61,17 @@ class VectorSearch:
         """A write committed: every matrix is stale, and the next search scans again."""
         self._matrices.clear()
         self._scanned.clear()
+        self._forget_models()
+
+    def _forget_models(self) -> None:
+        with self._models_lock:
+            self._writes += 1
+            self._models.clear()
 
     def after_rewrite(self) -> None:
         """The file was rewritten (compaction): the matrices are loaded again."""
         self._matrices.clear()
+        self._forget_models()
 
     def _ranked(self, c: duckdb.DuckDBPyConnection, space: str, model: EmbeddingModel,
                 vector: tuple[float, ...], limit: int, filters: SearchFilters
