@@ -9,7 +9,8 @@ Each run ingests the folder into a fresh store with `--json` and `--concurrency 
 tree's `sheaf` and the peer's taking turns, so both see the same load. Printed per run and
 as medians: wall seconds, documents per second, CPU seconds of the process (user + system),
 ms per document over the first and the last 500 documents (from the moments their result
-lines were printed, the first from the first result: start-up is not a document's cost), and the store right after ingest (DuckDB file, its log and the blob
+lines were printed, the first from the first result: start-up is not a document's
+cost), and the store right after ingest (DuckDB file, its log and the blob
 folder, bytes) over the Markdown it holds (the sum of the versions' `characters`, as
 UTF-8 the same bytes for this corpus); then this tree's ratio to the peer's. The load
 (`os.getloadavg`) is printed beside each run: the machine is shared.

@@ -65,7 +65,7 @@ def _rows(store: DuckDbKnowledgeStore, sql: str) -> list[tuple[Any, ...]]:
     return connection.execute(sql).fetchall()
 
 
-@settings(max_examples=examples(25))
+@settings(max_examples=examples(12))
 @given(notes=st.lists(st.tuples(st.lists(st.integers(0, len(WORDS) - 1), max_size=12),
                                 st.booleans()), min_size=1, max_size=10),
        at_once=st.integers(1, 4))
@@ -174,12 +174,11 @@ async def test_members_waiting_while_another_works_commit_together() -> None:
 async def test_a_full_group_commits_without_waiting() -> None:
     store = _CountingStore()
     group = CommitGroup(store.storage(), linger=60.0, max_members=2)
+    # At work all along: only being full commits the group.
     with anyio.fail_after(5):
-        async with group.working():  # at work all along: only being full commits
-            async with anyio.create_task_group() as tasks:
-                for name in ("a", "b"):
-                    tasks.start_soon(group.commit,
-                                     lambda w, n=name: w.sources.touch("default", n))
+        async with group.working(), anyio.create_task_group() as tasks:
+            for name in ("a", "b"):
+                tasks.start_soon(group.commit, lambda w, n=name: w.sources.touch("default", n))
     assert store.commits == [2]
 
 

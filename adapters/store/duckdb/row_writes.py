@@ -18,7 +18,7 @@ from ....domain.store.ingestion import SourceRef
 from ....domain.values.value_codec import to_plain
 from . import text_index
 from .rows import VERSION_COLUMNS, blocks_json, to_timestamp
-from .vector_tables import delete_vectors, insert_vectors, vector_text
+from .vector_tables import delete_vectors, insert_vectors_of, vector_text
 
 if TYPE_CHECKING:  # annotations only: a store that is only read never imports chunking
     from ....domain.analysis.chunking import Chunk
@@ -110,10 +110,8 @@ def _add_round(c: duckdb.DuckDBPyConnection,
         delete_chunks(c, "document_id", document_id)
     insert_chunks_of(c, [(b.record.id, b.record.document_id, b.record.space, b.chunks)
                          for b, _ in bundles])
-    for bundle, _ in bundles:
-        if bundle.vectors is not None:
-            version = bundle.record
-            insert_vectors(c, version.space, version.id, version.document_id, bundle.vectors)
+    insert_vectors_of(c, [(b.record.space, b.record.id, b.record.document_id, b.vectors)
+                          for b, _ in bundles if b.vectors is not None])
     _insert_fingerprints(c, bundles)
     if existing:
         c.execute("UPDATE versions SET superseded_at = v.at FROM (SELECT unnest(from_json("
