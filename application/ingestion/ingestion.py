@@ -430,10 +430,11 @@ class Ingestion:
         markdown = (_encoded(text) if len(text) <= INLINE_BYTES
                     else await self._pool.run(_encoded, text))
         markdown_sha = await self._blobs.put(markdown)  # blob stores hash off the loop
+        if not worth_staging:  # nothing to serialise: made here, without a worker
+            return _staged_files(version_id, extracted, analysis, content_sha, markdown_sha,
+                                 serialised=False).staged
         files = await self._pool.run(_staged_files, version_id, extracted, analysis,
-                                     content_sha, markdown_sha, worth_staging)
-        if not worth_staging:
-            return files.staged
+                                     content_sha, markdown_sha, True)
         await self._artifacts.write(key, "document.md", markdown)
         await self._artifacts.write(key, "chunks.jsonl", files.chunks_jsonl)
         await self._artifacts.write(key, "meta.json", files.meta_json)

@@ -120,10 +120,12 @@ class _Sources:
 
     async def holding(self, space: str, sha256: str) -> str | None:
         def read(c: Connection) -> str | None:
+            # A current version is the one not superseded (a document's versions are
+            # superseded in the transaction that makes another current): read so, every
+            # ingest's lookup costs half the join with `documents` it replaces.
             row = c.execute(
-                "SELECT v.document_id FROM versions v JOIN documents d "
-                "ON d.current_version = v.id WHERE v.space = ? AND "
-                "(v.fetched_sha = ? OR v.content_sha = ?) LIMIT 1",
+                "SELECT document_id FROM versions WHERE space = ? AND "
+                "(fetched_sha = ? OR content_sha = ?) AND superseded_at IS NULL LIMIT 1",
                 [space, sha256, sha256]).fetchone()
             return str(row[0]) if row else None
 
