@@ -218,9 +218,8 @@ class Ingestion:
                 self._locks.hold(f"key:{space}:{ref.key}"), \
                 blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
             async with self._group.working(options.limiter):
-                prepared = await self._store_new_bytes(work, source, ref, page, body,
-                                                       type_hint, fetched_sha, options,
-                                                       policy)
+                prepared = await self._prepare(work, source, ref, page, body, type_hint,
+                                               fetched_sha, options, policy)
             if prepared.write is not None:
                 # Committed with the other ingests ready at the same moment (ADR-0041).
                 result = prepared.result
@@ -273,10 +272,11 @@ class Ingestion:
                              f"match their sha256 {queued.sha256[:12]}")
         return body
 
-    async def _store_new_bytes(self, work: UnitOfWork, source: str, ref: SourceRef,
-                               page: FetchedPage | None, body: bytes, type_hint: str | None,
-                               fetched_sha: str, options: IngestOptions,
-                               policy: SpacePolicy) -> _Prepared:
+    async def _prepare(self, work: UnitOfWork, source: str, ref: SourceRef,
+                       page: FetchedPage | None, body: bytes, type_hint: str | None,
+                       fetched_sha: str, options: IngestOptions,
+                       policy: SpacePolicy) -> _Prepared:
+        """Decide what the new bytes are and do all the work before their commit."""
         space = options.space
         record = self.recorder
         known = await work.sources.get(space, ref.key)
