@@ -54,18 +54,13 @@ _SOURCE_SHAPE = json.dumps([{"space": "VARCHAR", "key": "VARCHAR", "kind": "VARC
                              "seen_at": "TIMESTAMP"}])
 
 
-def add_version(c: duckdb.DuckDBPyConnection, bundle: VersionBundle,
-                signs: FingerprintSigns | None) -> None:
-    """Store a new current version with all it yields, superseding the previous one, and
-    point its source at it (`signs`: those of the bundle's fingerprint, if it has one)."""
-    add_versions(c, [(bundle, signs)])
-
-
 def add_versions(c: duckdb.DuckDBPyConnection,
                  bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]) -> None:
-    """`add_version` for many versions, in about fifteen statements whatever their
-    number: each table's rows of all of them travel as one JSON value DuckDB unnests.
-    Per statement, not per row, was what a small document's write cost (ADR-0041).
+    """Store new current versions with all they yield, superseding the previous ones,
+    and point their sources at them (each with the signs of its fingerprint, if it has
+    one). About fifteen statements whatever their number: each table's rows of all of
+    them travel as one JSON value DuckDB unnests. Per statement, not per row, was what a
+    small document's write cost (ADR-0041).
 
     Versions of one document (or one source) are written in turn, each round holding
     one per document: a later one supersedes an earlier one as written one by one."""
