@@ -25,11 +25,6 @@ READ_ONLY_REASON = ("the store at {path} is open read-only: its disk refused wri
                     "writable) and run the command again; reading works meanwhile.")
 """Reads that run at once beside the writer; more wait for a free cursor."""
 T = TypeVar("T")
-NEW_FILE_CONFIG = {"default_block_size": "16384"}
-"""Files sheaf creates use 16 KB blocks rather than DuckDB's 256 KB: a store's dozen
-tables each end in a partly filled block, and a checkpoint frees whole blocks, so small
-stores were mostly empty blocks (CISI's 1,460 abstracts: 19.2 MB against 8.8 MB in 16 KB
-blocks, ADR-0041). A file keeps the block size it was made with."""
 
 
 class DuckDbConnection:
@@ -61,8 +56,7 @@ class DuckDbConnection:
         self._full_text_loaded = False
         created = self.path != ":memory:" and not os.path.exists(self.path)
         try:
-            self.writer = duckdb.connect(self.path, read_only=self.read_only,
-                                         config=NEW_FILE_CONFIG)
+            self.writer = duckdb.connect(self.path, read_only=self.read_only)
         except duckdb.Error as exc:
             raise _open_failure(self.path, exc) from None
         if created:  # DuckDB creates it as the umask allows: its owner's alone instead

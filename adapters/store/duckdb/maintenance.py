@@ -15,7 +15,7 @@ import duckdb
 from ....domain.store.knowledge_records import StoreCompaction
 from ...files.owner_only import owner_only_file
 from . import text_index
-from .connection import NEW_FILE_CONFIG, DuckDbConnection
+from .connection import DuckDbConnection
 from .packaged_extensions import load_packaged_extension
 
 CHECKPOINT_SHARE = 0.25
@@ -150,7 +150,7 @@ class DuckDbMaintenance:
         for leftover in (target, Path(f"{target}.wal")):
             leftover.unlink(missing_ok=True)
         try:
-            fresh = duckdb.connect(str(target), config=NEW_FILE_CONFIG)
+            fresh = duckdb.connect(str(target))
             owner_only_file(target)  # it replaces the store: its owner's alone too
             try:
                 if needs_vss and load_packaged_extension(fresh, "vss"):
