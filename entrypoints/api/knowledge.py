@@ -251,8 +251,12 @@ class Knowledge:
             await self.listing(sources, recursive=recursive)
         expanded = list(listing.files)
         # `concurrency` sources at work at once; those done with their work and waiting
-        # for their group's commit make room, so a group can fill (ADR-0041).
-        chosen = attrs.evolve(chosen, limiter=anyio.CapacityLimiter(concurrency))
+        # for their group's commit make room, so a group can fill (ADR-0041). One at a
+        # time stays one at a time, in order, and a dry run commits nothing.
+        in_flight = concurrency
+        if concurrency > 1 and not chosen.dry_run:
+            chosen = attrs.evolve(chosen, limiter=anyio.CapacityLimiter(concurrency))
+            in_flight += IN_FLIGHT
         send, receive = anyio.create_memory_object_stream[IngestResult](len(expanded) or 1)
         batch = anyio.CancelScope()
 
@@ -264,7 +268,7 @@ class Knowledge:
         async def run_batch() -> None:
             with batch:
                 async with send:
-                    await for_each_bounded(expanded, one, concurrency + IN_FLIGHT)
+                    await for_each_bounded(expanded, one, in_flight)
 
         self._tasks.start_soon(run_batch)
         done = 0
