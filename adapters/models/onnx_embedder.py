@@ -86,6 +86,11 @@ class OnnxEmbedder:
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = 2
             options.log_severity_level = 3
+            # Its threads otherwise spin between runs waiting for work: on a busy machine
+            # that doubled the CPU (and the time) of each embedding (ADR-0041: 53 against
+            # 27 ms of CPU for a CISI abstract at load 24 on 2 cores).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(model, options,
                                                    providers=["CPUExecutionProvider"])
             tokenizer = Tokenizer.from_str(self._verified_tokenizer())

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
+import anyio
 import attrs
 
 from ...domain.analysis.chunking import DEFAULT_SIZES, Chunk, ChunkSizes
@@ -49,6 +50,7 @@ from ..search.snippet_embedding import embed_snippets
 from ..store.blob_guard import blob_guard
 from ..store.staging import stage_key
 from ..store.storage import Storage
+from .commit_group import CommitGroup, Write
 from .keyed_locks import KeyedLocks
 from .rehearsal import Rehearsal
 from .stage_events import StageRecorder, failed_outcome
@@ -96,10 +98,30 @@ class IngestOptions:
     fetched: FetchedPage | None = None
     """The URL's answer, already fetched by the caller (a crawl reads its links first):
     ingested as it is, not fetched again."""
+    limiter: anyio.CapacityLimiter | None = attrs.field(default=None, eq=False)
+    """Over a batch: how many of its sources are at work at once. Sources waiting for
+    their group's commit do not count, so more may be in flight (ADR-0041)."""
+
+
+@attrs.frozen
+class _Prepared:
+    """What an ingest decided before its commit: its result, and the writes (with the
+    bytes of text they hold) that commit it; None when nothing is written."""
+
+    result: IngestResult
+    write: Write | None = None
+    size: int = 0
+    stage: str = "store"
+    outcome: str = "ok"
 
 
 logger = logging.getLogger("sheaf.ingestion")
 
+INLINE_BYTES = 64 * 1024
+"""Up to this size, hashing and encoding run on the event loop (tens of microseconds)."""
+STAGE_AFTER = 0.25
+"""Seconds of extraction from which a version's artifacts are staged for `resume`
+(`PreparationRequest.stage_after`)."""
 NEAR_DUPLICATE_THRESHOLD = 0.95
 """Cosine of shingle fingerprints at or above which a new document is flagged."""
 
@@ -148,6 +170,8 @@ class Ingestion:
         self.chunk_sizes = chunk_sizes
         self._clock = clock
         self._locks = KeyedLocks()
+        self._group = CommitGroup(ports.storage)
+        self.stage_after = STAGE_AFTER
 
     @property
     def resolver(self) -> ContentResolver:
@@ -186,9 +210,35 @@ class Ingestion:
         space = options.space
         policy = await self._storage.policies.policy(space)
         policy.check_enabled(source)
-        record = self.recorder
+        async with self._group.working(options.limiter):
+            source, ref, page, body, type_hint = await self._read(source, options, policy)
+            policy.check_size(len(body), source)
+            # A small body is hashed at once: handing it to a worker costs more.
+            fetched_sha = (sha256_hex(body) if len(body) <= INLINE_BYTES
+                           else await self._pool.run(sha256_hex, body))
+        # Concurrent ingests of the same bytes or the same source take turns, so the
+        # second one sees the first one's document (duplicate or unchanged, not new twice).
+        async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
+                self._locks.hold(f"key:{space}:{ref.key}"), \
+                blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
+            async with self._group.working(options.limiter):
+                prepared = await self._prepare(work, source, ref, page, body, type_hint,
+                                               fetched_sha, options, policy)
+            if prepared.write is not None:
+                # Committed with the other ingests ready at the same moment (ADR-0041).
+                result = prepared.result
+                with self.recorder.stage(source, prepared.stage,
+                                         result.document_id) as state:
+                    await self._group.commit(prepared.write, prepared.size)
+                    state["outcome"] = prepared.outcome
+            return prepared.result
+
+    async def _read(self, source: str, options: IngestOptions, policy: SpacePolicy
+                    ) -> tuple[str, SourceRef, FetchedPage | None, bytes, str | None]:
+        """The source's name as stored, its reference, the page fetched (for a URL), its
+        bytes and the type they were given."""
         page: FetchedPage | None = None
-        with record.stage(source, "fetch"):
+        with self.recorder.stage(source, "fetch"):
             if is_url(source):
                 ref = SourceRef(SourceKind.URL, normalise_url(source), source)
                 page = options.fetched or await self._resolver.fetch(
@@ -210,15 +260,7 @@ class Ingestion:
                        if options.upload_name else
                        SourceRef(SourceKind.FILE, path, source))
                 body, type_hint = local.data, local.type_hint
-        policy.check_size(len(body), source)
-        fetched_sha = await self._pool.run(sha256_hex, body)
-        # Concurrent ingests of the same bytes or the same source take turns, so the
-        # second one sees the first one's document (duplicate or unchanged, not new twice).
-        async with self._locks.hold(f"sha:{space}:{fetched_sha}"), \
-                self._locks.hold(f"key:{space}:{ref.key}"), \
-                blob_guard(self._blobs).writing(), self._storage.unit_of_work() as work:
-            return await self._store_new_bytes(work, source, ref, page, body, type_hint,
-                                               fetched_sha, options, policy)
+        return source, ref, page, body, type_hint
 
     async def _queued_bytes(self, queued: QueuedFile, source: str) -> bytes:
         try:
@@ -234,10 +276,11 @@ class Ingestion:
                              f"match their sha256 {queued.sha256[:12]}")
         return body
 
-    async def _store_new_bytes(self, work: UnitOfWork, source: str, ref: SourceRef,
-                               page: FetchedPage | None, body: bytes, type_hint: str | None,
-                               fetched_sha: str, options: IngestOptions,
-                               policy: SpacePolicy) -> IngestResult:
+    async def _prepare(self, work: UnitOfWork, source: str, ref: SourceRef,
+                       page: FetchedPage | None, body: bytes, type_hint: str | None,
+                       fetched_sha: str, options: IngestOptions,
+                       policy: SpacePolicy) -> _Prepared:
+        """Decide what the new bytes are and do all the work before their commit."""
         space = options.space
         record = self.recorder
         known = await work.sources.get(space, ref.key)
@@ -249,16 +292,20 @@ class Ingestion:
         decision = decide(space, ref.key, known, latest, twin, fetched_sha, options.force)
         document_id = decision.document_id
         if decision.outcome in (IngestStatus.UNCHANGED, IngestStatus.DUPLICATE):
-            with record.stage(source, "dedup", document_id) as state:
-                state["outcome"] = decision.outcome.value
-                if not options.dry_run:
-                    if decision.outcome is IngestStatus.UNCHANGED:
-                        work.sources.touch(space, ref.key)
-                    else:
-                        work.sources.add(space, document_id, ref, fetched_sha,
-                                         _final_url(page))
-                    await work.commit()
-            return IngestResult(source, decision.outcome, document_id)
+            found = IngestResult(source, decision.outcome, document_id)
+            if options.dry_run:
+                with record.stage(source, "dedup", document_id) as state:
+                    state["outcome"] = decision.outcome.value
+                return _Prepared(found)
+            final_url = _final_url(page)
+
+            def seen(w: UnitOfWork) -> None:
+                if decision.outcome is IngestStatus.UNCHANGED:
+                    w.sources.touch(space, ref.key)
+                else:
+                    w.sources.add(space, document_id, ref, fetched_sha, final_url)
+
+            return _Prepared(found, seen, stage="dedup", outcome=decision.outcome.value)
         status = decision.outcome
         if options.dry_run:
             # Extracted as a real run would, so what it would refuse (empty, unsupported,
@@ -268,12 +315,13 @@ class Ingestion:
                 with record.stage(source, "extract", document_id):
                     content_source = (await self._extract_page(page, options)).source
             else:
-                content_source = (await self._prepare(
+                content_source = (await self._prepare_bytes(
                     body, type_hint, source, options, fetched_sha, None, document_id)).source
             policy.check_kind(content_source, source)
             if options.rehearsal is not None:
                 options.rehearsal.would_store(space, fetched_sha, document_id)
-            return IngestResult(source, status, known.document_id if known else None)
+            return _Prepared(IngestResult(source, status,
+                                          known.document_id if known else None))
 
         number, version_id = decision.number, decision.version_id
         assert number is not None and version_id is not None  # new or changed: stored
@@ -286,8 +334,8 @@ class Ingestion:
             made = await self._prepare_page(page, body, fetched_sha, version_id, source,
                                             options, policy, document_id)
         else:
-            made = await self._prepare(body, type_hint, source, options, fetched_sha,
-                                       version_id, document_id)
+            made = await self._prepare_bytes(body, type_hint, source, options, fetched_sha,
+                                             version_id, document_id)
             policy.check_kind(made.source, source)  # before anything is written
             record.add(source, "chunk", made.chunk_ms, document_id)
         if made is not None:
@@ -315,30 +363,30 @@ class Ingestion:
                                                                      chunks)
             near, similarity = await self._near_duplicate(space, document_id, fingerprint)
             state["outcome"] = near or "none"
-        with record.stage(source, "store", document_id):
-            version = VersionRecord(
-                id=version_id, document_id=document_id, space=space, number=number,
-                fetched_sha=fetched_sha, content_sha=prepared.content_sha,
-                markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
-                content_type=prepared.content_type, title=prepared.title,
-                created_at=self._clock(), metadata=prepared.metadata,
-                caller_metadata=options.metadata, caller_version_id=options.version_id,
-                diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
-                characters=prepared.characters, near_duplicate_of=near,
-                near_duplicate_similarity=similarity, enrichment=summary)
-            structure = (StoredStructure(prepared.sections, prepared.profile,
-                                         self.chunk_sizes)
-                         if prepared.profile is not None else None)
-            work.versions.add(VersionBundle(
-                version, ref, structure, chunks, vectors, fingerprint, prepared.final_url,
-                options.source_id))
-            await work.commit()
+        version = VersionRecord(
+            id=version_id, document_id=document_id, space=space, number=number,
+            fetched_sha=fetched_sha, content_sha=prepared.content_sha,
+            markdown_sha=prepared.markdown_sha, content_source=prepared.content_source,
+            content_type=prepared.content_type, title=prepared.title,
+            created_at=self._clock(), metadata=prepared.metadata,
+            caller_metadata=options.metadata, caller_version_id=options.version_id,
+            diagnostics=(*prepared.diagnostics, *notes), blocks=prepared.blocks,
+            characters=prepared.characters, near_duplicate_of=near,
+            near_duplicate_similarity=similarity, enrichment=summary)
+        structure = (StoredStructure(prepared.sections, prepared.profile,
+                                     self.chunk_sizes)
+                     if prepared.profile is not None else None)
+        bundle = VersionBundle(version, ref, structure, chunks, vectors, fingerprint,
+                               prepared.final_url, options.source_id)
         confidence = confidence_of(prepared.metadata)
-        return IngestResult(source, status, document_id, version.id, title=prepared.title,
-                            near_duplicate_of=near, enrichment=enriched,
-                            extraction_confidence=confidence.score if confidence else None,
-                            low_confidence=confidence.reason if confidence and confidence.low
-                            else None)
+        return _Prepared(
+            IngestResult(source, status, document_id, version.id, title=prepared.title,
+                         near_duplicate_of=near, enrichment=enriched,
+                         extraction_confidence=confidence.score if confidence else None,
+                         low_confidence=confidence.reason if confidence and confidence.low
+                         else None),
+            lambda w: w.versions.add(bundle),
+            size=sum(len(c.text) for c in chunks) + prepared.characters)
 
     async def _enrich(self, prepared: StagedVersion, text: str,
                       kinds: frozenset[EnrichmentKind]
@@ -375,10 +423,13 @@ class Ingestion:
         """Keep the bytes and write the version's artifacts: document.md, chunks.jsonl, then
         meta.json, whose presence marks the set complete (what `resume` looks for). They
         were encoded and hashed while preparing: a large document's artifacts take seconds
-        to serialise, and the event loop must keep answering meanwhile."""
+        to serialise, and the event loop must keep answering meanwhile. A document
+        extracted faster than `stage_after` has none (it is extracted again on resume)."""
         assert made.staged is not None  # prepared with a version id
         await self._blobs.put(body, fetched_sha)
         await self._blobs.put(made.markdown, made.markdown_sha)
+        if not made.meta_json:
+            return made.staged
         await self._artifacts.write(key, "document.md", made.markdown)
         await self._artifacts.write(key, "chunks.jsonl", made.chunks_jsonl)
         await self._artifacts.write(key, "meta.json", made.meta_json)
@@ -395,15 +446,17 @@ class Ingestion:
             return None  # staged for another version number, or its blobs are gone
         return staged
 
-    async def _prepare(self, body: bytes, type_hint: str | None, source: str,
-                       options: IngestOptions, fetched_sha: str, version_id: str | None,
-                       document_id: str | None) -> PreparedVersion:
+    async def _prepare_bytes(self, body: bytes, type_hint: str | None, source: str,
+                             options: IngestOptions, fetched_sha: str,
+                             version_id: str | None, document_id: str | None
+                             ) -> PreparedVersion:
         """Bytes in hand prepared by `preparation` (in a child process for a server), the
         steps it took recorded as stages: extracted, and with a version id analysed."""
         counting = (await self.embedder.token_counting() if self.embedder and version_id
                     else ESTIMATED_TOKENS)
         request = PreparationRequest(body, type_hint, source, options.password,
-                                     fetched_sha, version_id, self.chunk_sizes, counting)
+                                     fetched_sha, version_id, self.chunk_sizes, counting,
+                                     self.stage_after)
         started = time.perf_counter()
         try:
             made = await self._preparation(request)
@@ -420,8 +473,10 @@ class Ingestion:
         """A fetched page extracted through the resolver (which may follow it to a linked
         PDF), analysed and encoded in this process's worker threads."""
         record = self.recorder
+        started = time.perf_counter()
         with record.stage(source, "extract", document_id):
             extracted = await self._extract_page(page, options)
+        worth_staging = time.perf_counter() - started >= self.stage_after
         policy.check_kind(extracted.source, source)  # before anything is written
         content_sha = fetched_sha
         if extracted.content is not body:  # a linked PDF: keep its bytes too
@@ -433,7 +488,7 @@ class Ingestion:
                                             version_id, self.chunk_sizes, counting,
                                             extracted.source)
             return await self._pool.run(staged_files, version_id, extracted, analysis,
-                                        content_sha)
+                                        content_sha, worth_staging)
 
     async def _extract_page(self, page: FetchedPage, options: IngestOptions) -> Extracted:
         resolved = await self._resolver.extract(page, options.password)

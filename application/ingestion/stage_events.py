@@ -7,6 +7,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from functools import cache
 from typing import Any
 
 import attrs
@@ -32,11 +33,19 @@ class StageEvent:
 
 def _tracer() -> Any:
     """OpenTelemetry's tracer when the `otel` extra is installed, else None."""
+    trace = _trace_module()
+    return trace.get_tracer("sheaf.ingest") if trace is not None else None
+
+
+@cache
+def _trace_module() -> Any:
+    """`opentelemetry.trace`, or None: looked for once, not at every stage (a failed
+    import searches the whole path each time)."""
     try:
         from opentelemetry import trace
     except ImportError:
         return None
-    return trace.get_tracer("sheaf.ingest")
+    return trace
 
 
 class StageRecorder:

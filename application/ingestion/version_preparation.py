@@ -49,12 +49,17 @@ class PreparationRequest:
     version_id: str | None
     chunk_sizes: ChunkSizes
     counting: TokenCounting
+    stage_after: float = 0.0
+    """Seconds of extraction from which the staged artifacts are encoded, for `resume`:
+    a document extracted faster is extracted again instead (its three files cost more
+    than that, and 17x its Markdown on disk, ADR-0041)."""
 
 
 @attrs.frozen
 class PreparedVersion:
     """What storing a version needs from its bytes: its staged version and artifacts
-    (`markdown` is document.md), its fingerprint, and how long each step took in ms."""
+    (`markdown` is document.md; `meta_json` and `chunks_jsonl` empty when not worth
+    staging), its fingerprint, and how long each step took in ms."""
 
     source: ContentSource
     staged: StagedVersion | None = None
@@ -87,7 +92,8 @@ async def prepare_version(request: PreparationRequest, extraction: DocumentExtra
                               request.chunk_sizes, request.counting, extracted.source)
     chunked_at = time.perf_counter()
     staged = await pool.run(staged_files, request.version_id, extracted, analysis,
-                            request.fetched_sha)
+                            request.fetched_sha,
+                            extracted_at - started >= request.stage_after)
     return attrs.evolve(staged, extract_ms=_ms(started, extracted_at),
                         chunk_ms=_ms(extracted_at, chunked_at),
                         stage_ms=_ms(chunked_at, time.perf_counter()))
@@ -109,9 +115,9 @@ async def extract_body(extraction: DocumentExtraction, body: bytes,
 
 
 def staged_files(version_id: str, extracted: Extracted, analysis: VersionAnalysis,
-                 content_sha: str) -> PreparedVersion:
+                 content_sha: str, serialised: bool = True) -> PreparedVersion:
     """The version staged from what was extracted and its analysis, its artifacts
-    encoded (document.md hashed) and its fingerprint taken."""
+    encoded when `serialised` (document.md always hashed) and its fingerprint taken."""
     document = extracted.document
     markdown = document.text.encode()
     markdown_sha = hashlib.sha256(markdown).hexdigest()
@@ -123,7 +129,8 @@ def staged_files(version_id: str, extracted: Extracted, analysis: VersionAnalysi
         content_sha=content_sha, markdown_sha=markdown_sha, chunks=analysis.chunks,
         sections=analysis.sections, profile=analysis.profile)
     return PreparedVersion(extracted.source, staged, markdown, markdown_sha,
-                           staged.chunks_jsonl(), staged.meta_json(),
+                           staged.chunks_jsonl() if serialised else b"",
+                           staged.meta_json() if serialised else b"",
                            snippet_fingerprint(staged.chunks))
 
 

@@ -58,31 +58,45 @@ def reach(fingerprint: Sequence[float], threshold: float) -> int:
     vector with cosine at least `threshold` to it differs in sign: its smallest squares,
     counted while their sum stays within the budget."""
     values = stored_float32(fingerprint)
-    norm_squared = math.fsum(x * x for x in values)
+    return _reaches(sorted(x * x for x in values if x != 0.0), (threshold,))[0]
+
+
+def _reaches(squares: list[float], thresholds: Sequence[float]) -> tuple[int, ...]:
+    """`reach` at each threshold, from the fingerprint's nonzero squares in ascending
+    order (sorted once for all thresholds)."""
+    norm_squared = math.fsum(squares)
     if norm_squared == 0.0:
-        return 0
-    limit = budget(threshold) * norm_squared
-    total, count = 0.0, 0
-    for square in sorted(x * x for x in values if x != 0.0):
-        total += square
-        if total > limit:
-            break
-        count += 1
-    return count
+        return tuple(0 for _ in thresholds)
+    found = []
+    for threshold in thresholds:
+        limit = budget(threshold) * norm_squared
+        total, count = 0.0, 0
+        for square in squares:
+            total += square
+            if total > limit:
+                break
+            count += 1
+        found.append(count)
+    return tuple(found)
 
 
 def fingerprint_signs(fingerprint: Sequence[float]) -> FingerprintSigns:
     """The sign bitmaps and reaches a stored fingerprint is filtered by."""
     values = stored_float32(fingerprint)
     size = (len(values) + 7) // 8
+    top = size * 8 - 1
     positive = negative = 0
+    squares = []
     for i, x in enumerate(values):
         if x > 0.0:
-            positive |= 1 << (size * 8 - 1 - i)
+            positive |= 1 << (top - i)
+            squares.append(x * x)
         elif x < 0.0:
-            negative |= 1 << (size * 8 - 1 - i)
+            negative |= 1 << (top - i)
+            squares.append(x * x)
+    squares.sort()
     return FingerprintSigns(positive.to_bytes(size, "big"), negative.to_bytes(size, "big"),
-                            tuple(reach(values, t) for t in REACH_THRESHOLDS))
+                            _reaches(squares, REACH_THRESHOLDS))
 
 
 def reach_column(threshold: float) -> int | None:

@@ -242,6 +242,7 @@ class Knowledge:
         A `DirectoryListing` (from `listing`) is taken as it is, not listed again. The
         first event carries the files the directories held that are left out."""
         from ...application.concurrency.bounded_concurrency import for_each_bounded
+        from ...application.ingestion.commit_group import IN_FLIGHT
         from ...domain.routing.directory_listing import DirectoryListing
         from ...domain.store.ingestion import IngestResult
 
@@ -253,6 +254,13 @@ class Knowledge:
         listing = sources if isinstance(sources, DirectoryListing) else \
             await self.listing(sources, recursive=recursive)
         expanded = list(listing.files)
+        # `concurrency` sources at work at once; those done with their work and waiting
+        # for their group's commit make room, so a group can fill (ADR-0041). One at a
+        # time stays one at a time, in order, and a dry run commits nothing.
+        in_flight = concurrency
+        if concurrency > 1 and not chosen.dry_run:
+            chosen = attrs.evolve(chosen, limiter=anyio.CapacityLimiter(concurrency))
+            in_flight += IN_FLIGHT
         send, receive = anyio.create_memory_object_stream[IngestResult](len(expanded) or 1)
         batch = anyio.CancelScope()
 
@@ -264,7 +272,7 @@ class Knowledge:
         async def run_batch() -> None:
             with batch:
                 async with send:
-                    await for_each_bounded(expanded, one, concurrency)
+                    await for_each_bounded(expanded, one, in_flight)
 
         self._tasks.start_soon(run_batch)
         done = 0

@@ -98,6 +98,8 @@ def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
               "`sheaf worker` processes instead of ingesting here; prints the batch id")
 @click.option("--wait", is_flag=True, help="with --queue: follow the batch to its end and "
                                            "print its summary")
+@click.option("--stages", is_flag=True, help="print each stage of each source (with --json "
+              "as JSON lines) and at the end where the time went")
 @crawl_options
 @queue_url_option
 @json_option
@@ -106,7 +108,7 @@ def _fetch_flags(network: dict[str, Any]) -> dict[str, Any]:
 def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concurrency: int,
            metadata: tuple[tuple[str, str], ...], as_json: bool, store: Path | None,
            space: str, embedder: str | None, token_budget: int | None, queued: bool,
-           wait: bool, queue_url: str | None, **options: Any) -> None:
+           wait: bool, queue_url: str | None, stages: bool, **options: Any) -> None:
     """Fetch or read sources (URLs, files, directories) into the knowledge store, or
     crawl a site with --crawl URL."""
     fetch_flags = _fetch_flags(options)
@@ -178,7 +180,17 @@ def ingest(sources: tuple[str, ...], batch: Path | None, recursive: bool, concur
                                               metadata=dict(metadata), **options):
                 yield as_received(serialisation.ingest_result(event.result))
 
-        return await shown(listing.skipped, len(listing.files), results())
+        if not stages:
+            return await shown(listing.skipped, len(listing.files), results())
+        from .stage_profile import stage_profile
+
+        with stage_profile(echo_json if as_json else None) as profile:
+            code = await shown(listing.skipped, len(listing.files), results())
+        if as_json:
+            echo_json(profile.summary())
+        else:
+            click.echo(profile.text(), err=True)
+        return code
 
     # A dry run on a store that is not there yet reports against an empty one in memory:
     # it writes no file.

@@ -158,6 +158,7 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     world.ingestion = Ingestion(IngestionPorts(
         ContentResolver(world.http, html, pdf), DocumentExtraction(html, pdf), world.files,
         world.storage, world.blobs, artifacts))
+    world.ingestion.stage_after = 0.0  # staged however fast it was extracted
     failed = await world.ingestion.ingest(NOTES)
     assert failed.status is IngestStatus.FAILED and failed.error_kind == "internal"
     assert failed.message == "RuntimeError: killed between the stage and store steps"
@@ -172,6 +173,27 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     document = await world.storage.catalogue.find("default", NOTES)
     assert document is not None and document.current.blocks
     assert await world.storage.catalogue.chunks("default", document.current.id)
+
+
+async def test_a_fast_extraction_stages_nothing_and_a_resume_extracts_it_again() -> None:
+    world = World()
+    world.store = FailingOnce()
+    artifacts = MemoryArtifactStore()
+    html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
+    world.ingestion = Ingestion(IngestionPorts(
+        ContentResolver(world.http, html, pdf), DocumentExtraction(html, pdf), world.files,
+        world.storage, world.blobs, artifacts))
+    world.ingestion.stage_after = 3600.0  # no extraction is worth staging
+    failed = await world.ingestion.ingest(NOTES)
+    assert failed.status is IngestStatus.FAILED
+    assert artifacts.files == {}  # three files would have cost more than extracting
+    world.ingestion.recorder.events.clear()
+    resumed = await world.ingestion.ingest(NOTES, IngestOptions(resume=True))
+    assert resumed.status is IngestStatus.NEW
+    events = [(e.stage, e.outcome) for e in world.ingestion.recorder.events]
+    assert ("extract", "ok") in events and ("chunk", "ok") in events
+    document = await world.storage.catalogue.find("default", NOTES)
+    assert document is not None and document.current.blocks
 
 
 async def test_snippets_are_sized_in_the_embedders_unit_and_fit_its_limit() -> None:

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.entrypoints.cli_runner import SAMPLES, Completed, sheaf_on
+from tests.entrypoints.cli_runner import (
+    SAMPLES,
+    Completed,
+    json_lines,
+    run_async,
+    sheaf_on,
+)
 from tests.local_server import LocalServer
 from tests.pdf_writer import write_pdf
 
@@ -139,3 +145,25 @@ async def test_space_policies_refuse_with_typed_errors(tmp_path: Path) -> None:
     assert json.loads(small.stdout)["error_kind"] == "too_large"
     ok = await sheaf(store, "ingest", str(note), "--json")
     assert json.loads(ok.stdout)["status"] == "new"
+
+
+async def test_stages_print_each_stage_and_where_the_time_went(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"n{n}.md").write_text(f"# Note {n}\n\nThe heron came back on day {n}.\n")
+    result = await run_async("ingest", folder, "--store", tmp_path / "kb.duckdb", "--json",
+                             "--stages")
+    lines = json_lines(result)
+    results = [line for line in lines if "status" in line]
+    stages = [line for line in lines if "stage" in line]
+    profile = lines[-1]["stage_profile"]
+    assert [r["status"] for r in results] == ["new"] * 3
+    sources = {str(folder / f"n{n}.md") for n in range(3)}
+    for name in ("fetch", "extract", "chunk", "embed", "near-duplicates", "store"):
+        assert {s["source"] for s in stages if s["stage"] == name} == sources, name
+        assert profile["stages"][name]["count"] == 3
+    assert all(s["ms"] >= 0 and s["outcome"] for s in stages)
+    total = sum(s["ms"] for s in stages if s["stage"] == "store")
+    assert profile["stages"]["store"]["total_ms"] == pytest.approx(total, abs=0.5)
+    assert profile["wall_ms"] > 0 and profile["cpu_ms"] > 0

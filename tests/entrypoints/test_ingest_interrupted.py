@@ -33,6 +33,20 @@ def _consistent(store: Path) -> int:
         chunkless = db.execute(
             "SELECT count(*) FROM documents d WHERE NOT EXISTS "
             "(SELECT 1 FROM chunks c WHERE c.version_id = d.current_version)").fetchone()
+        # The full-text index holds exactly the stored snippets (groups of documents
+        # are indexed together: a killed group leaves none of its postings).
+        unindexed = db.execute(
+            "SELECT count(*) FROM chunks c LEFT JOIN text_docs t ON t.chunk_id = c.id "
+            "WHERE c.level = 'snippet' AND t.docid IS NULL").fetchone()
+        stray = db.execute(
+            "SELECT (SELECT count(*) FROM text_docs t LEFT JOIN chunks c ON c.id = t.chunk_id "
+            "WHERE c.id IS NULL) + (SELECT count(*) FROM text_postings p LEFT JOIN text_docs "
+            "t USING (docid) WHERE t.docid IS NULL)").fetchone()
+        totals = db.execute(
+            "SELECT (SELECT coalesce(sum(docs), 0) FROM text_spaces) = count(*) AND "
+            "(SELECT coalesce(sum(length), 0) FROM text_spaces) = coalesce(sum(length), 0) "
+            "FROM text_docs").fetchone()
+        assert unindexed == (0,) and stray == (0,) and totals == (True,)
         shas = [r[0] for r in db.execute("SELECT markdown_sha FROM versions").fetchall()]
         documents = db.execute("SELECT count(*) FROM documents").fetchone()
     assert orphans == (0,) and headless == (0,) and blockless == (0,) and chunkless == (0,)

@@ -46,6 +46,7 @@ async def test_the_library_creates_the_store_for_its_owner(tmp_path: Path,
     note.write_text(NOTE)
     store = tmp_path / "new" / "folder" / "kb.duckdb"
     async with Knowledge.open(store, embedder="hashing") as kb:
+        kb._services.ingestion.stage_after = 0.0  # its staged artifacts are made too
         await kb.ingest(str(note))
         made = modes(tmp_path / "new", since=tmp_path)
     assert_owner_only(made)

@@ -34,6 +34,8 @@ async def _store_with_two(tmp_path: Path) -> tuple[Path, str, set[str]]:
     (tmp_path / "gone.txt").write_text("The lighthouse stood on the northern cape.\n" * 20)
     (tmp_path / "kept.txt").write_text("The ferry crossed the bay twice a day.\n" * 20)
     async with Knowledge.open(store, embedder="hashing") as kb:
+        # Staged however fast they are extracted: a removal deletes staged artifacts too.
+        kb._services.ingestion.stage_after = 0.0
         gone = await kb.ingest(str(tmp_path / "gone.txt"))
         await kb.ingest(str(tmp_path / "kept.txt"))
         record = await kb.record(str(gone.document_id))

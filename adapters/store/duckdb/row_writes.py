@@ -18,7 +18,7 @@ from ....domain.store.ingestion import SourceRef
 from ....domain.values.value_codec import to_plain
 from . import text_index
 from .rows import VERSION_COLUMNS, blocks_json, to_timestamp
-from .vector_tables import delete_vectors, insert_vectors, vector_text
+from .vector_tables import delete_vectors, insert_vectors_of, vector_text
 
 if TYPE_CHECKING:  # annotations only: a store that is only read never imports chunking
     from ....domain.analysis.chunking import Chunk
@@ -33,62 +33,163 @@ _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTE
                 "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
                 "heading_path": ["VARCHAR"]}
 _CHUNK_SHAPE = json.dumps([{f: _CHUNK_TYPES.get(f, "VARCHAR") for f in _CHUNK_FIELDS}])
+_STRUCTURE_SHAPE = json.dumps([{"version_id": "VARCHAR", "structure": "VARCHAR"}])
+_VERSION_SHAPE = json.dumps([{
+    "id": "VARCHAR", "document_id": "VARCHAR", "space": "VARCHAR", "number": "INTEGER",
+    "fetched_sha": "VARCHAR", "content_sha": "VARCHAR", "markdown_sha": "VARCHAR",
+    "content_source": "VARCHAR", "content_type": "VARCHAR", "title": "VARCHAR",
+    "created_at": "TIMESTAMP", "metadata": "VARCHAR", "caller_metadata": "VARCHAR",
+    "caller_version_id": "VARCHAR", "diagnostics": "VARCHAR", "characters": "BIGINT",
+    "blocks": "VARCHAR", "near_duplicate_of": "VARCHAR",
+    "near_duplicate_similarity": "DOUBLE", "enrichment": "VARCHAR"}])
+_DOCUMENT_SHAPE = json.dumps([{"id": "VARCHAR", "space": "VARCHAR",
+                               "current_version": "VARCHAR", "caller_source_id": "VARCHAR",
+                               "at": "TIMESTAMP"}])
+_FINGERPRINT_SHAPE = json.dumps([{"document_id": "VARCHAR", "space": "VARCHAR",
+                                  "fingerprint": "VARCHAR", "positive": "VARCHAR",
+                                  "negative": "VARCHAR", "reaches": ["INTEGER"]}])
+_SOURCE_SHAPE = json.dumps([{"space": "VARCHAR", "key": "VARCHAR", "kind": "VARCHAR",
+                             "document_id": "VARCHAR", "fetched_sha": "VARCHAR",
+                             "original": "VARCHAR", "final_url": "VARCHAR",
+                             "seen_at": "TIMESTAMP"}])
 
 
-def add_version(c: duckdb.DuckDBPyConnection, bundle: VersionBundle,
-                signs: FingerprintSigns | None) -> None:
-    """Store a new current version with all it yields, superseding the previous one, and
-    point its source at it (`signs`: those of the bundle's fingerprint, if it has one)."""
-    version = bundle.record
-    now = to_timestamp(version.created_at)
-    if bundle.structure is not None:
-        save_structure(c, version.id, bundle.structure)
+def add_versions(c: duckdb.DuckDBPyConnection,
+                 bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]) -> None:
+    """Store new current versions with all they yield, superseding the previous ones,
+    and point their sources at them (each with the signs of its fingerprint, if it has
+    one). About fifteen statements whatever their number: each table's rows of all of
+    them travel as one JSON value DuckDB unnests. Per statement, not per row, was what a
+    small document's write cost (ADR-0041).
+
+    Versions of one document (or one source) are written in turn, each round holding
+    one per document: a later one supersedes an earlier one as written one by one."""
+    pending = list(bundles)
+    while pending:
+        seen: set[str] = set()
+        keys: set[tuple[str, str]] = set()
+        round_, later = [], []
+        for item in pending:
+            record, source = item[0].record, item[0].source
+            key = (record.space, source.key)
+            if record.document_id in seen or key in keys:
+                later.append(item)
+            else:
+                seen.add(record.document_id)
+                keys.add(key)
+                round_.append(item)
+        _add_round(c, round_)
+        pending = later
+
+
+def _add_round(c: duckdb.DuckDBPyConnection,
+               bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]) -> None:
+    if not bundles:
+        return
+    structures = [{"version_id": b.record.id, "structure": json.dumps(
+        to_plain(b.structure), separators=(",", ":"))} for b, _ in bundles
+        if b.structure is not None]
+    if structures:
+        c.execute("INSERT OR REPLACE INTO version_structure SELECT r.version_id, r.structure "
+                  "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
+                  [json.dumps(structures), _STRUCTURE_SHAPE])
     # A document's chunks, vectors and index entries exist only beside its row: a new
     # document (most ingests) has none to delete, and looking for them by document id
     # scans those tables (no index serves it), a cost that grew with the store.
-    if c.execute("SELECT count(*) FROM documents WHERE id = ?",
-                 [version.document_id]).fetchone() != (0,):
-        delete_vectors(c, "document_id", version.document_id)
-        delete_chunks(c, "document_id", version.document_id)
-    insert_chunk_rows(c, version.id, version.document_id, version.space, bundle.chunks)
-    if bundle.vectors is not None:
-        insert_vectors(c, version.space, version.id, version.document_id, bundle.vectors)
-    if bundle.fingerprint is not None:
-        assert signs is not None
-        c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, fingerprint, "
-                  "positive, negative, reaches) VALUES (?, ?, "
-                  f"?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}], from_hex(?), from_hex(?), "
-                  f"?::VARCHAR::USMALLINT[{len(signs.reaches)}])",
-                  [version.document_id, version.space, vector_text(bundle.fingerprint),
-                   signs.positive.hex(), signs.negative.hex(), json.dumps(list(signs.reaches))])
-    c.execute("UPDATE versions SET superseded_at = ? WHERE document_id = ? AND "
-              "superseded_at IS NULL", [now, version.document_id])
-    c.execute(f"INSERT INTO versions ({VERSION_COLUMNS}) VALUES "
-              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-              [version.id, version.document_id, version.space, version.number,
-               version.fetched_sha, version.content_sha, version.markdown_sha,
-               version.content_source, version.content_type, version.title, now,
-               json.dumps(version.metadata), json.dumps(version.caller_metadata),
-               version.caller_version_id, json.dumps(list(version.diagnostics)),
-               version.characters, blocks_json(version.blocks),
-               version.near_duplicate_of, version.near_duplicate_similarity,
-               json.dumps(version.enrichment) if version.enrichment else None])
-    c.execute("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
+    ids = [b.record.document_id for b, _ in bundles]
+    existing = {str(r[0]) for r in c.execute(
+        "SELECT id FROM documents WHERE id IN (SELECT unnest(from_json(?, '[\"VARCHAR\"]')))",
+        [json.dumps(ids)]).fetchall()}
+    for document_id in sorted(existing):
+        delete_vectors(c, "document_id", document_id)
+        delete_chunks(c, "document_id", document_id)
+    insert_chunks_of(c, [(b.record.id, b.record.document_id, b.record.space, b.chunks)
+                         for b, _ in bundles])
+    insert_vectors_of(c, [(b.record.space, b.record.id, b.record.document_id, b.vectors)
+                          for b, _ in bundles if b.vectors is not None])
+    _insert_fingerprints(c, bundles)
+    if existing:
+        c.execute("UPDATE versions SET superseded_at = v.at FROM (SELECT unnest(from_json("
+                  "?::JSON, '[{\"document_id\": \"VARCHAR\", \"at\": \"TIMESTAMP\"}]'), "
+                  "recursive := true)) AS v WHERE versions.document_id = v.document_id AND "
+                  "versions.superseded_at IS NULL",
+                  [json.dumps([{"document_id": b.record.document_id,
+                                "at": _when(b.record.created_at)} for b, _ in bundles
+                               if b.record.document_id in existing])])
+    versions = [{"id": v.id, "document_id": v.document_id, "space": v.space,
+                 "number": v.number, "fetched_sha": v.fetched_sha,
+                 "content_sha": v.content_sha, "markdown_sha": v.markdown_sha,
+                 "content_source": v.content_source, "content_type": v.content_type,
+                 "title": v.title, "created_at": _when(v.created_at),
+                 "metadata": json.dumps(v.metadata),
+                 "caller_metadata": json.dumps(v.caller_metadata),
+                 "caller_version_id": v.caller_version_id,
+                 "diagnostics": json.dumps(list(v.diagnostics)),
+                 "characters": v.characters, "blocks": blocks_json(v.blocks),
+                 "near_duplicate_of": v.near_duplicate_of,
+                 "near_duplicate_similarity": v.near_duplicate_similarity,
+                 "enrichment": json.dumps(v.enrichment) if v.enrichment else None}
+                for v in (b.record for b, _ in bundles)]
+    c.execute(f"INSERT INTO versions ({VERSION_COLUMNS}) SELECT r.id, r.document_id, "
+              "r.space, r.number, r.fetched_sha, r.content_sha, r.markdown_sha, "
+              "r.content_source, r.content_type, r.title, r.created_at, NULL, r.metadata, "
+              "r.caller_metadata, r.caller_version_id, r.diagnostics, r.characters, "
+              "r.blocks, r.near_duplicate_of, r.near_duplicate_similarity, r.enrichment "
+              "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
+              [json.dumps(versions), _VERSION_SHAPE])
+    documents = [{"id": b.record.document_id, "space": b.record.space,
+                  "current_version": b.record.id, "caller_source_id": b.caller_source_id,
+                  "at": _when(b.record.created_at)} for b, _ in bundles]
+    c.execute("INSERT INTO documents SELECT r.id, r.space, r.current_version, "
+              "r.caller_source_id, r.at, r.at FROM (SELECT unnest(from_json(?::JSON, ?), "
+              "recursive := true)) AS r ON CONFLICT (id) DO "
               "UPDATE SET current_version = excluded.current_version, "
               "updated_at = excluded.updated_at, caller_source_id = "
               "coalesce(excluded.caller_source_id, documents.caller_source_id)",
-              [version.document_id, version.space, version.id, bundle.caller_source_id,
-               now, now])
-    upsert_source(c, version.space, version.document_id, bundle.source,
-                  version.fetched_sha, bundle.final_url, now)
+              [json.dumps(documents), _DOCUMENT_SHAPE])
+    upsert_sources(c, [(b.record.space, b.record.document_id, b.source, b.record.fetched_sha,
+                        b.final_url, to_timestamp(b.record.created_at)) for b, _ in bundles])
+
+
+def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
+                         bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]
+                         ) -> None:
+    rows = []
+    for bundle, signs in bundles:
+        if bundle.fingerprint is None:
+            continue
+        assert signs is not None
+        rows.append({"document_id": bundle.record.document_id, "space": bundle.record.space,
+                     "fingerprint": vector_text(bundle.fingerprint),
+                     "positive": signs.positive.hex(), "negative": signs.negative.hex(),
+                     "reaches": list(signs.reaches)})
+    if not rows:
+        return
+    reaches = len(rows[0]["reaches"])  # type: ignore[arg-type]
+    c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, fingerprint, "
+              "positive, negative, reaches) SELECT r.document_id, r.space, "
+              f"r.fingerprint::FLOAT[{FINGERPRINT_DIMENSION}], from_hex(r.positive), "
+              f"from_hex(r.negative), r.reaches::USMALLINT[{reaches}] "
+              "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
+              [json.dumps(rows), _FINGERPRINT_SHAPE])
+
+
+def _when(moment: datetime) -> str:
+    """A moment as JSON text a TIMESTAMP column reads (UTC, without a zone)."""
+    return to_timestamp(moment).isoformat(sep=" ")
 
 
 def insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_id: str,
                       space: str, chunks: Sequence[Chunk]) -> None:
-    """All chunks in one statement: the rows travel as one JSON value that DuckDB unnests,
-    about 0.1 ms a row against about 1 ms a row for bound parameters."""
-    if not chunks:
-        return
+    """All chunks of a version in one statement (see `insert_chunks_of`)."""
+    insert_chunks_of(c, [(version_id, document_id, space, chunks)])
+
+
+def insert_chunks_of(c: duckdb.DuckDBPyConnection,
+                     versions: Sequence[tuple[str, str, str, Sequence[Chunk]]]) -> None:
+    """The chunks of (version id, document id, space, chunks) in one statement: the rows
+    travel as one JSON value that DuckDB unnests, about 0.1 ms a row against about 1 ms
+    a row for bound parameters; their snippets are indexed in the same way."""
     rows = [{"id": ch.id, "version_id": version_id, "document_id": document_id,
              "space": space, "level": ch.level, "idx": ch.index, "start_offset": ch.start,
              "end_offset": ch.end, "tokens": ch.tokens, "heading_path": list(ch.heading_path),
@@ -96,13 +197,18 @@ def insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_id
              "page_first": ch.pages[0] if ch.pages else None,
              "page_last": ch.pages[-1] if ch.pages else None, "parent_id": ch.parent_id,
              "prev_id": ch.prev_id, "next_id": ch.next_id, "text": ch.text,
-             "retrieval_text": ch.retrieval_text, "context": ch.context} for ch in chunks]
+             "retrieval_text": ch.retrieval_text, "context": ch.context}
+            for version_id, document_id, space, chunks in versions for ch in chunks]
+    if not rows:
+        return
     columns = ", ".join(f"r.{f}" for f in _CHUNK_FIELDS)
     c.execute(f"INSERT INTO chunks ({', '.join(_CHUNK_FIELDS)}) SELECT {columns} FROM "
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
               [json_rows(rows), _CHUNK_SHAPE])
-    text_index.index_snippets(c, version_id, document_id, space, [
-        (ch.id, ch.retrieval_text) for ch in chunks if ch.level == "snippet"])
+    text_index.index_snippets_of(c, [
+        text_index.Snippet(ch.id, ch.retrieval_text, version_id, document_id, space)
+        for version_id, document_id, space, chunks in versions
+        for ch in chunks if ch.level == "snippet"])
 
 
 def json_rows(rows: Sequence[object]) -> str:
@@ -137,9 +243,25 @@ def upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
                   source: SourceRef, fetched_sha: str, final_url: str | None,
                   now: datetime) -> None:
     """Point a source at a document, with the bytes it gave (`now`: a `to_timestamp`)."""
-    c.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (space, key) "
+    upsert_sources(c, [(space, document_id, source, fetched_sha, final_url, now)])
+
+
+def upsert_sources(c: duckdb.DuckDBPyConnection,
+                   sources: Sequence[tuple[str, str, SourceRef, str, str | None, datetime]]
+                   ) -> None:
+    """`upsert_source` of many (space, document id, source, fetched sha, final URL, now)
+    in one statement; each (space, key) at most once."""
+    rows = [{"space": space, "key": source.key, "kind": source.kind.value,
+             "document_id": document_id, "fetched_sha": fetched_sha,
+             "original": source.original, "final_url": final_url,
+             "seen_at": now.isoformat(sep=" ")}
+            for space, document_id, source, fetched_sha, final_url, now in sources]
+    if not rows:
+        return
+    c.execute("INSERT INTO sources SELECT r.space, r.key, r.kind, r.document_id, "
+              "r.fetched_sha, r.original, r.final_url, r.seen_at FROM (SELECT "
+              "unnest(from_json(?::JSON, ?), recursive := true)) AS r ON CONFLICT (space, key) "
               "DO UPDATE SET document_id = excluded.document_id, "
               "fetched_sha = excluded.fetched_sha, original = excluded.original, "
               "final_url = excluded.final_url, seen_at = excluded.seen_at",
-              [space, source.key, source.kind.value, document_id, fetched_sha,
-               source.original, final_url, now])
+              [json.dumps(rows), _SOURCE_SHAPE])

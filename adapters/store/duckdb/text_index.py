@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import duckdb
 
@@ -64,31 +65,43 @@ SCHEMA = (
     "DROP SCHEMA IF EXISTS fts_main_chunks CASCADE",
 )
 
-_SNIPPET_SHAPE = json.dumps([{"id": "VARCHAR", "text": "VARCHAR"}])
+_SNIPPET_SHAPE = json.dumps([{"id": "VARCHAR", "text": "VARCHAR", "version_id": "VARCHAR",
+                              "document_id": "VARCHAR", "space": "VARCHAR"}])
 
 
-def index_snippets(c: duckdb.DuckDBPyConnection, version_id: str, document_id: str,
-                   space: str, snippets: Sequence[tuple[str, str]]) -> None:
-    """Index (chunk id, retrieval text) pairs of one version, inside the caller's
-    transaction."""
+class Snippet(NamedTuple):
+    """A snippet to index: its chunk id, retrieval text, version, document and space."""
+
+    chunk_id: str
+    text: str
+    version_id: str
+    document_id: str
+    space: str
+
+
+def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet]) -> None:
+    """Index snippets of any number of versions and spaces in one set of statements,
+    inside the caller's transaction: docids follow the order given."""
     if not snippets:
         return
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_docs AS SELECT r.id AS chunk_id, r.text, "
+        "r.version_id, r.document_id, r.space, "
         "(SELECT coalesce(max(docid), 0) FROM text_docs) + row_number() OVER () AS docid "
         "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-        [json.dumps([{"id": i, "text": t} for i, t in snippets]), _SNIPPET_SHAPE])
+        [json.dumps([s._asdict() | {"id": s.chunk_id} for s in snippets]), _SNIPPET_SHAPE])
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_terms AS SELECT docid, stem(w, ?) AS term "
         f"FROM (SELECT docid, unnest({tokens_sql('text')}) AS w FROM sheaf_new_docs) "
         "WHERE w <> '' AND w NOT IN (SELECT word FROM text_stopwords)", [STEMMER])
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_lengths AS SELECT n.docid, n.chunk_id, "
-        "coalesce(l.length, 0)::INTEGER AS length FROM sheaf_new_docs n LEFT JOIN (SELECT "
-        "docid, count(*) AS length FROM sheaf_new_terms GROUP BY docid) l USING (docid)")
-    c.execute("INSERT INTO text_docs SELECT docid, chunk_id, ?, ?, ?, length "
-              "FROM sheaf_new_lengths ORDER BY docid", [version_id, document_id, space])
-    # The new terms by a join that hashes the version's few terms and probes the
+        "n.version_id, n.document_id, n.space, coalesce(l.length, 0)::INTEGER AS length "
+        "FROM sheaf_new_docs n LEFT JOIN (SELECT docid, count(*) AS length "
+        "FROM sheaf_new_terms GROUP BY docid) l USING (docid)")
+    c.execute("INSERT INTO text_docs SELECT docid, chunk_id, version_id, document_id, space, "
+              "length FROM sheaf_new_lengths ORDER BY docid")
+    # The new terms by a join that hashes the batch's few terms and probes the
     # vocabulary with them: `NOT IN` hashed the whole vocabulary on every write (at 500k
     # terms 14 ms against 6).
     c.execute(
@@ -96,15 +109,14 @@ def index_snippets(c: duckdb.DuckDBPyConnection, version_id: str, document_id: s
         "+ row_number() OVER (ORDER BY term) FROM (SELECT DISTINCT n.term FROM "
         "sheaf_new_terms n LEFT JOIN text_terms t USING (term) WHERE t.termid IS NULL)")
     c.execute(
-        "INSERT INTO text_postings SELECT t.termid, n.docid, ?, count(*)::INTEGER, "
-        "any_value(l.length) FROM sheaf_new_terms n JOIN text_terms t USING (term) "
-        "JOIN sheaf_new_lengths l USING (docid) "
-        "GROUP BY t.termid, n.docid ORDER BY n.docid, t.termid", [space])
+        "INSERT INTO text_postings SELECT t.termid, n.docid, any_value(l.space), "
+        "count(*)::INTEGER, any_value(l.length) FROM sheaf_new_terms n "
+        "JOIN text_terms t USING (term) JOIN sheaf_new_lengths l USING (docid) "
+        "GROUP BY t.termid, n.docid ORDER BY n.docid, t.termid")
     c.execute(
-        "INSERT INTO text_spaces SELECT ?, count(*), coalesce(sum(length), 0) "
-        "FROM sheaf_new_lengths ON CONFLICT (space) DO UPDATE SET "
-        "docs = text_spaces.docs + excluded.docs, length = text_spaces.length + excluded.length",
-        [space])
+        "INSERT INTO text_spaces SELECT space, count(*), coalesce(sum(length), 0) "
+        "FROM sheaf_new_lengths GROUP BY space ON CONFLICT (space) DO UPDATE SET "
+        "docs = text_spaces.docs + excluded.docs, length = text_spaces.length + excluded.length")
     for table in ("sheaf_new_lengths", "sheaf_new_terms", "sheaf_new_docs"):
         c.execute(f"DROP TABLE {table}")
 
@@ -163,13 +175,9 @@ def forget_unused_terms(c: duckdb.DuckDBPyConnection) -> None:
 
 def index_all(c: duckdb.DuckDBPyConnection) -> None:
     """Index every stored snippet: once, when a store written before this index opens."""
-    versions = c.execute("SELECT DISTINCT version_id, document_id, space FROM chunks "
-                         "WHERE level = 'snippet' ORDER BY version_id").fetchall()
-    for version_id, document_id, space in versions:
-        snippets = c.execute("SELECT id, retrieval_text FROM chunks WHERE version_id = ? AND "
-                             "level = 'snippet' ORDER BY idx", [version_id]).fetchall()
-        index_snippets(c, str(version_id), str(document_id), str(space),
-                       [(str(i), str(t)) for i, t in snippets])
+    rows = c.execute("SELECT id, retrieval_text, version_id, document_id, space FROM chunks "
+                     "WHERE level = 'snippet' ORDER BY version_id, idx").fetchall()
+    index_snippets_of(c, [Snippet(*(str(v) for v in row)) for row in rows])
     cluster_postings(c, always=True)
 
 

@@ -54,8 +54,16 @@ class DuckDbUnitOfWork(BufferedUnitOfWork[Step[Connection]]):
 
     async def _apply(self, steps: list[Step[Connection]]) -> None:
         def run(c: Connection) -> None:
+            # Versions added one after another are written together: a unit of work
+            # holding a batch of documents writes them in one set of statements.
+            added: list[_AddVersion] = []
             for step in steps:
+                if isinstance(step, _AddVersion):
+                    added.append(step)
+                    continue
+                _add_all(c, added)
                 step(c)
+            _add_all(c, added)
 
         try:
             await self._connection.transaction(run, after_commit=self._vectors.after_commit)
@@ -67,6 +75,33 @@ class DuckDbUnitOfWork(BufferedUnitOfWork[Step[Connection]]):
         else:
             self._filter.added(written)
             await self._maintenance.settle()
+
+
+class _AddVersion:
+    """A recorded `versions.add`: run alone as a step, or with its neighbours by
+    `_add_all`."""
+
+    def __init__(self, work: DuckDbUnitOfWork, bundle: VersionBundle,
+                 signs: FingerprintSigns | None) -> None:
+        self.work = work
+        self.bundle = bundle
+        self.signs = signs
+
+    def __call__(self, c: Connection) -> None:
+        _add_all(c, [self])
+
+
+def _add_all(c: Connection, added: list[_AddVersion]) -> None:
+    """Write the versions `added` (emptying it) and hand their fingerprints to the filter
+    once the transaction commits."""
+    if not added:
+        return
+    row_writes.add_versions(c, [(a.bundle, a.signs) for a in added])
+    for a in added:
+        if a.signs is not None:
+            a.work._fingerprints.append((a.bundle.record.document_id,
+                                         a.bundle.record.space, a.signs))
+    added.clear()
 
 
 class _Sources:
@@ -85,10 +120,12 @@ class _Sources:
 
     async def holding(self, space: str, sha256: str) -> str | None:
         def read(c: Connection) -> str | None:
+            # A current version is the one not superseded (a document's versions are
+            # superseded in the transaction that makes another current): read so, every
+            # ingest's lookup costs half the join with `documents` it replaces.
             row = c.execute(
-                "SELECT v.document_id FROM versions v JOIN documents d "
-                "ON d.current_version = v.id WHERE v.space = ? AND "
-                "(v.fetched_sha = ? OR v.content_sha = ?) LIMIT 1",
+                "SELECT document_id FROM versions WHERE space = ? AND "
+                "(fetched_sha = ? OR content_sha = ?) AND superseded_at IS NULL LIMIT 1",
                 [space, sha256, sha256]).fetchone()
             return str(row[0]) if row else None
 
@@ -122,14 +159,7 @@ class _Versions:
     def add(self, bundle: VersionBundle) -> None:
         signs = (fingerprint_signs(bundle.fingerprint) if bundle.fingerprint is not None
                  else None)
-
-        def write(c: Connection) -> None:
-            row_writes.add_version(c, bundle, signs)
-            if signs is not None:  # handed to the filter once the transaction commits
-                self._work._fingerprints.append((bundle.record.document_id,
-                                                 bundle.record.space, signs))
-
-        self._work.record(write)
+        self._work.record(_AddVersion(self._work, bundle, signs))
 
     def annotate(self, space: str, version_id: str, summary: dict[str, object] | None,
                  diagnostics: tuple[str, ...]) -> None:
