@@ -329,7 +329,8 @@ class Ingestion:
         prepared = (await self._staged(staging_key, version_id) if options.resume else None)
         made: PreparedVersion | None = None
         if prepared is not None:
-            record.add(source, "extract", 0.0, document_id, outcome="resumed")
+            with record.stage(source, "extract", document_id) as state:
+                state["outcome"] = "resumed"
         elif page is not None:
             made = await self._prepare_page(page, body, fetched_sha, version_id, source,
                                             options, policy, document_id)
