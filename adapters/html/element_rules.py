@@ -114,7 +114,7 @@ _CONTAINERS = frozenset({"main", "div", "section", "article"})
 _ARTICLE_STATE = re.compile(r"(?:^|[-_])paywall(?:$|[-_])", re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=65536)  # ids make many keys unique: a small cache churns
 def _junk_marks(classes: str, ident: str, itemprop: str, role: str, article: bool,
                 container: bool) -> bool:
     # Pages repeat the same class lists thousands of times: judged once each.

@@ -142,9 +142,9 @@ class ContentResolver:
         """Route fetched bytes and extract them (following a linked PDF when it is better)."""
         url, normalised, response, log = page.url, page.normalised, page.response, page.log
         try:
-            decision = self._extraction.route(response.body,
-                                              declared_type=response.content_type,
-                                              location=response.url, strict=False)
+            decision = await self._extraction.route_off_loop(
+                response.body, declared_type=response.content_type, location=response.url,
+                strict=False)
         except SheafError as exc:
             if exc.status is None:
                 exc.status = response.status

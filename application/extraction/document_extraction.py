@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
+import anyio
 import attrs
 
 from ...domain.document.content_source import ContentSource
@@ -124,10 +126,18 @@ class DocumentExtraction:
                 raise SheafError(ErrorKind.UNSUPPORTED_CONTENT, unreadable, url=location)
         return decision
 
+    async def route_off_loop(self, body: bytes, *, declared_type: str | None, location: str,
+                             strict: bool = True) -> RoutingDecision:
+        """`route` in a worker thread: its text check reads up to 64 KB a document, per-page
+        CPU work that would hold up every other task on the event loop."""
+        return await anyio.to_thread.run_sync(functools.partial(
+            self.route, body, declared_type=declared_type, location=location, strict=strict))
+
     async def extract(self, body: bytes, *, declared_type: str | None, location: str,
                       password: str | None = None) -> Extraction:
         """Extract `body`; `declared_type` is a hint the bytes must confirm."""
-        decision = self.route(body, declared_type=declared_type, location=location)
+        decision = await self.route_off_loop(body, declared_type=declared_type,
+                                             location=location)
         return await self.extract_routed(body, decision, location, password)
 
     async def extract_routed(self, body: bytes, decision: RoutingDecision, location: str,
@@ -159,7 +169,8 @@ class DocumentExtraction:
             declared = None if attachment.media_type.startswith("application/octet") \
                 else attachment.media_type
             budget.spend_bytes(len(attachment.data), f"attachment {attachment.name}")
-            decision = self.route(attachment.data, declared_type=declared, location=where)
+            decision = await self.route_off_loop(attachment.data, declared_type=declared,
+                                                 location=where)
             found = await self.extract_routed(attachment.data, decision, where,
                                               depth=depth + 1, budget=budget)
             return found.document

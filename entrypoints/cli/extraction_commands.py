@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import click
@@ -15,6 +15,9 @@ from ..api.settings import Group
 from .cli_options import PREFERENCES, json_option, network_options, settings_for
 from .cli_session import echo_json
 from .rendering import FORMATS, SUFFIXES, extraction_details, render
+
+if TYPE_CHECKING:
+    from ..api.knowledge_results import ExtractedSource
 
 FETCHING = frozenset({Group.FETCH})
 
@@ -98,20 +101,26 @@ def extract(inputs: tuple[str, ...], fmt: str, output_dir: Path | None,
                     failures += 1
                     click.echo(f"sheaf: error: {one.source}: {one.error}", err=True)
                     continue
-                output = render(one.document, fmt, extraction_details(one))
-                if output_dir:
-                    output_dir.mkdir(parents=True, exist_ok=True)
-                    target = output_dir / (names[one.source] + SUFFIXES[fmt])
-                    tmp = target.with_suffix(target.suffix + ".part")
-                    tmp.write_text(output, encoding="utf-8")
-                    tmp.replace(target)
-                    click.echo(f"{one.source} -> {target}", err=True)
-                else:
-                    sys.stdout.write(output)
+                # Rendering and writing are per-document CPU work: off the event loop.
+                await anyio.to_thread.run_sync(_emit, one, fmt, output_dir, names)
         return 1 if failures else 0
 
     if anyio.run(run):
         raise click.exceptions.Exit(1)
+
+
+def _emit(one: ExtractedSource, fmt: str, output_dir: Path | None, names: dict[str, str]) -> None:
+    """Print one extracted source, or write it to its file in `output_dir`."""
+    output = render(one.document, fmt, extraction_details(one))
+    if output_dir:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        target = output_dir / (names[one.source] + SUFFIXES[fmt])
+        tmp = target.with_suffix(target.suffix + ".part")
+        tmp.write_text(output, encoding="utf-8")
+        tmp.replace(target)
+        click.echo(f"{one.source} -> {target}", err=True)
+    else:
+        sys.stdout.write(output)
 
 
 @click.command()

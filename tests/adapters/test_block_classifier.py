@@ -3,11 +3,15 @@ classifier's root proposal and pruning, and the confidence each document carries
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.html.block_features import FEATURES
+from sheaf.adapters.html import page_blocks as page_blocks_module
+from sheaf.adapters.html.block_features import FEATURES, _digits
 from sheaf.adapters.html.block_model import BlockModel, shipped_model
 from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.html.learned_root import extraction_evidence, propose_root
@@ -191,3 +195,39 @@ def test_titles_written_with_markup_are_plain_text(tag: str, key: str) -> None:
     document = Html5libExtractor().extract_sync(page.encode(), URL)
     assert document.metadata.title == "Effect of Aeschynomene americana L. & weeds"
     assert document.text.startswith("# Effect of Aeschynomene americana L. & weeds\n")
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60)
+       | st.text(alphabet="0123456789abc ,.", max_size=60))
+def test_digit_share_counts_what_isdigit_counts(text: str) -> None:
+    # ASCII text is counted by str.count, the rest a character at a time: the same count.
+    assert _digits(text) == sum(1 for c in text if c.isdigit())
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.lists(st.sampled_from(["post-content", "sidebar", "nav-menu", "x", "author-bio",
+                                 "share-tools", "col-6", "card-item"]), min_size=1, max_size=8))
+def test_path_flags_do_not_depend_on_what_the_caches_hold(classes: list[str]) -> None:
+    html = "".join(f"<div class='{c} n{i}' id='i{i}'><p>Text {i}</p></div>"
+                   for i, c in enumerate(classes))
+    body = _body(f"<body>{html}<aside class='share-tools'><p>Share</p></aside></body>")
+    with _empty_flag_caches():
+        roomy = [b.flags for b in page_blocks(body).blocks]
+    # A cache of two entries empties itself over and over while the page is read.
+    with _empty_flag_caches(), patch.object(page_blocks_module, "_CACHE_LIMIT", 2):
+        cramped = [b.flags for b in page_blocks(body).blocks]
+        assert len(page_blocks_module._TOKEN_FLAGS) <= 2
+    assert cramped == roomy and any(roomy)
+
+
+def _empty_flag_caches() -> ExitStack:
+    stack = ExitStack()
+    stack.enter_context(patch.dict(page_blocks_module._TOKEN_FLAGS, clear=True))
+    stack.enter_context(patch.dict(page_blocks_module._CLASS_FLAGS, clear=True))
+    return stack
+
+
+def test_a_vector_of_another_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="block features"):
+        shipped_model().probability([0.0] * (len(FEATURES) - 1))

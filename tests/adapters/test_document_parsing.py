@@ -117,3 +117,9 @@ def test_node_wrappers_are_freed_without_the_cycle_collector() -> None:
         gc.enable()
     assert len(tree.findall(".//p")) == 50
     assert alive == 0
+
+
+def test_invalid_code_points_leave_the_tree_as_stock_html5lib_builds_it() -> None:
+    # sheaf's stream does not record them as parse errors; the tree must not notice.
+    body = "<p>a\x01b\ufffe<b>c\U0001fffe</b>\x0bd\x7f<i>\ufdd0e</i>".encode()
+    assert tostring(parse_document(body, None)) == stock_tree(body)
