@@ -9,6 +9,8 @@ from xml.etree.ElementTree import Element
 
 from ...domain.document.document import BlockDraft, BlockKind, Link, ListItem
 from .element_rules import is_reference_entry, is_skipped, tokens
+from .heading_shapes import BOLD_LINE_LEVEL, is_bold_line, styled_heading
+from .layout_tables import is_layout_table, table_cells
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BLOCK_TAGS = frozenset({
@@ -158,9 +160,16 @@ class BlockBuilder:
 
     # -- block level -----------------------------------------------------------------
     def _walk_block(self, element: Element, depth: int) -> None:
-        for child in _children_with_text(element):
+        children = _children_with_text(element)
+        for position, child in enumerate(children):
             if isinstance(child, str):
                 self._inline.append(child)
+                continue
+            if not self._in_references and child.tag in ("p", "div") \
+                    and is_bold_line(child, _next_element(children, position)):
+                self._flush_paragraph()
+                self._heading(child, BOLD_LINE_LEVEL)
+                self._add_tail(child)
                 continue
             self._block_or_inline(child, depth + 1)
 
@@ -181,6 +190,13 @@ class BlockBuilder:
             self._add_tail(element)
             return
         tag = element.tag
+        shaped = (styled_heading(element)
+                  if tag not in HEADING_TAGS and not self._in_references else None)
+        if shaped is not None:
+            self._flush_paragraph()
+            self._heading(*shaped)
+            self._add_tail(element)
+            return
         if self._in_references and tag != "li" and tag in BLOCK_TAGS \
                 and is_reference_entry(element):
             self._flush_paragraph()
@@ -214,6 +230,15 @@ class BlockBuilder:
             self._list(element)
         elif tag == "dl":
             self._definition_list(element)
+        elif tag == "table" and is_layout_table(element):
+            for cell in table_cells(element):  # a page region, walked like a <div>
+                if not is_skipped(cell, True):
+                    self._containers.append(cell)
+                    self._walk_block(cell, depth)
+                    self._flush_paragraph()
+                    self._containers.pop()
+        elif tag == "table" and (self._in_references or self._enters_references(element)):
+            self._reference_rows(element)
         elif tag == "table":
             self._table(element)
         elif tag == "pre":
@@ -312,6 +337,18 @@ class BlockBuilder:
                 self.drafts.append(self._reference(item.text, None, position + 1))
         elif items:
             self.drafts.append(BlockDraft(BlockKind.LIST, items=tuple(items)))
+
+    def _reference_rows(self, element: Element) -> None:
+        """A reference list set as a table: each row one entry (a number cell and the
+        citation), whatever the cells hold."""
+        for row in _iter_table(element):
+            if row.tag != "tr":
+                continue
+            cells = [self._text_of(c) for c in row if isinstance(c.tag, str)
+                     and c.tag in ("td", "th") and not is_skipped(c, True)]
+            text = " ".join(c for c in cells if c)
+            if text:
+                self.drafts.append(self._reference(text, None, self._reference_count() + 1))
 
     def _table(self, element: Element) -> None:
         rows: list[tuple[str, ...]] = []
@@ -428,6 +465,21 @@ def _is_caption(element: Element) -> bool:
     return element.tag in ("div", "p", "span") and any(
         t.lower() in ("caption", "wp-caption-text", "media-caption", "image-caption")
         for t in (element.get("class") or "").split())
+
+
+def _next_element(children: list[Element | str], position: int) -> Element | None:
+    """The first element after `children[position]`, past whitespace; None when text or
+    nothing comes next."""
+    current = children[position]
+    if isinstance(current, Element) and (current.tail or "").strip():
+        return None
+    for child in children[position + 1:]:
+        if isinstance(child, str):
+            if child.strip():
+                return None
+            continue
+        return child if isinstance(child.tag, str) else None
+    return None
 
 
 def _children_with_text(element: Element) -> list[Element | str]:

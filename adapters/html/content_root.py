@@ -16,6 +16,7 @@ from .element_rules import (
     tokens,
 )
 from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
+from .reference_roots import past_reference_list
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -227,6 +228,8 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
             return _with_abstract(found, index), f"publisher body .{token}"
     best = (_element_by_id(body, best_scored[0])
             if best_scored is not None and best_scored[1][0] > 0 else None)
+    if best is not None:
+        best = past_reference_list(best, index.parents, body, lambda e: _text_len(e, scored))
     for label, _predicate in SEMANTIC_ROOTS:
         matches = index.semantic[label]
         if not matches:

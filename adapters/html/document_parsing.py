@@ -9,17 +9,18 @@ from html5lib import treebuilders
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.html5parser import HTMLParser
 
-from .tag_tokenizer import PlainTagTokenizer
+from .self_closed_tags import SelfClosingTokenizer
 
 
 class _Parser(HTMLParser):  # type: ignore[misc]
-    """html5lib's parser reading with `PlainTagTokenizer`: `_parse` creates the stock
+    """html5lib's parser reading with `PlainTagTokenizer` (closing XML-style self-closed
+    tags, see `self_closed_tags`): `_parse` creates the stock
     tokenizer and then calls `reset`, which hands it the subclass (it adds methods,
     no state)."""
 
     def reset(self) -> None:
         if type(self.tokenizer) is HTMLTokenizer:
-            self.tokenizer.__class__ = PlainTagTokenizer
+            self.tokenizer.__class__ = SelfClosingTokenizer
         super().reset()
 
     def release(self) -> None:

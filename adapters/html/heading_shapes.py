@@ -1,0 +1,115 @@
+"""Headings that are not h1–h6 elements, recognised by their shape (issue 29).
+
+Publisher templates set section headings in several other ways, each a class of markup
+rather than one site's quirk:
+
+- an ARIA heading: `role="heading"` with `aria-level`;
+- a block whose class names a heading level (`div.h3`, `span.title2`, `p.heading-4`);
+- a block whose class calls it a heading (`table.sectionHeading`, `div.section-heading`),
+  at the level an enclosing level class gives, else 2;
+- a bold line: a paragraph whose whole text is one short bold run, followed by prose.
+
+Each needs short text that does not read as a sentence, so a class word on a prose
+container or a bold lead-in sentence is never taken for a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+MAX_HEADING_CHARS = 150
+MAX_HEADING_WORDS = 20
+MAX_BOLD_LINE_CHARS = 100
+BOLD_LINE_LEVEL = 3
+"""Bold lines head subsections more often than sections; their markup says no level."""
+MIN_FOLLOWING_PROSE = 80
+"""Characters of prose the block after a bold line needs for the line to head it."""
+
+_LEVEL_TOKEN = re.compile(r"^(?:h|heading|head|hed|title|sec-?title|section-?title)[-_]?([1-6])$",
+                          re.IGNORECASE)
+"""A class token that names a heading level: `h3`, `title2`, `heading-4`."""
+_HEADING_TOKEN = re.compile(r"heading|^(?:sec|section|chapter)[-_]?(?:title|head)$",
+                            re.IGNORECASE)
+"""A class token that calls its element a heading without a level."""
+_BOLD_TAGS = frozenset({"b", "strong"})
+_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|[6-9]00)", re.IGNORECASE)
+_BLOCK_CHILDREN = frozenset({"p", "ul", "ol", "dl", "blockquote", "pre", "figure", "li"})
+_SENTENCE_END = re.compile(r"[.!?:;,]\s*$|[a-z]{2}[.!?]\s+[A-Z]")
+_SHAPED_TAGS = frozenset({"div", "span", "p", "table", "td", "th", "section", "header",
+                          "strong", "b", "font"})
+
+
+def styled_heading(element: Element) -> tuple[Element, int] | None:
+    """The element holding the heading text and the level, for an element that is not an
+    h element but declares itself a heading by its role or class; None when it does not,
+    or when its text is too long or reads as a sentence. A heading bar set as a table
+    (the title in a header cell, jump controls in the others) is headed by its first
+    header cell."""
+    tag = element.tag
+    if not isinstance(tag, str) or tag not in _SHAPED_TAGS or not element.attrib:
+        return None
+    level = _declared_level(element)
+    if level is None:
+        return None
+    part = next(element.iter("th"), element) if tag == "table" else element
+    return (part, level) if _heading_text(part) else None
+
+
+def _declared_level(element: Element) -> int | None:
+    if (element.get("role") or "").lower() == "heading":
+        return _int_level(element.get("aria-level")) or 2
+    classes = (element.get("class") or "").split()
+    for token in classes:
+        found = _LEVEL_TOKEN.match(token)
+        if found:
+            return int(found.group(1))
+    if any(_HEADING_TOKEN.search(t) for t in classes):
+        return 2
+    return None
+
+
+def is_bold_line(element: Element, following: Element | None) -> bool:
+    """A paragraph that is one short bold run and nothing else, followed by a block of
+    prose: the heading of what follows, as plain-HTML galleys write it."""
+    if element.tag not in ("p", "div") or following is None:
+        return False
+    if (element.text or "").strip():
+        return False
+    children = [c for c in element if isinstance(c.tag, str) and c.tag != "br"]
+    if len(children) != 1 or any((c.tail or "").strip() for c in element):
+        return False
+    run = children[0]
+    bold = run.tag in _BOLD_TAGS or bool(_BOLD_STYLE.search(run.get("style") or ""))
+    if not bold or any(isinstance(c.tag, str) and c.tag in _BLOCK_CHILDREN for c in run.iter()):
+        return False
+    text = " ".join("".join(run.itertext()).split())
+    if not text or len(text) > MAX_BOLD_LINE_CHARS or not _reads_as_heading(text):
+        return False
+    if following.tag not in ("p", "div", "blockquote", "ul", "ol"):
+        return False
+    after = " ".join("".join(following.itertext()).split())
+    return len(after) >= MIN_FOLLOWING_PROSE and not is_bold_line(following, None)
+
+
+def _heading_text(element: Element) -> bool:
+    if any(isinstance(c.tag, str) and c.tag in _BLOCK_CHILDREN for c in element.iter()):
+        return False
+    text = " ".join("".join(element.itertext()).split())
+    return bool(text) and len(text) <= MAX_HEADING_CHARS and _reads_as_heading(text)
+
+
+def _reads_as_heading(text: str) -> bool:
+    """Few words and no sentence: headings may end in "?" but not run on past a full
+    stop, and a line ending in a comma or colon is a lead-in."""
+    if len(text.split()) > MAX_HEADING_WORDS or not any(c.isalpha() for c in text):
+        return False
+    return not _SENTENCE_END.search(text) or text.endswith("?")
+
+
+def _int_level(value: str | None) -> int | None:
+    try:
+        level = int(value or "")
+    except ValueError:
+        return None
+    return level if 1 <= level <= 6 else None
