@@ -8,6 +8,7 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
+from .cut_short_bodies import continuing_sections
 from .element_rules import (
     is_junk,
     is_misjudgeable,
@@ -123,6 +124,8 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     # A publisher's body is whole; a story titled after the page is one of several.
     whole = why.startswith("publisher") or why.endswith(TITLED)
     siblings = () if whole else _continuing(first, body, scored, index)
+    if why.startswith("publisher"):
+        siblings = continuing_sections(first, index.parents)
     if siblings:
         why += f"; with {len(siblings) - 1} sibling(s) that continue it"
     out = [RootCandidate(first, why, _text_len(first, scored), siblings)]
