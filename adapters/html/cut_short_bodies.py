@@ -31,7 +31,8 @@ def continuing_sections(root: Element, parents: dict[Element, Element]) -> tuple
     for sibling in siblings[siblings.index(root) + 1:]:
         if is_skipped(sibling, inside_root=False):
             continue
-        if sibling.tag not in _SECTION_TAGS or not inner & set((sibling.get("class") or "").split()):
+        classes = set((sibling.get("class") or "").split())
+        if sibling.tag not in _SECTION_TAGS or not inner & classes:
             break
         kept.append(sibling)
     return tuple(kept) if len(kept) > 1 else ()
