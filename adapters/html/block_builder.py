@@ -165,8 +165,9 @@ class BlockBuilder:
             if isinstance(child, str):
                 self._inline.append(child)
                 continue
-            if not self._in_references and child.tag in ("p", "div") \
-                    and is_bold_line(child, _next_element(children, position)):
+            if child.tag in ("p", "div") and (_is_reference_line(child) or (
+                    not self._in_references
+                    and is_bold_line(child, _next_element(children, position)))):
                 self._flush_paragraph()
                 self._heading(child, BOLD_LINE_LEVEL)
                 self._add_tail(child)
@@ -465,6 +466,15 @@ def _is_caption(element: Element) -> bool:
     return element.tag in ("div", "p", "span") and any(
         t.lower() in ("caption", "wp-caption-text", "media-caption", "image-caption")
         for t in (element.get("class") or "").split())
+
+
+def _is_reference_line(element: Element) -> bool:
+    """A paragraph that says only "References" (or "Works cited", ...): the heading of
+    the list below it, however it is styled."""
+    if any(isinstance(c.tag, str) and c.tag in BLOCK_TAGS for c in element):
+        return False
+    text = "".join(element.itertext())
+    return len(text) <= 40 and bool(REFERENCE_HEADINGS.match(text))
 
 
 def _next_element(children: list[Element | str], position: int) -> Element | None:
