@@ -16,9 +16,9 @@ from ...domain.errors import ErrorKind, SheafError
 from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
 from .content_root import RootCandidate, page_titles
+from .leading_headings import with_leading_headings
 from .learned_root import continuing_parts, extraction_evidence, propose_root, pruned_drafts
 from .page_inputs import PageInputs, first_heading, read_page
-from .leading_headings import with_leading_headings
 from .satellites import find_satellites
 from .script_state import script_state_article
 from .trailing_chrome import without_trailing_chrome
