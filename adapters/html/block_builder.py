@@ -8,6 +8,7 @@ from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
 from ...domain.document.document import BlockDraft, BlockKind, Link, ListItem
+from .control_texts import is_control_text
 from .element_rules import is_reference_entry, is_skipped, tokens
 from .heading_shapes import BOLD_LINE_LEVEL, is_bold_line, styled_heading
 from .layout_tables import is_layout_table, table_cells
@@ -117,7 +118,7 @@ def is_chrome_text(text: str) -> bool:
     """Whole texts of links and lines that are the publisher's controls, not content."""
     lowered = text.lower()
     return (lowered in CHROME_TEXTS or lowered.rstrip(": ") in CHROME_TEXTS
-            or bool(CHROME_PATTERN.match(lowered)))
+            or bool(CHROME_PATTERN.match(lowered)) or is_control_text(text))
 
 
 def clean_inline(text: str) -> str:
@@ -574,7 +575,8 @@ def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
                 continue
             dropping_level = 0
             label = clean_inline(draft.text).rstrip(":").strip()
-            teasers = bool(TAIL_SECTIONS.match(label))
+            # A journal's menu box ("Most downloaded articles") reads like a read-next box.
+            teasers = bool(TAIL_SECTIONS.match(label)) or is_control_text(label)
             if teasers or DROPPED_SECTIONS.match(label):
                 dropping_level = draft.level
                 continue

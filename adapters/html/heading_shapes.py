@@ -18,9 +18,12 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
+from .element_rules import is_skipped
+
 MAX_HEADING_CHARS = 150
 MAX_HEADING_WORDS = 20
 MAX_BOLD_LINE_CHARS = 100
+LINKED_SHARE = 0.7
 BOLD_LINE_LEVEL = 3
 """Bold lines head subsections more often than sections; their markup says no level."""
 MIN_FOLLOWING_PROSE = 80
@@ -81,12 +84,15 @@ def is_bold_line(element: Element, following: Element | None) -> bool:
         return False
     run = children[0]
     bold = run.tag in _BOLD_TAGS or bool(_BOLD_STYLE.search(run.get("style") or ""))
-    if not bold or any(isinstance(c.tag, str) and c.tag in _BLOCK_CHILDREN for c in run.iter()):
+    # A bold link is a teaser for another page, not a heading of this one.
+    if not bold or any(isinstance(c.tag, str) and (c.tag in _BLOCK_CHILDREN or c.tag == "a")
+                       for c in run.iter()):
         return False
     text = " ".join("".join(run.itertext()).split())
     if not text or len(text) > MAX_BOLD_LINE_CHARS or not _reads_as_heading(text):
         return False
-    if following.tag not in ("p", "div", "blockquote", "ul", "ol"):
+    if following.tag not in ("p", "div", "blockquote", "ul", "ol") \
+            or is_skipped(following, inside_root=True):
         return False
     after = " ".join("".join(following.itertext()).split())
     return len(after) >= MIN_FOLLOWING_PROSE and not is_bold_line(following, None)
@@ -96,7 +102,11 @@ def _heading_text(element: Element) -> bool:
     if any(isinstance(c.tag, str) and c.tag in _BLOCK_CHILDREN for c in element.iter()):
         return False
     text = " ".join("".join(element.itertext()).split())
-    return bool(text) and len(text) <= MAX_HEADING_CHARS and _reads_as_heading(text)
+    if not text or len(text) > MAX_HEADING_CHARS or not _reads_as_heading(text):
+        return False
+    # A line that is one link is navigation ("Back to the home page"), whatever its class.
+    linked = sum(len("".join(a.itertext()).strip()) for a in element.iter("a"))
+    return linked < LINKED_SHARE * len(text)
 
 
 def _reads_as_heading(text: str) -> bool:
