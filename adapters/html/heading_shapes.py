@@ -36,7 +36,6 @@ _HEADING_TOKEN = re.compile(r"heading|^(?:sec|section|chapter)[-_]?(?:title|head
                             re.IGNORECASE)
 """A class token that calls its element a heading without a level."""
 _BOLD_TAGS = frozenset({"b", "strong"})
-_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|[6-9]00)", re.IGNORECASE)
 _BLOCK_CHILDREN = frozenset({"p", "ul", "ol", "dl", "blockquote", "pre", "figure", "li"})
 _SENTENCE_END = re.compile(r"[.!?:;,]\s*$|[a-z]{2}[.!?]\s+[A-Z]")
 _SHAPED_TAGS = frozenset({"div", "span", "p", "table", "td", "th", "section", "header",
@@ -83,7 +82,8 @@ def is_bold_line(element: Element, following: Element | None) -> bool:
     if len(children) != 1 or any((c.tail or "").strip() for c in element):
         return False
     run = children[0]
-    bold = run.tag in _BOLD_TAGS or bool(_BOLD_STYLE.search(run.get("style") or ""))
+    # Bold by tag only: inline styles are dropped before parsing (script_stripping).
+    bold = run.tag in _BOLD_TAGS
     # A bold link is a teaser for another page, not a heading of this one.
     if not bold or any(isinstance(c.tag, str) and (c.tag in _BLOCK_CHILDREN or c.tag == "a")
                        for c in run.iter()):
@@ -99,7 +99,8 @@ def is_bold_line(element: Element, following: Element | None) -> bool:
 
 
 def _heading_text(element: Element) -> bool:
-    if any(isinstance(c.tag, str) and c.tag in _BLOCK_CHILDREN for c in element.iter()):
+    if any(isinstance(c.tag, str) and c.tag in _BLOCK_CHILDREN
+           for c in element.iter() if c is not element):
         return False
     text = " ".join("".join(element.itertext()).split())
     if not text or len(text) > MAX_HEADING_CHARS or not _reads_as_heading(text):

@@ -4,7 +4,7 @@ Readability-style scores count commas, and a reference list is dozens of comma-r
 entries: on pages whose body is split into many small sections it can outscore every
 section. When the best-scoring container is a reference list (its class says so, or its
 first heading is "References"), the article is the closest ancestor that holds clearly
-more prose than the list.
+prose beside the list: a quarter of the list's again, and at least a few paragraphs.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from xml.etree.ElementTree import Element
 from .block_builder import REFERENCE_HEADINGS, REFERENCE_TOKENS
 from .element_rules import tokens
 
-PROSE_GAIN = 2.0
-"""Prose an ancestor needs, against the list's, to be the article around it."""
+PROSE_BESIDE_SHARE = 0.25
+PROSE_BESIDE_MIN = 500
+"""Prose an ancestor needs beside the list (a share of the list's, and characters) to be
+the article around it."""
 _HEADINGS = ("h1", "h2", "h3", "h4")
 
 
@@ -31,14 +33,15 @@ def is_reference_container(element: Element) -> bool:
 
 def past_reference_list(best: Element, parents: dict[Element, Element], body: Element,
                         prose: Callable[[Element], int]) -> Element:
-    """`best`, or when it is a reference list the closest ancestor below <body> with
-    `PROSE_GAIN` times its prose."""
+    """`best`, or when it is a reference list the closest ancestor below <body> that holds
+    prose beside it."""
     if not is_reference_container(best):
         return best
     own = prose(best)
+    wanted = max(PROSE_BESIDE_SHARE * own, PROSE_BESIDE_MIN)
     node = parents.get(best)
     while node is not None and node is not body:
-        if prose(node) >= PROSE_GAIN * own:
+        if prose(node) - own >= wanted:
             return node
         node = parents.get(node)
     return best
