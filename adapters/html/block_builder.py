@@ -11,7 +11,7 @@ from ...domain.document.document import BlockDraft, BlockKind, Link, ListItem
 from .control_texts import is_control_text
 from .element_rules import is_reference_entry, is_skipped, tokens
 from .heading_shapes import BOLD_LINE_LEVEL, is_bold_line, styled_heading
-from .layout_tables import is_layout_table, table_cells
+from .layout_tables import is_layout_quote, is_layout_table, table_cells
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BLOCK_TAGS = frozenset({
@@ -247,6 +247,11 @@ class BlockBuilder:
             text = "".join(_all_text(element)).strip("\n")
             if text.strip():
                 self.drafts.append(BlockDraft(BlockKind.CODE, text=text))
+        elif tag == "blockquote" and is_layout_quote(element):
+            self._containers.append(element)
+            self._walk_block(element, depth)
+            self._flush_paragraph()
+            self._containers.pop()
         elif tag == "blockquote":
             inner = self._nested(photo_captions=self.photo_captions)
             inner._walk_block(element, depth)
@@ -479,8 +484,8 @@ def _is_reference_line(element: Element) -> bool:
 
 
 def _next_element(children: list[Element | str], position: int) -> Element | None:
-    """The first element after `children[position]`, past whitespace; None when text or
-    nothing comes next."""
+    """The first element after `children[position]`, past whitespace, comments and empty
+    elements; None when text or nothing comes next."""
     current = children[position]
     if isinstance(current, Element) and (current.tail or "").strip():
         return None
@@ -489,7 +494,13 @@ def _next_element(children: list[Element | str], position: int) -> Element | Non
             if child.strip():
                 return None
             continue
-        return child if isinstance(child.tag, str) else None
+        if not isinstance(child.tag, str) or (
+                not clean_inline("".join(child.itertext()))
+                and not any(e.tag in ("img", "table", "figure") for e in child.iter())):
+            if clean_inline(child.tail or ""):
+                return None
+            continue  # a comment, a rule, an anchor or an empty spacer paragraph
+        return child
     return None
 
 

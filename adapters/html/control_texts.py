@@ -8,7 +8,8 @@ Two classes, recognised by wording rather than by any site's markup:
   notifications"). A verb of site interaction, alone or followed by a few words that
   name what a site acts on (the article, its citation, an account, an alert);
 - **journal navigation**: the labels of a journal site's own menus and boxes ("Recent
-  issues", "Most downloaded articles", "Submission guidelines", "Editorial board").
+  issues", "Most downloaded articles", "Submission guidelines", "Editorial board") and of
+  an article's list of jump links ("Contents", "In this article").
 
 Both stay short and do not read as a sentence, so prose that happens to begin with
 "Download" or "Register" is kept.
@@ -38,7 +39,9 @@ _NAVIGATION = re.compile(
     r"for (?:authors|reviewers|librarians|advertisers)|editorial board|aims (?:and|&) scope|"
     r"about (?:the|this) journal|journal (?:menu|information|home|metrics|navigation)|"
     r"(?:open access )?media|abstracting and indexing|browse (?:issues|articles|journals)|"
-    r"articles? (?:in press|online first|alerts?)|early view|online first)$",
+    r"articles? (?:in press|online first|alerts?)|early view|online first|"
+    # An article's own table of contents, a list of jump links.
+    r"(?:table of )?contents|in this (?:article|paper|page)|on this page|jump to(?: section)?)$",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[.!?]\s+\S|[.!]$")

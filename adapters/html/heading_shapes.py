@@ -26,7 +26,7 @@ MAX_BOLD_LINE_CHARS = 100
 LINKED_SHARE = 0.7
 BOLD_LINE_LEVEL = 3
 """Bold lines head subsections more often than sections; their markup says no level."""
-MIN_FOLLOWING_PROSE = 80
+MIN_FOLLOWING_PROSE = 25
 """Characters of prose the block after a bold line needs for the line to head it."""
 
 _LEVEL_TOKEN = re.compile(r"^(?:h|heading|head|hed|title|sec-?title|section-?title)[-_]?([1-6])$",
@@ -36,6 +36,9 @@ _HEADING_TOKEN = re.compile(r"heading|^(?:sec|section|chapter)[-_]?(?:title|head
                             re.IGNORECASE)
 """A class token that calls its element a heading without a level."""
 _BOLD_TAGS = frozenset({"b", "strong"})
+_WRAPPER_TAGS = frozenset({"em", "i", "u", "span", "font", "a"})
+"""Inline elements a bold line may be wrapped in (an italic, a jump-target anchor)."""
+_FOLLOWING_TAGS = frozenset({"p", "div", "blockquote", "ul", "ol", "table"})
 _BLOCK_CHILDREN = frozenset({"p", "ul", "ol", "dl", "blockquote", "pre", "figure", "li"})
 _SENTENCE_END = re.compile(r"[.!?:;,]\s*$|[a-z]{2}[.!?]\s+[A-Z]")
 _SHAPED_TAGS = frozenset({"div", "span", "p", "table", "td", "th", "section", "header",
@@ -72,30 +75,44 @@ def _declared_level(element: Element) -> int | None:
 
 
 def is_bold_line(element: Element, following: Element | None) -> bool:
-    """A paragraph that is one short bold run and nothing else, followed by a block of
-    prose: the heading of what follows, as plain-HTML galleys write it."""
-    if element.tag not in ("p", "div") or following is None:
+    """A paragraph that is one short bold run and nothing else (the bold may sit inside
+    an italic or an anchor that names a jump target), followed by a block of prose or by
+    another such line: the heading of what follows, as plain-HTML galleys write it."""
+    if following is None or following.tag not in _FOLLOWING_TAGS \
+            or is_skipped(following, inside_root=True) or _bold_run(element) is None:
         return False
-    if (element.text or "").strip():
-        return False
-    children = [c for c in element if isinstance(c.tag, str) and c.tag != "br"]
-    if len(children) != 1 or any((c.tail or "").strip() for c in element):
-        return False
-    run = children[0]
-    # Bold by tag only: inline styles are dropped before parsing (script_stripping).
-    bold = run.tag in _BOLD_TAGS
-    # A bold link is a teaser for another page, not a heading of this one.
-    if not bold or any(isinstance(c.tag, str) and (c.tag in _BLOCK_CHILDREN or c.tag == "a")
-                       for c in run.iter()):
-        return False
-    text = " ".join("".join(run.itertext()).split())
-    if not text or len(text) > MAX_BOLD_LINE_CHARS or not _reads_as_heading(text):
-        return False
-    if following.tag not in ("p", "div", "blockquote", "ul", "ol") \
-            or is_skipped(following, inside_root=True):
-        return False
+    if _bold_run(following) is not None:
+        return True  # a section heading right above its first subsection's
     after = " ".join("".join(following.itertext()).split())
-    return len(after) >= MIN_FOLLOWING_PROSE and not is_bold_line(following, None)
+    return len(after) >= MIN_FOLLOWING_PROSE
+
+
+def _bold_run(element: Element) -> str | None:
+    """The text of a line that is one short bold run that reads as a heading, else None."""
+    if element.tag not in ("p", "div") or (element.text or "").strip():
+        return None
+    node = element
+    while True:  # down through wrappers that hold nothing but one inline element
+        children = [c for c in node if isinstance(c.tag, str) and c.tag != "br"
+                    and not (c.tag == "a" and not c.get("href") and not "".join(c.itertext()))]
+        if len(children) != 1 or any((c.tail or "").strip() for c in node) \
+                or (node is not element and (node.text or "").strip()):
+            return None
+        node = children[0]
+        if node.tag in _BOLD_TAGS:
+            break
+        if node.tag not in _WRAPPER_TAGS:
+            return None
+    # A bold link is a teaser for another page, not a heading of this one (an anchor
+    # that only names a jump target is no link).
+    if any(isinstance(c.tag, str) and (c.tag in _BLOCK_CHILDREN
+                                       or (c.tag == "a" and c.get("href")))
+           for c in node.iter()):
+        return None
+    text = " ".join("".join(node.itertext()).split())
+    if not text or len(text) > MAX_BOLD_LINE_CHARS or not _reads_as_heading(text):
+        return None
+    return text
 
 
 def _heading_text(element: Element) -> bool:

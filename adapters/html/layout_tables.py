@@ -5,6 +5,9 @@ into table cells, often tables within tables. Read as a data table, the article 
 into one grid of flattened cells; read as layout, each cell is a container walked like
 a <div>. A table is layout when a cell holds what data cells do not: a heading, a
 nested table, or more than one paragraph.
+
+The same era indented whole articles with <blockquote>: one that holds headings or runs
+to many paragraphs is the page's margin, not a quotation.
 """
 
 from __future__ import annotations
@@ -28,6 +31,25 @@ def is_layout_table(table: Element) -> bool:
                 paragraphs += 1
                 if paragraphs >= LAYOUT_PARAGRAPHS:
                     return True
+    return False
+
+
+LAYOUT_QUOTE_PARAGRAPHS = 6
+"""Paragraphs of its own that make a blockquote a page region: quotations run shorter."""
+
+
+def is_layout_quote(quote: Element) -> bool:
+    """True when a <blockquote> holds a heading or at least `LAYOUT_QUOTE_PARAGRAPHS`
+    paragraphs of its own."""
+    paragraphs = 0
+    for child in quote:
+        tag = child.tag
+        if tag in _HEADINGS:
+            return True
+        if tag == "p":
+            paragraphs += 1
+            if paragraphs >= LAYOUT_QUOTE_PARAGRAPHS:
+                return True
     return False
 
 
