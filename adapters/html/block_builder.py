@@ -144,6 +144,9 @@ class BlockBuilder:
         self._in_references = False
         # The container a "References" heading opened: the list ends when it closes.
         self._references_scope: Element | None = None
+        self._references_before = 0
+        """References drafted before the last heading: none since means its list is yet
+        to come."""
         self._containers: list[Element] = []
         self._depth = 0
         """Elements entered on the current path, across nested builders."""
@@ -272,7 +275,12 @@ class BlockBuilder:
             self._walk_block(element, depth)
             self._flush_paragraph()
             self._containers.pop()
-            if entering or self._references_scope is element:
+            if self._references_scope is element and not entering \
+                    and self._reference_count() == self._references_before and self._containers:
+                # The heading sat alone in its wrapper ("<div><h2>References</h2></div>"
+                # then the entries in the next one): the list is in the wrapper around both.
+                self._references_scope = self._containers[-1]
+            elif entering or self._references_scope is element:
                 self._in_references = False
                 self._references_scope = None
         self._add_tail(element)
@@ -284,6 +292,7 @@ class BlockBuilder:
         self._in_references = bool(REFERENCE_HEADINGS.match(text))
         self._references_scope = (self._containers[-1] if self._in_references and
                                   self._containers else None)
+        self._references_before = self._reference_count()
         self.drafts.append(BlockDraft(BlockKind.HEADING, text=text, level=level))
 
     def _list(self, element: Element) -> None:

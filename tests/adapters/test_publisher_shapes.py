@@ -171,6 +171,22 @@ def test_paragraphs_after_a_works_cited_line_are_references(entries: int) -> Non
     assert sum(1 for b in document.blocks if b.kind is BlockKind.REFERENCE) == entries
 
 
+@pytest.mark.parametrize("wrappers", [1, 2])
+@pytest.mark.parametrize("section_id", ["", ' id="references"'])
+def test_a_references_heading_alone_in_its_wrapper_heads_the_entries_after(
+        wrappers: int, section_id: str) -> None:
+    entries = "".join(f'<div class="ref"><div class="body"><p><b>{i}</b>. {citation(i)}</p>'
+                      f'</div><div class="footer"><span>Show Context</span></div></div>'
+                      for i in range(12))
+    heading = "<h2>References</h2>"
+    for _ in range(wrappers):
+        heading = f'<div class="header">{heading}</div>'
+    body = (f'<article>{prose(4)}<div class="section"{section_id}>{heading}'
+            f'<div class="content">{entries}</div></div></article>')
+    document = extract(page(body))
+    assert sum(1 for b in document.blocks if b.kind is BlockKind.REFERENCE) == 12
+
+
 @pytest.mark.parametrize("sections", [6, 12])
 def test_a_reference_list_that_outscores_the_body_is_not_the_body(sections: int) -> None:
     # Many short sections, each scoring little; one long comma-heavy reference list.
