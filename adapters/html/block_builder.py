@@ -595,8 +595,9 @@ def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
                 continue
             dropping_level = 0
             label = clean_inline(draft.text).rstrip(":").strip()
-            # A journal's menu box ("Most downloaded articles") reads like a read-next box.
-            teasers = bool(TAIL_SECTIONS.match(label)) or is_control_text(label)
+            if is_control_text(label):
+                continue  # a menu's label ("Most downloaded articles"): its links go as links
+            teasers = bool(TAIL_SECTIONS.match(label))
             if teasers or DROPPED_SECTIONS.match(label):
                 dropping_level = draft.level
                 continue

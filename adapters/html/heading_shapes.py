@@ -40,6 +40,8 @@ _WRAPPER_TAGS = frozenset({"em", "i", "u", "span", "font", "a"})
 """Inline elements a bold line may be wrapped in (an italic, a jump-target anchor)."""
 _FOLLOWING_TAGS = frozenset({"p", "div", "blockquote", "ul", "ol", "table"})
 _BLOCK_CHILDREN = frozenset({"p", "ul", "ol", "dl", "blockquote", "pre", "figure", "li"})
+_FIELD = re.compile(r"\w:\s")
+"""A bold "Label: value" line is a field of a record, not a heading."""
 _SENTENCE_END = re.compile(r"[.!?:;,]\s*$|[a-z]{2}[.!?]\s+[A-Z]")
 _SHAPED_TAGS = frozenset({"div", "span", "p", "table", "td", "th", "section", "header",
                           "strong", "b", "font"})
@@ -110,7 +112,8 @@ def _bold_run(element: Element) -> str | None:
            for c in node.iter()):
         return None
     text = " ".join("".join(node.itertext()).split())
-    if not text or len(text) > MAX_BOLD_LINE_CHARS or not _reads_as_heading(text):
+    if not text or len(text) > MAX_BOLD_LINE_CHARS or not _reads_as_heading(text) \
+            or _FIELD.search(text):
         return None
     return text
 

@@ -21,6 +21,7 @@ from .learned_root import continuing_parts, extraction_evidence, propose_root, p
 from .page_inputs import PageInputs, first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
+from .title_headers import keep_titled_headers
 from .trailing_chrome import without_trailing_chrome
 
 logger = logging.getLogger("sheaf.html")
@@ -50,6 +51,8 @@ class Html5libExtractor:
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
         log: list[str] = []  # the decision log: roots passed over, and why
+        if scholarly and metadata.title:
+            keep_titled_headers(page.body, metadata.title)
         # Publisher markup is a declaration the classifier does not second-guess.
         proposal = None if candidates[0].why.startswith("publisher") else propose_root(
             page.evidence.blocks, probabilities, candidates[0].parts, page.body)

@@ -278,3 +278,50 @@ def test_control_lines_and_navigation_boxes_leave_the_article() -> None:
     for junk in ("Email to a Colleague", "Sign In", "Most Downloaded Articles"):
         assert junk not in document.text
     assert SENTENCE in document.text
+
+
+# -- added after the held-out score (see ADR-0038) ---------------------------------------
+@pytest.mark.parametrize("wrap", ["<em>{}</em>", '<a name="s{n}"></a>{}', "<i>{}</i>"])
+@pytest.mark.parametrize("spacer", ["", "<p>&nbsp;</p>", '<p>&nbsp;</p><a name="fig"></a>'])
+def test_bold_lines_through_wrappers_and_spacers(wrap: str, spacer: str) -> None:
+    body = "".join("<p><strong>" + wrap.format(t, n=n) + "</strong></p>" + spacer + prose()
+                   if "name" in wrap else
+                   "<p>" + wrap.format(f"<strong>{t}</strong>") + "</p>" + spacer + prose()
+                   for n, t in enumerate(SECTIONS))
+    document = extract(page(body))
+    assert [t for t, _ in headings(document)] == list(SECTIONS)
+
+
+def test_a_bold_section_line_right_above_a_subsection_line_is_a_heading() -> None:
+    body = (f"<p><strong>Findings</strong></p><p><em><strong>Design features</strong></em></p>"
+            f"{prose()}<p><strong>Discussion</strong></p>{prose()}")
+    assert [t for t, _ in headings(extract(page(body)))] == [
+        "Findings", "Design features", "Discussion"]
+
+
+@pytest.mark.parametrize("paragraphs", [6, 20])
+def test_a_blockquote_that_holds_the_article_is_layout(paragraphs: int) -> None:
+    body = ("<blockquote>" + "".join(f"<h2>{t}</h2>{prose(paragraphs // 5 + 1)}"
+                                     for t in SECTIONS) + "</blockquote>")
+    document = extract(page(body))
+    assert [t for t, _ in headings(document)] == list(SECTIONS)
+    assert not any(b.kind is BlockKind.QUOTE for b in document.blocks)
+
+
+def test_a_quotation_stays_a_quote() -> None:
+    body = f"<article>{prose(3)}<blockquote><p>To be or not to be.</p></blockquote>{prose()}"
+    document = extract(page(body + "</article>"))
+    assert [b.kind for b in document.blocks].count(BlockKind.QUOTE) == 1
+
+
+@pytest.mark.parametrize("header_class", ["page-header", "masthead-block", "site-header x"])
+def test_an_article_header_under_a_site_header_class_is_kept(header_class: str) -> None:
+    abstract = ("We study the recent experience with yield curve control of government bonds "
+                "as perhaps the best evidence of how this policy might work elsewhere, and we "
+                "interpret the evidence with a simple model of two kinds of bonds. ") * 2
+    body = (f'<div class="site-top"><a href="/">Home</a></div><main>'
+            f'<div class="{header_class}"><h1>Tides and moons</h1><p>{abstract}</p></div>'
+            f'<div class="cite"><p>Author, "Tides and moons," Working Paper 1 (2022).</p></div>'
+            f"</main>")
+    raw = f"<!DOCTYPE html><html>{HEAD}<body>{body}</body></html>"
+    assert abstract.strip() in extract(raw).text
