@@ -42,7 +42,11 @@ _FOLLOWING_TAGS = frozenset({"p", "div", "blockquote", "ul", "ol", "table"})
 _BLOCK_CHILDREN = frozenset({"p", "ul", "ol", "dl", "blockquote", "pre", "figure", "li"})
 _FIELD = re.compile(r"\w:\s")
 """A bold "Label: value" line is a field of a record, not a heading."""
-_SENTENCE_END = re.compile(r"[.!?:;,]\s*$|[a-z]{2}[.!?]\s+[A-Z]")
+_SENTENCE_END = re.compile(r"[.!?:;,]\s*$")
+_SENTENCE_BREAK = re.compile(r"[a-z]{2}[.!?]\s+[A-Z]")
+LABEL_WORDS = 3
+"""Words before a full stop that still make a label ("Chemistry. General"), not a
+sentence."""
 _SHAPED_TAGS = frozenset({"div", "span", "p", "table", "td", "th", "section", "header",
                           "strong", "b", "font"})
 
@@ -132,8 +136,12 @@ def _heading_text(element: Element) -> bool:
 
 def _reads_as_heading(text: str) -> bool:
     """Few words and no sentence: headings may end in "?" but not run on past a full
-    stop, and a line ending in a comma or colon is a lead-in."""
+    stop after more than a label's words, and a line ending in a comma or colon is a
+    lead-in."""
     if len(text.split()) > MAX_HEADING_WORDS or not any(c.isalpha() for c in text):
+        return False
+    stop = _SENTENCE_BREAK.search(text)
+    if stop is not None and len(text[:stop.start() + 2].split()) > LABEL_WORDS:
         return False
     return not _SENTENCE_END.search(text) or text.endswith("?")
 

@@ -84,6 +84,12 @@ def test_declared_heading_shapes_need_heading_text(shape: str, text: str) -> Non
     assert text in document.text
 
 
+@pytest.mark.parametrize("label", ["Chemistry. General", "Methods. Participants"])
+def test_a_label_and_a_full_stop_still_head(label: str) -> None:
+    body = HEADING_SHAPES["title class"](label, 3) + prose()
+    assert label in [t for t, _ in headings(extract(page(body)))]
+
+
 def test_a_link_with_a_heading_class_is_navigation() -> None:
     body = prose(3) + '<div class="sticky-prev h6"><a href="/">Back to the home page</a></div>'
     document = extract(page(body))
