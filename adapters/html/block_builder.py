@@ -595,12 +595,12 @@ def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
                 continue
             dropping_level = 0
             label = clean_inline(draft.text).rstrip(":").strip()
-            if is_control_text(label):
-                continue  # a menu's label ("Most downloaded articles"): its links go as links
             teasers = bool(TAIL_SECTIONS.match(label))
             if teasers or DROPPED_SECTIONS.match(label):
                 dropping_level = draft.level
                 continue
+            if is_control_text(label):
+                continue  # a menu's label ("Most downloaded articles"): its links go as links
         elif dropping_level:
             if not (teasers and draft.kind is BlockKind.PARAGRAPH
                     and len(draft.text) >= TEASER_PROSE):

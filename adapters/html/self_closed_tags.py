@@ -30,13 +30,18 @@ _START_TAG = tokenTypes["StartTag"]
 _END_TAG = tokenTypes["EndTag"]
 
 
+def closing_self_closed(tokens: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`tokens`, each self-closed start tag of `CLOSED_WHEN_SELF_CLOSING` followed by its
+    end tag."""
+    for token in tokens:
+        yield token
+        if token["type"] == _START_TAG and token.get("selfClosing") \
+                and token["name"] in CLOSED_WHEN_SELF_CLOSING:
+            yield {"type": _END_TAG, "name": token["name"], "data": []}
+
+
 class SelfClosingTokenizer(PlainTagTokenizer):  # type: ignore[misc]
-    """`PlainTagTokenizer` that follows a self-closed start tag of
-    `CLOSED_WHEN_SELF_CLOSING` with its end tag."""
+    """`PlainTagTokenizer` whose tokens go through `closing_self_closed`."""
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        for token in super().__iter__():
-            yield token
-            if token["type"] == _START_TAG and token.get("selfClosing") \
-                    and token["name"] in CLOSED_WHEN_SELF_CLOSING:
-                yield {"type": _END_TAG, "name": token["name"], "data": []}
+        return closing_self_closed(super().__iter__())
