@@ -13,10 +13,9 @@ from .self_closed_tags import SelfClosingTokenizer
 
 
 class _Parser(HTMLParser):  # type: ignore[misc]
-    """html5lib's parser reading with `PlainTagTokenizer` (closing XML-style self-closed
-    tags, see `self_closed_tags`): `_parse` creates the stock
-    tokenizer and then calls `reset`, which hands it the subclass (it adds methods,
-    no state)."""
+    """html5lib's parser reading with `PlainTagTokenizer` (as `SelfClosingTokenizer`, which
+    closes XML-style self-closed tags): `_parse` creates the stock tokenizer and then calls
+    `reset`, which hands it the subclass (it adds methods, no state)."""
 
     def reset(self) -> None:
         if type(self.tokenizer) is HTMLTokenizer:
