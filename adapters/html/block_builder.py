@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from urllib.parse import urljoin
@@ -171,7 +172,7 @@ class BlockBuilder:
                 continue
             if child.tag in ("p", "div") and (_is_reference_line(child) or (
                     not self._in_references
-                    and is_bold_line(child, _next_element(children, position)))):
+                    and is_bold_line(child, functools.partial(_next_element, children, position)))):
                 self._flush_paragraph()
                 self._heading(child, BOLD_LINE_LEVEL)
                 self._add_tail(child)
@@ -504,7 +505,7 @@ def _next_element(children: list[Element | str], position: int) -> Element | Non
                 return None
             continue
         if not isinstance(child.tag, str) or (
-                not clean_inline("".join(child.itertext()))
+                not any(clean_inline(t) for t in child.itertext())
                 and not any(e.tag in ("img", "table", "figure") for e in child.iter())):
             if clean_inline(child.tail or ""):
                 return None

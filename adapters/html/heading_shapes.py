@@ -16,6 +16,7 @@ container or a bold lead-in sentence is never taken for a heading.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
 from .element_rules import is_skipped
@@ -80,12 +81,16 @@ def _declared_level(element: Element) -> int | None:
     return None
 
 
-def is_bold_line(element: Element, following: Element | None) -> bool:
+def is_bold_line(element: Element, next_element: Callable[[], Element | None]) -> bool:
     """A paragraph that is one short bold run and nothing else (the bold may sit inside
     an italic or an anchor that names a jump target), followed by a block of prose or by
-    another such line: the heading of what follows, as plain-HTML galleys write it."""
+    another such line: the heading of what follows, as plain-HTML galleys write it.
+    `next_element` finds what follows; it is asked only for a bold line."""
+    if _bold_run(element) is None:
+        return False
+    following = next_element()
     if following is None or following.tag not in _FOLLOWING_TAGS \
-            or is_skipped(following, inside_root=True) or _bold_run(element) is None:
+            or is_skipped(following, inside_root=True):
         return False
     if _bold_run(following) is not None:
         return True  # a section heading right above its first subsection's

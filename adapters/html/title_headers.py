@@ -24,18 +24,21 @@ def keep_titled_headers(root: Element, title: str) -> int:
     wanted = _folded(title)
     if len(wanted) < 10:
         return 0
+    titled = [h for h in root.iter("h1") if _folded("".join(h.itertext())) == wanted]
+    if not titled:
+        return 0
+    parents = {child: parent for parent in root.iter() for child in parent}
     marked = 0
-    for element in root.iter():
-        if not isinstance(element.tag, str) or element.tag in SKIP_TAGS \
-                or not is_skipped(element, inside_root=True) or is_hidden(element):
-            continue  # kept already, or never prose (scripts, forms, hidden boxes)
-        heading = next(element.iter("h1"), None)
-        if heading is None or _folded("".join(heading.itertext())) != wanted:
-            continue
-        prose = sum(len("".join(p.itertext()).strip()) for p in element.iter("p"))
-        if prose >= HEADER_MIN_PROSE:
-            mark_rescued(element)
-            marked += 1
+    for heading in titled:
+        element = parents.get(heading)
+        while element is not None:  # only the title's ancestors can hold it
+            if element.tag not in SKIP_TAGS and not is_hidden(element) \
+                    and is_skipped(element, inside_root=True) \
+                    and sum(len("".join(p.itertext()).strip())
+                            for p in element.iter("p")) >= HEADER_MIN_PROSE:
+                mark_rescued(element)
+                marked += 1
+            element = parents.get(element)
     return marked
 
 
