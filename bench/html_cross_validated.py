@@ -1,7 +1,7 @@
 """Cross-validated HTML extraction on the four dev corpora, beside trafilatura (issue 29).
 
     .venv/bin/python -m bench.html_cross_validated [--corpora DIR] [--no-peer]
-        [--only CORPUS ...] [--per-page] [--rounds N] [--shipped]
+        [--only CORPUS ...] [--per-page] [--rounds N] [--shipped] [--folds N ...]
 
 Each page is extracted with the block model of its own fold (bench/html_folds.json,
 bench/html_block_fold_weights.json): a model trained without any page of the page's
@@ -71,6 +71,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--per-page", action="store_true")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--folds", nargs="*", type=int, default=None,
+                        help="score only pages of these folds (a development / check split)")
     parser.add_argument("--shipped", action="store_true",
                         help="use the shipped model everywhere (in-sample, for comparison)")
     args = parser.parse_args()
@@ -96,6 +98,9 @@ def main() -> int:
             for entry in json.loads((args.corpora / name / "manifest.json").read_text()):
                 jobs.append((name, entry["id"], (args.corpora / name / entry["file"]).read_bytes(),
                              entry.get("source_url_from_page") or "https://example.org/", entry))
+
+    if args.folds is not None:
+        jobs = [job for job in jobs if folds[job[0]][job[1]] in args.folds]
 
     def sheaf(job: tuple[str, str, bytes, str, Any]) -> Document | None:
         corpus, pid, raw, url, _ = job

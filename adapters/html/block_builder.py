@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
 from ...domain.document.document import BlockDraft, BlockKind, Link, ListItem
+from .control_texts import is_control_text
 from .element_rules import is_reference_entry, is_skipped, tokens
+from .heading_shapes import BOLD_LINE_LEVEL, is_bold_line, styled_heading
+from .layout_tables import is_layout_quote, is_layout_table, table_cells
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BLOCK_TAGS = frozenset({
@@ -115,7 +119,7 @@ def is_chrome_text(text: str) -> bool:
     """Whole texts of links and lines that are the publisher's controls, not content."""
     lowered = text.lower()
     return (lowered in CHROME_TEXTS or lowered.rstrip(": ") in CHROME_TEXTS
-            or bool(CHROME_PATTERN.match(lowered)))
+            or bool(CHROME_PATTERN.match(lowered)) or is_control_text(text))
 
 
 def clean_inline(text: str) -> str:
@@ -141,6 +145,9 @@ class BlockBuilder:
         self._in_references = False
         # The container a "References" heading opened: the list ends when it closes.
         self._references_scope: Element | None = None
+        self._references_before = 0
+        """References drafted before the last heading: none since means its list is yet
+        to come."""
         self._containers: list[Element] = []
         self._depth = 0
         """Elements entered on the current path, across nested builders."""
@@ -158,9 +165,17 @@ class BlockBuilder:
 
     # -- block level -----------------------------------------------------------------
     def _walk_block(self, element: Element, depth: int) -> None:
-        for child in _children_with_text(element):
+        children = _children_with_text(element)
+        for position, child in enumerate(children):
             if isinstance(child, str):
                 self._inline.append(child)
+                continue
+            if child.tag in ("p", "div") and (_is_reference_line(child) or (
+                    not self._in_references
+                    and is_bold_line(child, functools.partial(_next_element, children, position)))):
+                self._flush_paragraph()
+                self._heading(child, BOLD_LINE_LEVEL)
+                self._add_tail(child)
                 continue
             self._block_or_inline(child, depth + 1)
 
@@ -181,6 +196,13 @@ class BlockBuilder:
             self._add_tail(element)
             return
         tag = element.tag
+        shaped = (styled_heading(element)
+                  if tag not in HEADING_TAGS and not self._in_references else None)
+        if shaped is not None:
+            self._flush_paragraph()
+            self._heading(*shaped)
+            self._add_tail(element)
+            return
         if self._in_references and tag != "li" and tag in BLOCK_TAGS \
                 and is_reference_entry(element):
             self._flush_paragraph()
@@ -214,12 +236,26 @@ class BlockBuilder:
             self._list(element)
         elif tag == "dl":
             self._definition_list(element)
+        elif tag == "table" and is_layout_table(element):
+            for cell in table_cells(element):  # a page region, walked like a <div>
+                if not is_skipped(cell, True):
+                    self._containers.append(cell)
+                    self._walk_block(cell, depth)
+                    self._flush_paragraph()
+                    self._containers.pop()
+        elif tag == "table" and (self._in_references or self._enters_references(element)):
+            self._reference_rows(element)
         elif tag == "table":
             self._table(element)
         elif tag == "pre":
             text = "".join(_all_text(element)).strip("\n")
             if text.strip():
                 self.drafts.append(BlockDraft(BlockKind.CODE, text=text))
+        elif tag == "blockquote" and is_layout_quote(element):
+            self._containers.append(element)
+            self._walk_block(element, depth)
+            self._flush_paragraph()
+            self._containers.pop()
         elif tag == "blockquote":
             inner = self._nested(photo_captions=self.photo_captions)
             inner._walk_block(element, depth)
@@ -240,7 +276,12 @@ class BlockBuilder:
             self._walk_block(element, depth)
             self._flush_paragraph()
             self._containers.pop()
-            if entering or self._references_scope is element:
+            if self._references_scope is element and not entering \
+                    and self._reference_count() == self._references_before and self._containers:
+                # The heading sat alone in its wrapper ("<div><h2>References</h2></div>"
+                # then the entries in the next one): the list is in the wrapper around both.
+                self._references_scope = self._containers[-1]
+            elif entering or self._references_scope is element:
                 self._in_references = False
                 self._references_scope = None
         self._add_tail(element)
@@ -252,6 +293,7 @@ class BlockBuilder:
         self._in_references = bool(REFERENCE_HEADINGS.match(text))
         self._references_scope = (self._containers[-1] if self._in_references and
                                   self._containers else None)
+        self._references_before = self._reference_count()
         self.drafts.append(BlockDraft(BlockKind.HEADING, text=text, level=level))
 
     def _list(self, element: Element) -> None:
@@ -312,6 +354,18 @@ class BlockBuilder:
                 self.drafts.append(self._reference(item.text, None, position + 1))
         elif items:
             self.drafts.append(BlockDraft(BlockKind.LIST, items=tuple(items)))
+
+    def _reference_rows(self, element: Element) -> None:
+        """A reference list set as a table: each row one entry (a number cell and the
+        citation), whatever the cells hold."""
+        for row in _iter_table(element):
+            if row.tag != "tr":
+                continue
+            cells = [self._text_of(c) for c in row if isinstance(c.tag, str)
+                     and c.tag in ("td", "th") and not is_skipped(c, True)]
+            text = " ".join(c for c in cells if c)
+            if text:
+                self.drafts.append(self._reference(text, None, self._reference_count() + 1))
 
     def _table(self, element: Element) -> None:
         rows: list[tuple[str, ...]] = []
@@ -430,6 +484,36 @@ def _is_caption(element: Element) -> bool:
         for t in (element.get("class") or "").split())
 
 
+def _is_reference_line(element: Element) -> bool:
+    """A paragraph that says only "References" (or "Works cited", ...): the heading of
+    the list below it, however it is styled."""
+    if any(isinstance(c.tag, str) and c.tag in BLOCK_TAGS for c in element):
+        return False
+    text = "".join(element.itertext())
+    return len(text) <= 40 and bool(REFERENCE_HEADINGS.match(text))
+
+
+def _next_element(children: list[Element | str], position: int) -> Element | None:
+    """The first element after `children[position]`, past whitespace, comments and empty
+    elements; None when text or nothing comes next."""
+    current = children[position]
+    if isinstance(current, Element) and (current.tail or "").strip():
+        return None
+    for child in children[position + 1:]:
+        if isinstance(child, str):
+            if child.strip():
+                return None
+            continue
+        if not isinstance(child.tag, str) or (
+                not any(clean_inline(t) for t in child.itertext())
+                and not any(e.tag in ("img", "table", "figure") for e in child.iter())):
+            if clean_inline(child.tail or ""):
+                return None
+            continue  # a comment, a rule, an anchor or an empty spacer paragraph
+        return child
+    return None
+
+
 def _children_with_text(element: Element) -> list[Element | str]:
     out: list[Element | str] = []
     if element.text:
@@ -516,6 +600,8 @@ def _drop_sections(drafts: list[BlockDraft]) -> list[BlockDraft]:
             if teasers or DROPPED_SECTIONS.match(label):
                 dropping_level = draft.level
                 continue
+            if is_control_text(label):
+                continue  # a menu's label ("Most downloaded articles"): its links go as links
         elif dropping_level:
             if not (teasers and draft.kind is BlockKind.PARAGRAPH
                     and len(draft.text) >= TEASER_PROSE):

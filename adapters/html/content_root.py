@@ -8,6 +8,7 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
+from .cut_short_bodies import continuing_sections
 from .element_rules import (
     is_junk,
     is_misjudgeable,
@@ -16,6 +17,7 @@ from .element_rules import (
     tokens,
 )
 from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
+from .reference_roots import past_reference_list
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -122,6 +124,8 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     # A publisher's body is whole; a story titled after the page is one of several.
     whole = why.startswith("publisher") or why.endswith(TITLED)
     siblings = () if whole else _continuing(first, body, scored, index)
+    if why.startswith("publisher"):
+        siblings = continuing_sections(first, index.parents)
     if siblings:
         why += f"; with {len(siblings) - 1} sibling(s) that continue it"
     out = [RootCandidate(first, why, _text_len(first, scored), siblings)]
@@ -227,6 +231,8 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
             return _with_abstract(found, index), f"publisher body .{token}"
     best = (_element_by_id(body, best_scored[0])
             if best_scored is not None and best_scored[1][0] > 0 else None)
+    if best is not None:
+        best = past_reference_list(best, index.parents, body, lambda e: _text_len(e, scored))
     for label, _predicate in SEMANTIC_ROOTS:
         matches = index.semantic[label]
         if not matches:

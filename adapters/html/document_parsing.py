@@ -9,17 +9,18 @@ from html5lib import treebuilders
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.html5parser import HTMLParser
 
-from .tag_tokenizer import PlainTagTokenizer
+from .self_closed_tags import SelfClosingTokenizer
 
 
 class _Parser(HTMLParser):  # type: ignore[misc]
-    """html5lib's parser reading with `PlainTagTokenizer`: `_parse` creates the stock
-    tokenizer and then calls `reset`, which hands it the subclass (it adds methods,
-    no state) and stops its stream reporting invalid code points."""
+    """html5lib's parser reading with `PlainTagTokenizer` (as `SelfClosingTokenizer`, which
+    closes XML-style self-closed tags): `_parse` creates the stock tokenizer and then calls
+    `reset`, which hands it the subclass (it adds methods, no state) and stops its stream
+    reporting invalid code points."""
 
     def reset(self) -> None:
         if type(self.tokenizer) is HTMLTokenizer:
-            self.tokenizer.__class__ = PlainTagTokenizer
+            self.tokenizer.__class__ = SelfClosingTokenizer
             # The stream's check for invalid code points only records parse errors,
             # which sheaf never reads (a regex over every chunk: ~5% of extraction).
             self.tokenizer.stream.reportCharacterErrors = None

@@ -18,10 +18,12 @@ from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
 from .content_omissions import content_omissions
 from .content_root import RootCandidate, page_titles
+from .leading_headings import with_leading_headings
 from .learned_root import continuing_parts, extraction_evidence, propose_root, pruned_drafts
 from .page_inputs import PageInputs, first_heading, read_page
 from .satellites import find_satellites
 from .script_state import script_state_article
+from .title_headers import keep_titled_headers
 from .trailing_chrome import without_trailing_chrome
 
 logger = logging.getLogger("sheaf.html")
@@ -51,6 +53,8 @@ class Html5libExtractor:
         # Abstracts and reference lists live outside the body on publisher pages only.
         scholarly = bool(metadata.doi or metadata.journal or metadata.citation_pdf_url)
         log: list[str] = []  # the decision log: roots passed over, and why
+        if scholarly and metadata.title:
+            keep_titled_headers(page.body, metadata.title)
         # Publisher markup is a declaration the classifier does not second-guess.
         proposal = None if candidates[0].why.startswith("publisher") else propose_root(
             page.evidence.blocks, probabilities, candidates[0].parts, page.body)
@@ -68,7 +72,10 @@ class Html5libExtractor:
                             f"classifier reads as the article's")
             # Scholarly figures are content; a news photo's caption is not the article's.
             builder = BlockBuilder(url, photo_captions=scholarly)
-            drafts = builder.build_all([*before, *parts, *after])
+            sequence = [*before, *parts, *after]
+            if scholarly:
+                sequence = with_leading_headings(sequence, html)
+            drafts = builder.build_all(sequence)
             if before or after:
                 why += f"; with {len(before)} abstract and {len(after)} reference part(s) beside it"
             # The last candidate takes whatever prose it has: a short page is still a page.
@@ -78,7 +85,7 @@ class Html5libExtractor:
                 # A declared article that is all links is a post of links (a link roll,
                 # a reading list): read again with its lists of links kept.
                 builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
-                linked = builder.build_all([*before, *parts, *after])
+                linked = builder.build_all(sequence)
                 if _implausible(linked, candidate.prose, html) is None:
                     drafts, refusal = linked, None
                     why += "; its lists of links kept"
