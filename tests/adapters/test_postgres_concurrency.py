@@ -161,7 +161,9 @@ async def test_many_documents_committed_at_once_from_two_stores_all_land(
         two_stores: tuple[PostgresKnowledgeStore, PostgresKnowledgeStore]) -> None:
     files = {f"/data/{i}.md": TEXT.replace(b"Tuesday", f"day {i}".encode())
              for i in range(12)}
-    meeting = Rendezvous(len(files))
+    # Each worker gathers its ready documents into group commits (ADR-0041): the
+    # workers' commits meet, each holding some of the twelve.
+    meeting = Rendezvous(len(two_stores))
     workers = [worker(store, files, meeting) for store in two_stores]
     async with anyio.create_task_group() as tasks:
         for n, path in enumerate(files):
