@@ -144,6 +144,12 @@ class _CountingStore(MemoryKnowledgeStore):
         await super().apply(steps)
 
 
+async def _at_work_until(group: CommitGroup, release: anyio.Event) -> None:
+    """An ingest at work (so a group waits for it) until `release` is set."""
+    async with group.working():
+        await release.wait()
+
+
 @anyio_test
 async def test_members_waiting_while_another_works_commit_together() -> None:
     store = _CountingStore()
@@ -154,13 +160,8 @@ async def test_members_waiting_while_another_works_commit_together() -> None:
         return lambda work: (written.append(name), work.sources.touch("default", name))
 
     release = anyio.Event()
-
-    async def busy() -> None:
-        async with group.working():
-            await release.wait()
-
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(busy)
+        tasks.start_soon(_at_work_until, group, release)
         await anyio.sleep(0)
         tasks.start_soon(group.commit, write("a"))
         tasks.start_soon(group.commit, write("b"))
@@ -199,13 +200,8 @@ async def test_a_failing_member_fails_alone_and_the_others_are_committed() -> No
             outcomes[name] = str(exc)
 
     release = anyio.Event()
-
-    async def busy() -> None:
-        async with group.working():
-            await release.wait()
-
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(busy)
+        tasks.start_soon(_at_work_until, group, release)
         await anyio.sleep(0)
         tasks.start_soon(member, "good", lambda w: w.sources.touch("default", "x"))
         tasks.start_soon(member, "bad", bad)

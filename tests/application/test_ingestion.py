@@ -150,7 +150,8 @@ class FailingOnce(MemoryKnowledgeStore):
         await super().apply(steps)
 
 
-async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
+def _failing_once_with_artifacts(stage_after: float) -> tuple[World, MemoryArtifactStore]:
+    """A world whose first store step fails, staging into artifacts it hands back."""
     world = World()
     world.store = FailingOnce()
     artifacts = MemoryArtifactStore()
@@ -158,7 +159,13 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
     world.ingestion = Ingestion(IngestionPorts(
         ContentResolver(world.http, html, pdf), DocumentExtraction(html, pdf), world.files,
         world.storage, world.blobs, artifacts))
-    world.ingestion.stage_after = 0.0  # staged however fast it was extracted
+    world.ingestion.stage_after = stage_after
+    return world, artifacts
+
+
+async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
+    world, artifacts = _failing_once_with_artifacts(
+        stage_after=0.0)  # staged however fast it was extracted
     failed = await world.ingestion.ingest(NOTES)
     assert failed.status is IngestStatus.FAILED and failed.error_kind == "internal"
     assert failed.message == "RuntimeError: killed between the stage and store steps"
@@ -176,14 +183,8 @@ async def test_resume_uses_the_staged_artifacts_instead_of_extracting() -> None:
 
 
 async def test_a_fast_extraction_stages_nothing_and_a_resume_extracts_it_again() -> None:
-    world = World()
-    world.store = FailingOnce()
-    artifacts = MemoryArtifactStore()
-    html, pdf = MemoryHtmlExtractor(), MemoryPdfExtractor()
-    world.ingestion = Ingestion(IngestionPorts(
-        ContentResolver(world.http, html, pdf), DocumentExtraction(html, pdf), world.files,
-        world.storage, world.blobs, artifacts))
-    world.ingestion.stage_after = 3600.0  # no extraction is worth staging
+    world, artifacts = _failing_once_with_artifacts(
+        stage_after=3600.0)  # no extraction is worth staging
     failed = await world.ingestion.ingest(NOTES)
     assert failed.status is IngestStatus.FAILED
     assert artifacts.files == {}  # three files would have cost more than extracting
