@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +32,7 @@ from bench.hostile_store_cases import (
     generate_in_child,
     run_scenario,
 )
+from tests.child_process_usage import run_sheaf
 
 SHEAF = Path(sys.executable).with_name("sheaf")
 GIB = 1 << 30
@@ -117,42 +116,18 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
 
 CASES.update(amplification_cases())  # issue 30: containers and images (hostile_store_cases)
 
-_ERROR = re.compile(rb"sheaf: error: ([a-z_]+):")
-
-
 def run_case(path: Path, timeout: float) -> tuple[float, float, str]:
     """Extract `path` in a subprocess: (seconds, peak RSS in MB, outcome)."""
-    started = time.monotonic()
-    with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen([str(SHEAF), "extract", str(path), "--format", "json"],
-                                   stdout=subprocess.DEVNULL, stderr=stderr,
-                                   start_new_session=True)
-        timed_out = False
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - started > timeout:
-                os.killpg(process.pid, signal.SIGKILL)
-                _, status, usage = os.wait4(process.pid, 0)
-                timed_out = True
-                break
-            time.sleep(0.05)
-        process.returncode = os.waitstatus_to_exitcode(status)  # Popen must not reap it
-        elapsed = time.monotonic() - started
-        stderr.seek(0)
-        errors = stderr.read()
-    peak_mb = usage.ru_maxrss / 1024  # kilobytes on Linux
-    if timed_out:
-        return elapsed, peak_mb, f"TIMEOUT after {timeout:.0f} s"
-    if process.returncode == 0:
-        return elapsed, peak_mb, "OK"
-    found = _ERROR.search(errors)
-    if found:
-        detail = errors[found.end():].decode(errors="replace").strip().splitlines()[0]
-        return elapsed, peak_mb, f"{found.group(1).decode()} ({detail[:70]})"
-    last = (errors.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-    return elapsed, peak_mb, f"exit {process.returncode}: {last[:80]}"
+    run = run_sheaf(["extract", str(path), "--format", "json"], timeout=timeout)
+    if run.returncode is None:
+        return run.seconds, run.peak_mb, f"TIMEOUT after {timeout:.0f} s"
+    if run.returncode == 0:
+        return run.seconds, run.peak_mb, "OK"
+    if run.error_kind is not None:
+        detail = run.stderr.split(f"sheaf: error: {run.error_kind}:", 1)[1].strip()
+        return run.seconds, run.peak_mb, f"{run.error_kind} ({detail.splitlines()[0][:70]})"
+    last = (run.stderr.strip().splitlines() or ["no message"])[-1]
+    return run.seconds, run.peak_mb, f"exit {run.returncode}: {last[:80]}"
 
 
 # -- hostile clients of `sheaf serve` (issue 30: browsers, slow clients, forged holders,

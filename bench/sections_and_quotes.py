@@ -4,9 +4,10 @@
 
 For every full-text publisher page and every pdf-dev paper with headings: the section
 label table and how many canonical labels were found. For the publisher pages: each
-manifest sentence quoted as given (must be an exact match, offsets checked), then with
-its whitespace, quote marks and case changed (must be a tolerant match whose text is the
-document's original), and the other pages' sentences (must all be not found).
+manifest sentence quoted as given (must be verified as an exact match, offsets checked),
+then with its whitespace, quote marks and first letter's case changed (must be verified
+as a tolerant match whose text is the document's original), and the other pages'
+sentences (must never be verified).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.analysis.section_labels import SCIENTIFIC_CORE
 from sheaf.domain.document.document import Document
 from sheaf.domain.errors import SheafError
-from sheaf.domain.quotes.quote_matching import MatchKind, find_quote
+from sheaf.domain.quotes.quote_verification import verify_quote
 from sheaf.domain.store.document_analysis import document_sections
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
@@ -31,9 +32,11 @@ CANONICAL = SCIENTIFIC_CORE | {"abstract", "background", "related_work", "limita
 
 
 def disguise(sentence: str) -> str:
-    """Whitespace doubled, straight quotes curled and back, case swapped."""
-    text = sentence.replace(" ", "  ").replace('"', "\u201c").replace("'", "\u2019")
-    return text.upper() if len(text) % 2 else text.lower()
+    """Within the tolerances a verified quote allows: spaces doubled and every third one
+    a line break, straight quotes curled, the first letter's case swapped."""
+    words = sentence.replace('"', "\u201c").replace("'", "\u2019").split(" ")
+    text = "".join(w + ("\n" if i % 3 == 2 else "  ") for i, w in enumerate(words)).strip()
+    return text[:1].swapcase() + text[1:]
 
 
 def main() -> int:
@@ -70,16 +73,16 @@ def main() -> int:
         text = document.text
         for sentence in (s["text"] for s in entry.get("sentences") or []):
             total += 1
-            result = find_quote(text, sentence)
-            match = result.matches[0] if result.matches else None
-            if match and match.kind is MatchKind.EXACT and text[match.start:match.end] == sentence:
+            result = verify_quote(text, sentence)
+            match = result.matches[0] if result.verified else None
+            if match and match.match == "exact" and text[match.start:match.end] == sentence:
                 exact += 1
             else:
                 failures.append(f"{entry['id']}: not exact: {sentence[:60]}")
-            result = find_quote(text, disguise(sentence))
-            match = result.matches[0] if result.matches else None
+            result = verify_quote(text, disguise(sentence))
+            match = result.matches[0] if result.verified else None
             collapsed = " ".join(sentence.split())
-            if match and match.kind is MatchKind.TOLERANT and " ".join(
+            if match and match.match == "tolerant" and " ".join(
                     text[match.start:match.end].split()) == collapsed:
                 tolerant += 1
             else:
@@ -89,7 +92,7 @@ def main() -> int:
                 continue
             for sentence in (s["text"] for s in other.get("sentences") or []):
                 foreign_total += 1
-                if find_quote(text, sentence).found:
+                if verify_quote(text, sentence).verified:
                     foreign_found += 1
                     failures.append(f"{entry['id']}: foreign sentence matched: {sentence[:50]}")
     print(f"\nmanifest sentences: {exact}/{total} exact with correct offsets, "

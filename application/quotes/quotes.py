@@ -8,7 +8,7 @@ import attrs
 from ...domain.analysis.section_labels import normalise_heading
 from ...domain.document.document_location import DocumentLocation
 from ...domain.errors import ErrorKind, NotFound, SheafError
-from ...domain.quotes.quote_matching import FUZZY_THRESHOLD, MatchKind
+from ...domain.quotes.match_kinds import FUZZY_THRESHOLD, MatchKind
 from ...domain.quotes.quote_verification import (
     Mode,
     PassageMatch,

@@ -21,8 +21,8 @@ import attrs
 from ..analysis.word_tokens import is_unit_boundary, word_units
 from ..worded_enum import WordedEnum
 from .fuzzy_window import best_window
+from .match_kinds import FUZZY_THRESHOLD
 from .meaning_words import is_conjunction, is_negation, is_qualifier, limits_a_claim
-from .quote_matching import FUZZY_THRESHOLD
 from .tolerances import TOLERANCES, CanonicalText, Tolerance, canonical_form, citation_markers
 from .word_alignment import Difference, DifferenceKind, aligned_span, differences
 
@@ -359,11 +359,20 @@ def _closest(text: str, request: str, document: CanonicalText, asked: CanonicalT
 
 def _sentence_around(canonical: str, start: int, end: int, size: int) -> tuple[int, int]:
     """`[start, end)` widened to the sentence stops (or line breaks) around it, by at
-    most the request's length each side."""
+    most the request's length each side; a bound that falls inside a word moves out to
+    the word's edge, so no half word is read as a word of the passage."""
     left = max(canonical.rfind(stop, max(0, start - size), start) for stop in ".!?;\n")
+    if left == -1:
+        left = max(0, start - size)
+        while not is_unit_boundary(canonical, left):
+            left -= 1
+    else:
+        left += 1
     stops = [canonical.find(stop, end, end + size) for stop in ".!?;\n"]
     right = min((s for s in stops if s != -1), default=min(len(canonical), end + size))
-    return left + 1, right
+    while not is_unit_boundary(canonical, right):
+        right += 1
+    return left, right
 
 
 def _with_marks(canonical: str, start: int, end: int, asked: str) -> tuple[int, int]:
@@ -393,4 +402,10 @@ def _quoters_stop(difference: Difference, request: str) -> bool:
 
 def _lowered(text: str) -> str:
     """Lower case character by character, so offsets stay those of `text`."""
+    whole = text.lower()
+    # Lowering never shortens a character, so an unchanged length means every character
+    # became one; only capital sigma depends on its neighbours (a final `ς`) when the
+    # string is lowered whole. The per-character loop costs ~1 s on a 1 MB document.
+    if len(whole) == len(text) and "\u03a3" not in text:
+        return whole
     return "".join(c if len(low := c.lower()) != 1 else low for c in text)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.document.document import BlockKind, Document
-from sheaf.domain.quotes.quote_matching import MatchKind, find_quote
+from sheaf.domain.quotes.quote_verification import verify_quote
 from sheaf.domain.search.bm25 import bm25_scores
 from sheaf.domain.store.document_analysis import analyse_version
 from tests.pdf_writer import write_raw_pages_pdf
@@ -102,9 +102,7 @@ def check(document: Document, paragraphs: list[str], running: dict[int, list[str
     for paragraph in paragraphs:
         for sentence in sentences_of(paragraph):
             assert sentence in flat
-            found = find_quote(document.text, sentence)
-            assert found.matches and found.matches[0].kind in (MatchKind.EXACT,
-                                                               MatchKind.TOLERANT)
+            assert verify_quote(document.text, sentence).verified
     # Every page's running lines, once each, on that page, in page order, top first.
     furniture = [b for b in document.blocks if b.kind is BlockKind.FURNITURE]
     assert [(b.draft.pages, b.draft.text) for b in furniture] == [

@@ -31,7 +31,7 @@ NOT_FOR_LISTING = (
     "sheaf.domain.analysis.sections",
     "sheaf.domain.analysis.sentences",
     "sheaf.domain.store.document_analysis",
-    "sheaf.domain.quotes.quote_matching",
+    "sheaf.domain.quotes.quote_verification",
     "sheaf.domain.search.context_block",
     "sheaf.domain.routing.routing",
     "sheaf.domain.analysis.token_counting",
