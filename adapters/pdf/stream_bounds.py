@@ -1,0 +1,112 @@
+"""The content budget's byte limits applied to a file before PDFium reads it (ADR-0042).
+
+PDFium inflates the streams a page needs inside C++, where sheaf's counting cannot
+reach: a 1 MB page whose content inflates to 1 GiB would take 1 GiB. So every stream a
+page's text can make PDFium decode (its contents, and whatever its resources reach:
+forms, fonts and their programs, CMaps, Type 3 glyph procedures, patterns) is decoded
+here first, through the same bounded decoders as the pdfminer engine's, and the file
+is refused (`too_large`) as soon as one stream or their sum passes the limits. Image
+streams are left out: neither engine decodes pixels to read text (a 1 GiB image on a
+page costs PDFium's text reading nothing). Operation and glyph counts stay with the
+PDFium engine's page loop.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+import pikepdf
+
+from ...domain.errors import ErrorKind, SheafError
+from .content_budget import ContentBudget, decode_bounded
+
+_NOT_FOLLOWED = frozenset({"/Parent"})  # back to the page tree, not down to content
+
+
+def bound_streams(data: bytes, budget: ContentBudget, max_pages: int) -> None:
+    """Decode, under `budget`, every non-image stream the first `max_pages` pages'
+    contents and resources reach, and count each page's content tokens (its forms'
+    included) against the page operation limit; raise `too_large`, `too_complex` or
+    `timeout` as the budget does."""
+    try:
+        pdf = pikepdf.open(io.BytesIO(data))
+    except (pikepdf.PdfError, ValueError, OSError) as exc:
+        raise SheafError(ErrorKind.CORRUPT, f"unreadable PDF: {exc}") from None
+    with pdf:
+        tokens: dict[tuple[int, int], int] = {}
+        limit = budget.limits.max_page_operations
+        for number, page in enumerate(pdf.pages, start=1):
+            if number > max_pages:
+                break
+            budget.start_page(number)
+            contents = page.obj.get("/Contents")
+            # A page's own content streams count as content whether or not they say so.
+            operations = sum(_read(stream, budget, tokens, content=True)
+                             for stream in _containers(
+                                 contents if isinstance(contents, pikepdf.Array)
+                                 else [contents])
+                             if isinstance(stream, pikepdf.Stream))
+            seen: set[tuple[int, int]] = set()
+            stack = _containers([page.obj.get("/Resources")])
+            while stack:
+                item = stack.pop()
+                if item.is_indirect:
+                    if item.objgen in seen:
+                        continue
+                    seen.add(item.objgen)
+                if isinstance(item, pikepdf.Array):
+                    stack.extend(_containers(item))
+                    continue
+                if isinstance(item, pikepdf.Stream):
+                    if item.get("/Subtype") == pikepdf.Name.Image:
+                        continue
+                    operations += _read(item, budget, tokens,
+                                        content=item.get("/Subtype") == pikepdf.Name.Form)
+                if operations > limit:
+                    raise budget.too_complex(f"runs more than {limit} content operations")
+                stack.extend(_containers(value for key, value in item.items()
+                                         if key not in _NOT_FOLLOWED))
+            if operations > limit:
+                raise budget.too_complex(f"runs more than {limit} content operations")
+            budget.check_time()
+
+
+def _containers(values: Iterable[object]) -> list[pikepdf.Object]:
+    """The dictionaries, arrays and streams among `values` (numbers and names hold no
+    streams)."""
+    return [value for value in values
+            if isinstance(value, pikepdf.Dictionary | pikepdf.Array | pikepdf.Stream)]
+
+
+def _read(stream: pikepdf.Stream, budget: ContentBudget,
+          tokens: dict[tuple[int, int], int], *, content: bool) -> int:
+    """The stream decoded under the budget once per document; its content tokens (an
+    upper bound on the operands and operators it runs) when it is content, else 0."""
+    key = stream.objgen if stream.is_indirect else (-1, id(stream))
+    count = tokens.get(key)
+    if count is None:
+        chain = stream.get("/Filter")
+        names = ([chain] if isinstance(chain, pikepdf.Name)
+                 else list(chain) if isinstance(chain, pikepdf.Array) else [])
+        try:
+            raw = stream.read_raw_bytes()
+        except pikepdf.PdfError:
+            raw = b""  # PDFium fails on the same damage; nothing was inflated
+        decoded = decode_bounded(
+            raw, [str(name)[1:] for name in names if isinstance(name, pikepdf.Name)], budget)
+        count = tokens[key] = token_count(decoded) if content else 0
+    return count
+
+
+# Whitespace and delimiters to 0, every other byte to 1: a token starts at each 0 1.
+_SEPARATORS = b" \t\r\n\f\x00[]()<>{}/%"
+_MARKS = bytes(0 if byte in _SEPARATORS else 1 for byte in range(256))
+
+
+def token_count(data: bytes) -> int:
+    """How many tokens (operands and operators) the content holds: the runs of
+    characters between whitespace and delimiters, counted in C. Words inside strings
+    count too, which only overstates."""
+    marked = data.translate(_MARKS)
+    return marked.count(b"\x00\x01") + (marked[:1] == b"\x01")
