@@ -14,6 +14,7 @@ PDFium engine's page loop.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 
 import pikepdf
@@ -69,7 +70,36 @@ def bound_streams(data: bytes, budget: ContentBudget, max_pages: int) -> None:
                                          if key not in _NOT_FOLLOWED))
             if operations > limit:
                 raise budget.too_complex(f"runs more than {limit} content operations")
+            if operations > budget.limits.max_page_objects:
+                _count_drawing(page.obj, contents, seen, pdf, budget)
             budget.check_time()
+
+
+# Operators that make PDFium keep a page object: text shown, a path painted, an
+# XObject, a shading, an inline image (the regular expression finds whole tokens).
+_DRAWING = re.compile(rb"(?<![^\s\])>])(?:Tj|TJ|'|\"|[SsfFBbn]\*?|Do|sh|EI)(?![^\s\[(<>/%])")
+
+
+def _count_drawing(page: pikepdf.Dictionary, contents: object,
+                   seen: set[tuple[int, int]], pdf: pikepdf.Pdf,
+                   budget: ContentBudget) -> None:
+    """Refuse a page whose content draws more objects than the page may hold. Only
+    asked when its tokens could be that many: PDFium builds every object of a page
+    before its glyphs can be counted (20 MB of `(a) Tj` took 1.7 GB)."""
+    streams = [s for s in _containers(contents if isinstance(contents, pikepdf.Array)
+                                      else [contents]) if isinstance(s, pikepdf.Stream)]
+    streams += [obj for obj in (pdf.get_object(key) for key in seen)
+                if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == pikepdf.Name.Form]
+    limit = budget.limits.max_page_objects
+    drawn = 0
+    for stream in streams:
+        try:
+            data = stream.read_bytes()  # already decoded once under the budget
+        except pikepdf.PdfError:
+            continue
+        drawn += sum(1 for _ in _DRAWING.finditer(data))
+        if drawn > limit:
+            raise budget.too_complex(f"draws more than {limit} glyphs and shapes")
 
 
 def _containers(values: Iterable[object]) -> list[pikepdf.Object]:
@@ -105,8 +135,10 @@ _MARKS = bytes(0 if byte in _SEPARATORS else 1 for byte in range(256))
 
 
 def token_count(data: bytes) -> int:
-    """How many tokens (operands and operators) the content holds: the runs of
-    characters between whitespace and delimiters, counted in C. Words inside strings
-    count too, which only overstates."""
+    """At least as many as the operands and operators the content runs: the runs of
+    characters between whitespace and delimiters, and each string, array and
+    dictionary opened (which may be empty), counted in C. Words inside strings count
+    too, which only overstates."""
     marked = data.translate(_MARKS)
-    return marked.count(b"\x00\x01") + (marked[:1] == b"\x01")
+    return (marked.count(b"\x00\x01") + (marked[:1] == b"\x01")
+            + data.count(b"(") + data.count(b"[") + data.count(b"<"))

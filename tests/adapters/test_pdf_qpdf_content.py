@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.pdf.qpdf_content import _operand, instructions
+from sheaf.adapters.pdf.stream_bounds import token_count
 
 _NUMBERS = st.one_of(st.integers(-10_000, 10_000).map(str),
                      st.floats(-1e4, 1e4, allow_nan=False).map(lambda x: f"{x:.4f}"))
@@ -51,3 +52,13 @@ def test_inline_images_are_left_out_and_what_follows_them_is_read() -> None:
     data = f"q {_INLINE_IMAGE} Q 1 0 0 1 5 5 cm [(a) -20 (b)] TJ".encode("latin-1")
     assert instructions(data) == [("q", []), ("Q", []), ("cm", [1, 0, 0, 1, 5, 5]),
                                   ("TJ", [[b"a", -20, b"b"]])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_INSTRUCTIONS, max_size=30))
+def test_the_token_count_bounds_the_operands_and_operators_run(parts: list[str]) -> None:
+    # The PDFium engine's pre-check counts tokens against the page's operation limit:
+    # never fewer than the pdfminer engine's interpreter is given.
+    data = "\n".join(parts).encode("latin-1")
+    run = sum(1 + len(operands) for _operator, operands in instructions(data))
+    assert token_count(data) >= run
