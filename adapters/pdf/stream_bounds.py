@@ -35,44 +35,53 @@ def bound_streams(data: bytes, budget: ContentBudget, max_pages: int) -> None:
     except (pikepdf.PdfError, ValueError, OSError) as exc:
         raise SheafError(ErrorKind.CORRUPT, f"unreadable PDF: {exc}") from None
     with pdf:
-        tokens: dict[tuple[int, int], int] = {}
-        limit = budget.limits.max_page_operations
-        for number, page in enumerate(pdf.pages, start=1):
-            if number > max_pages:
-                break
-            budget.start_page(number)
-            contents = page.obj.get("/Contents")
-            # A page's own content streams count as content whether or not they say so.
-            operations = sum(_read(stream, budget, tokens, content=True)
-                             for stream in _containers(
-                                 contents if isinstance(contents, pikepdf.Array)
-                                 else [contents])
-                             if isinstance(stream, pikepdf.Stream))
-            seen: set[tuple[int, int]] = set()
-            stack = _containers([page.obj.get("/Resources")])
-            while stack:
-                item = stack.pop()
-                if item.is_indirect:
-                    if item.objgen in seen:
-                        continue
-                    seen.add(item.objgen)
-                if isinstance(item, pikepdf.Array):
-                    stack.extend(_containers(item))
+        try:
+            _walk(pdf, budget, max_pages)
+        except pikepdf.PdfError as exc:
+            raise SheafError(ErrorKind.CORRUPT, f"unreadable PDF: {exc}") from None
+
+
+def _walk(pdf: pikepdf.Pdf, budget: ContentBudget, max_pages: int) -> None:
+    """Page by page: a stream is decoded once per document, its tokens counted on
+    every page that reaches it."""
+    tokens: dict[tuple[int, int], int] = {}
+    limit = budget.limits.max_page_operations
+    for number, page in enumerate(pdf.pages, start=1):
+        if number > max_pages:
+            break
+        budget.start_page(number)
+        contents = page.obj.get("/Contents")
+        # A page's own content streams count as content whether or not they say so.
+        operations = sum(_read(stream, budget, tokens, content=True)
+                         for stream in _containers(
+                             contents if isinstance(contents, pikepdf.Array)
+                             else [contents])
+                         if isinstance(stream, pikepdf.Stream))
+        seen: set[tuple[int, int]] = set()
+        stack = _containers([page.obj.get("/Resources")])
+        while stack:
+            item = stack.pop()
+            if item.is_indirect:
+                if item.objgen in seen:
                     continue
-                if isinstance(item, pikepdf.Stream):
-                    if item.get("/Subtype") == pikepdf.Name.Image:
-                        continue
-                    operations += _read(item, budget, tokens,
-                                        content=item.get("/Subtype") == pikepdf.Name.Form)
-                if operations > limit:
-                    raise budget.too_complex(f"runs more than {limit} content operations")
-                stack.extend(_containers(value for key, value in item.items()
-                                         if key not in _NOT_FOLLOWED))
+                seen.add(item.objgen)
+            if isinstance(item, pikepdf.Array):
+                stack.extend(_containers(item))
+                continue
+            if isinstance(item, pikepdf.Stream):
+                if item.get("/Subtype") == pikepdf.Name.Image:
+                    continue
+                operations += _read(item, budget, tokens,
+                                    content=item.get("/Subtype") == pikepdf.Name.Form)
             if operations > limit:
                 raise budget.too_complex(f"runs more than {limit} content operations")
-            if operations > budget.limits.max_page_objects:
-                _count_drawing(page.obj, contents, seen, pdf, budget)
-            budget.check_time()
+            stack.extend(_containers(value for key, value in item.items()
+                                     if key not in _NOT_FOLLOWED))
+        if operations > limit:
+            raise budget.too_complex(f"runs more than {limit} content operations")
+        if operations > budget.limits.max_page_objects:
+            _count_drawing(contents, seen, pdf, budget)
+        budget.check_time()
 
 
 # Operators that make PDFium keep a page object: text shown, a path painted, an
@@ -80,8 +89,7 @@ def bound_streams(data: bytes, budget: ContentBudget, max_pages: int) -> None:
 _DRAWING = re.compile(rb"(?<![^\s\])>])(?:Tj|TJ|'|\"|[SsfFBbn]\*?|Do|sh|EI)(?![^\s\[(<>/%])")
 
 
-def _count_drawing(page: pikepdf.Dictionary, contents: object,
-                   seen: set[tuple[int, int]], pdf: pikepdf.Pdf,
+def _count_drawing(contents: object, seen: set[tuple[int, int]], pdf: pikepdf.Pdf,
                    budget: ContentBudget) -> None:
     """Refuse a page whose content draws more objects than the page may hold. Only
     asked when its tokens could be that many: PDFium builds every object of a page
@@ -123,10 +131,17 @@ def _read(stream: pikepdf.Stream, budget: ContentBudget,
             raw = stream.read_raw_bytes()
         except pikepdf.PdfError:
             raw = b""  # PDFium fails on the same damage; nothing was inflated
-        decoded = decode_bounded(
-            raw, [str(name)[1:] for name in names if isinstance(name, pikepdf.Name)], budget)
+        decoded = decode_bounded(raw, [_filter_name(name) for name in names], budget)
         count = tokens[key] = token_count(decoded) if content else 0
     return count
+
+
+def _filter_name(name: object) -> str:
+    """A filter's name without its slash; a name that is not text (a mutated byte) or
+    not a name names no decoder, so the chain stops there."""
+    if not isinstance(name, pikepdf.Name):
+        return ""
+    return bytes(name.unparse())[1:].decode("latin-1")
 
 
 # Whitespace and delimiters to 0, every other byte to 1: a token starts at each 0 1.
