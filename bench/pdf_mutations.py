@@ -1,7 +1,7 @@
 """Random byte mutations of small valid PDFs: every case must end as a Document or a
 typed error, never a traceback or a hang.
 
-    .venv/bin/python -P bench/pdf_mutations.py [--cases 5000] [--seed 1]
+    .venv/bin/python -P bench/pdf_mutations.py [--cases 5000] [--seed 1] [--engine pdfium]
 
 The test suite runs a few hundred such cases with hypothesis; this runs many more.
 """
@@ -48,9 +48,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine", choices=("pdfminer", "pdfium"), default="pdfminer")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    extractor = PdfminerExtractor(time_budget=10)
+    extractor = PdfminerExtractor(time_budget=10, engine=args.engine)
     outcomes: Counter[str] = Counter()
     slowest = 0.0
     started = time.perf_counter()

@@ -136,6 +136,49 @@ def write_bomb_pdf(unit: bytes, size: int, *, pages: int = 1,
     return out.getvalue()
 
 
+def write_form_bomb_pdf(unit: bytes, size: int, prefix: bytes = b"") -> bytes:
+    """A page that draws one form XObject whose content inflates to `prefix` and `unit`
+    repeated to `size` bytes: a flood that the page's own content does not show."""
+    pdf = pikepdf.Pdf.new()
+    resources = _font_resources(pdf)
+    form = pikepdf.Stream(pdf, b"")
+    form.write(_deflated(prefix, unit, size), filter=pikepdf.Name.FlateDecode)
+    form.Type, form.Subtype = pikepdf.Name.XObject, pikepdf.Name.Form
+    form.BBox = [0, 0, PAGE_WIDTH, PAGE_HEIGHT]
+    form.Resources = resources
+    resources.XObject = pikepdf.Dictionary(Fm0=pdf.make_indirect(form))
+    content = pdf.make_stream(b"BT /F1 12 Tf 72 720 Td (A page with a form) Tj ET /Fm0 Do")
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=resources, Contents=content)))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True, compress_streams=False,
+             stream_decode_level=pikepdf.StreamDecodeLevel.none)
+    return out.getvalue()
+
+
+def write_image_bomb_pdf(side: int) -> bytes:
+    """A page of text that also draws a `side` x `side` grey image, deflated from zeros
+    (32768 makes 1 GiB of pixels in a 1 MB file)."""
+    pdf = pikepdf.Pdf.new()
+    resources = _font_resources(pdf)
+    image = pikepdf.Stream(pdf, b"")
+    image.write(_deflated(b"", b"\0" * 64, side * side), filter=pikepdf.Name.FlateDecode)
+    image.Type, image.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+    image.Width, image.Height, image.BitsPerComponent = side, side, 8
+    image.ColorSpace = pikepdf.Name.DeviceGray
+    resources.XObject = pikepdf.Dictionary(Im0=pdf.make_indirect(image))
+    content = pdf.make_stream(b"BT /F1 12 Tf 72 720 Td (A page with a picture) Tj ET "
+                              b"q 100 0 0 100 72 72 cm /Im0 Do Q")
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=resources, Contents=content)))
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True, compress_streams=False,
+             stream_decode_level=pikepdf.StreamDecodeLevel.none)
+    return out.getvalue()
+
+
 def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: str) -> bytes:
     """A page whose body font is a Type3 font with private glyph names and no ToUnicode
     map, so each letter comes out as its character code (`!"#!"$`), under a heading in

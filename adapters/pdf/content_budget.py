@@ -198,21 +198,38 @@ class BoundedStream(PDFStream):
             super().decode()
             budget.spend(len(self.data or b""))
             return
-        data = self.rawdata or b""
-        for name, _params in filters:
-            if name in LITERALS_FLATE_DECODE:
-                data = inflate_bounded(data, budget.stream_room())
-            elif name in LITERALS_ASCII85_DECODE:
-                data = ascii85decode(data)
-            elif name in LITERALS_ASCIIHEX_DECODE:
-                data = asciihexdecode(data)
-            elif name in LITERALS_LZW_DECODE:
-                data = lzw_decode_bounded(data, budget.stream_room())
-            else:
-                data = rldecode(data)
-        budget.spend(len(data))
-        self.data = data
+        self.data = decode_bounded(self.rawdata or b"", [name.name for name, _ in filters],
+                                   budget)
         self.rawdata = None
+
+
+_FLATE = frozenset(name.name for name in LITERALS_FLATE_DECODE)
+_LZW = frozenset(name.name for name in LITERALS_LZW_DECODE)
+_ASCII85 = frozenset(name.name for name in LITERALS_ASCII85_DECODE)
+_ASCIIHEX = frozenset(name.name for name in LITERALS_ASCIIHEX_DECODE)
+_RUNLENGTH = frozenset(name.name for name in LITERALS_RUNLENGTH_DECODE)
+
+
+def decode_bounded(data: bytes, filters: Sequence[str], budget: ContentBudget) -> bytes:
+    """`data` through its filter chain (names without the slash), each expanding stage
+    bounded by the budget's room and the result spent from it. The chain stops at a
+    filter that is not a text stream's (an image codec, Crypt): what it decoded so far
+    is what is counted."""
+    for name in filters:
+        if name in _FLATE:
+            data = inflate_bounded(data, budget.stream_room())
+        elif name in _ASCII85:
+            data = ascii85decode(data)
+        elif name in _ASCIIHEX:
+            data = asciihexdecode(data)
+        elif name in _LZW:
+            data = lzw_decode_bounded(data, budget.stream_room())
+        elif name in _RUNLENGTH:
+            data = rldecode(data)
+        else:
+            break
+    budget.spend(len(data))
+    return data
 
 
 class BoundedParser(PDFParser):

@@ -26,6 +26,7 @@ from .font_encoding import CORPORATE_USE
 from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
 from .pdfium_text import PDFIUM_LOCK
 from .stable_grouping import StablePage
+from .stream_bounds import bound_streams
 
 try:
     import pypdfium2
@@ -92,6 +93,9 @@ class PdfiumLayoutPages:
             raise RuntimeError("pypdfium2 is not installed (the pdfium extra)")
         self._budget = budget
         self._max_pages = max_pages
+        # PDFium inflates what a page needs in C++, outside the budget's counting: the
+        # streams it can reach are decoded under the budget first.
+        bound_streams(data, budget, max_pages)
         try:
             with PDFIUM_LOCK:
                 self._document = pypdfium2.PdfDocument(data)

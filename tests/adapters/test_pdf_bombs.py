@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from sheaf.adapters.pdf.content_budget import ContentBudget, ContentLimits, inflate_bounded
+from sheaf.adapters.pdf.pdfium_text import pdfium_available
 from sheaf.domain.errors import ErrorKind, SheafError
-from tests.pdf_writer import write_bomb_pdf
+from tests.pdf_writer import write_bomb_pdf, write_form_bomb_pdf, write_image_bomb_pdf
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,7 @@ _CHILD = textwrap.dedent(r"""
     data = open(sys.argv[1], "rb").read()
     started = time.monotonic()
     try:
-        document = PdfminerExtractor().extract_sync(data)
+        document = PdfminerExtractor(engine=sys.argv[2]).extract_sync(data)
         outcome = {"kind": None, "chars": len(document.text)}
     except SheafError as exc:
         outcome = {"kind": exc.kind.value, "message": exc.message}
@@ -41,9 +42,10 @@ _CHILD = textwrap.dedent(r"""
 """)
 
 
-def _extract_in_child(path: Path) -> dict[str, object]:
+def _extract_in_child(path: Path, engine: str = "pdfminer") -> dict[str, object]:
     try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True,
+        done = subprocess.run([sys.executable, "-c", _CHILD, str(path), engine],
+                              capture_output=True,
                               text=True, timeout=MAX_SECONDS * 3)
     except subprocess.TimeoutExpired:
         pytest.fail(f"extraction still running after {MAX_SECONDS * 3} s")
@@ -67,15 +69,46 @@ BOMBS = {
 }
 
 
+# PDFium decodes and parses in C++, outside the budget's counting: its engine is held
+# to the same outcomes by decoding under the budget before PDFium reads the file.
+ENGINES = ["pdfminer", pytest.param("pdfium", marks=pytest.mark.skipif(
+    not pdfium_available(), reason="the pdfium extra is not installed"))]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", sorted(BOMBS))
-def test_bomb_ends_in_a_typed_error_within_memory_and_time(name: str, tmp_path: Path) -> None:
+def test_bomb_ends_in_a_typed_error_within_memory_and_time(name: str, engine: str,
+                                                           tmp_path: Path) -> None:
     unit, size, pages, kind = BOMBS[name]
     path = tmp_path / f"{name}.pdf"
     path.write_bytes(write_bomb_pdf(unit, size, pages=pages))
-    outcome = _extract_in_child(path)
+    outcome = _extract_in_child(path, engine)
     assert outcome["kind"] == kind, outcome
     assert float(str(outcome["peak_mb"])) <= MAX_PEAK_MB, outcome
     assert float(str(outcome["seconds"])) <= MAX_SECONDS, outcome
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("prefix", "unit"), [(b"BT /F1 12 Tf 72 700 Td ", b"(a) Tj "),
+                                              (b"", b"1 2 m 3 4 l S ")])
+def test_a_flood_inside_a_form_is_counted_on_the_page_that_draws_it(
+        prefix: bytes, unit: bytes, engine: str, tmp_path: Path) -> None:
+    path = tmp_path / "form.pdf"
+    # 1.5 MB: under the operation limit, over the glyphs and shapes a page may draw.
+    path.write_bytes(write_form_bomb_pdf(unit, 3 << 19, prefix))
+    outcome = _extract_in_child(path, engine)
+    assert outcome["kind"] == "too_complex", outcome
+    assert float(str(outcome["peak_mb"])) <= MAX_PEAK_MB, outcome
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_gigabyte_image_is_neither_decoded_nor_refused(engine: str, tmp_path: Path) -> None:
+    # Neither engine decodes pixels to read text, so an image's size is no bomb.
+    path = tmp_path / "image.pdf"
+    path.write_bytes(write_image_bomb_pdf(32768))
+    outcome = _extract_in_child(path, engine)
+    assert outcome["kind"] is None, outcome
+    assert float(str(outcome["peak_mb"])) <= MAX_PEAK_MB, outcome
 
 
 def test_a_large_ordinary_stream_under_the_limits_is_read() -> None:
