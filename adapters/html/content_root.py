@@ -8,6 +8,7 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
+from .collapsed_parts import out_of_collapsed_panel
 from .cut_short_bodies import continuing_sections
 from .element_rules import (
     is_junk,
@@ -18,6 +19,7 @@ from .element_rules import (
 )
 from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 from .reference_roots import past_reference_list
+from .titled_column import title_heading, titled_column_root
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -120,7 +122,10 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     body = _first(html, "body") or html
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
-    first, why = _first_choice(body, scored, index, page_titles(html))
+    titles = page_titles(html)
+    first, why = _first_choice(body, scored, index, titles)
+    if not why.startswith(("publisher", "semantic")):
+        first, why = _reconsidered(first, why, body, scored, index, titles)
     # A publisher's body is whole; a story titled after the page is one of several.
     whole = why.startswith("publisher") or why.endswith(TITLED)
     siblings = () if whole else _continuing(first, body, scored, index)
@@ -141,6 +146,27 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     if not any(c.element is body for c in out):
         out.append(RootCandidate(body, "the whole <body>", _text_len(body, scored)))
     return out
+
+
+def _reconsidered(first: Element, why: str, body: Element,
+                  scored: dict[int, tuple[float, int]], index: _TreeIndex, titles: set[str]
+                  ) -> tuple[Element, str]:
+    """A scored first choice that is one folded part of an article, or a box beside the
+    column the page's title heads, gives way to the article around or beside it."""
+    def prose(element: Element) -> int:
+        return _text_len(element, scored)
+
+    parts = out_of_collapsed_panel(first, index.parents, body, prose, _link_density)
+    if parts is not None:
+        return parts, why + "; widened out of a collapsed panel to the article's parts"
+    heading = title_heading(body, titles) if titles else None
+    if heading is not None:
+        column = titled_column_root(first, heading, index.parents, body,
+                                    lambda e: scored.get(id(e), (0.0, 0))[0], prose,
+                                    _link_density)
+        if column is not None:
+            return column, "the best content score in the column the page's title heads"
+    return first, why
 
 
 SIBLING_SCORE_SHARE = 0.2
