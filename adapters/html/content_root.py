@@ -244,6 +244,22 @@ def _titled(articles: list[Element], titles: set[str], scored: dict[int, tuple[f
     return min(titled, key=lambda e: _text_len(e, scored)) if titled else None
 
 
+OPENING = "holding the page's first <h1>"
+
+
+def _opening_article(body: Element, articles: list[Element],
+                     scored: dict[int, tuple[float, int]]) -> Element | None:
+    """The innermost <article> holding the page's first <h1>, with prose of its own: of
+    several, the one that opens the page under its headline is the page's story; the
+    others further down are teasers and blurbs."""
+    first = next(body.iter("h1"), None)
+    if first is None:
+        return None
+    holding = [a for a in articles if _text_len(a, scored) >= TITLED_MIN_PROSE
+               and any(e is first for e in a.iter("h1"))]
+    return min(holding, key=lambda e: _text_len(e, scored)) if holding else None
+
+
 def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex,
                   titles: set[str]) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
@@ -269,6 +285,9 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
             titled = _titled(matches, titles, scored)
             if titled is not None:
                 return titled, f"semantic container <article> {TITLED}"
+            opening = _opening_article(body, matches, scored)
+            if opening is not None:
+                return opening, f"semantic container <article> {OPENING}"
         holding = [e for e in matches if best is not None and _holds(e, best, index)]
         if holding:
             return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"

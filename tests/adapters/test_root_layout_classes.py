@@ -12,6 +12,7 @@ import pytest
 
 from sheaf.adapters.html.collapsed_parts import is_collapsible, out_of_collapsed_panel
 from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
+from sheaf.adapters.html.page_inputs import read_page
 from sheaf.domain.document.document import Document
 
 EXTRACTOR = Html5libExtractor()
@@ -179,7 +180,11 @@ def shop_page(grid: tuple[str, str], side_first: bool, title: str, wraps: int) -
 def test_the_column_the_title_heads_beats_a_box_beside_it(grid: tuple[str, str],
                                                           side_first: bool, title: str,
                                                           wraps: int) -> None:
-    text = flat(extract(shop_page(grid, side_first, title, wraps)))
+    html = shop_page(grid, side_first, title, wraps)
+    # The cascade's own first choice, before the block classifier weighs in: the side box
+    # outscores the description by its commas.
+    assert read_page(html.encode(), URL).candidates[0].element.get("class") == "description"
+    text = flat(extract(html))
     assert sentence(500)[:60] in text
     assert sentence(602)[:60] in text
     assert "Opening hours" not in text
@@ -194,6 +199,7 @@ def test_a_short_hero_under_the_title_does_not_pull_the_article_away() -> None:
     html = (f"<!DOCTYPE html><html><head><title>Harbour works go on</title></head><body>"
             f"{MENU}<div class='row'><div class='col-md-4'>{hero}</div>"
             f"<div class='col-md-8'>{story}</div></div>{FOOTER}</body></html>")
+    assert read_page(html.encode(), URL).candidates[0].element.get("class") == "story-body"
     text = flat(extract(html))
     assert sentence(300)[:60] in text
     assert sentence(350)[:60] in text
@@ -228,3 +234,40 @@ def test_a_paragraph_whose_class_only_mentions_a_caption_stays() -> None:
             f"<article><h1>Harbour works go on</h1><p class='captioned-text'>{sentence(8)}</p>"
             f"{paragraphs(5, 3)}</article></body></html>")
     assert sentence(8)[:60] in flat(extract(html))
+
+
+# -- of several <article>s, the one that opens the page under its headline -----------------
+def landing_page(lead_paragraphs: int, h1_outside: bool, teasers: int) -> str:
+    headline = "<h1>Become a product tester</h1>"
+    lead = (f"<article class='box teaser_1'>{'' if h1_outside else headline}"
+            f"<div class='text'>{paragraphs(11, lead_paragraphs)}</div></article>")
+    cards = "".join(f"<article class='box teaser_{i + 2}'><h2>Product test {i}</h2>"
+                    f"<p>{sentence(2000 + i, 12)}</p></article>" for i in range(teasers))
+    blurb = (f"<div><article class='box text-block'><h2>All tests at a glance</h2>"
+             f"{paragraphs(12, 6)}</article></div>")
+    return (f"<!DOCTYPE html><html><head><title>Product testers wanted | Shop</title></head>"
+            f"<body>{MENU}{headline if h1_outside else ''}<section class='col-2'>{lead}"
+            f"<div class='grid'>{cards}</div>{blurb}</section>{FOOTER}</body></html>")
+
+
+@pytest.mark.parametrize(("lead", "teasers"), list(itertools.product((2, 3), (0, 4, 12))))
+def test_the_article_under_the_first_headline_is_the_story(lead: int, teasers: int) -> None:
+    text = flat(extract(landing_page(lead, False, teasers)))
+    assert sentence(1100)[:60] in text
+    assert sentence(1100 + 10 * (lead - 1))[:60] in text
+    assert sentence(2001, 12)[:40] not in text
+
+
+@pytest.mark.parametrize("teasers", (0, 4, 12))
+def test_a_headline_outside_every_article_leaves_the_longest_one(teasers: int) -> None:
+    text = flat(extract(landing_page(2, True, teasers)))
+    assert sentence(1200)[:60] in text
+    assert sentence(1250)[:60] in text
+
+
+def test_a_headline_card_with_little_prose_is_not_the_story() -> None:
+    # The first headline sits on a card with a line of text: the longest article stays.
+    html = landing_page(2, False, 4).replace(paragraphs(11, 2), f"<p>{sentence(11, 10)}</p>")
+    text = flat(extract(html))
+    assert sentence(1200)[:60] in text
+    assert sentence(1250)[:60] in text
