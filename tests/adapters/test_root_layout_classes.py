@@ -271,3 +271,25 @@ def test_a_headline_card_with_little_prose_is_not_the_story() -> None:
     text = flat(extract(html))
     assert sentence(1200)[:60] in text
     assert sentence(1250)[:60] in text
+
+
+# -- the box about the post's author ------------------------------------------------------
+@pytest.mark.parametrize("marks", ["class='author-box'", "id='mvp-author-box-wrap'",
+                                   "class='row authorBox'", "class='entry-author-box clearfix'"])
+def test_the_box_about_the_author_is_left_out(marks: str) -> None:
+    html = (f"<!DOCTYPE html><html><head><title>Harbour works go on</title></head><body>"
+            f"<article><h1>Harbour works go on</h1>{paragraphs(6, 4)}"
+            f"<div {marks}><p>Ana Marin writes about ports, ferries and the sea. You can "
+            f"follow her on the usual networks.</p></div>{paragraphs(7, 1)}</article>"
+            f"</body></html>")
+    text = flat(extract(html))
+    assert "Ana Marin writes" not in text
+    assert sentence(600)[:60] in text
+    assert sentence(700)[:60] in text
+
+
+def test_an_authors_line_is_not_an_author_box() -> None:
+    html = (f"<!DOCTYPE html><html><head><title>Harbour works go on</title></head><body>"
+            f"<article><h1>Harbour works go on</h1><div class='authors'><p>{sentence(9)}</p>"
+            f"</div>{paragraphs(6, 4)}</article></body></html>")
+    assert sentence(9)[:60] in flat(extract(html))
