@@ -19,7 +19,7 @@ from .element_rules import (
 )
 from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 from .reference_roots import past_reference_list
-from .titled_column import title_heading, titled_column_root
+from .titled_column import names_the_page, title_heading, titled_column_root
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -162,6 +162,7 @@ def _reconsidered(first: Element, why: str, body: Element,
     heading = title_heading(body, titles) if titles else None
     if heading is not None:
         column = titled_column_root(first, heading, index.parents, body,
+                                    lambda a, b: _holds(a, b, index),
                                     lambda e: scored.get(id(e), (0.0, 0))[0], prose,
                                     _link_density)
         if column is not None:
@@ -394,8 +395,7 @@ def _titled_heading(element: Element, titles: set[str]) -> bool:
     heading = next((e for e in element.iter() if e.tag in ("h1", "h2")), None)
     if heading is None:
         return False
-    text = _folded("".join(heading.itertext()))
-    return len(text) >= 10 and any(t == text or t.startswith(text + " ") for t in titles)
+    return names_the_page(_folded("".join(heading.itertext())), titles)
 
 
 RIVAL_SCORE_SHARE = 0.75

@@ -23,24 +23,30 @@ def title_heading(body: Element, titles: set[str]) -> Element | None:
     """The first `<h1>` that is the page's title, or how the title begins ("Villa Sol" in
     "Villa Sol (4711) - Holiday homes"); None when no `<h1>` is."""
     for element in body.iter("h1"):
-        text = " ".join("".join(element.itertext()).lower().split())
-        if len(text) >= 10 and any(t == text or t.startswith(text + " ") for t in titles):
+        if names_the_page(" ".join("".join(element.itertext()).lower().split()), titles):
             return element
     return None
 
 
+def names_the_page(heading: str, titles: set[str]) -> bool:
+    """`heading` (case- and space-folded) is one of the page's titles or how one begins."""
+    return len(heading) >= 10 and any(t == heading or t.startswith(heading + " ")
+                                      for t in titles)
+
+
 def titled_column_root(root: Element, heading: Element, parents: dict[Element, Element],
-                       body: Element, score: Callable[[Element], float],
-                       prose: Callable[[Element], int],
+                       body: Element, holds: Callable[[Element, Element], bool],
+                       score: Callable[[Element], float], prose: Callable[[Element], int],
                        link_density: Callable[[Element], float]) -> Element | None:
     """The best-scoring container of the column `heading` opens, when `root` lies apart
-    from that column and holds less prose than what is chosen there; else None."""
-    if _holds(root, heading, parents):
+    from that column and holds less prose than what is chosen there; else None.
+    `holds(a, b)` says whether `a` is `b` or one of its ancestors."""
+    if holds(root, heading):
         return None
     column = parents.get(heading)
     while column is not None and column is not body and prose(column) < COLUMN_PROSE:
         column = parents.get(column)
-    if column is None or column is body or _holds(column, root, parents):
+    if column is None or column is body or holds(column, root):
         return None
     inside = [e for e in column.iter() if isinstance(e.tag, str) and score(e) > 0]
     if not inside:
@@ -50,11 +56,3 @@ def titled_column_root(root: Element, heading: Element, parents: dict[Element, E
         return None
     return chosen
 
-
-def _holds(container: Element, element: Element, parents: dict[Element, Element]) -> bool:
-    node: Element | None = element
-    while node is not None:
-        if node is container:
-            return True
-        node = parents.get(node)
-    return False
