@@ -480,8 +480,15 @@ def _is_citation_control(element: Element) -> bool:
 
 def _is_caption(element: Element) -> bool:
     return element.tag in ("div", "p", "span") and any(
-        t.lower() in ("caption", "wp-caption-text", "media-caption", "image-caption")
-        for t in (element.get("class") or "").split())
+        _CAPTION_TOKEN.match(t) for t in (element.get("class") or "").split())
+
+
+_CAPTION_TOKEN = re.compile(
+    r"^(?:caption|wp-caption-text|media-caption|image-caption|"
+    # BEM names: the caption element of a media or image block, with its modifiers
+    # ("media__caption", "media__caption--source", "c-image__caption").
+    r"[\w-]+__(?:caption|image-caption)(?:--[\w-]+)?)$",
+    re.IGNORECASE)
 
 
 def _is_reference_line(element: Element) -> bool:

@@ -8,6 +8,7 @@ from xml.etree.ElementTree import Element
 
 import attrs
 
+from .collapsed_parts import out_of_collapsed_panel
 from .cut_short_bodies import continuing_sections
 from .element_rules import (
     is_junk,
@@ -18,6 +19,7 @@ from .element_rules import (
 )
 from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 from .reference_roots import past_reference_list
+from .titled_column import names_the_page, title_heading, titled_column_root
 
 # Known article bodies, most specific first: (tag or None, class/id token).
 PUBLISHER_ROOTS: tuple[tuple[str | None, str], ...] = (
@@ -120,7 +122,10 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     body = _first(html, "body") or html
     scored = _score_candidates(body)
     index = _TreeIndex.build(body)
-    first, why = _first_choice(body, scored, index, page_titles(html))
+    titles = page_titles(html)
+    first, why = _first_choice(body, scored, index, titles)
+    if not why.startswith(("publisher", "semantic")):
+        first, why = _reconsidered(first, why, body, scored, index, titles)
     # A publisher's body is whole; a story titled after the page is one of several.
     whole = why.startswith("publisher") or why.endswith(TITLED)
     siblings = () if whole else _continuing(first, body, scored, index)
@@ -141,6 +146,28 @@ def content_root_candidates(html: Element) -> list[RootCandidate]:
     if not any(c.element is body for c in out):
         out.append(RootCandidate(body, "the whole <body>", _text_len(body, scored)))
     return out
+
+
+def _reconsidered(first: Element, why: str, body: Element,
+                  scored: dict[int, tuple[float, int]], index: _TreeIndex, titles: set[str]
+                  ) -> tuple[Element, str]:
+    """A scored first choice that is one folded part of an article, or a box beside the
+    column the page's title heads, gives way to the article around or beside it."""
+    def prose(element: Element) -> int:
+        return _text_len(element, scored)
+
+    parts = out_of_collapsed_panel(first, index.parents, body, prose, _link_density)
+    if parts is not None:
+        return parts, why + "; widened out of a collapsed panel to the article's parts"
+    heading = title_heading(body, titles) if titles else None
+    if heading is not None:
+        column = titled_column_root(first, heading, index.parents, body,
+                                    lambda a, b: _holds(a, b, index),
+                                    lambda e: scored.get(id(e), (0.0, 0))[0], prose,
+                                    _link_density)
+        if column is not None:
+            return column, "the best content score in the column the page's title heads"
+    return first, why
 
 
 SIBLING_SCORE_SHARE = 0.2
@@ -218,6 +245,22 @@ def _titled(articles: list[Element], titles: set[str], scored: dict[int, tuple[f
     return min(titled, key=lambda e: _text_len(e, scored)) if titled else None
 
 
+OPENING = "holding the page's first <h1>"
+
+
+def _opening_article(body: Element, articles: list[Element],
+                     scored: dict[int, tuple[float, int]]) -> Element | None:
+    """The innermost <article> holding the page's first <h1>, with prose of its own: of
+    several, the one that opens the page under its headline is the page's story; the
+    others further down are teasers and blurbs."""
+    first = next(body.iter("h1"), None)
+    if first is None:
+        return None
+    holding = [a for a in articles if _text_len(a, scored) >= TITLED_MIN_PROSE
+               and any(e is first for e in a.iter("h1"))]
+    return min(holding, key=lambda e: _text_len(e, scored)) if holding else None
+
+
 def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _TreeIndex,
                   titles: set[str]) -> tuple[Element, str]:
     best_scored = max(scored.items(), key=lambda kv: kv[1][0], default=None)
@@ -243,6 +286,9 @@ def _first_choice(body: Element, scored: dict[int, tuple[float, int]], index: _T
             titled = _titled(matches, titles, scored)
             if titled is not None:
                 return titled, f"semantic container <article> {TITLED}"
+            opening = _opening_article(body, matches, scored)
+            if opening is not None:
+                return opening, f"semantic container <article> {OPENING}"
         holding = [e for e in matches if best is not None and _holds(e, best, index)]
         if holding:
             return min(holding, key=lambda e: _text_len(e, scored)), f"semantic container {label}"
@@ -349,8 +395,7 @@ def _titled_heading(element: Element, titles: set[str]) -> bool:
     heading = next((e for e in element.iter() if e.tag in ("h1", "h2")), None)
     if heading is None:
         return False
-    text = _folded("".join(heading.itertext()))
-    return len(text) >= 10 and any(t == text or t.startswith(text + " ") for t in titles)
+    return names_the_page(_folded("".join(heading.itertext())), titles)
 
 
 RIVAL_SCORE_SHARE = 0.75

@@ -43,6 +43,8 @@ _JUNK_ANYWHERE = re.compile(
     r"byline|dateline|timestamp|newsletter|signup|cookie|consent|advert|outbrain|taboola|"
     r"trending|paywall|breadcrumb|off-?screen|snippet-login|resgallery|slideshow|carousel|"
     r"control-bar|control-panel|most-?popular|readnext|tags-container|topic-tags|"
+    # The box about the post's author ("author-box", "mvp-author-box-wrap", "authorBox").
+    r"author-?box|"
     # Links to the neighbouring posts ("next-post-thumbnails", "nextstory", "prev-article").
     r"(?:next|prev|previous)[-_]?(?:posts?|stor(?:y|ies)|articles?|entry|entries)",
     re.IGNORECASE,
