@@ -5,7 +5,7 @@ A notice is a short block that opens with a statement of the work's rights, ever
 sentence of it about those rights too:
 
 - a copyright line: "Copyright ©2010 Ann Kibbey.", "© 2020 Vox Media, LLC.",
-  "Copyright: © 2013 Smith et al.", "Copyright 2019 by the authors.";
+  "Copyright: © 2013 Smith et al.", "Copyright 2019 by the authors.", "(c) 2019 X.";
 - a reservation: "All Rights Reserved Worldwide." (and the same in a few languages);
 - a licence whose subject is the work itself: "This paper is licensed under a Creative
   Commons Attribution 4.0 International License.", "Open Access This article is
@@ -37,7 +37,9 @@ _WORK = (r"(?:article|paper|work|chapter|book|thesis|dissertation|report|page|po
          r"website|document|item|version|preprint|manuscript|publication|entry|content|"
          r"text|issue|journal|material|edition|review|letter|abstract)s?")
 _COPYRIGHT = re.compile(
-    r"^(?:copyright\s*:?\s*)?(?:©|\(c\)\s)|^copyright\s*:?\s*(?:\d{4}|by\b)", re.IGNORECASE)
+    r"^(?:copyright\s*:?\s*)?©|^(?:copyright\s*:?\s*)?\(c\)\s*\d{4}|"
+    r"^copyright\s*:?\s*(?:\d{4}|by\b)", re.IGNORECASE)
+"""A bare "(c)" opens the third item of a list in prose; as a copyright sign it has a year."""
 _RESERVED = re.compile(
     r"^(?:all|some) rights reserved(?: worldwide)?[.!]?$|^alle rechte vorbehalten\.?$|"
     r"^tous droits réservés\.?$|^todos los derechos reservados\.?$|^все права защищены\.?$",

@@ -101,6 +101,7 @@ ARTICLE_TEXT = [
     "Copyright law in most countries protects a work for the author's life plus seventy years.",
     "Copyright holders rarely enforce their claims against small archives.",
     "Permission to reproduce Figure 2 was granted by the publisher.",
+    "(c) Samples stored at 4 °C for a week.",
     # a notice followed by the article's prose in the same paragraph
     f"© 2010 Ann Kibbey. {SENTENCE}",
     f"This paper is licensed under CC BY. {SENTENCE}",
