@@ -6,6 +6,7 @@ list on a publisher page."""
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -192,9 +193,9 @@ def abstract_page(dl: str, *, head: str = HEAD, url: str = "https://journal.exam
        st.randoms(use_true_random=False))
 @settings(max_examples=examples(60))
 def test_a_publication_record_on_a_publisher_page_is_metadata(
-        record: list[str], shared: list[str], order: object) -> None:
+        record: list[str], shared: list[str], order: random.Random) -> None:
     terms = record + shared
-    order.shuffle(terms)  # type: ignore[attr-defined]
+    order.shuffle(terms)
     fields = {t: RECORD_FIELDS.get(t) or SHARED_FIELDS[t] for t in terms}
     document = abstract_page(definition_list(fields))
     text = " ".join(document.text.split())
