@@ -44,8 +44,10 @@ _RESERVED = re.compile(
     r"^(?:all|some) rights reserved(?: worldwide)?[.!]?$|^alle rechte vorbehalten\.?$|"
     r"^tous droits réservés\.?$|^todos los derechos reservados\.?$|^все права защищены\.?$",
     re.IGNORECASE)
+_TERMS = r"(?:licen[cs]e|creative commons|\bcc[- ]?by\b|\bcc0\b|public domain)"
+"""A licence statement names its terms; "published with the support of …" is a funder's."""
 _RELEASED = (r"(?:licen[cs]ed|distributed|published|released|made available|available|shared|"
-             r"provided|offered)\b.{0,60}?\b(?:under|through|with)\b")
+             r"provided|offered)\b.{0,60}?\b(?:under|through|with)\b.*?" + _TERMS)
 _LICENCE = re.compile(
     r"^(?:open access[.:]?\s*)?(?:"
     r"(?:(?:this|the present|the) " + _WORK + r"(?: (?:on|of) this (?:site|page|website))?|it)"
@@ -53,8 +55,9 @@ _LICENCE = re.compile(
     + r"|this is an? (?:open[- ]access )?" + _WORK + r"(?: (?:that|which) is)? " + _RELEASED
     + r"|licen[cs]ed under\b)", re.IGNORECASE)
 _RIGHTS_WORDS = ("licen", "copyright", "creative commons", "©", "permission")
-_NOTICE_WORDS = ("©", "(c)", "copyright", "licen", "rights reserved", "rechte vorbehalten",
-                 "droits réservés", "derechos reservados", "права защищены")
+_NOTICE_WORDS = ("©", "(c)", "copyright", "licen", "creative commons", "cc by", "cc-by", "cc0",
+                 "public domain", "rights reserved", "rechte vorbehalten", "droits réservés",
+                 "derechos reservados", "права защищены")
 """What every notice holds: a substring test tells most blocks apart before any regex."""
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[^\W\d_]|©|\()")
 

@@ -51,6 +51,8 @@ NOTICES = [
     *(licence_line(subject, verb, LICENCES[k % len(LICENCES)]) for k, (subject, verb) in
       enumerate(itertools.product(SUBJECTS, VERBS))),
     "Licensed under CC BY 4.0.",
+    "This article is distributed under the terms of CC BY 4.0.",
+    "This work is released into the public domain under CC0.",
     "All rights reserved.",
 ]
 PLACES = {
@@ -103,6 +105,8 @@ ARTICLE_TEXT = [
     "Copyright holders rarely enforce their claims against small archives.",
     "Permission to reproduce Figure 2 was granted by the publisher.",
     "(c) Samples stored at 4 °C for a week.",
+    "This article is published with the support of the Tidal Research Council.",
+    "This work was made available through the harbour's public archive.",
     # a notice followed by the article's prose in the same paragraph
     f"© 2010 Ann Kibbey. {SENTENCE}",
     f"This paper is licensed under CC BY. {SENTENCE}",
