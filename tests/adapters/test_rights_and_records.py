@@ -45,7 +45,7 @@ def licence_line(subject: str, verb: str, licence: str) -> str:
     return f"{subject} {verb} {licence}."
 
 
-NOTICES = [
+NOTICES = list(dict.fromkeys([
     *(line.format(year=year, holder=holder) + reserved for line, year, holder, reserved in
       itertools.product(COPYRIGHT_LINES, (1998, 2021), HOLDERS[:2], RESERVATIONS[:2])),
     *(licence_line(subject, verb, LICENCES[k % len(LICENCES)]) for k, (subject, verb) in
@@ -54,7 +54,7 @@ NOTICES = [
     "This article is distributed under the terms of CC BY 4.0.",
     "This work is released into the public domain under CC0.",
     "All rights reserved.",
-]
+]))
 PLACES = {
     # after the references, inside a list a plain "Works Cited" line opened
     "tail of a works-cited list": lambda notice: (
