@@ -18,7 +18,8 @@ Printed, for sheaf and for trafilatura 2.3.1 from the same process run:
   reference lists complete (pages that have one), pages with a junk probe present,
   titles with markup (sheaf only for references and titles);
 - pages where sheaf gives nothing, or only text the labels call boilerplate, while
-  trafilatura finds the article (kept segments / shingle recall > 0);
+  trafilatura finds the article (kept segments / shingle recall > 0; on publisher pages
+  a manifest sentence or heading found), named corpus/page;
 - low-confidence pages and the confidence's agreement with failure;
 - pages/s over all pages (best of N rounds, the tools taking turns) and the ratio.
 """
@@ -149,7 +150,7 @@ def main() -> int:
             print(f"{tool:<14} {p:9.3f} {r:7.3f} {f:6.3f} {zero:9d} {empty:5d}")
         if "trafilatura" in scores:
             ours, theirs = scores["sheaf"], scores["trafilatura"]
-            lost += [jobs[i][1] for k, i in enumerate(idx)
+            lost += [f"web-pages-dev/{jobs[i][1]}" for k, i in enumerate(idx)
                      if ours[k].tp == 0 and ours[k].fn > 0 and theirs[k].tp > 0]
             more = sum(1 for a, b in zip(ours, theirs, strict=True) if a.fp > b.fp)
             less = sum(1 for a, b in zip(ours, theirs, strict=True) if a.fp < b.fp)
@@ -175,7 +176,7 @@ def main() -> int:
             p, r, f = mean_f1(per_tool[tool])
             print(f"{tool:<14} {p:9.3f} {r:7.3f} {f:6.3f}")
         if "trafilatura" in per_tool:
-            lost += [jobs[i][1] for k, i in enumerate(idx)
+            lost += [f"articles-dev/{jobs[i][1]}" for k, i in enumerate(idx)
                      if per_tool["sheaf"][k][0] == 0 and per_tool["trafilatura"][k][0] > 0]
         if args.per_page:
             for k, i in enumerate(idx):
@@ -201,8 +202,11 @@ def main() -> int:
             _scholarly_row("trafilatura", peer_scores,
                            [_junk(jobs[i][4], collapse(m)) for i, m in zip(idx, md, strict=True)],
                            "-", refs=False)
-            lost += [jobs[i][1] for i, s in zip(idx, sheaf_scores, strict=True)
-                     if documents[i] is None and peer_texts[i].strip()]
+            # Nothing of the article: no manifest sentence and no heading of it kept.
+            lost += [f"{name}/{jobs[i][1]}" for i, s, t in zip(idx, sheaf_scores, peer_scores,
+                                                                  strict=True)
+                     if (documents[i] is None and peer_texts[i].strip())
+                     or (_none_of_the_article(s) and not _none_of_the_article(t))]
         if args.per_page:
             for s, j in zip(sheaf_scores, junk, strict=True):
                 if s.headings_missing or s.sentences_missing or not s.references_complete or j:
@@ -221,6 +225,12 @@ def main() -> int:
     else:
         print(f"pages/s: sheaf {len(jobs) / best['sheaf']:.1f} (no peer run)")
     return 0
+
+
+def _none_of_the_article(score: Any) -> bool:
+    return score.sentences_expected > 0 \
+        and len(score.sentences_missing) == score.sentences_expected \
+        and len(score.headings_missing) == score.headings_expected
 
 
 def _junk(entry: dict[str, Any], text: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
 from ...domain.document.document import BlockDraft, BlockKind, Link, ListItem
+from .bibliographic_records import is_bibliographic_record
 from .control_texts import is_control_text
 from .element_rules import is_reference_entry, is_skipped, tokens
 from .heading_shapes import BOLD_LINE_LEVEL, is_bold_line, styled_heading
@@ -131,12 +132,15 @@ class BlockBuilder:
     """Accumulates drafts and links for one document, in reading order."""
 
     def __init__(self, base_url: str, *, photo_captions: bool = True,
-                 link_lists: bool = False) -> None:
+                 link_lists: bool = False, publisher_page: bool = False) -> None:
         self.base_url = base_url
         self.photo_captions = photo_captions
         self.link_lists = link_lists
         """Keep lists and lines of links (a post that is a list of links)."""
         """Keep captions without a Figure/Table label (news photo captions)."""
+        self.publisher_page = publisher_page
+        """The page declares a publication (citation metadata): a definition list that
+        is its bibliographic record is metadata, not body."""
         self.drafts: list[BlockDraft] = []
         self.links: list[Link] = []
         self._inline: list[str] = []
@@ -349,6 +353,9 @@ class BlockBuilder:
             text = self._text_of(child)
             if text:
                 items.append(ListItem(text=text, depth=0 if child.tag == "dt" else 1))
+        if self.publisher_page and not self._in_references and is_bibliographic_record(
+                [i.text for i in items if i.depth == 0], [i.text for i in items if i.depth]):
+            return
         if self._in_references:
             for position, item in enumerate(i for i in items if i.depth == 0):
                 self.drafts.append(self._reference(item.text, None, position + 1))
@@ -462,7 +469,7 @@ class BlockBuilder:
     def _nested(self, *, photo_captions: bool) -> BlockBuilder:
         """A builder for an element's own text, continuing this one's depth count."""
         inner = BlockBuilder(self.base_url, photo_captions=photo_captions,
-                             link_lists=self.link_lists)
+                             link_lists=self.link_lists, publisher_page=self.publisher_page)
         inner._depth = self._depth + 1
         return inner
 

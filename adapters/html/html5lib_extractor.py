@@ -21,6 +21,7 @@ from .content_root import RootCandidate, page_titles
 from .leading_headings import with_leading_headings
 from .learned_root import continuing_parts, extraction_evidence, propose_root, pruned_drafts
 from .page_inputs import PageInputs, first_heading, read_page
+from .rights_notices import without_rights_notices
 from .satellites import find_satellites
 from .script_state import script_state_article
 from .title_headers import keep_titled_headers
@@ -71,7 +72,7 @@ class Html5libExtractor:
                     why += (f"; with {len(continuing) - 1} part(s) beside it the block "
                             f"classifier reads as the article's")
             # Scholarly figures are content; a news photo's caption is not the article's.
-            builder = BlockBuilder(url, photo_captions=scholarly)
+            builder = BlockBuilder(url, photo_captions=scholarly, publisher_page=scholarly)
             sequence = [*before, *parts, *after]
             if scholarly:
                 sequence = with_leading_headings(sequence, html)
@@ -84,7 +85,8 @@ class Html5libExtractor:
             if refusal is not None and _declared_article(why):
                 # A declared article that is all links is a post of links (a link roll,
                 # a reading list): read again with its lists of links kept.
-                builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True)
+                builder = BlockBuilder(url, photo_captions=scholarly, link_lists=True,
+                                       publisher_page=scholarly)
                 linked = builder.build_all(sequence)
                 if _implausible(linked, candidate.prose, html) is None:
                     drafts, refusal = linked, None
@@ -132,7 +134,8 @@ class Html5libExtractor:
             if dropped:
                 why += f"; {dropped} block(s) the block classifier scores as boilerplate left out"
         h1 = first_heading(root) or first_heading(html)
-        drafts = without_trailing_chrome(_without_title_heading(drafts, {metadata.title, h1}))
+        drafts = without_trailing_chrome(without_rights_notices(
+            _without_title_heading(drafts, {metadata.title, h1})))
         if not any(d.kind is not BlockKind.HEADING for d in drafts):
             raise SheafError(ErrorKind.EMPTY, "the page has no main content", url=url)
         if metadata.title is None:
@@ -158,7 +161,7 @@ class Html5libExtractor:
         parts = script_state_article(raw, titles)
         if not parts:
             return None
-        builder = BlockBuilder(url, photo_captions=scholarly)
+        builder = BlockBuilder(url, photo_captions=scholarly, publisher_page=scholarly)
         return builder.build_all(parts), builder
 
 
