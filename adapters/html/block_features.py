@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from .folded_patterns import FoldedPattern
 from .page_blocks import PATH_WORDS, SEMANTIC_PATH, PageBlocks, TextBlock
 
 _TAG_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -210,3 +211,7 @@ def _grouping_containers(blocks: Sequence[TextBlock]) -> list[int]:
                 break
         out.append(chosen)
     return out
+
+
+# Searched in every short block (folded_patterns).
+_CHROME_WORDS = FoldedPattern(_CHROME_WORDS)
