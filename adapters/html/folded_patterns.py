@@ -14,6 +14,16 @@ the lowered text.
 from __future__ import annotations
 
 import re
+from typing import AnyStr
+
+
+def lowered_twin(pattern: re.Pattern[AnyStr]) -> re.Pattern[AnyStr] | None:
+    """`pattern` without IGNORECASE, when matching it on lowered ASCII text (`str.lower`
+    of ASCII text, or `bytes.lower`, which folds only ASCII, as IGNORECASE on bytes does)
+    finds exactly what `pattern` finds on the text; else None."""
+    if not _foldable(pattern):
+        return None
+    return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
 
 
 class FoldedPattern:
@@ -26,8 +36,7 @@ class FoldedPattern:
         self.original = original
         self.pattern = original.pattern
         self.flags = original.flags
-        self._twin = re.compile(original.pattern, original.flags & ~re.IGNORECASE) \
-            if _foldable(original) else None
+        self._twin = lowered_twin(original)
 
     def search(self, text: str) -> re.Match[str] | None:
         if self._twin is not None and text.isascii():
@@ -46,18 +55,24 @@ class FoldedPattern:
 
 
 _ESCAPE_OR_UPPER = re.compile(r"\\.|[A-Z]|\(\?[a-zA-Z-]", re.DOTALL)
+"""Escapes, uppercase letters and inline flags in a pattern's source."""
 _CODE_POINT_ESCAPES = frozenset("xuUN0123456789")
 
 
-def _foldable(pattern: re.Pattern[str]) -> bool:
+def _foldable(pattern: re.Pattern[AnyStr]) -> bool:
     """True when matching lowered ASCII text case-sensitively is the same as matching the
     text with IGNORECASE: the pattern is IGNORECASE throughout (no inline flags), names no
-    uppercase ASCII letter (escapes such as \\S or \\W are not letters; code-point
-    escapes are refused), and holds no other character that folds to or from an ASCII one
-    (the Kelvin sign folds to "k", the long s to "s")."""
+    uppercase ASCII letter but in a class of both cases (escapes such as \\S or \\W are
+    not letters; code-point escapes are refused), and holds no other character that
+    folds to or from an ASCII one (the Kelvin sign folds to "k", the long s to "s")."""
     if not pattern.flags & re.IGNORECASE or pattern.flags & re.LOCALE:
         return False
-    for found in _ESCAPE_OR_UPPER.finditer(pattern.pattern):
+    source = pattern.pattern
+    if isinstance(source, bytes):
+        source = source.decode("latin-1")
+    # A class of both cases matches the same letters of lowered text.
+    source = source.replace("A-Za-z", "").replace("a-zA-Z", "")
+    for found in _ESCAPE_OR_UPPER.finditer(source):
         token = found.group(0)
         if token.startswith("(?") and not token.startswith("(?P"):
             return False
@@ -65,5 +80,5 @@ def _foldable(pattern: re.Pattern[str]) -> bool:
             return False
     return not any(
         character.isascii()
-        for c in pattern.pattern if not c.isascii()
+        for c in source if not c.isascii()
         for character in c.lower() + c.upper() + c.casefold())
