@@ -1,4 +1,4 @@
-"""`clean_inline`'s split-and-join is the substitution it stands for (issue 36)."""
+"""Text measures computed the faster way equal their plain definitions (issue 36)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sheaf.adapters.html.block_builder import _INVISIBLE, _SPACES, clean_inline
+from sheaf.adapters.html.block_features import _capitalised
 
 
 def _by_substitution(text: str) -> str:
@@ -24,3 +25,8 @@ def test_runs_of_spaces_and_invisible_characters(text: str) -> None:
     assert clean_inline(text) == _by_substitution(text)
     assert clean_inline(text.encode("ascii", "ignore").decode()) == _by_substitution(
         text.encode("ascii", "ignore").decode())
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\n\x1c\x1fAaZz0.É\u00a0ß")))
+def test_capitalised_words_are_counted_as_split_words(text: str) -> None:
+    assert _capitalised(text) == len([w for w in text.split() if w[:1].isupper()])
