@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from .folded_patterns import FoldedPattern
 from .page_blocks import PATH_WORDS, SEMANTIC_PATH, PageBlocks, TextBlock
 
 _TAG_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -82,7 +83,7 @@ def block_features(page: PageBlocks, *, cascade_root: Element | None,
         density = min(block.link_chars / length, 1.0) if length else 0.0
         prev_block = blocks[i - 1] if i else None
         next_block = blocks[i + 1] if i + 1 < len(blocks) else None
-        in_root = bool(roots) and any(id(c) in roots for c in block.containers)
+        in_root = bool(roots) and not roots.isdisjoint(map(id, block.containers))
         key = container_of[i]
         share = container_chars[key] / total
         vector = [
@@ -94,7 +95,7 @@ def block_features(page: PageBlocks, *, cascade_root: Element | None,
             1.0 if _SENTENCE_END.search(text[-3:] + " ") else 0.0,
             min(text.count(",") / words * 10, 2.0) / 2,
             _digits(text) / length if length else 0.0,
-            len([w for w in text.split() if w[:1].isupper()]) / words,
+            _capitalised(text) / words,
             min(length / words, 15) / 15,
             1.0 if length < 30 else 0.0,
             1.0 if 30 <= length < 100 else 0.0,
@@ -129,6 +130,18 @@ def block_features(page: PageBlocks, *, cascade_root: Element | None,
         ]
         vectors.append(vector)
     return vectors
+
+
+def _capitalised(text: str) -> int:
+    """Words of `text` (as `str.split` cuts them) that begin with a capital."""
+    if text.isascii():  # then a capital is A-Z, and the words are found in one search
+        return len(_ASCII_CAPITALISED.findall(text))
+    return len([w for w in text.split() if w[:1].isupper()])
+
+
+_ASCII_CAPITALISED = re.compile(r"(?<!\S)[A-Z]")
+r"""A capital at the start of a word: after the start or whitespace (`\s` is what
+`str.split` splits at)."""
 
 
 def _digits(text: str) -> int:
@@ -210,3 +223,7 @@ def _grouping_containers(blocks: Sequence[TextBlock]) -> list[int]:
                 break
         out.append(chosen)
     return out
+
+
+# Searched in every short block (folded_patterns).
+_CHROME_WORDS = FoldedPattern(_CHROME_WORDS)

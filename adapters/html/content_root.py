@@ -17,6 +17,7 @@ from .element_rules import (
     mark_rescued,
     tokens,
 )
+from .folded_patterns import FoldedPattern
 from .page_metadata import TITLE_SEPARATORS as _TITLE_SEPARATORS
 from .reference_roots import past_reference_list
 from .titled_column import names_the_page, title_heading, titled_column_root
@@ -635,3 +636,7 @@ def _first(root: Element, tag: str) -> Element | None:
 
 def _element_by_id(root: Element, key: int) -> Element:
     return next(e for e in root.iter() if id(e) == key)
+
+
+# Scored over the class marks of every scored container (folded_patterns).
+POSITIVE, NEGATIVE = FoldedPattern(POSITIVE), FoldedPattern(NEGATIVE)

@@ -7,6 +7,7 @@ from xml.etree.ElementTree import Element
 
 from html5lib import treebuilders
 from html5lib._tokenizer import HTMLTokenizer
+from html5lib.constants import namespaces
 from html5lib.html5parser import HTMLParser
 
 from .self_closed_tags import SelfClosingTokenizer
@@ -47,7 +48,48 @@ class _Parser(HTMLParser):  # type: ignore[misc]
         tree.headPointer = tree.formPointer = None
 
 
-_TREE = treebuilders.getTreeBuilder("etree")
+_ETREE = treebuilders.getTreeBuilder("etree")
+_ETREE_ELEMENT = _ETREE.elementClass
+_ET_ELEMENT = _ETREE.implementation.Element
+_HTML = namespaces["html"]
+
+
+class _Element(_ETREE_ELEMENT):  # type: ignore[misc,valid-type]
+    """html5lib's etree node, made with less work: the same fields set in one call, and
+    a start tag's attributes copied into the element in one step (the stock setter
+    loops in Python over each, to spell namespaced names, which only the attributes of
+    SVG and MathML elements have)."""
+
+    def __init__(self, name: str, namespace: str | None = None) -> None:
+        self._name = name
+        self._namespace = namespace
+        if namespace is None:
+            self._element = _ET_ELEMENT(name)
+            self.nameTuple = _HTML, name
+        else:
+            self._element = _ET_ELEMENT(f"{{{namespace}}}{name}")
+            self.nameTuple = namespace, name
+        self.parent = None
+        self._childNodes = []
+        self._flags = []
+
+    def _setAttributes(self, attributes: dict[Any, str]) -> None:
+        if attributes and tuple in map(type, attributes):
+            _ETREE_ELEMENT._setAttributes(self, attributes)
+            return
+        own = self._element.attrib
+        own.clear()
+        if attributes:
+            own.update(attributes)
+
+    attributes = property(_ETREE_ELEMENT._getAttributes, _setAttributes)
+
+
+class _TreeBuilder(_ETREE):  # type: ignore[misc,valid-type]
+    elementClass = _Element
+
+
+_TREE = _TreeBuilder
 
 
 def parse_document(body: bytes, charset: str | None) -> Element:

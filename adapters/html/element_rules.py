@@ -11,6 +11,8 @@ import functools
 import re
 from xml.etree.ElementTree import Element
 
+from .folded_patterns import FoldedPattern
+
 SKIP_TAGS = frozenset({
     "script", "style", "noscript", "template", "svg", "iframe", "form", "input",
     "select", "textarea", "object", "embed", "canvas", "nav", "link", "meta", "head", "map",
@@ -224,3 +226,11 @@ def is_reference_entry(element: Element) -> bool:
     if _REFERENCE_ID.match(element.get("id") or ""):
         return True
     return any(_REFERENCE_ENTRY.search(t) for t in (element.get("class") or "").split())
+
+
+# These rules run over every new class token and id of every page: matched on lowered
+# ASCII tokens where that is exact (folded_patterns), about three times faster.
+(_JUNK_PART, _JUNK_ANYWHERE, _JUNK_TOKEN, _PROTECTED, _HIDDEN_STYLE, _TAXONOMY, _SKIP_TARGET,
+ _ARTICLE_STATE, _NEVER_PROSE, _REFERENCE_ENTRY, _REFERENCE_ID) = map(FoldedPattern, (
+    _JUNK_PART, _JUNK_ANYWHERE, _JUNK_TOKEN, _PROTECTED, _HIDDEN_STYLE, _TAXONOMY, _SKIP_TARGET,
+    _ARTICLE_STATE, _NEVER_PROSE, _REFERENCE_ENTRY, _REFERENCE_ID))

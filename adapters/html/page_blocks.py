@@ -16,6 +16,7 @@ import attrs
 
 from .block_builder import BLOCK_TAGS, clean_inline
 from .element_rules import SKIP_TAGS, SVG_NAMESPACE, is_skipped
+from .folded_patterns import FoldedPattern
 
 _NEVER_TEXT = SKIP_TAGS - {"form", "nav", "menu", "label", "noscript"}
 """Elements whose text is never read (scripts, styles, media): left out of blocks. Forms,
@@ -23,8 +24,10 @@ menus and navigation are read, to be judged."""
 
 # Class/id words the classifier sees on a block's path, by family; each family is one
 # feature (does any token on the path contain one of the words).
-PATH_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE)) for name, pattern in (
+# Matched on lowered ASCII tokens where that is exact (folded_patterns): every new class
+# token and id of a page is read with all of them.
+PATH_WORDS: tuple[tuple[str, FoldedPattern], ...] = tuple(
+    (name, FoldedPattern(re.compile(pattern, re.IGNORECASE))) for name, pattern in (
         ("content", r"article|content|entry|post|story|body|text|main|blog|abstract"),
         ("comment", r"comment|disqus|repl(?:y|ies)|discussion|kommentar|respon"),
         ("side", r"side|aside|rail|widget|column|col-"),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .folded_patterns import lowered_twin
+
 # Tags that end SVG content in the parser (and a nested <svg>, whose end the pattern
 # cannot pair): an <svg> holding one of them is left for the parser.
 _RAW = re.compile(
@@ -74,6 +76,8 @@ _INTEGRATION_POINTS = frozenset(
 _FONT_BREAKOUT = re.compile(rb"\s(?:color|face|size)\s*=", re.IGNORECASE)
 _DOUBLE_ESCAPE = re.compile(rb"<!--.*<script", re.IGNORECASE | re.DOTALL)
 _ASCII_INCOMPATIBLE_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_RAW_LOWERED = lowered_twin(_RAW) or _RAW  # IGNORECASE on lowered bytes is as exact
+_UNCHANGED_RUN_LOWERED = lowered_twin(_UNCHANGED_RUN) or _UNCHANGED_RUN
 
 
 def strip_scripts(body: bytes) -> bytes:
@@ -84,11 +88,15 @@ def strip_scripts(body: bytes) -> bytes:
     out: list[bytes] = []
     emitted = 0
     position = 0
+    # The scan reads the lowered bytes with case-sensitive twins of its patterns (the
+    # same spans, about three times faster); what it keeps is cut from `body`.
+    lowered = body.lower()
     while True:
-        unchanged = _UNCHANGED_RUN.match(body, position)
-        if unchanged is None or (match := _RAW.search(body, unchanged.end())) is None:
+        unchanged = _UNCHANGED_RUN_LOWERED.match(lowered, position)
+        if unchanged is None or (
+                match := _RAW_LOWERED.search(lowered, unchanged.end())) is None:
             break
-        whole = match.group(0)
+        whole = body[match.start():match.end()]
         kind = match.lastgroup
         position = match.end()
         foreign = _FOREIGN_START.match(whole) if kind == "tag" else None
@@ -116,7 +124,7 @@ def strip_scripts(body: bytes) -> bytes:
                 # "<!--" then "<script" inside a script: the parser's escaped states make
                 # the end unpredictable by pattern. Leave the rest of the page as it is.
                 break
-            attributes = match.group("attributes") or b""
+            attributes = match.group("attributes") or b""  # lowered: only searched
             replacement = whole if _JSON_LD.search(attributes) else _emptied(whole, b"</script")
         elif kind == "style":
             replacement = _emptied(whole, b"</style")

@@ -84,7 +84,8 @@ def test_parse_document_builds_the_stock_tree() -> None:
     body = (b"<!doctype html><html><head><title>T &amp; U</title><meta charset=utf-8></head>"
             b"<body><table><tr><td>a<p>b</table><b><i>c</b>d</i>"
             b"<svg viewBox='0 0 1 1'><foreignObject><p>e</p></foreignObject></svg>"
-            b"<math><mi>x</mi></math><ul><li>1<li>2</ul></body></html>")
+            b"<math><mi>x</mi></math><ul><li>1<li>2</ul>"
+            b"<svg><use xlink:href='#i' class=c /></svg><p lang=en id=q class=r>f</body></html>")
     assert tostring(parse_document(body, None)) == stock_tree(body)
 
 
@@ -111,6 +112,9 @@ pieces = st.sampled_from([
     "<noscript>", "</noscript>", "<template>", "</template>", "<select>", "<option>",
     "<!-- c -->", "<?php x ?>", "&#169;", "&nbsp;", "a  b", "   ", "long text here. ",
     "<![CDATA[x]]>", "<p\tclass='a'\fid=b>", "</P>", "</p\n>",
+    # Foreign attributes, which html5lib names with their namespace.
+    "<use xlink:href=\"#a\" class=u>", "<math definitionURL=x xmlns:xlink=y>",
+    "<svg viewBox=\"0 0 1 1\" xml:lang=en>",
 ])
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
 from xml.etree.ElementTree import Element
 
 import html5lib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sheaf.adapters.html import script_stripping
 from sheaf.adapters.html.element_rules import is_skipped
 from sheaf.adapters.html.script_stripping import strip_scripts
 from tests.property_examples import examples
@@ -79,3 +81,20 @@ pieces = st.sampled_from([
 def test_stripping_keeps_the_visible_text(tokens: list[str]) -> None:
     body = "".join(tokens).encode()
     assert visible_text(strip_scripts(body)) == visible_text(body)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(pieces, max_size=30), st.lists(st.booleans(), min_size=1, max_size=64))
+def test_the_lowered_scan_cuts_what_the_case_blind_patterns_cut(
+        tokens: list[str], upper: list[bool]) -> None:
+    # The scan reads lowered bytes with case-sensitive twins; the patterns as written
+    # (IGNORECASE) over the same lowered bytes find the same matches as over the page.
+    text = "".join(tokens)
+    body = "".join(c.upper() if upper[i % len(upper)] else c for i, c in enumerate(text)
+                   ).encode()
+    with patch.object(script_stripping, "_RAW_LOWERED", script_stripping._RAW), \
+            patch.object(script_stripping, "_UNCHANGED_RUN_LOWERED",
+                         script_stripping._UNCHANGED_RUN):
+        expected = strip_scripts(body)
+    assert script_stripping._RAW_LOWERED is not script_stripping._RAW
+    assert strip_scripts(body) == expected
