@@ -7,6 +7,7 @@ opening."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import AsyncIterator
 
@@ -96,6 +97,38 @@ async def test_the_bounded_ranking_is_the_full_one_within_its_depth(
         bounded = await index.search_text("default", query, 10)
         assert [i for i, _ in bounded] == [i for i, _ in exact], (query, bounded, exact)
         assert [s for _, s in bounded] == pytest.approx([s for _, s in exact]), query
+
+
+async def test_both_rankings_score_bm25_as_written_out_from_the_stored_terms(
+        store: PostgresKnowledgeStore) -> None:
+    """Each hit's score is BM25 (k1 1.2, b 0.75, the space's own N and mean length)
+    recomputed here from the snippets' stored terms: the SQL's double-precision
+    arithmetic and its rounding to nine places change no score beyond rounding."""
+    rng = random.Random(38)
+    await _corpus(store, rng, 30)
+    rows = await store.connection.rows(
+        "SELECT c.id, c.term_count, t.lexeme, cardinality(t.positions) FROM chunks c, "
+        "unnest(c.terms) t WHERE c.level = 'snippet'")
+    lengths = {chunk: length for chunk, length, _, _ in rows}
+    tfs = {(chunk, term): tf for chunk, _, term, tf in rows}
+    snippets, avgdl = len(lengths), sum(lengths.values()) / len(lengths)
+    index = store.index
+    for _ in range(20):
+        query = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+        terms = dict(await store.connection.rows(
+            "SELECT lexeme, cardinality(positions) FROM unnest(to_tsvector('english', %s))",
+            (query,)))
+        frequency = {t: sum(1 for (_, term) in tfs if term == t) for t in terms}
+        for ranking in ("bm25", "bm25_exact"):
+            index.ranking = ranking
+            for chunk, score in await index.search_text("default", query, 10):
+                expected = sum(
+                    weight * math.log((snippets - frequency[t] + 0.5) / (frequency[t] + 0.5)
+                                      + 1)
+                    * tfs[(chunk, t)] * 2.2 / (tfs[(chunk, t)] + 1.2 * (
+                        0.25 + 0.75 * lengths[chunk] / avgdl))
+                    for t, weight in terms.items() if (chunk, t) in tfs)
+                assert score == pytest.approx(expected, abs=1e-9), (ranking, query, chunk)
 
 
 async def test_a_cut_common_term_keeps_the_rare_terms_best_snippets(
