@@ -117,7 +117,8 @@ async def test_expansions_are_exact_spans_of_the_document(indexed: DuckDbKnowled
                                      mode=SearchMode.BM25)
         document = await world.storage.catalogue.find("default", hit.document_id)
         assert document is not None
-        text = (await world.blobs.get(document.current.markdown_sha)).decode()
+        text = (await blobs_of(world.storage, world.blobs).get(
+            document.current.markdown_sha)).decode()
         context = hit.context
         assert context is not None and context.kind == expand.value
         assert text[context.start:context.end] == context.text
