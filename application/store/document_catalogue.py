@@ -12,8 +12,8 @@ from ..ports.artifact_store import ArtifactStore
 from ..ports.blob_listing import BlobListing
 from ..ports.blob_store import BlobStore
 from .blob_guard import blob_guard
-from .held_first_blobs import blobs_of
 from .fault_points import FaultPoint, no_fault
+from .held_first_blobs import blobs_of
 from .removal_journal import RemovalJournal
 from .staging import stage_prefix
 from .storage import Storage

@@ -16,8 +16,8 @@ from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.application.ingestion.reindexing import Reindexing
 from sheaf.application.search.search import Search, document_of_chunk
 from sheaf.application.store.document_catalogue import DocumentCatalogue
-from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.application.store.document_structure import DocumentStructure
+from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.domain.analysis.chunking import Chunk
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search.embeddings import cosine
