@@ -8,6 +8,8 @@ from contextlib import asynccontextmanager
 
 import anyio
 
+from .held_first_blobs import HeldFirstBlobs
+
 
 class BlobGuard:
     """Shared by ingests from their first blob write to their commit; held alone by a
@@ -61,8 +63,12 @@ _GUARDS: weakref.WeakKeyDictionary[object, BlobGuard] = weakref.WeakKeyDictionar
 
 def blob_guard(blobs: object) -> BlobGuard:
     """The guard of one blob store: every use case writing to or collecting from the
-    same store object shares it, without the composition root having to hand it out."""
+    same store object shares it, without the composition root having to hand it out
+    (the blob store beneath a store's held blobs, `HeldFirstBlobs`, is that object)."""
+    if isinstance(blobs, HeldFirstBlobs):
+        blobs = blobs.blobs
     guard = _GUARDS.get(blobs)
     if guard is None:
         guard = _GUARDS[blobs] = BlobGuard()
     return guard
+

@@ -13,6 +13,7 @@ from ..ports.blob_listing import BlobListing
 from ..ports.blob_store import BlobStore
 from .blob_guard import blob_guard
 from .fault_points import FaultPoint, no_fault
+from .held_first_blobs import blobs_of
 from .removal_journal import RemovalJournal
 from .staging import stage_prefix
 from .storage import Storage
@@ -25,7 +26,7 @@ class DocumentCatalogue:
                  artifacts: ArtifactStore | None = None, *,
                  fault_point: FaultPoint | None = None) -> None:
         self.storage = storage
-        self._blobs = blobs
+        self._blobs = blobs_of(storage, blobs)
         self._artifacts = artifacts
         self._journal = RemovalJournal(artifacts) if artifacts is not None else None
         self._fault_point = fault_point or no_fault

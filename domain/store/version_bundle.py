@@ -16,7 +16,8 @@ class VersionBundle:
     """A version's record (with its blocks and any generated summary), the source it came
     from, its sections and profile, its chunks (with any generated contexts already in
     their retrieval text), their vectors, and the document's near-duplicate
-    fingerprint."""
+    fingerprint. `blobs` are (sha256, bytes) the store keeps itself, in the version's
+    own write, instead of the blob store before it (small ones: ADR-0047)."""
 
     record: VersionRecord
     source: SourceRef
@@ -26,3 +27,4 @@ class VersionBundle:
     fingerprint: tuple[float, ...] | None = None
     final_url: str | None = None
     caller_source_id: str | None = None
+    blobs: tuple[tuple[str, bytes], ...] = ()

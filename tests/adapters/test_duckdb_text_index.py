@@ -146,6 +146,7 @@ async def test_a_schema_5_store_gets_its_index_built_once(tmp_path: Path) -> Non
             c.execute(f"DROP TABLE {table}")
         for column in ("positive", "negative", "reaches"):  # schema 7's
             c.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
+        c.execute("DROP TABLE held_blobs")  # schema 8's
         c.execute("UPDATE sheaf_schema SET version = 5")
     reopened = DuckDbKnowledgeStore(path)
     assert_index_agrees(reopened)

@@ -17,6 +17,7 @@ from sheaf.application.ingestion.reindexing import Reindexing
 from sheaf.application.search.search import Search, document_of_chunk
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.document_structure import DocumentStructure
+from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.domain.analysis.chunking import Chunk
 from sheaf.domain.errors import ErrorKind, SheafError
 from sheaf.domain.search.embeddings import cosine
@@ -47,7 +48,8 @@ async def test_hits_carry_their_document_and_span(indexed: DuckDbKnowledgeStore)
     top = hits[0]
     document = await world.storage.catalogue.find("default", top.document_id)
     assert document is not None
-    markdown = (await world.blobs.get(document.current.markdown_sha)).decode()
+    blobs = blobs_of(world.storage, world.blobs)  # a small document's are held
+    markdown = (await blobs.get(document.current.markdown_sha)).decode()
     assert markdown[top.chunk.start:top.chunk.end] == top.chunk.text
     assert "Seagrass grew with the tides." in top.chunk.text
     assert all(h.document_id != "/d/foxes.md" for h in hits)
@@ -115,7 +117,8 @@ async def test_expansions_are_exact_spans_of_the_document(indexed: DuckDbKnowled
                                      mode=SearchMode.BM25)
         document = await world.storage.catalogue.find("default", hit.document_id)
         assert document is not None
-        text = (await world.blobs.get(document.current.markdown_sha)).decode()
+        text = (await blobs_of(world.storage, world.blobs).get(
+            document.current.markdown_sha)).decode()
         context = hit.context
         assert context is not None and context.kind == expand.value
         assert text[context.start:context.end] == context.text

@@ -44,10 +44,13 @@ async def test_the_library_creates_the_store_for_its_owner(tmp_path: Path,
                                                            open_umask: None) -> None:
     note = tmp_path / "notes.md"
     note.write_text(NOTE)
+    large = tmp_path / "large.md"  # past what the store holds itself: its blobs are files
+    large.write_text("# Large\n\n" + "The tide rose over the flats. " * 3000)
     store = tmp_path / "new" / "folder" / "kb.duckdb"
     async with Knowledge.open(store, embedder="hashing") as kb:
         kb._services.ingestion.stage_after = 0.0  # its staged artifacts are made too
         await kb.ingest(str(note))
+        await kb.ingest(str(large))
         made = modes(tmp_path / "new", since=tmp_path)
     assert_owner_only(made)
     assert made["new/folder/kb.duckdb"] == 0o600

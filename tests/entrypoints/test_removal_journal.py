@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import anyio
+import duckdb
 import pytest
 
 from sheaf import Knowledge
@@ -20,7 +21,12 @@ pytestmark = pytest.mark.anyio
 
 
 def _blob_files(store: Path) -> set[str]:
-    return {p.name for p in (store.with_suffix(".blobs") / "raw").glob("??/*")}
+    """The blobs stored: files in the blob folder and those the file holds (ADR-0047),
+    read while no process has the store open."""
+    files = {p.name for p in (store.with_suffix(".blobs") / "raw").glob("??/*")}
+    with duckdb.connect(str(store), read_only=True) as connection:
+        held = {str(r[0]) for r in connection.execute("SELECT sha FROM held_blobs").fetchall()}
+    return files | held
 
 
 def _artifact_files(store: Path) -> set[Path]:

@@ -17,6 +17,7 @@ from .answer_cache import DuckDbAnswerCache
 from .catalogue import DuckDbCatalogue
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
+from .held_blobs import HELD_BLOB_BYTES, DuckDbHeldBlobs
 from .hnsw_index import HnswIndex
 from .log_replay import damaged_log_error, replay_in_child
 from .maintenance import DuckDbMaintenance, repair_indexes
@@ -94,11 +95,13 @@ class DuckDbKnowledgeStore:
                                               self.fingerprints)
         self.policies = DuckDbSpacePolicies(self.connection)
         self.answers = DuckDbAnswerCache(self.connection)
+        self.held_blobs = DuckDbHeldBlobs(self.connection)
 
     def storage(self) -> Storage:
         """This store's ports, as the use cases take them."""
         return Storage(self.unit_of_work, self.catalogue, self.search_index, self.policies,
-                       self.answers, self.aclose, self.maintenance.compact)
+                       self.answers, self.aclose, self.maintenance.compact,
+                       held_blobs=self.held_blobs, held_blob_bytes=HELD_BLOB_BYTES)
 
     def unit_of_work(self) -> DuckDbUnitOfWork:
         """A new unit of work on this store."""

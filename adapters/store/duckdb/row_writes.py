@@ -16,7 +16,7 @@ from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from ....domain.store.fingerprint_signs import FingerprintSigns
 from ....domain.store.ingestion import SourceRef
 from ....domain.values.value_codec import to_plain
-from . import text_index
+from . import held_blobs, text_index
 from .rows import VERSION_COLUMNS, blocks_json, to_timestamp
 from .vector_tables import delete_vectors, insert_vectors_of, vector_text
 
@@ -108,6 +108,7 @@ def _add_round(c: duckdb.DuckDBPyConnection,
     insert_vectors_of(c, [(b.record.space, b.record.id, b.record.document_id, b.vectors)
                           for b, _ in bundles if b.vectors is not None])
     _insert_fingerprints(c, bundles)
+    held_blobs.insert(c, [blob for b, _ in bundles for blob in b.blobs])
     if existing:
         c.execute("UPDATE versions SET superseded_at = v.at FROM (SELECT unnest(from_json("
                   "?::JSON, '[{\"document_id\": \"VARCHAR\", \"at\": \"TIMESTAMP\"}]'), "

@@ -20,7 +20,7 @@ from . import text_index
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -92,6 +92,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """ALTER TABLE fingerprints ADD COLUMN negative BLOB""",
         f"""ALTER TABLE fingerprints ADD COLUMN reaches
             USMALLINT[{len(REACH_THRESHOLDS)}]""",
+    ),
+    # Small blobs held in the file, written in their version's transaction (ADR-0047);
+    # `data` is zlib-compressed. Blobs stored before stay files in the blob folder.
+    (
+        """CREATE TABLE held_blobs (sha VARCHAR PRIMARY KEY, data BLOB NOT NULL)""",
     ),
 )
 _TEXT_INDEX_VERSION = 6

@@ -150,6 +150,11 @@ class DuckDbSearchIndex:
         signs = fingerprint_signs(fingerprint)
         new_reach = reach(fingerprint, threshold)
         column = reach_column(threshold)
+        if column is not None and self._fingerprints.held_candidates(
+                space, signs, new_reach, column) == []:
+            # Most new documents have no candidate: answered without a thread's
+            # hand-over, which costs more than the filter's few numpy operations.
+            return []
 
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             if column is None:

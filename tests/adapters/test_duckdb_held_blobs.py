@@ -1,0 +1,118 @@
+"""Small blobs held in the DuckDB file (ADR-0047): written with their version, read
+through the blob store, collected with their document, and absent from the blob folder;
+large ones and stores written before stay in the blob store."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sheaf.adapters.store.duckdb.held_blobs import HELD_BLOB_BYTES
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.application.store.document_catalogue import DocumentCatalogue
+from sheaf.application.store.held_first_blobs import blobs_of
+from sheaf.domain.errors import ErrorKind, SheafError
+from tests.application.world import World
+
+pytestmark = pytest.mark.anyio
+
+SMALL = b"# Tides\n\nSeagrass grew with the tides.\n"
+
+
+def _large() -> bytes:
+    words = (f"word{i} grows near the estuary" for i in range(HELD_BLOB_BYTES // 16))
+    return ("# Estuary\n\n" + " ".join(words) + "\n").encode()
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+async def test_a_small_documents_blobs_are_held_and_a_large_ones_are_files(
+        tmp_path: Path) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = World(store)
+    large = _large()
+    world.files.files["/d/small.md"] = SMALL
+    world.files.files["/d/large.md"] = large
+    for path in ("/d/small.md", "/d/large.md"):
+        assert (await world.ingestion.ingest(path)).status.value == "new"
+    small_doc = await world.storage.catalogue.find("default", "/d/small.md")
+    large_doc = await world.storage.catalogue.find("default", "/d/large.md")
+    assert small_doc is not None and large_doc is not None
+    held = set(await store.held_blobs.stored_digests())
+    assert {_sha(SMALL), small_doc.current.markdown_sha} <= held
+    assert _sha(SMALL) not in world.blobs.blobs  # no file, no fsync
+    assert _sha(large) in world.blobs.blobs and _sha(large) not in held
+    blobs = blobs_of(world.storage, world.blobs)
+    assert await blobs.get(_sha(SMALL)) == SMALL
+    assert await blobs.get(_sha(large)) == large
+    markdown = (await blobs.get(small_doc.current.markdown_sha)).decode()
+    assert "Seagrass grew with the tides." in markdown
+    await store.aclose()
+    reopened = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")  # held across opens
+    assert await reopened.held_blobs.get(_sha(SMALL)) == SMALL
+    await reopened.aclose()
+
+
+async def test_removal_and_the_sweep_collect_held_blobs(tmp_path: Path) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = World(store)
+    shared = b"# Shared\n\nThe same words under two names.\n"
+    world.files.files.update({"/d/a.md": SMALL, "/d/b.md": shared, "/d/c.md": shared})
+    for path in ("/d/a.md", "/d/b.md", "/d/c.md"):
+        await world.ingestion.ingest(path)
+    catalogue = DocumentCatalogue(world.storage, world.blobs)
+    removed = await catalogue.remove("default", "/d/a.md")
+    left = set(await store.held_blobs.stored_digests())
+    assert _sha(SMALL) not in left and removed.current.markdown_sha not in left
+    assert _sha(shared) in left  # still another document's (c.md is b.md's alias)
+    assert await catalogue.markdown(await catalogue.get("default", "/d/c.md"))
+    # A held blob no version references (as a crash could leave a file) is swept.
+    await store.connection.run(lambda c: c.execute(
+        "INSERT INTO held_blobs VALUES (?, ?)", ["0" * 64, b"x"]))
+    assert await catalogue.sweep_blobs() == 1
+    assert "0" * 64 not in await store.held_blobs.stored_digests()
+    await store.aclose()
+
+
+async def test_a_held_blob_that_does_not_decompress_is_corrupt(tmp_path: Path) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await store.connection.run(lambda c: c.execute(
+        "INSERT INTO held_blobs VALUES (?, ?)", ["1" * 64, b"not zlib"]))
+    with pytest.raises(SheafError) as caught:
+        await store.held_blobs.get("1" * 64)
+    assert caught.value.kind is ErrorKind.CORRUPT
+    await store.aclose()
+
+
+async def test_a_version_7_store_keeps_reading_its_blob_files(tmp_path: Path) -> None:
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    world = World(store)
+    world.files.files["/d/old.md"] = SMALL
+    await world.ingestion.ingest("/d/old.md")
+    document = await world.storage.catalogue.find("default", "/d/old.md")
+    assert document is not None
+    markdown = await blobs_of(world.storage, world.blobs).get(document.current.markdown_sha)
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:  # as schema 7 held it: blobs as files
+        connection.execute("DROP TABLE held_blobs")
+        connection.execute("UPDATE sheaf_schema SET version = 7")
+    for sha, data in ((document.current.fetched_sha, SMALL),
+                      (document.current.markdown_sha, markdown)):
+        world.blobs.blobs[sha] = data
+    reopened = DuckDbKnowledgeStore(path)
+    assert (await reopened.catalogue.status()).schema_version == 8
+    assert await reopened.held_blobs.stored_digests() == []
+    catalogue = DocumentCatalogue(reopened.storage(), world.blobs)
+    old = await catalogue.get("default", "/d/old.md")
+    assert (await catalogue.markdown(old)).encode() == markdown
+    again = World(reopened)
+    again.files.files["/d/new.md"] = b"# New\n\nWritten after the migration.\n"
+    assert (await again.ingestion.ingest("/d/new.md")).status.value == "new"
+    assert len(await reopened.held_blobs.stored_digests()) == 2
+    await reopened.aclose()
