@@ -101,6 +101,11 @@ class DuckDbConnection:
 
         return await anyio.to_thread.run_sync(on_cursor)
 
+    @property
+    def writing(self) -> bool:
+        """Whether a locked run (a write, or a read under the write lock) is under way."""
+        return self._lock.locked()
+
     def read_now(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T | None:
         """`work` (which returns a value, never None) on a free read cursor in the
         caller's thread, or None, without running it, when no cursor is free or a write
@@ -108,7 +113,7 @@ class DuckDbConnection:
         hand-over to a thread and back cost 10-20 ms of waiting, more than the work.
         Never while a write runs: its commit may checkpoint, and a statement starting
         then would wait for it on the caller's (the event loop's) thread."""
-        if self._lock.locked():
+        if self.writing:
             return None
         try:
             cursor = self._free_cursors.get_nowait()
