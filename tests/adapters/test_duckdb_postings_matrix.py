@@ -238,3 +238,22 @@ async def test_kept_snippets_and_citations_follow_every_write(tmp_path: Path) ->
     assert await texts() == []
     assert await catalogue.citations("default", ["doc_1"]) == {}
     await store.aclose()
+
+
+async def test_a_kept_term_ranking_breaks_exact_ties_by_id() -> None:
+    store = DuckDbKnowledgeStore(":memory:")
+    # Equal texts score exactly alike; ids inserted out of order.
+    for doc in (3, 1, 2):
+        await save(store, version(1, f"s{doc}", doc=f"doc_{doc}"), source(doc), chunks=(
+            text_chunk(f"doc_{doc}.v1", 0, "tides and meadows"),
+            text_chunk(f"doc_{doc}.v1", 1, "tides")))
+    c = store.connection.writer
+    reference = sql_ranking(c, "default", "tides", 1000, NO_FILTERS)
+    with patch.object(postings_matrix, "ORDERED_FROM", 1):
+        matrix = PostingsMatrix.load(c, "default")
+        for _ in range(2):  # the order made, then kept
+            ranked = matrix.top(QueryTerms().weights(c, "tides"), 1000)
+            assert [i for i, _ in ranked] == [i for i, _ in reference]
+            assert [s for _, s in ranked] == pytest.approx([s for _, s in reference])
+            assert [i for i, _ in matrix.top({"tide": 1}, 4)] == [i for i, _ in reference[:4]]
+    await store.aclose()
