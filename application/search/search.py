@@ -257,6 +257,7 @@ class Search:
         return ExpandedContext(Expansion.SNIPPET_WINDOW.value, first.start, last.end,
                                document.text[first.start:last.end], chunk.heading_path)
 
+
 def _section_context(document: StructuredDocument, chunk: Chunk, expand: Expansion,
                      window: int) -> ExpandedContext:
     """The innermost section holding the hit, or it with `window` sections either side at
