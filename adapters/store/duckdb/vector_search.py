@@ -47,9 +47,12 @@ class VectorSearch:
         key = (space, model.dimension)
         held, stored = self._matrices.get(key), self._stored.get(key, model)
         if held is not None and filters.empty and held.matrix.size <= INLINE_VECTOR_CELLS \
-                and not self._connection.writing and not self._hnsw.serves(model.dimension):
+                and not self._hnsw.serves(model.dimension):
             model.require_same(stored, space)
-            return held.top(vector, limit)
+            # No statement: read_now only makes sure that no write is running.
+            ranked = self._connection.read_now(lambda _: held.top(vector, limit))
+            if ranked is not None:
+                return ranked
         return await self._connection.run(
             lambda c: self._ranked(c, space, model, vector, limit, filters), writes=False)
 
