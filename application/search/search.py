@@ -3,8 +3,6 @@ cite each hit and re-anchor it with `quote`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import attrs
 
 from ...domain.analysis.chunking import Chunk
@@ -19,7 +17,6 @@ from ...domain.search.search_request import (
     SearchFilters,
     SearchMode,
 )
-from ...domain.store.knowledge_records import DocumentCitation
 from ..concurrency.concurrent_pair import both
 from ..ports.embedder import Embedder
 from ..store.document_structure import DocumentStructure, StructuredDocument
@@ -170,12 +167,20 @@ class Search:
                                        self._catalogue.citations(space, documents))
         else:
             chunks, cited = await self._index.snippets(space, ids), None
-        hits = [SearchHit(chunk, scores[chunk.id], document_of_chunk(chunk.id),
-                          bm25_score=bm25.get(chunk.id), vector_score=cosine.get(chunk.id))
-                for chunk in chunks]
+        hits = []
+        for chunk in chunks:  # each hit made once, its document's citation with it
+            document = document_of_chunk(chunk.id)
+            citation = cited.get(document) if cited is not None else None
+            hits.append(SearchHit(
+                chunk, scores[chunk.id], document, bm25_score=bm25.get(chunk.id),
+                vector_score=cosine.get(chunk.id),
+                title=citation.title if citation else None,
+                url=citation.url if citation else None,
+                location=citation.location if citation else None,
+                extraction_confidence=citation.extraction_confidence if citation else None))
         if expand is not None:
             hits = await self._expanded(space, hits, expand, window)
-        return hits if cited is None else _with_documents(hits, cited)
+        return hits
 
     async def _ranked(self, space: str, query: str, mode: SearchMode,
                       filters: SearchFilters, depth: int, rrf_k: int
@@ -251,19 +256,6 @@ class Search:
                                                                   at + window)]
         return ExpandedContext(Expansion.SNIPPET_WINDOW.value, first.start, last.end,
                                document.text[first.start:last.end], chunk.heading_path)
-
-def _with_documents(hits: list[SearchHit], cited: Mapping[str, DocumentCitation]
-                    ) -> list[SearchHit]:
-    """The hits with their documents' titles, URLs and locations."""
-    enriched = []
-    for hit in hits:
-        citation = cited.get(hit.document_id)
-        enriched.append(attrs.evolve(
-            hit, title=citation.title if citation else None,
-            url=citation.url if citation else None,
-            location=citation.location if citation else None,
-            extraction_confidence=citation.extraction_confidence if citation else None))
-    return enriched
 
 
 def _section_context(document: StructuredDocument, chunk: Chunk, expand: Expansion,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import string
 from pathlib import Path
+from unittest.mock import patch
 
 import anyio
 import attrs
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheaf.adapters.store.duckdb import text_index
+from sheaf.adapters.store.duckdb import postings_matrix, text_index
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.packaged_extensions import load_packaged_extension
 from sheaf.adapters.store.duckdb.postings_matrix import PostingsMatrix
@@ -141,6 +142,18 @@ def test_the_held_postings_rank_as_the_sql_after_any_writes(
             # The cut at `limit` keeps the best, ties at the boundary settled by id.
             full = held_ranking(store, space, text, 1000, filters)
             assert held_ranking(store, space, text, limit, filters) == full[:limit]
+            # A term's kept ranking (made for common words) gives the same, each word
+            # alone, asked three times: by partition, the order made, the order kept.
+            for word in dict.fromkeys(query):
+                single = sql_ranking(store.connection.writer, space, word, 1000, filters)
+                with patch.object(postings_matrix, "ORDERED_FROM", 1):
+                    matrix = PostingsMatrix.load(store.connection.writer, space)
+                    weights = QueryTerms().weights(store.connection.writer, word)
+                    for _ in range(3):
+                        assert_same_ranking(matrix.top(weights, 1000), sql_ranking(
+                            store.connection.writer, space, word, 1000, NO_FILTERS))
+                        assert matrix.top(weights, limit) == matrix.top(weights, 1000)[:limit]
+                assert_same_ranking(held_ranking(store, space, word, 1000, filters), single)
             # And through the port: the first search after the writes ranks by SQL, the
             # next loads the held matrix, the third ranks from it on the caller's thread
             # (no filter, every word stemmed before); all as the reference.
@@ -224,4 +237,23 @@ async def test_kept_snippets_and_citations_follow_every_write(tmp_path: Path) ->
     await remove(store, "default", "doc_1")
     assert await texts() == []
     assert await catalogue.citations("default", ["doc_1"]) == {}
+    await store.aclose()
+
+
+async def test_a_kept_term_ranking_breaks_exact_ties_by_id() -> None:
+    store = DuckDbKnowledgeStore(":memory:")
+    # Equal texts score exactly alike; ids inserted out of order.
+    for doc in (3, 1, 2):
+        await save(store, version(1, f"s{doc}", doc=f"doc_{doc}"), source(doc), chunks=(
+            text_chunk(f"doc_{doc}.v1", 0, "tides and meadows"),
+            text_chunk(f"doc_{doc}.v1", 1, "tides")))
+    c = store.connection.writer
+    reference = sql_ranking(c, "default", "tides", 1000, NO_FILTERS)
+    with patch.object(postings_matrix, "ORDERED_FROM", 1):
+        matrix = PostingsMatrix.load(c, "default")
+        for _ in range(3):  # by partition, the order made, the order kept
+            ranked = matrix.top(QueryTerms().weights(c, "tides"), 1000)
+            assert [i for i, _ in ranked] == [i for i, _ in reference]
+            assert [s for _, s in ranked] == pytest.approx([s for _, s in reference])
+            assert [i for i, _ in matrix.top({"tide": 1}, 4)] == [i for i, _ in reference[:4]]
     await store.aclose()

@@ -40,7 +40,10 @@ class VectorMatrix:
         ids when given."""
         if not self.ids or limit < 1:
             return []
-        scores = self.matrix @ np.asarray(query, dtype=np.float32)
+        # einsum, not `@`: numpy's BLAS splits a matrix-vector product across threads,
+        # and waking them cost more than the product (CISI's 1,815 x 384: 6.8 ms against
+        # 0.1; 100k x 256: 21 against 5.6 ms, on 2 shared cores).
+        scores = np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
         if allowed is not None:
             mask = np.full(len(self.ids), -np.inf, dtype=np.float32)
             keep = [self._positions[i] for i in allowed if i in self._positions]
