@@ -116,6 +116,21 @@ def _deflated(prefix: bytes, unit: bytes, size: int) -> bytes:
     return b"".join(parts)
 
 
+def _add_bomb_page(pdf: pikepdf.Pdf, resources: pikepdf.Dictionary,
+                   contents: pikepdf.Object) -> None:
+    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
+        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
+        Resources=resources, Contents=contents)))
+
+
+def _saved_as_written(pdf: pikepdf.Pdf) -> bytes:
+    """`pdf` saved with its streams exactly as written: a bomb stays deflated."""
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True, compress_streams=False,
+             stream_decode_level=pikepdf.StreamDecodeLevel.none)
+    return out.getvalue()
+
+
 def write_bomb_pdf(unit: bytes, size: int, *, pages: int = 1,
                    prefix: bytes = b"BT /F1 12 Tf 72 720 Td (A page with a bomb) Tj ET\n"
                    ) -> bytes:
@@ -127,13 +142,8 @@ def write_bomb_pdf(unit: bytes, size: int, *, pages: int = 1,
     for _ in range(pages):
         stream = pikepdf.Stream(pdf, b"")
         stream.write(encoded, filter=pikepdf.Name.FlateDecode)
-        pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
-            Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
-            Resources=resources, Contents=pdf.make_indirect(stream))))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True, compress_streams=False,
-             stream_decode_level=pikepdf.StreamDecodeLevel.none)
-    return out.getvalue()
+        _add_bomb_page(pdf, resources, pdf.make_indirect(stream))
+    return _saved_as_written(pdf)
 
 
 def write_form_bomb_pdf(unit: bytes, size: int, prefix: bytes = b"") -> bytes:
@@ -148,13 +158,8 @@ def write_form_bomb_pdf(unit: bytes, size: int, prefix: bytes = b"") -> bytes:
     form.Resources = resources
     resources.XObject = pikepdf.Dictionary(Fm0=pdf.make_indirect(form))
     content = pdf.make_stream(b"BT /F1 12 Tf 72 720 Td (A page with a form) Tj ET /Fm0 Do")
-    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
-        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
-        Resources=resources, Contents=content)))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True, compress_streams=False,
-             stream_decode_level=pikepdf.StreamDecodeLevel.none)
-    return out.getvalue()
+    _add_bomb_page(pdf, resources, content)
+    return _saved_as_written(pdf)
 
 
 def write_image_bomb_pdf(side: int) -> bytes:
@@ -170,13 +175,8 @@ def write_image_bomb_pdf(side: int) -> bytes:
     resources.XObject = pikepdf.Dictionary(Im0=pdf.make_indirect(image))
     content = pdf.make_stream(b"BT /F1 12 Tf 72 720 Td (A page with a picture) Tj ET "
                               b"q 100 0 0 100 72 72 cm /Im0 Do Q")
-    pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(
-        Type=pikepdf.Name.Page, MediaBox=[0, 0, PAGE_WIDTH, PAGE_HEIGHT],
-        Resources=resources, Contents=content)))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True, compress_streams=False,
-             stream_decode_level=pikepdf.StreamDecodeLevel.none)
-    return out.getvalue()
+    _add_bomb_page(pdf, resources, content)
+    return _saved_as_written(pdf)
 
 
 def write_private_encoding_pdf(paragraphs: Sequence[str], *, readable_heading: str) -> bytes:
