@@ -29,6 +29,7 @@ class MemoryState:
     models: dict[str, EmbeddingModel] = attrs.Factory(dict)
     fingerprints: dict[str, tuple[str, tuple[float, ...]]] = attrs.Factory(dict)
     structures: dict[str, StoredStructure] = attrs.Factory(dict)
+    held_blobs: dict[str, bytes] = attrs.Factory(dict)  # sha256 -> bytes
     last_ingest: datetime | None = None
 
     def version(self, space: str, version_id: str) -> VersionRecord:

@@ -93,6 +93,7 @@ class _Versions:
                 state.fingerprints[document_id] = (version.space, bundle.fingerprint)
             if bundle.structure is not None:
                 state.structures[version.id] = bundle.structure
+            state.held_blobs.update(bundle.blobs)
             state.sources[(version.space, bundle.source.key)] = SourceRecord(
                 version.space, bundle.source.key, bundle.source.kind, document_id,
                 version.fetched_sha, bundle.source.original, bundle.final_url)
