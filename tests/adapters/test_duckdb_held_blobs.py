@@ -12,6 +12,7 @@ import pytest
 
 from sheaf.adapters.store.duckdb.held_blobs import HELD_BLOB_BYTES
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -106,7 +107,7 @@ async def test_a_version_7_store_keeps_reading_its_blob_files(tmp_path: Path) ->
                       (document.current.markdown_sha, markdown)):
         world.blobs.blobs[sha] = data
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.catalogue.status()).schema_version == 8
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION
     assert await reopened.held_blobs.stored_digests() == []
     catalogue = DocumentCatalogue(reopened.storage(), world.blobs)
     old = await catalogue.get("default", "/d/old.md")

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sheaf.adapters.store.duckdb import text_index
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.packaged_extensions import load_packaged_extension
+from sheaf.domain.analysis.retrieval_prefix import PREFIX_MARKERS, marker_free
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
 from tests.contract.test_knowledge_store_contract import (
     remove,
@@ -44,7 +45,8 @@ def source(doc: str) -> SourceRef:
 
 def fresh_postings(c: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, int, int]]:
     """(space, chunk id, term, tf, length) recomputed from the chunks themselves."""
-    words = (f"SELECT id, space, unnest({text_index.tokens_sql('retrieval_text')}) AS w "
+    text = f"regexp_replace(retrieval_text, '{PREFIX_MARKERS}', '\\1', 'g')"
+    words = (f"SELECT id, space, unnest({text_index.tokens_sql(text)}) AS w "
              "FROM chunks WHERE level = 'snippet'")
     terms = (f"SELECT id, space, stem(w, 'english') AS term FROM ({words}) "
              "WHERE w <> '' AND w NOT IN (SELECT word FROM text_stopwords)")
@@ -87,7 +89,8 @@ def extension_scores(store: DuckDbKnowledgeStore, space: str, query: str
     with duckdb.connect() as c:
         assert load_packaged_extension(c, "fts")
         c.execute("CREATE TABLE probe (id VARCHAR, body VARCHAR)")
-        c.executemany("INSERT INTO probe VALUES (?, ?)", [list(r) for r in snippets])
+        c.executemany("INSERT INTO probe VALUES (?, ?)",
+                      [[i, marker_free(str(t))] for i, t in snippets])
         c.execute("PRAGMA create_fts_index('probe', 'id', 'body', stemmer = 'english', "
                   "stopwords = 'english')")
         rows = c.execute("SELECT id, fts_main_probe.match_bm25(id, ?) AS s FROM probe "
@@ -150,6 +153,26 @@ async def test_a_schema_5_store_gets_its_index_built_once(tmp_path: Path) -> Non
         c.execute("UPDATE sheaf_schema SET version = 5")
     reopened = DuckDbKnowledgeStore(path)
     assert_index_agrees(reopened)
+    assert [i for i, _ in await reopened.search_index.search_text("default", "meadow", 10)] == [
+        "doc_1.v1:snippet:0"]
+    await reopened.aclose()
+
+
+async def test_a_schema_8_store_loses_the_prefix_markers_as_words(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "kb.duckdb"
+    with monkeypatch.context() as schema_8:  # its index made of the whole retrieval text
+        schema_8.setattr(text_index, "marker_free", lambda text: text)
+        store = DuckDbKnowledgeStore(path)
+        await save(store, version(1, "s1"), source("a"), chunks=(
+            text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),))
+        assert await store.search_index.search_text("default", "doc", 10) != []
+        await store.aclose()
+    with duckdb.connect(str(path)) as c:
+        c.execute("UPDATE sheaf_schema SET version = 8")
+    reopened = DuckDbKnowledgeStore(path)
+    assert_index_agrees(reopened)
+    assert await reopened.search_index.search_text("default", "doc", 10) == []
     assert [i for i, _ in await reopened.search_index.search_text("default", "meadow", 10)] == [
         "doc_1.v1:snippet:0"]
     await reopened.aclose()

@@ -304,6 +304,42 @@ async def test_a_term_the_query_repeats_weighs_more(store: Store) -> None:
     assert [i for i, _ in flipped] == ["doc_1.v1:snippet:1", "doc_1.v1:snippet:0"]
 
 
+def prefixed_snippet(version_id: str, index: int, body: str, title: str,
+                     path: tuple[str, ...], context: str | None = None) -> Chunk:
+    """A snippet whose retrieval text is headed as chunking and enrichment head it."""
+    prefix = f"[CONTEXT: {context}]\n" if context else ""
+    return attrs.evolve(text_chunk(version_id, index, body), heading_path=path,
+                        retrieval_text=f"{prefix}[DOC: {title}] [PATH: {' > '.join(path)}] "
+                                       f"[SECTION: other]\n{body}")
+
+
+async def test_the_prefix_markers_are_no_words_but_what_they_hold_ranks(store: Store) -> None:
+    await save(store, version(1, "s1"), URL, chunks=(
+        prefixed_snippet("doc_1.v1", 0, "Herons wade the weir at dawn.", "Wading birds",
+                         ("Field notes",), context="A survey of the estuary"),
+        prefixed_snippet("doc_1.v1", 1, "The path along the dune is closed.", "Wading birds",
+                         ("Field notes",))))
+    index = store.storage().index
+    for marker in ("doc", "section", "context", "DOC SECTION"):
+        assert await index.search_text("default", marker, 10) == [], marker
+    path = await index.search_text("default", "path", 10)
+    assert [i for i, _ in path] == ["doc_1.v1:snippet:1"]  # its own word, not the marker
+    # The title, the heading and the context are words of the snippets they head.
+    assert len(await index.search_text("default", "wading field", 10)) == 2
+    assert [i for i, _ in await index.search_text("default", "estuary", 10)] == [
+        "doc_1.v1:snippet:0"]
+    # Markers count in no snippet's length: a snippet headed by them scores as one that
+    # holds the same words without them.
+    headed = prefixed_snippet("doc_2.v1", 0, "Otters.", "Marsh", ("Notes",))
+    bare = attrs.evolve(text_chunk("doc_2.v1", 1, "Otters."),
+                        retrieval_text="Marsh] Notes] other]\nOtters.")
+    other = SourceRef(SourceKind.URL, "https://journal.example/b", "https://journal.example/b")
+    await save(store, version(1, "s2", doc="doc_2"), other, chunks=(headed, bare))
+    scores = dict(await index.search_text("default", "otters", 10))
+    assert scores["doc_2.v1:snippet:0"] == pytest.approx(scores["doc_2.v1:snippet:1"],
+                                                         rel=1e-9)
+
+
 MODEL = EmbeddingModel("test-model", 3)
 
 

@@ -20,7 +20,7 @@ from . import text_index
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -98,8 +98,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         """CREATE TABLE held_blobs (sha VARCHAR PRIMARY KEY, data BLOB NOT NULL)""",
     ),
+    # The retrieval prefix's markers are no longer words (domain/analysis/retrieval_prefix.py):
+    # the text index is made again from every stored snippet (`_MARKER_FREE_TERMS_VERSION`).
+    text_index.REMADE,
 )
 _TEXT_INDEX_VERSION = 6
+_MARKER_FREE_TERMS_VERSION = 9
 _FINGERPRINT_SIGNS_VERSION = 7
 
 
@@ -143,7 +147,7 @@ def migrate(connection: DuckDbConnection) -> None:
         try:
             for statement in MIGRATIONS[version]:
                 writer.execute(statement)
-            if version + 1 == _TEXT_INDEX_VERSION:
+            if version + 1 in (_TEXT_INDEX_VERSION, _MARKER_FREE_TERMS_VERSION):
                 text_index.index_all(writer)
             if version + 1 == _FINGERPRINT_SIGNS_VERSION:
                 _fill_fingerprint_signs(writer)

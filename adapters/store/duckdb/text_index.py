@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 import duckdb
 
+from ....domain.analysis.retrieval_prefix import marker_free
+
 STEMMER = "english"
 """The Snowball stemmer terms are made with (`stem()` of the fts extension)."""
 
@@ -65,6 +67,14 @@ SCHEMA = (
     "DROP SCHEMA IF EXISTS fts_main_chunks CASCADE",
 )
 
+REMADE = (
+    # The index emptied, to be made again from every stored snippet by `index_all` (when
+    # what a snippet's terms are made of changes); the stopword list stays.
+    *(f"DROP TABLE {table}" for table in ("text_docs", "text_terms", "text_postings",
+                                          "text_spaces", "text_clustering")),
+    *SCHEMA[:-1],
+)
+
 _SNIPPET_SHAPE = json.dumps([{"id": "VARCHAR", "text": "VARCHAR", "version_id": "VARCHAR",
                               "document_id": "VARCHAR", "space": "VARCHAR"}])
 
@@ -81,7 +91,8 @@ class Snippet(NamedTuple):
 
 def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet]) -> None:
     """Index snippets of any number of versions and spaces in one set of statements,
-    inside the caller's transaction: docids follow the order given."""
+    inside the caller's transaction: docids follow the order given. A snippet's terms are
+    those of its retrieval text without the prefix's markers (`marker_free`)."""
     if not snippets:
         return
     c.execute(
@@ -89,7 +100,8 @@ def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet])
         "r.version_id, r.document_id, r.space, "
         "(SELECT coalesce(max(docid), 0) FROM text_docs) + row_number() OVER () AS docid "
         "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-        [json.dumps([s._asdict() | {"id": s.chunk_id} for s in snippets]), _SNIPPET_SHAPE])
+        [json.dumps([s._asdict() | {"id": s.chunk_id, "text": marker_free(s.text)}
+                     for s in snippets]), _SNIPPET_SHAPE])
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_terms AS SELECT docid, stem(w, ?) AS term "
         f"FROM (SELECT docid, unnest({tokens_sql('text')}) AS w FROM sheaf_new_docs) "
@@ -174,7 +186,8 @@ def forget_unused_terms(c: duckdb.DuckDBPyConnection) -> None:
 
 
 def index_all(c: duckdb.DuckDBPyConnection) -> None:
-    """Index every stored snippet: once, when a store written before this index opens."""
+    """Index every stored snippet, into an empty index: when a store written before this
+    index, or before its terms last changed, opens."""
     rows = c.execute("SELECT id, retrieval_text, version_id, document_id, space FROM chunks "
                      "WHERE level = 'snippet' ORDER BY version_id, idx").fetchall()
     index_snippets_of(c, [Snippet(*(str(v) for v in row)) for row in rows])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ....domain.analysis.chunking import Chunk
+from ....domain.analysis.retrieval_prefix import marker_free
 from ....domain.search.bm25 import bm25_scores
 from ....domain.search.embeddings import EmbeddingModel, cosine
 from ....domain.search.search_request import NO_FILTERS, SearchFilters
@@ -23,7 +24,7 @@ class MemorySearchIndex:
     async def search_text(self, space: str, query: str, limit: int,
                           filters: SearchFilters = NO_FILTERS) -> list[tuple[str, float]]:
         snippets = self._current_snippets(space, filters)
-        scores = bm25_scores([c.retrieval_text for c in snippets], query)
+        scores = bm25_scores([marker_free(c.retrieval_text) for c in snippets], query)
         return _ranked(zip(snippets, scores, strict=True), limit, positive=True)
 
     async def search_vectors(self, space: str, model: EmbeddingModel,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import psycopg
 
+from ....domain.analysis.retrieval_prefix import PREFIX_MARKERS
 from ....domain.errors import ErrorKind, SheafError
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from .connection_errors import extension_error
-from .text_ranking import K1, PREFIX_MARKERS, REFERENCE_LENGTH, B
+from .text_ranking import K1, REFERENCE_LENGTH, B
 from .vector_tables import HNSW_EF_CONSTRUCTION, HNSW_M
 
 SCHEMA_VERSION = 3

@@ -16,11 +16,6 @@ from .filters import filter_sql
 
 K1 = 1.2
 B = 0.75
-PREFIX_MARKERS = r"(^|\n|\] )\[(CONTEXT|DOC|PATH|SECTION): "
-"""The retrieval prefix's markers (`chunking`'s `[DOC: …] [PATH: …] [SECTION: …]`,
-enrichment's `[CONTEXT: …]`), cut from the text a snippet's terms are made of: what they
-hold (title, headings, label, context) ranks as words of the snippet, the markers
-themselves are no words (a query for "section" must not match every snippet)."""
 REFERENCE_LENGTH = 100
 """The snippet length (in terms) a posting's `impact` is computed at: it orders a term's
 postings, the score itself uses the space's real mean length."""
