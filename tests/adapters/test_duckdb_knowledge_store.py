@@ -299,7 +299,9 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
     await reopened.aclose()
 
 
-async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> None:
+async def test_the_checkpoint_threshold_grows_with_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sheaf.adapters.store.duckdb.maintenance as maintenance
     from sheaf.adapters.store.duckdb.maintenance import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
 
     def threshold(store: DuckDbKnowledgeStore) -> str:
@@ -309,14 +311,17 @@ async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> N
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
     await save(store, version(1, "s1"), URL)
-    # A small file: the default.
+    # A small file: the floor, set over DuckDB's own 16 MiB after the first write.
     assert store.maintenance._checkpoint_threshold == MIN_CHECKPOINT_BYTES
+    assert threshold(store) == f"{MIN_CHECKPOINT_BYTES / 2 ** 20:.1f} MiB"
     await store.aclose()
+    # The growth, measured from a lower floor (a file four times the real one's is large).
+    monkeypatch.setattr(maintenance, "MIN_CHECKPOINT_BYTES", 16 * 1024 * 1024)
     with duckdb.connect(str(path)) as connection:  # a file of about 200 MB
         connection.execute("CREATE TABLE ballast AS SELECT repeat(md5(i::VARCHAR), 40) AS t "
                            "FROM range(160000) r(i)")
     size = path.stat().st_size
-    assert size * CHECKPOINT_SHARE > 2 * MIN_CHECKPOINT_BYTES
+    assert size * CHECKPOINT_SHARE > 2 * maintenance.MIN_CHECKPOINT_BYTES
     reopened = DuckDbKnowledgeStore(path)
     await save(reopened, version(1, "s2", doc="doc_2"), attrs.evolve(URL, key="other"))
     wanted = path.stat().st_size * CHECKPOINT_SHARE
