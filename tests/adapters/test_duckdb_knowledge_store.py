@@ -12,6 +12,7 @@ import pytest
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS, SCHEMA_VERSION
 from sheaf.domain.errors import ErrorKind, SheafError
+from tests.adapters.duckdb_schema_8 import as_schema_8
 from tests.contract.test_knowledge_store_contract import URL, save, source_of, version
 
 pytestmark = pytest.mark.anyio
@@ -66,7 +67,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 8
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 10
     assert await reopened.catalogue.chunks("default", "doc_1.v1") == ()
     found = await reopened.catalogue.find("default", URL.key)
     assert found is not None and found.title == "Old"
@@ -285,6 +286,7 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
     with duckdb.connect(str(path)) as connection:  # the same store as schema 6 held it
         for column in ("positive", "negative", "reaches"):
             connection.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
+        as_schema_8(connection)
         connection.execute("DROP TABLE held_blobs")  # schema 8's
         connection.execute("UPDATE sheaf_schema SET version = 6")
     reopened = DuckDbKnowledgeStore(path)

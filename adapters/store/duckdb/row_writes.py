@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # annotations only: a store that is only read never imports c
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
                  "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text",
-                 "context")
+                 "context", "retrieval_prefix")
 _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTEGER",
                 "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
                 "heading_path": ["VARCHAR"]}
@@ -197,9 +197,11 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
              "section_label": ch.section_label,
              "page_first": ch.pages[0] if ch.pages else None,
              "page_last": ch.pages[-1] if ch.pages else None, "parent_id": ch.parent_id,
-             "prev_id": ch.prev_id, "next_id": ch.next_id, "text": ch.text,
-             "retrieval_text": ch.retrieval_text, "context": ch.context}
-            for version_id, document_id, space, chunks in versions for ch in chunks]
+             "prev_id": ch.prev_id, "next_id": ch.next_id, "context": ch.context}
+            | stored_texts(ch, sections)
+            for version_id, document_id, space, chunks in versions
+            for sections in ({ch.id: ch for ch in chunks if ch.level == "section"},)
+            for ch in chunks]
     if not rows:
         return
     columns = ", ".join(f"r.{f}" for f in _CHUNK_FIELDS)
@@ -210,6 +212,23 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
         text_index.Snippet(ch.id, ch.retrieval_text, version_id, document_id, space)
         for version_id, document_id, space, chunks in versions
         for ch in chunks if ch.level == "snippet"])
+
+
+def stored_texts(chunk: Chunk, sections: dict[str, Chunk]) -> dict[str, str | None]:
+    """A chunk's `text`, `retrieval_text` and `retrieval_prefix` columns: the text only
+    where its section's text at its offsets is not it, the retrieval text only where it
+    is not the prefix followed by the text (ADR-0048)."""
+    text: str | None = chunk.text
+    parent = sections.get(chunk.parent_id) if chunk.parent_id is not None else None
+    if parent is not None and parent.start <= chunk.start and chunk.end <= parent.end \
+            and parent.text[chunk.start - parent.start:
+                                          chunk.end - parent.start] == chunk.text:
+        text = None
+    retrieval = chunk.retrieval_text
+    if retrieval.endswith(chunk.text):
+        return {"text": text, "retrieval_text": None,
+                "retrieval_prefix": retrieval[:len(retrieval) - len(chunk.text)]}
+    return {"text": text, "retrieval_text": retrieval, "retrieval_prefix": None}
 
 
 def json_rows(rows: Sequence[object]) -> str:

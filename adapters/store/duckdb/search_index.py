@@ -17,7 +17,7 @@ from ....domain.store.fingerprint_signs import fingerprint_signs, reach, reach_c
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
-from .rows import CHUNK_COLUMNS, chunk_from_row
+from .rows import CHUNK_COLUMNS, chunks_from_rows
 from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
@@ -111,7 +111,8 @@ class DuckDbSearchIndex:
                 "WHERE space = ?) <= ?", [space, space, KEPT_SNIPPETS // 2]).fetchall()
             if rows:
                 whole: dict[str, tuple[str, Chunk] | None] = {
-                    r[0]: (str(r[16]), chunk_from_row(r)) for r in rows}
+                    r[0]: (str(r[17]), chunk) for r, chunk in zip(
+                        rows, chunks_from_rows(c, rows), strict=True)}
                 rest = [i for i in ids if i not in whole]
                 return {**whole, **(self._snippets_by_id(c, rest) if rest else {})}
         return self._snippets_by_id(c, ids)
@@ -131,7 +132,9 @@ class DuckDbSearchIndex:
             found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
                               """from_json(?, '["VARCHAR"]')) AS id) w """
                               "JOIN chunks c ON c.id = w.id", [json.dumps(ids)])
-        rows = {r[0]: (str(r[16]), chunk_from_row(r)) for r in found.fetchall()}
+        fetched = found.fetchall()
+        rows = {r[0]: (str(r[17]), chunk) for r, chunk in zip(
+            fetched, chunks_from_rows(c, fetched), strict=True)}
         return {i: rows.get(i) for i in ids}
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:

@@ -1,0 +1,25 @@
+"""A DuckDB store put back as schema 8 held it, for the tests of migrations from before
+schema 10."""
+
+from __future__ import annotations
+
+import duckdb
+
+from sheaf.adapters.store.duckdb.rows import CHUNK_TEXT_SQL, PARENT_JOIN, RETRIEVAL_TEXT_SQL
+from sheaf.adapters.store.duckdb.schema import MIGRATIONS
+
+
+def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
+    """Put a store's chunks back as schema 8 held them: every text whole in its row, in
+    a table made by the statements that made it up to schema 8."""
+    connection.execute("DROP INDEX chunks_version")
+    connection.execute("ALTER TABLE chunks RENAME TO chunks_10")
+    for statement in (*MIGRATIONS[1], "ALTER TABLE chunks ADD COLUMN context VARCHAR"):
+        connection.execute(statement)
+    connection.execute(
+        "INSERT INTO chunks SELECT c.id, c.version_id, c.document_id, c.space, c.level, c.idx, "
+        "c.start_offset, c.end_offset, c.tokens, c.heading_path, c.section_label, "
+        "c.page_first, c.page_last, c.parent_id, c.prev_id, c.next_id, "
+        f"{CHUNK_TEXT_SQL}, {RETRIEVAL_TEXT_SQL}, c.context FROM chunks_10 c "
+        f"{PARENT_JOIN.replace('chunks p', 'chunks_10 p')}")
+    connection.execute("DROP TABLE chunks_10")
