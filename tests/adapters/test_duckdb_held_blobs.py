@@ -16,8 +16,8 @@ from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.domain.errors import ErrorKind, SheafError
-from tests.application.world import World
 from tests.adapters.duckdb_schema_8 import as_schema_8
+from tests.application.world import World
 
 pytestmark = pytest.mark.anyio
 

@@ -12,6 +12,7 @@ import pytest
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS, SCHEMA_VERSION
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from tests.adapters.duckdb_schema_8 import as_schema_8
 from tests.contract.test_knowledge_store_contract import URL, save, source_of, version
 
@@ -229,15 +230,26 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
     return [shingle_fingerprint(" ".join(words)) for words in texts]
 
 
+DENSE_FINGERPRINT = (
+    "list_resize(flatten(list_transform(range(1, len(coordinates) + 1), k -> list_append("
+    "list_resize([]::FLOAT[], coordinates[k] - coalesce(coordinates[k - 1], -1) - 1, "
+    f"0::FLOAT), weights[k]))), {FINGERPRINT_DIMENSION}, 0::FLOAT)::FLOAT[{FINGERPRINT_DIMENSION}]")
+"""A stored fingerprint made dense again in SQL, for DuckDB's own cosine."""
+
+
 async def _scanned(store: DuckDbKnowledgeStore, space: str, fingerprint: tuple[float, ...],
                    threshold: float) -> list[tuple[str, float]]:
-    """What the lookup answered before its filter: the cosine of every fingerprint."""
-    from sheaf.adapters.store.duckdb.search_index import SIMILARITY_SQL
+    """What the lookup answered before its filter and its sparse fingerprints: DuckDB's
+    `array_cosine_similarity` of every stored fingerprint, made dense."""
     from sheaf.adapters.store.duckdb.vector_tables import vector_text
 
     def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-        rows = c.execute(SIMILARITY_SQL.format(where="space = ?"),
-                         [vector_text(fingerprint), space, threshold]).fetchall()
+        rows = c.execute(
+            "SELECT document_id, similarity FROM (SELECT document_id, array_cosine_similarity("
+            f"{DENSE_FINGERPRINT}, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) AS similarity "
+            "FROM fingerprints WHERE space = ?) WHERE similarity >= ? "
+            "ORDER BY similarity DESC, document_id",
+            [vector_text(fingerprint), space, threshold]).fetchall()
         return [(str(r[0]), float(r[1])) for r in rows]
 
     return await store.connection.read(read)
@@ -284,9 +296,9 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
     expected = [await store.search_index.similar_documents("default", f, 0.95) for f in stored]
     await store.aclose()
     with duckdb.connect(str(path)) as connection:  # the same store as schema 6 held it
+        as_schema_8(connection)
         for column in ("positive", "negative", "reaches"):
             connection.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
-        as_schema_8(connection)
         connection.execute("DROP TABLE held_blobs")  # schema 8's
         connection.execute("UPDATE sheaf_schema SET version = 6")
     reopened = DuckDbKnowledgeStore(path)
@@ -295,7 +307,7 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
             for f in stored] == expected
     assert sum(len(e) > 1 for e in expected) >= 3  # near-duplicates among them
     unfilled = reopened.connection.writer.execute(
-        "SELECT count(*) FROM fingerprints WHERE positive IS NULL OR reaches IS NULL"
+        "SELECT count(*) FROM fingerprints WHERE reaches IS NULL"
     ).fetchone()
     assert unfilled == (0,)
     await reopened.aclose()

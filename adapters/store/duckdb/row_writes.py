@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ....domain.errors import ErrorKind, SheafError
-from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
-from ....domain.store.fingerprint_signs import FingerprintSigns
+from ....domain.store.fingerprint_signs import FingerprintSigns, stored_float32
 from ....domain.store.ingestion import SourceRef
 from ....domain.values.value_codec import to_plain
 from . import held_blobs, text_index
 from .rows import VERSION_COLUMNS, blocks_json, to_timestamp
-from .vector_tables import delete_vectors, insert_vectors_of, vector_text
+from .vector_tables import delete_vectors, insert_vectors_of
 
 if TYPE_CHECKING:  # annotations only: a store that is only read never imports chunking
     from ....domain.analysis.chunking import Chunk
@@ -46,8 +45,8 @@ _DOCUMENT_SHAPE = json.dumps([{"id": "VARCHAR", "space": "VARCHAR",
                                "current_version": "VARCHAR", "caller_source_id": "VARCHAR",
                                "at": "TIMESTAMP"}])
 _FINGERPRINT_SHAPE = json.dumps([{"document_id": "VARCHAR", "space": "VARCHAR",
-                                  "fingerprint": "VARCHAR", "positive": "VARCHAR",
-                                  "negative": "VARCHAR", "reaches": ["INTEGER"]}])
+                                  "coordinates": ["USMALLINT"], "weights": ["FLOAT"],
+                                  "reaches": ["INTEGER"]}])
 _SOURCE_SHAPE = json.dumps([{"space": "VARCHAR", "key": "VARCHAR", "kind": "VARCHAR",
                              "document_id": "VARCHAR", "fetched_sha": "VARCHAR",
                              "original": "VARCHAR", "final_url": "VARCHAR",
@@ -160,19 +159,22 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
         if bundle.fingerprint is None:
             continue
         assert signs is not None
+        # Only the coordinates that are not zero, with their weights as float32 keeps
+        # them (what the dense FLOAT[1024] held, ADR-0048); the sign bitmaps are made
+        # from them when the filter loads.
+        stored = stored_float32(bundle.fingerprint)
+        coordinates = [i for i, x in enumerate(stored) if x != 0.0]
         rows.append({"document_id": bundle.record.document_id, "space": bundle.record.space,
-                     "fingerprint": vector_text(bundle.fingerprint),
-                     "positive": signs.positive.hex(), "negative": signs.negative.hex(),
+                     "coordinates": coordinates, "weights": [stored[i] for i in coordinates],
                      "reaches": list(signs.reaches)})
     if not rows:
         return
     reaches = len(rows[0]["reaches"])  # type: ignore[arg-type]
-    c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, fingerprint, "
-              "positive, negative, reaches) SELECT r.document_id, r.space, "
-              f"r.fingerprint::FLOAT[{FINGERPRINT_DIMENSION}], from_hex(r.positive), "
-              f"from_hex(r.negative), r.reaches::USMALLINT[{reaches}] "
+    c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, coordinates, "
+              "weights, reaches) SELECT r.document_id, r.space, r.coordinates, r.weights, "
+              f"r.reaches::USMALLINT[{reaches}] "
               "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-              [json.dumps(rows), _FINGERPRINT_SHAPE])
+              [json_rows(rows), _FINGERPRINT_SHAPE])
 
 
 def _when(moment: datetime) -> str:

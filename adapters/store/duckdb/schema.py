@@ -129,6 +129,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """DROP TABLE chunks""",
         """ALTER TABLE chunks_10 RENAME TO chunks""",
         """CREATE INDEX chunks_version ON chunks (version_id)""",
+        # A fingerprint as its coordinates that are not zero and their weights; the
+        # sign bitmaps, made from them, are no longer stored (`fingerprint_cosines.py`).
+        f"""CREATE TABLE fingerprints_10 (
+            document_id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL,
+            coordinates USMALLINT[] NOT NULL, weights FLOAT[] NOT NULL,
+            reaches USMALLINT[{len(REACH_THRESHOLDS)}])""",
+        f"""INSERT INTO fingerprints_10 SELECT document_id, space,
+            list_filter(range({FINGERPRINT_DIMENSION}), i -> fingerprint[i + 1] <> 0)
+                ::USMALLINT[],
+            list_filter(fingerprint::FLOAT[], x -> x <> 0), reaches FROM fingerprints""",
+        """DROP TABLE fingerprints""",
+        """ALTER TABLE fingerprints_10 RENAME TO fingerprints""",
     ),
 )
 _TEXT_INDEX_VERSION = 6

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from ....domain.search.embeddings import EmbeddingModel
-from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from ....domain.search.search_request import NO_FILTERS, SearchFilters
-from ....domain.store.fingerprint_signs import fingerprint_signs, reach, reach_column
+from ....domain.store.fingerprint_signs import (
+    fingerprint_signs,
+    reach,
+    reach_column,
+    stored_float32,
+)
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
@@ -21,7 +25,7 @@ from .rows import CHUNK_COLUMNS, chunks_from_rows
 from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
-from .vector_tables import embedding_model, vector_text
+from .vector_tables import embedding_model
 
 if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by opening
     from ....domain.analysis.chunking import Chunk
@@ -32,13 +36,8 @@ PREFETCHED_SNIPPETS = 10
 """The best snippets of a text ranking read with it (a search's default k)."""
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
-SIMILARITY_SQL = (
-    "SELECT document_id, similarity, space FROM (SELECT document_id, space, "
-    f"array_cosine_similarity(fingerprint, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) "
-    "AS similarity FROM fingerprints WHERE {where}) WHERE similarity >= ? "
-    "ORDER BY similarity DESC, document_id")
-"""The fingerprints `{where}` selects, with their cosine to one (its `vector_text`), at
-least a threshold; most similar first."""
+FINGERPRINT_ROWS = "SELECT document_id, coordinates, weights, space FROM fingerprints WHERE "
+"""The stored fingerprints a condition selects, as `fingerprint_cosines` reads them."""
 
 
 class DuckDbSearchIndex:
@@ -161,20 +160,31 @@ class DuckDbSearchIndex:
 
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             if column is None:
-                rows = c.execute(SIMILARITY_SQL.format(
-                    where="space = ?"), [vector_text(fingerprint), space, threshold])
-                return [(str(r[0]), float(r[1])) for r in rows.fetchall()]
+                return _at_least(c.execute(FINGERPRINT_ROWS + "space = ?", [space]).fetchall(),
+                                 fingerprint, space, threshold)
             candidates = self._fingerprints.candidates(c, space, signs, new_reach, column)
             if not candidates:
                 return []
             # An IN list alone on the primary key is looked up through its index.
-            found = c.execute(SIMILARITY_SQL.format(
-                where=f"document_id IN ({', '.join('?' * len(candidates))})")
-                if len(candidates) <= PRIMARY_KEY_LOOKUPS else SIMILARITY_SQL.format(
-                where="""document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))"""),
-                [vector_text(fingerprint), *(candidates if len(candidates) <=
-                                             PRIMARY_KEY_LOOKUPS else [json.dumps(candidates)]),
-                 threshold]).fetchall()
-            return [(str(r[0]), float(r[1])) for r in found if r[2] == space]
+            found = c.execute(
+                FINGERPRINT_ROWS + f"document_id IN ({', '.join('?' * len(candidates))})"
+                if len(candidates) <= PRIMARY_KEY_LOOKUPS else FINGERPRINT_ROWS +
+                """document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))""",
+                candidates if len(candidates) <= PRIMARY_KEY_LOOKUPS
+                else [json.dumps(candidates)]).fetchall()
+            return _at_least(found, fingerprint, space, threshold)
 
         return await self._connection.read(read)
+
+
+def _at_least(rows: Sequence[Sequence[Any]], fingerprint: tuple[float, ...], space: str,
+              threshold: float) -> list[tuple[str, float]]:
+    """The `FINGERPRINT_ROWS` of `space` whose cosine to `fingerprint` is at least
+    `threshold`, most similar first, ties by id."""
+    import numpy as np  # the first near-duplicate lookup's import, not the store's open
+
+    from .fingerprint_cosines import cosine, dense
+
+    probe = np.asarray(stored_float32(fingerprint), dtype=np.float32)
+    found = [(str(r[0]), cosine(dense(r[1], r[2]), probe)) for r in rows if r[3] == space]
+    return sorted(((d, s) for d, s in found if s >= threshold), key=lambda f: (-f[1], f[0]))
