@@ -29,13 +29,14 @@ def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
         f"{PARENT_JOIN.replace('chunks p', 'chunks_10 p')}")
     connection.execute("DROP TABLE chunks_10")
     rows = connection.execute(
-        "SELECT document_id, space, coordinates, weights FROM fingerprints").fetchall()
+        "SELECT document_id, space, coordinates, levels, magnitudes FROM fingerprints"
+    ).fetchall()
     connection.execute("DROP TABLE fingerprints")
     connection.execute(next(s for s in MIGRATIONS[2] if "TABLE fingerprints" in s))
     for statement in MIGRATIONS[6]:
         connection.execute(statement)
-    for document_id, space, coordinates, weights in rows:
-        fingerprint = tuple(float(x) for x in dense(coordinates, weights))
+    for document_id, space, coordinates, levels, magnitudes in rows:
+        fingerprint = tuple(float(x) for x in dense(coordinates, levels, magnitudes))
         signs = fingerprint_signs(fingerprint)
         connection.execute(
             f"INSERT INTO fingerprints VALUES (?, ?, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}], "

@@ -233,7 +233,9 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
 DENSE_FINGERPRINT = (
     "list_resize(flatten(list_transform(range(1, len(coordinates) + 1), k -> list_append("
     "list_resize([]::FLOAT[], coordinates[k] - coalesce(coordinates[k - 1], -1) - 1, "
-    f"0::FLOAT), weights[k]))), {FINGERPRINT_DIMENSION}, 0::FLOAT)::FLOAT[{FINGERPRINT_DIMENSION}]")
+    "0::FLOAT), CASE WHEN levels[k] < 0 THEN -magnitudes[-levels[k]] "
+    f"ELSE magnitudes[levels[k]] END))), {FINGERPRINT_DIMENSION}, 0::FLOAT)"
+    f"::FLOAT[{FINGERPRINT_DIMENSION}]")
 """A stored fingerprint made dense again in SQL, for DuckDB's own cosine."""
 
 

@@ -1,8 +1,10 @@
-"""Near-duplicate fingerprints as the DuckDB store keeps them since schema 10: the
-coordinates that are not zero and their float32 weights (ADR-0048), about 130 of 1,024
-for an abstract, where the dense `FLOAT[1024]` took 4 KB before compression. Their sign
-bitmaps and their cosine to a new fingerprint are computed here, with numpy (imported
-by the first near-duplicate lookup only)."""
+"""Near-duplicate fingerprints as the DuckDB store keeps them since schema 10 (ADR-0048):
+the coordinates that are not zero (about 110 of 1,024 for an abstract), and for each a
+signed level, 1-based, into the fingerprint's few distinct float32 magnitudes (three on
+average: a shingle's weight is 1 + log count, then the vector is made unit), where the
+dense `FLOAT[1024]` took 4 KB before compression. Their sign bitmaps and their cosine
+to a new fingerprint are computed here, with numpy (imported by the first near-duplicate
+lookup only)."""
 
 from __future__ import annotations
 
@@ -13,18 +15,26 @@ import numpy as np
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 
 
-def dense(coordinates: Sequence[int], weights: Sequence[float]) -> np.ndarray:
+def dense(coordinates: Sequence[int], levels: Sequence[int], magnitudes: Sequence[float]
+          ) -> np.ndarray:
     """The float32 fingerprint of a stored row."""
     vector = np.zeros(FINGERPRINT_DIMENSION, dtype=np.float32)
-    vector[np.asarray(coordinates, dtype=np.intp)] = np.asarray(weights, dtype=np.float32)
+    signed = np.asarray(levels, dtype=np.intp)
+    values = np.asarray(magnitudes, dtype=np.float32)[np.abs(signed) - 1]
+    vector[np.asarray(coordinates, dtype=np.intp)] = np.where(signed < 0, -values, values)
     return vector
 
 
-def sign_bitmaps(coordinates: Sequence[int], weights: Sequence[float]) -> tuple[bytes, bytes]:
+def sign_bitmaps(coordinates: Sequence[int], levels: Sequence[int]) -> tuple[bytes, bytes]:
     """The positive and negative sign bitmaps of a stored row, laid out as
     `fingerprint_signs` lays them out (numpy's `packbits`, coordinate 0 first)."""
-    vector = dense(coordinates, weights)
-    return np.packbits(vector > 0).tobytes(), np.packbits(vector < 0).tobytes()
+    positive = np.zeros(FINGERPRINT_DIMENSION, dtype=bool)
+    negative = np.zeros(FINGERPRINT_DIMENSION, dtype=bool)
+    signed = np.asarray(levels, dtype=np.intp)
+    at = np.asarray(coordinates, dtype=np.intp)
+    positive[at[signed > 0]] = True
+    negative[at[signed < 0]] = True
+    return np.packbits(positive).tobytes(), np.packbits(negative).tobytes()
 
 
 def cosine(stored: np.ndarray, probe: np.ndarray) -> float:

@@ -45,7 +45,8 @@ _DOCUMENT_SHAPE = json.dumps([{"id": "VARCHAR", "space": "VARCHAR",
                                "current_version": "VARCHAR", "caller_source_id": "VARCHAR",
                                "at": "TIMESTAMP"}])
 _FINGERPRINT_SHAPE = json.dumps([{"document_id": "VARCHAR", "space": "VARCHAR",
-                                  "coordinates": ["USMALLINT"], "weights": ["FLOAT"],
+                                  "coordinates": ["USMALLINT"], "levels": ["SMALLINT"],
+                                  "magnitudes": ["FLOAT"],
                                   "reaches": ["INTEGER"]}])
 _SOURCE_SHAPE = json.dumps([{"space": "VARCHAR", "key": "VARCHAR", "kind": "VARCHAR",
                              "document_id": "VARCHAR", "fetched_sha": "VARCHAR",
@@ -159,22 +160,35 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
         if bundle.fingerprint is None:
             continue
         assert signs is not None
-        # Only the coordinates that are not zero, with their weights as float32 keeps
-        # them (what the dense FLOAT[1024] held, ADR-0048); the sign bitmaps are made
-        # from them when the filter loads.
-        stored = stored_float32(bundle.fingerprint)
-        coordinates = [i for i, x in enumerate(stored) if x != 0.0]
+        # Only the coordinates that are not zero, each with its signed level into the
+        # fingerprint's few float32 magnitudes (what the dense FLOAT[1024] held,
+        # ADR-0048); the sign bitmaps are made from them when the filter loads.
+        coordinates, levels, magnitudes = fingerprint_stored_form(
+            stored_float32(bundle.fingerprint))
         rows.append({"document_id": bundle.record.document_id, "space": bundle.record.space,
-                     "coordinates": coordinates, "weights": [stored[i] for i in coordinates],
+                     "coordinates": coordinates, "levels": levels, "magnitudes": magnitudes,
                      "reaches": list(signs.reaches)})
     if not rows:
         return
     reaches = len(rows[0]["reaches"])  # type: ignore[arg-type]
     c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, coordinates, "
-              "weights, reaches) SELECT r.document_id, r.space, r.coordinates, r.weights, "
+              "levels, magnitudes, reaches) SELECT r.document_id, r.space, r.coordinates, "
+              "r.levels, r.magnitudes, "
               f"r.reaches::USMALLINT[{reaches}] "
               "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
               [json_rows(rows), _FINGERPRINT_SHAPE])
+
+
+def fingerprint_stored_form(fingerprint: Sequence[float]
+                            ) -> tuple[list[int], list[int], list[float]]:
+    """The coordinates, levels and magnitudes a fingerprint is stored as, from its
+    float32 values (`fingerprint_signs.stored_float32`; read by `fingerprint_cosines`)."""
+    coordinates = [i for i, x in enumerate(fingerprint) if x != 0.0]
+    magnitudes = sorted({abs(fingerprint[i]) for i in coordinates})
+    place = {m: n + 1 for n, m in enumerate(magnitudes)}
+    levels = [place[abs(fingerprint[i])] * (1 if fingerprint[i] > 0 else -1)
+              for i in coordinates]
+    return coordinates, levels, magnitudes
 
 
 def _when(moment: datetime) -> str:

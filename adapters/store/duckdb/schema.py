@@ -129,16 +129,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """DROP TABLE chunks""",
         """ALTER TABLE chunks_10 RENAME TO chunks""",
         """CREATE INDEX chunks_version ON chunks (version_id)""",
-        # A fingerprint as its coordinates that are not zero and their weights; the
-        # sign bitmaps, made from them, are no longer stored (`fingerprint_cosines.py`).
+        # A fingerprint as its coordinates that are not zero, each with a signed level
+        # into its distinct magnitudes (`fingerprint_cosines.py`); the sign bitmaps,
+        # made from them, are no longer stored.
         f"""CREATE TABLE fingerprints_10 (
             document_id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL,
-            coordinates USMALLINT[] NOT NULL, weights FLOAT[] NOT NULL,
-            reaches USMALLINT[{len(REACH_THRESHOLDS)}])""",
-        f"""INSERT INTO fingerprints_10 SELECT document_id, space,
-            list_filter(range({FINGERPRINT_DIMENSION}), i -> fingerprint[i + 1] <> 0)
-                ::USMALLINT[],
-            list_filter(fingerprint::FLOAT[], x -> x <> 0), reaches FROM fingerprints""",
+            coordinates USMALLINT[] NOT NULL, levels SMALLINT[] NOT NULL,
+            magnitudes FLOAT[] NOT NULL, reaches USMALLINT[{len(REACH_THRESHOLDS)}])""",
+        f"""INSERT INTO fingerprints_10 SELECT document_id, space, coordinates,
+            list_transform(weights, w -> (sign(w) * list_position(magnitudes, abs(w)))
+                ::SMALLINT),
+            magnitudes, reaches FROM (SELECT document_id, space, reaches,
+                list_filter(range({FINGERPRINT_DIMENSION}), i -> fingerprint[i + 1] <> 0)
+                    ::USMALLINT[] AS coordinates,
+                list_filter(fingerprint::FLOAT[], x -> x <> 0) AS weights,
+                list_sort(list_distinct(list_transform(list_filter(fingerprint::FLOAT[],
+                    x -> x <> 0), x -> abs(x)))) AS magnitudes FROM fingerprints)""",
         """DROP TABLE fingerprints""",
         """ALTER TABLE fingerprints_10 RENAME TO fingerprints""",
     ),

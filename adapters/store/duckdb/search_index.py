@@ -36,7 +36,8 @@ PREFETCHED_SNIPPETS = 10
 """The best snippets of a text ranking read with it (a search's default k)."""
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
-FINGERPRINT_ROWS = "SELECT document_id, coordinates, weights, space FROM fingerprints WHERE "
+FINGERPRINT_ROWS = ("SELECT document_id, coordinates, levels, magnitudes, space FROM "
+                    "fingerprints WHERE ")
 """The stored fingerprints a condition selects, as `fingerprint_cosines` reads them."""
 
 
@@ -186,5 +187,6 @@ def _at_least(rows: Sequence[Sequence[Any]], fingerprint: tuple[float, ...], spa
     from .fingerprint_cosines import cosine, dense
 
     probe = np.asarray(stored_float32(fingerprint), dtype=np.float32)
-    found = [(str(r[0]), cosine(dense(r[1], r[2]), probe)) for r in rows if r[3] == space]
+    found = [(str(r[0]), cosine(dense(r[1], r[2], r[3]), probe)) for r in rows
+             if r[4] == space]
     return sorted(((d, s) for d, s in found if s >= threshold), key=lambda f: (-f[1], f[0]))
