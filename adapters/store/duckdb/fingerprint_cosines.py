@@ -37,24 +37,35 @@ def sign_bitmaps(coordinates: Sequence[int], levels: Sequence[int]) -> tuple[byt
     return np.packbits(positive).tobytes(), np.packbits(negative).tobytes()
 
 
-def cosine(stored: np.ndarray, probe: np.ndarray) -> float:
-    """Their cosine exactly as DuckDB's `array_cosine_similarity` over `FLOAT[1024]`
-    computes it, which the lookup answered with before: the products, squares and sums in
-    float32, summed in coordinate order (a zero term leaves a float sum as it is, so the
-    nonzero terms in order give the same sums), then `dot / sqrt(|u|² |v|²)` in float32,
-    held within [-1, 1]. The store's tests compare it with DuckDB's own."""
-    both = (stored != 0) | (probe != 0)
-    dot = _ordered_sum(stored[both] * probe[both])
-    left = _ordered_sum(stored[stored != 0] ** 2)
-    right = _ordered_sum(probe[probe != 0] ** 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        similarity = np.float32(dot / np.sqrt(np.float32(left * right)))
-    return float(max(np.float32(-1.0), min(similarity, np.float32(1.0))))
+BATCH = 2_000
+"""Fingerprints made dense at once (8 MB of float32) when their cosines are computed."""
 
 
-def _ordered_sum(terms: np.ndarray) -> np.float32:
-    """A float32 sum taken one term after another (`sum` pairs them up, and rounds
-    otherwise)."""
-    if len(terms) == 0:
-        return np.float32(0.0)
-    return np.float32(np.cumsum(terms, dtype=np.float32)[-1])
+def cosines(rows: Sequence[tuple[Sequence[int], Sequence[int], Sequence[float]]],
+            probe: np.ndarray) -> list[float]:
+    """Each stored row's cosine to `probe`, exactly as DuckDB's `array_cosine_similarity`
+    over `FLOAT[1024]` computes it, which the lookup answered with before: float32
+    products and squares summed one coordinate after another (`cumsum`; `sum` pairs
+    terms up and rounds otherwise), then `dot / sqrt(|u|² |v|²)` in float32, held within
+    [-1, 1]. The store's tests compare it with DuckDB's own."""
+    right = _in_order(probe * probe)[0]
+    found: list[float] = []
+    for start in range(0, len(rows), BATCH):
+        batch = rows[start:start + BATCH]
+        matrix = np.zeros((len(batch), FINGERPRINT_DIMENSION), dtype=np.float32)
+        for n, (coordinates, levels, magnitudes) in enumerate(batch):
+            matrix[n] = dense(coordinates, levels, magnitudes)
+        dot = _in_order(matrix * probe)
+        left = _in_order(matrix * matrix)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            similarity = (dot / np.sqrt(left * right)).astype(np.float32)
+        # As `max(-1, min(s, 1))` in C++: a NaN (a zero vector) comes out as -1.
+        similarity = np.where(similarity > 1, np.float32(1), similarity)
+        similarity = np.where(similarity >= -1, similarity, np.float32(-1))
+        found.extend(float(x) for x in similarity)
+    return found
+
+
+def _in_order(terms: np.ndarray) -> np.ndarray:
+    """The float32 sums of the last axis, one term after another."""
+    return np.cumsum(np.atleast_2d(terms), axis=1, dtype=np.float32)[:, -1]

@@ -184,9 +184,10 @@ def _at_least(rows: Sequence[Sequence[Any]], fingerprint: tuple[float, ...], spa
     `threshold`, most similar first, ties by id."""
     import numpy as np  # the first near-duplicate lookup's import, not the store's open
 
-    from .fingerprint_cosines import cosine, dense
+    from .fingerprint_cosines import cosines
 
     probe = np.asarray(stored_float32(fingerprint), dtype=np.float32)
-    found = [(str(r[0]), cosine(dense(r[1], r[2], r[3]), probe)) for r in rows
-             if r[4] == space]
+    kept = [r for r in rows if r[4] == space]
+    found = zip((str(r[0]) for r in kept),
+                cosines([(r[1], r[2], r[3]) for r in kept], probe), strict=True)
     return sorted(((d, s) for d, s in found if s >= threshold), key=lambda f: (-f[1], f[0]))
