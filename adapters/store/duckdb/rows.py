@@ -86,11 +86,13 @@ def version_from_row(row: Sequence[Any]) -> VersionRecord:
         near_duplicate_similarity=row[19], enrichment=json.loads(row[20]) if row[20] else None)
 
 
-def chunks_from_rows(c: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]]
-                     ) -> list[Chunk]:
+def chunks_from_rows(c: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]],
+                     sections: dict[str, tuple[int, str]] | None = None) -> list[Chunk]:
     """The chunks of `CHUNK_COLUMNS` rows, their texts made whole: a snippet stored
-    without its text takes it from its section, read here unless among the rows."""
-    sections = {r[0]: (int(r[3]), r[5]) for r in rows if r[5] is not None}
+    without its text takes it from its section (id: start and text), given, among the
+    rows, or read here."""
+    sections = {**(sections or {}),
+                **{r[0]: (int(r[3]), r[5]) for r in rows if r[5] is not None}}
     wanted = sorted({r[11] for r in rows if r[5] is None and r[11] not in sections})
     if wanted:
         sections.update(_section_texts(c, wanted))

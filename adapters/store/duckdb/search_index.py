@@ -21,7 +21,7 @@ from ....domain.store.fingerprint_signs import (
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
-from .rows import CHUNK_COLUMNS, chunks_from_rows
+from .rows import CHUNK_COLUMNS, PARENT_JOIN, chunks_from_rows
 from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
@@ -105,14 +105,18 @@ class DuckDbSearchIndex:
         generation = self._connection.generation
         if self._read_whole.get(space) != generation:
             self._read_whole[space] = generation
+            # Each snippet comes with its section's start and text (a snippet's text is
+            # its section's, ADR-0048): one statement, as before the text was stored once.
             rows = c.execute(
-                f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE c.space = ? AND "
-                "c.level = 'snippet' AND (SELECT coalesce(max(docs), 0) FROM text_spaces "
-                "WHERE space = ?) <= ?", [space, space, KEPT_SNIPPETS // 2]).fetchall()
+                f"SELECT {CHUNK_COLUMNS}, c.space, p.start_offset, p.text FROM chunks c "
+                f"{PARENT_JOIN} WHERE c.space = ? AND c.level = 'snippet' AND (SELECT "
+                "coalesce(max(docs), 0) FROM text_spaces WHERE space = ?) <= ?",
+                [space, space, KEPT_SNIPPETS // 2]).fetchall()
             if rows:
+                sections = {r[11]: (int(r[18]), r[19]) for r in rows if r[19] is not None}
                 whole: dict[str, tuple[str, Chunk] | None] = {
                     r[0]: (str(r[17]), chunk) for r, chunk in zip(
-                        rows, chunks_from_rows(c, rows), strict=True)}
+                        rows, chunks_from_rows(c, rows, sections), strict=True)}
                 rest = [i for i in ids if i not in whole]
                 return {**whole, **(self._snippets_by_id(c, rest) if rest else {})}
         return self._snippets_by_id(c, ids)
