@@ -269,9 +269,12 @@ async def warm_against_peer(kb: Knowledge, embedder: Embedder, peer: Bm25sPeer, 
 def snippet_texts(path: Path) -> list[str]:
     import duckdb
 
+    from sheaf.adapters.store.duckdb.rows import PARENT_JOIN, RETRIEVAL_TEXT_SQL
+
     with duckdb.connect(str(path), read_only=True) as c:
         return [str(r[0]) for r in c.execute(
-            "SELECT retrieval_text FROM chunks WHERE level = 'snippet' ORDER BY id").fetchall()]
+            f"SELECT {RETRIEVAL_TEXT_SQL} FROM chunks c {PARENT_JOIN} "
+            "WHERE c.level = 'snippet' ORDER BY c.id").fetchall()]
 
 
 def cached_cisi(cache: Path, corpus: Path, spec: str) -> tuple[Path, dict[str, str]]:

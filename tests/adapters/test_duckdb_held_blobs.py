@@ -16,6 +16,7 @@ from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.domain.errors import ErrorKind, SheafError
+from tests.adapters.duckdb_schema_8 import as_schema_8
 from tests.application.world import World
 
 pytestmark = pytest.mark.anyio
@@ -101,6 +102,7 @@ async def test_a_version_7_store_keeps_reading_its_blob_files(tmp_path: Path) ->
     markdown = await blobs_of(world.storage, world.blobs).get(document.current.markdown_sha)
     await store.aclose()
     with duckdb.connect(str(path)) as connection:  # as schema 7 held it: blobs as files
+        as_schema_8(connection)
         connection.execute("DROP TABLE held_blobs")
         connection.execute("UPDATE sheaf_schema SET version = 7")
     for sha, data in ((document.current.fetched_sha, SMALL),
@@ -116,4 +118,60 @@ async def test_a_version_7_store_keeps_reading_its_blob_files(tmp_path: Path) ->
     again.files.files["/d/new.md"] = b"# New\n\nWritten after the migration.\n"
     assert (await again.ingestion.ingest("/d/new.md")).status.value == "new"
     assert len(await reopened.held_blobs.stored_digests()) == 2
+    await reopened.aclose()
+
+
+def _long_note(n: int) -> bytes:
+    """A note with sections long enough for several snippets each."""
+    body = " ".join(f"Heron {n} waded past reed bed {i} at dawn." for i in range(90))
+    return (f"# Note {n}\n\n## Wading\n\n{body}\n\n## Feeding\n\n{body.replace('waded', 'fed')}"
+            "\n").encode()
+
+
+async def test_a_version_8_store_keeps_every_chunk_and_answer(tmp_path: Path) -> None:
+    """Schema 10 stores a chunk's text once: a store written before migrates, and every
+    chunk, search answer and quote reads as it did."""
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    world = World(store)
+    for n in range(4):
+        world.files.files[f"/d/note{n}.md"] = _long_note(n)
+        await world.ingestion.ingest(f"/d/note{n}.md")
+    documents = await store.catalogue.documents("default")
+    chunks = {d.id: await store.catalogue.chunks("default", d.current.id) for d in documents}
+    assert sum(len(c) for c in chunks.values()) > 4 * 4  # sections and several snippets
+    found = await store.search_index.search_text("default", "heron fed reed", 10)
+    snippets = await store.search_index.snippets("default", [i for i, _ in found])
+    stored = store.connection.writer.execute(
+        "SELECT count(*), count(text), count(retrieval_text) FROM chunks WHERE level = "
+        "'snippet'").fetchone()
+    assert stored is not None and stored[0] > 0 and stored[1:] == (0, 0)  # each held once
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:  # as schema 8 held it: texts in each row
+        as_schema_8(connection)
+        connection.execute("UPDATE sheaf_schema SET version = 8")
+        assert connection.execute("SELECT count(*) FROM chunks WHERE text IS NULL OR "
+                                  "retrieval_text IS NULL").fetchone() == (0,)
+    reopened = DuckDbKnowledgeStore(path)
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION
+    assert {d.id: await reopened.catalogue.chunks("default", d.current.id)
+            for d in documents} == chunks
+    again = await reopened.search_index.search_text("default", "heron fed reed", 10)
+    assert again == found
+    assert await reopened.search_index.snippets("default", [i for i, _ in again]) == snippets
+    for chunk in (c for cs in chunks.values() for c in cs):
+        assert chunk.retrieval_text.endswith(chunk.text)
+    assert reopened.connection.writer.execute(
+        "SELECT count(text), count(retrieval_text) FROM chunks WHERE level = 'snippet'"
+    ).fetchone() == (0, 0)
+    catalogue = DocumentCatalogue(reopened.storage(), world.blobs)
+    for n in range(4):  # every document reads, and each chunk is its Markdown's span
+        document = await catalogue.get("default", f"/d/note{n}.md")
+        markdown = await catalogue.markdown(document)
+        assert all(markdown[c.start:c.end] == c.text for c in chunks[document.id])
+    again_world = World(reopened)
+    again_world.files.files["/d/new.md"] = _long_note(9).replace(b"Heron", b"Egret")
+    assert (await again_world.ingestion.ingest("/d/new.md")).status.value == "new"
+    best = await reopened.search_index.search_text("default", "egret", 1)
+    assert best and best[0][0].startswith((await catalogue.get("default", "/d/new.md")).id)
     await reopened.aclose()

@@ -12,6 +12,8 @@ import pytest
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS, SCHEMA_VERSION
 from sheaf.domain.errors import ErrorKind, SheafError
+from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION
+from tests.adapters.duckdb_schema_8 import as_schema_8
 from tests.contract.test_knowledge_store_contract import URL, save, source_of, version
 
 pytestmark = pytest.mark.anyio
@@ -66,7 +68,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 9
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 10
     assert await reopened.catalogue.chunks("default", "doc_1.v1") == ()
     found = await reopened.catalogue.find("default", URL.key)
     assert found is not None and found.title == "Old"
@@ -228,15 +230,28 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
     return [shingle_fingerprint(" ".join(words)) for words in texts]
 
 
+DENSE_FINGERPRINT = (
+    "list_resize(flatten(list_transform(range(1, len(coordinates) + 1), k -> list_append("
+    "list_resize([]::FLOAT[], coordinates[k] - coalesce(coordinates[k - 1], -1) - 1, "
+    "0::FLOAT), CASE WHEN levels[k] < 0 THEN -magnitudes[-levels[k]] "
+    f"ELSE magnitudes[levels[k]] END))), {FINGERPRINT_DIMENSION}, 0::FLOAT)"
+    f"::FLOAT[{FINGERPRINT_DIMENSION}]")
+"""A stored fingerprint made dense again in SQL, for DuckDB's own cosine."""
+
+
 async def _scanned(store: DuckDbKnowledgeStore, space: str, fingerprint: tuple[float, ...],
                    threshold: float) -> list[tuple[str, float]]:
-    """What the lookup answered before its filter: the cosine of every fingerprint."""
-    from sheaf.adapters.store.duckdb.search_index import SIMILARITY_SQL
+    """What the lookup answered before its filter and its sparse fingerprints: DuckDB's
+    `array_cosine_similarity` of every stored fingerprint, made dense."""
     from sheaf.adapters.store.duckdb.vector_tables import vector_text
 
     def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
-        rows = c.execute(SIMILARITY_SQL.format(where="space = ?"),
-                         [vector_text(fingerprint), space, threshold]).fetchall()
+        rows = c.execute(
+            "SELECT document_id, similarity FROM (SELECT document_id, array_cosine_similarity("
+            f"{DENSE_FINGERPRINT}, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) AS similarity "
+            "FROM fingerprints WHERE space = ?) WHERE similarity >= ? "
+            "ORDER BY similarity DESC, document_id",
+            [vector_text(fingerprint), space, threshold]).fetchall()
         return [(str(r[0]), float(r[1])) for r in rows]
 
     return await store.connection.read(read)
@@ -283,6 +298,7 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
     expected = [await store.search_index.similar_documents("default", f, 0.95) for f in stored]
     await store.aclose()
     with duckdb.connect(str(path)) as connection:  # the same store as schema 6 held it
+        as_schema_8(connection)
         for column in ("positive", "negative", "reaches"):
             connection.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
         connection.execute("DROP TABLE held_blobs")  # schema 8's
@@ -293,13 +309,15 @@ async def test_a_version_6_store_gets_its_fingerprint_signs(
             for f in stored] == expected
     assert sum(len(e) > 1 for e in expected) >= 3  # near-duplicates among them
     unfilled = reopened.connection.writer.execute(
-        "SELECT count(*) FROM fingerprints WHERE positive IS NULL OR reaches IS NULL"
+        "SELECT count(*) FROM fingerprints WHERE reaches IS NULL"
     ).fetchone()
     assert unfilled == (0,)
     await reopened.aclose()
 
 
-async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> None:
+async def test_the_checkpoint_threshold_grows_with_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sheaf.adapters.store.duckdb.maintenance as maintenance
     from sheaf.adapters.store.duckdb.maintenance import CHECKPOINT_SHARE, MIN_CHECKPOINT_BYTES
 
     def threshold(store: DuckDbKnowledgeStore) -> str:
@@ -309,14 +327,17 @@ async def test_the_checkpoint_threshold_grows_with_the_file(tmp_path: Path) -> N
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
     await save(store, version(1, "s1"), URL)
-    # A small file: the default.
+    # A small file: the floor, set over DuckDB's own 16 MiB after the first write.
     assert store.maintenance._checkpoint_threshold == MIN_CHECKPOINT_BYTES
+    assert threshold(store) == f"{MIN_CHECKPOINT_BYTES / 2 ** 20:.1f} MiB"
     await store.aclose()
+    # The growth, measured from a lower floor (a file four times the real one's is large).
+    monkeypatch.setattr(maintenance, "MIN_CHECKPOINT_BYTES", 16 * 1024 * 1024)
     with duckdb.connect(str(path)) as connection:  # a file of about 200 MB
         connection.execute("CREATE TABLE ballast AS SELECT repeat(md5(i::VARCHAR), 40) AS t "
                            "FROM range(160000) r(i)")
     size = path.stat().st_size
-    assert size * CHECKPOINT_SHARE > 2 * MIN_CHECKPOINT_BYTES
+    assert size * CHECKPOINT_SHARE > 2 * maintenance.MIN_CHECKPOINT_BYTES
     reopened = DuckDbKnowledgeStore(path)
     await save(reopened, version(1, "s2", doc="doc_2"), attrs.evolve(URL, key="other"))
     wanted = path.stat().st_size * CHECKPOINT_SHARE

@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 from sheaf.adapters.store.duckdb import text_index
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.packaged_extensions import load_packaged_extension
+from sheaf.adapters.store.duckdb.rows import PARENT_JOIN, RETRIEVAL_TEXT_SQL
 from sheaf.domain.analysis.retrieval_prefix import PREFIX_MARKERS, marker_free
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
+from tests.adapters.duckdb_schema_8 import as_schema_8
 from tests.contract.test_knowledge_store_contract import (
     remove,
     save,
@@ -43,11 +45,16 @@ def source(doc: str) -> SourceRef:
                      f"https://journal.example/{doc}")
 
 
+SNIPPET_TEXTS = (f"SELECT c.id, c.space, {RETRIEVAL_TEXT_SQL} AS retrieval_text FROM chunks c "
+                 f"{PARENT_JOIN} WHERE c.level = 'snippet'")
+"""Each snippet's id, space and retrieval text, as a store's reads make it whole."""
+
+
 def fresh_postings(c: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, int, int]]:
     """(space, chunk id, term, tf, length) recomputed from the chunks themselves."""
     text = f"regexp_replace(retrieval_text, '{PREFIX_MARKERS}', '\\1', 'g')"
     words = (f"SELECT id, space, unnest({text_index.tokens_sql(text)}) AS w "
-             "FROM chunks WHERE level = 'snippet'")
+             f"FROM ({SNIPPET_TEXTS})")
     terms = (f"SELECT id, space, stem(w, 'english') AS term FROM ({words}) "
              "WHERE w <> '' AND w NOT IN (SELECT word FROM text_stopwords)")
     lengths = dict(c.execute(f"SELECT id, count(*) FROM ({terms}) GROUP BY id").fetchall())
@@ -82,7 +89,7 @@ def extension_scores(store: DuckDbKnowledgeStore, space: str, query: str
                      ) -> dict[str, float]:
     """BM25 of the fts extension's own index built over the space's snippets."""
     snippets = store.connection.writer.execute(
-        "SELECT id, retrieval_text FROM chunks WHERE level = 'snippet' AND space = ?",
+        f"SELECT id, retrieval_text FROM ({SNIPPET_TEXTS}) WHERE space = ?",
         [space]).fetchall()
     if not snippets:
         return {}
@@ -144,6 +151,7 @@ async def test_a_schema_5_store_gets_its_index_built_once(tmp_path: Path) -> Non
         text_chunk("doc_1.v1", 0, "seagrass meadows grow with the tides"),))
     await store.aclose()
     with duckdb.connect(str(path)) as c:  # the store as schema 5 left it: no postings
+        as_schema_8(c)
         for table in ("text_docs", "text_terms", "text_postings", "text_spaces",
                       "text_stopwords", "text_clustering"):
             c.execute(f"DROP TABLE {table}")
@@ -169,6 +177,7 @@ async def test_a_schema_8_store_loses_the_prefix_markers_as_words(
         assert await store.search_index.search_text("default", "doc", 10) != []
         await store.aclose()
     with duckdb.connect(str(path)) as c:
+        as_schema_8(c)
         c.execute("UPDATE sheaf_schema SET version = 8")
     reopened = DuckDbKnowledgeStore(path)
     assert_index_agrees(reopened)

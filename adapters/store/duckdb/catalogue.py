@@ -29,7 +29,7 @@ from .rows import (
     DOCUMENT_COLUMNS,
     SOURCE_COLUMNS,
     VERSION_COLUMNS,
-    chunk_from_row,
+    chunks_from_rows,
     document_from_row,
     from_timestamp,
     load_document,
@@ -142,7 +142,7 @@ class DuckDbCatalogue:
             rows = c.execute(
                 f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE version_id = ? AND space = ? "
                 "ORDER BY start_offset, level = 'snippet', idx", [version_id, space]).fetchall()
-            return tuple(chunk_from_row(r) for r in rows)
+            return tuple(chunks_from_rows(c, rows))
 
         return await self._connection.read(read)
 

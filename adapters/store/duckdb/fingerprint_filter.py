@@ -5,8 +5,8 @@ all (at 5,000 documents the scan was the ingest's largest cost, and it grew with
 
 Kept current by the unit of work: it hands over what each commit added, and a commit
 that removes documents drops everything (loaded again, from the narrow columns only, by
-the next lookup). 268 bytes a document (27 MB at 100k documents) where the fingerprints
-take 4 KB.
+the next lookup, the bitmaps made from the stored coordinates' signs). 268 bytes a
+document (27 MB at 100k documents) where the fingerprints took 4 KB.
 """
 
 from __future__ import annotations
@@ -78,13 +78,15 @@ class FingerprintFilter:
 
 
 def _load(c: duckdb.DuckDBPyConnection, space: str) -> FingerprintSignTable:
+    from .fingerprint_cosines import sign_bitmaps
     from .fingerprint_sign_table import FingerprintSignTable
 
     table = FingerprintSignTable()
-    for document_id, positive, negative, reaches in c.execute(
-            "SELECT document_id, positive, negative, reaches FROM fingerprints "
+    for document_id, coordinates, levels, reaches in c.execute(
+            "SELECT document_id, coordinates, levels, reaches FROM fingerprints "
             "WHERE space = ?", [space]).fetchall():
-        table.put(str(document_id), FingerprintSigns(bytes(positive), bytes(negative),
+        positive, negative = sign_bitmaps(coordinates, levels)
+        table.put(str(document_id), FingerprintSigns(positive, negative,
                                                      tuple(int(r) for r in reaches))
-                  if positive is not None else None)
+                  if reaches is not None else None)
     return table

@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ....domain.errors import ErrorKind, SheafError
-from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
-from ....domain.store.fingerprint_signs import FingerprintSigns
+from ....domain.store.fingerprint_signs import FingerprintSigns, stored_float32
 from ....domain.store.ingestion import SourceRef
 from ....domain.values.value_codec import to_plain
 from . import held_blobs, text_index
 from .rows import VERSION_COLUMNS, blocks_json, to_timestamp
-from .vector_tables import delete_vectors, insert_vectors_of, vector_text
+from .vector_tables import delete_vectors, insert_vectors_of
 
 if TYPE_CHECKING:  # annotations only: a store that is only read never imports chunking
     from ....domain.analysis.chunking import Chunk
@@ -28,7 +27,7 @@ if TYPE_CHECKING:  # annotations only: a store that is only read never imports c
 _CHUNK_FIELDS = ("id", "version_id", "document_id", "space", "level", "idx", "start_offset",
                  "end_offset", "tokens", "heading_path", "section_label", "page_first",
                  "page_last", "parent_id", "prev_id", "next_id", "text", "retrieval_text",
-                 "context")
+                 "context", "retrieval_prefix")
 _CHUNK_TYPES = {"idx": "INTEGER", "start_offset": "INTEGER", "end_offset": "INTEGER",
                 "tokens": "INTEGER", "page_first": "INTEGER", "page_last": "INTEGER",
                 "heading_path": ["VARCHAR"]}
@@ -46,8 +45,9 @@ _DOCUMENT_SHAPE = json.dumps([{"id": "VARCHAR", "space": "VARCHAR",
                                "current_version": "VARCHAR", "caller_source_id": "VARCHAR",
                                "at": "TIMESTAMP"}])
 _FINGERPRINT_SHAPE = json.dumps([{"document_id": "VARCHAR", "space": "VARCHAR",
-                                  "fingerprint": "VARCHAR", "positive": "VARCHAR",
-                                  "negative": "VARCHAR", "reaches": ["INTEGER"]}])
+                                  "coordinates": ["USMALLINT"], "levels": ["SMALLINT"],
+                                  "magnitudes": ["FLOAT"],
+                                  "reaches": ["INTEGER"]}])
 _SOURCE_SHAPE = json.dumps([{"space": "VARCHAR", "key": "VARCHAR", "kind": "VARCHAR",
                              "document_id": "VARCHAR", "fetched_sha": "VARCHAR",
                              "original": "VARCHAR", "final_url": "VARCHAR",
@@ -160,19 +160,35 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
         if bundle.fingerprint is None:
             continue
         assert signs is not None
+        # Only the coordinates that are not zero, each with its signed level into the
+        # fingerprint's few float32 magnitudes (what the dense FLOAT[1024] held,
+        # ADR-0048); the sign bitmaps are made from them when the filter loads.
+        coordinates, levels, magnitudes = fingerprint_stored_form(
+            stored_float32(bundle.fingerprint))
         rows.append({"document_id": bundle.record.document_id, "space": bundle.record.space,
-                     "fingerprint": vector_text(bundle.fingerprint),
-                     "positive": signs.positive.hex(), "negative": signs.negative.hex(),
+                     "coordinates": coordinates, "levels": levels, "magnitudes": magnitudes,
                      "reaches": list(signs.reaches)})
     if not rows:
         return
     reaches = len(rows[0]["reaches"])  # type: ignore[arg-type]
-    c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, fingerprint, "
-              "positive, negative, reaches) SELECT r.document_id, r.space, "
-              f"r.fingerprint::FLOAT[{FINGERPRINT_DIMENSION}], from_hex(r.positive), "
-              f"from_hex(r.negative), r.reaches::USMALLINT[{reaches}] "
+    c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, coordinates, "
+              "levels, magnitudes, reaches) SELECT r.document_id, r.space, r.coordinates, "
+              "r.levels, r.magnitudes, "
+              f"r.reaches::USMALLINT[{reaches}] "
               "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-              [json.dumps(rows), _FINGERPRINT_SHAPE])
+              [json_rows(rows), _FINGERPRINT_SHAPE])
+
+
+def fingerprint_stored_form(fingerprint: Sequence[float]
+                            ) -> tuple[list[int], list[int], list[float]]:
+    """The coordinates, levels and magnitudes a fingerprint is stored as, from its
+    float32 values (`fingerprint_signs.stored_float32`; read by `fingerprint_cosines`)."""
+    coordinates = [i for i, x in enumerate(fingerprint) if x != 0.0]
+    magnitudes = sorted({abs(fingerprint[i]) for i in coordinates})
+    place = {m: n + 1 for n, m in enumerate(magnitudes)}
+    levels = [place[abs(fingerprint[i])] * (1 if fingerprint[i] > 0 else -1)
+              for i in coordinates]
+    return coordinates, levels, magnitudes
 
 
 def _when(moment: datetime) -> str:
@@ -197,9 +213,11 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
              "section_label": ch.section_label,
              "page_first": ch.pages[0] if ch.pages else None,
              "page_last": ch.pages[-1] if ch.pages else None, "parent_id": ch.parent_id,
-             "prev_id": ch.prev_id, "next_id": ch.next_id, "text": ch.text,
-             "retrieval_text": ch.retrieval_text, "context": ch.context}
-            for version_id, document_id, space, chunks in versions for ch in chunks]
+             "prev_id": ch.prev_id, "next_id": ch.next_id, "context": ch.context}
+            | stored_texts(ch, sections)
+            for version_id, document_id, space, chunks in versions
+            for sections in ({ch.id: ch for ch in chunks if ch.level == "section"},)
+            for ch in chunks]
     if not rows:
         return
     columns = ", ".join(f"r.{f}" for f in _CHUNK_FIELDS)
@@ -210,6 +228,23 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
         text_index.Snippet(ch.id, ch.retrieval_text, version_id, document_id, space)
         for version_id, document_id, space, chunks in versions
         for ch in chunks if ch.level == "snippet"])
+
+
+def stored_texts(chunk: Chunk, sections: dict[str, Chunk]) -> dict[str, str | None]:
+    """A chunk's `text`, `retrieval_text` and `retrieval_prefix` columns: the text only
+    where its section's text at its offsets is not it, the retrieval text only where it
+    is not the prefix followed by the text (ADR-0048)."""
+    text: str | None = chunk.text
+    parent = sections.get(chunk.parent_id) if chunk.parent_id is not None else None
+    if parent is not None and parent.start <= chunk.start and chunk.end <= parent.end \
+            and parent.text[chunk.start - parent.start:
+                                          chunk.end - parent.start] == chunk.text:
+        text = None
+    retrieval = chunk.retrieval_text
+    if retrieval.endswith(chunk.text):
+        return {"text": text, "retrieval_text": None,
+                "retrieval_prefix": retrieval[:len(retrieval) - len(chunk.text)]}
+    return {"text": text, "retrieval_text": retrieval, "retrieval_prefix": None}
 
 
 def json_rows(rows: Sequence[object]) -> str:

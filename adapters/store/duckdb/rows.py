@@ -30,8 +30,18 @@ VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, ma
                    "near_duplicate_of, near_duplicate_similarity, enrichment")
 CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
                  "c.heading_path, c.section_label, c.page_first, c.page_last, c.parent_id, "
-                 "c.prev_id, c.next_id, c.retrieval_text, c.context")
-"""A chunk's columns, of the table as `c`, in the order `chunk_from_row` reads them."""
+                 "c.prev_id, c.next_id, c.retrieval_text, c.context, c.retrieval_prefix")
+"""A chunk's columns, of the table as `c`, in the order `chunks_from_rows` reads them.
+
+A chunk's text is stored once (ADR-0048): a snippet's `text` is NULL when it is its
+section's text at its offsets, and `retrieval_text` is NULL when it is `retrieval_prefix`
+followed by the text (the `[DOC: ...]` line, or a generated context): what a search or
+a quote reads is made from them by `chunks_from_rows`."""
+CHUNK_TEXT_SQL = ("coalesce(c.text, substr(p.text, c.start_offset - p.start_offset + 1, "
+                  "c.end_offset - c.start_offset))")
+"""A chunk's text in SQL, of `chunks c` joined to its section as `PARENT_JOIN`."""
+RETRIEVAL_TEXT_SQL = f"coalesce(c.retrieval_text, c.retrieval_prefix || {CHUNK_TEXT_SQL})"
+PARENT_JOIN = "LEFT JOIN chunks p ON p.id = c.parent_id"
 
 
 def load_document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord | None:
@@ -76,14 +86,50 @@ def version_from_row(row: Sequence[Any]) -> VersionRecord:
         near_duplicate_similarity=row[19], enrichment=json.loads(row[20]) if row[20] else None)
 
 
-def chunk_from_row(r: Sequence[Any]) -> Chunk:
-    """A chunk from its `CHUNK_COLUMNS` row."""
+def chunks_from_rows(c: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]],
+                     sections: dict[str, tuple[int, str]] | None = None) -> list[Chunk]:
+    """The chunks of `CHUNK_COLUMNS` rows, their texts made whole: a snippet stored
+    without its text takes it from its section (id: start and text), given, among the
+    rows, or read here."""
+    sections = {**(sections or {}),
+                **{r[0]: (int(r[3]), r[5]) for r in rows if r[5] is not None}}
+    wanted = sorted({r[11] for r in rows if r[5] is None and r[11] not in sections})
+    if wanted:
+        sections.update(_section_texts(c, wanted))
+    return [_chunk_from_row(r, sections) for r in rows]
+
+
+def _section_texts(c: duckdb.DuckDBPyConnection, ids: list[str]
+                   ) -> dict[str, tuple[int, str]]:
+    from .sql_literals import literal_safe, sql_text
+
+    if len(ids) <= 32 and literal_safe(ids):
+        # A short IN list of literals alone on the primary key: looked up by its index.
+        found = c.execute("SELECT id, start_offset, text FROM chunks WHERE id IN "
+                          f"({', '.join(map(sql_text, ids))})")
+    else:
+        found = c.execute("SELECT c.id, c.start_offset, c.text FROM (SELECT unnest(from_json("
+                          """?, '["VARCHAR"]')) AS id) w JOIN chunks c ON c.id = w.id""",
+                          [json.dumps(ids)])
+    return {str(r[0]): (int(r[1]), str(r[2])) for r in found.fetchall() if r[2] is not None}
+
+
+def _chunk_from_row(r: Sequence[Any], sections: dict[str, tuple[int, str]]) -> Chunk:
     from ....domain.analysis.chunking import Chunk  # cached after the first row
 
-    return Chunk(id=r[0], level=r[1], index=int(r[2]), start=int(r[3]), end=int(r[4]),
-                 text=r[5], tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
+    start, end = int(r[3]), int(r[4])
+    text = r[5]
+    if text is None:
+        found = sections.get(r[11])
+        if found is None:
+            raise SheafError(ErrorKind.CORRUPT, f"chunk {r[0]} has no text and its section "
+                             f"{r[11]} none to take it from; the store is damaged")
+        text = found[1][start - found[0]:end - found[0]]
+    retrieval = r[14] if r[14] is not None else (r[16] or "") + text
+    return Chunk(id=r[0], level=r[1], index=int(r[2]), start=start, end=end,
+                 text=text, tokens=int(r[6]), heading_path=tuple(r[7]), section_label=r[8],
                  pages=(int(r[9]), int(r[10])) if r[9] is not None else (),
-                 parent_id=r[11], prev_id=r[12], next_id=r[13], retrieval_text=r[14],
+                 parent_id=r[11], prev_id=r[12], next_id=r[13], retrieval_text=retrieval,
                  context=r[15])
 
 

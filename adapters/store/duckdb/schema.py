@@ -20,7 +20,7 @@ from . import text_index
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -101,6 +101,53 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # The retrieval prefix's markers are no longer words (domain/analysis/retrieval_prefix.py):
     # the text index is made again from every stored snippet (`_MARKER_FREE_TERMS_VERSION`).
     text_index.REMADE,
+    # A chunk's text stored once (ADR-0048): a snippet's text is its section's at its
+    # offsets, a retrieval text the prefix before the text (`rows.CHUNK_COLUMNS`). The
+    # table is made anew (DuckDB 1.5 aborted updating it after altering its columns in
+    # one transaction), so the old values' blocks are free once this commits.
+    (
+        """CREATE TABLE chunks_10 (
+            id VARCHAR PRIMARY KEY, version_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
+            space VARCHAR NOT NULL, level VARCHAR NOT NULL, idx INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL, end_offset INTEGER NOT NULL, tokens INTEGER NOT NULL,
+            heading_path VARCHAR[] NOT NULL, section_label VARCHAR, page_first INTEGER,
+            page_last INTEGER, parent_id VARCHAR, prev_id VARCHAR, next_id VARCHAR,
+            text VARCHAR, retrieval_text VARCHAR, context VARCHAR, retrieval_prefix VARCHAR)""",
+        """INSERT INTO chunks_10 SELECT c.id, c.version_id, c.document_id, c.space, c.level,
+            c.idx, c.start_offset, c.end_offset, c.tokens, c.heading_path, c.section_label,
+            c.page_first, c.page_last, c.parent_id, c.prev_id, c.next_id,
+            CASE WHEN c.level = 'snippet' AND p.start_offset <= c.start_offset
+                AND c.end_offset <= p.end_offset AND substr(p.text, c.start_offset
+                - p.start_offset + 1, c.end_offset - c.start_offset) = c.text
+                THEN NULL ELSE c.text END,
+            CASE WHEN ends_with(c.retrieval_text, c.text) THEN NULL ELSE c.retrieval_text END,
+            c.context,
+            CASE WHEN ends_with(c.retrieval_text, c.text) THEN left(c.retrieval_text,
+                length(c.retrieval_text) - length(c.text)) END
+            FROM chunks c LEFT JOIN chunks p ON p.id = c.parent_id""",
+        """DROP INDEX chunks_version""",
+        """DROP TABLE chunks""",
+        """ALTER TABLE chunks_10 RENAME TO chunks""",
+        """CREATE INDEX chunks_version ON chunks (version_id)""",
+        # A fingerprint as its coordinates that are not zero, each with a signed level
+        # into its distinct magnitudes (`fingerprint_cosines.py`); the sign bitmaps,
+        # made from them, are no longer stored.
+        f"""CREATE TABLE fingerprints_10 (
+            document_id VARCHAR PRIMARY KEY, space VARCHAR NOT NULL,
+            coordinates USMALLINT[] NOT NULL, levels SMALLINT[] NOT NULL,
+            magnitudes FLOAT[] NOT NULL, reaches USMALLINT[{len(REACH_THRESHOLDS)}])""",
+        f"""INSERT INTO fingerprints_10 SELECT document_id, space, coordinates,
+            list_transform(weights, w -> (sign(w) * list_position(magnitudes, abs(w)))
+                ::SMALLINT),
+            magnitudes, reaches FROM (SELECT document_id, space, reaches,
+                list_filter(range({FINGERPRINT_DIMENSION}), i -> fingerprint[i + 1] <> 0)
+                    ::USMALLINT[] AS coordinates,
+                list_filter(fingerprint::FLOAT[], x -> x <> 0) AS weights,
+                list_sort(list_distinct(list_transform(list_filter(fingerprint::FLOAT[],
+                    x -> x <> 0), x -> abs(x)))) AS magnitudes FROM fingerprints)""",
+        """DROP TABLE fingerprints""",
+        """ALTER TABLE fingerprints_10 RENAME TO fingerprints""",
+    ),
 )
 _TEXT_INDEX_VERSION = 6
 _MARKER_FREE_TERMS_VERSION = 9

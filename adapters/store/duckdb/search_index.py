@@ -6,22 +6,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from ....domain.search.embeddings import EmbeddingModel
-from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from ....domain.search.search_request import NO_FILTERS, SearchFilters
-from ....domain.store.fingerprint_signs import fingerprint_signs, reach, reach_column
+from ....domain.store.fingerprint_signs import (
+    fingerprint_signs,
+    reach,
+    reach_column,
+    stored_float32,
+)
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
-from .rows import CHUNK_COLUMNS, chunk_from_row
+from .rows import CHUNK_COLUMNS, PARENT_JOIN, chunks_from_rows
 from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
-from .vector_tables import embedding_model, vector_text
+from .vector_tables import embedding_model
 
 if TYPE_CHECKING:  # chunking is imported by the first read of chunks, not by opening
     from ....domain.analysis.chunking import Chunk
@@ -32,13 +36,9 @@ PREFETCHED_SNIPPETS = 10
 """The best snippets of a text ranking read with it (a search's default k)."""
 PRIMARY_KEY_LOOKUPS = 32
 """Up to this many chunks are fetched through the primary-key index, one parameter each."""
-SIMILARITY_SQL = (
-    "SELECT document_id, similarity, space FROM (SELECT document_id, space, "
-    f"array_cosine_similarity(fingerprint, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}]) "
-    "AS similarity FROM fingerprints WHERE {where}) WHERE similarity >= ? "
-    "ORDER BY similarity DESC, document_id")
-"""The fingerprints `{where}` selects, with their cosine to one (its `vector_text`), at
-least a threshold; most similar first."""
+FINGERPRINT_ROWS = ("SELECT document_id, coordinates, levels, magnitudes, space FROM "
+                    "fingerprints WHERE ")
+"""The stored fingerprints a condition selects, as `fingerprint_cosines` reads them."""
 
 
 class DuckDbSearchIndex:
@@ -105,13 +105,18 @@ class DuckDbSearchIndex:
         generation = self._connection.generation
         if self._read_whole.get(space) != generation:
             self._read_whole[space] = generation
+            # Each snippet comes with its section's start and text (a snippet's text is
+            # its section's, ADR-0048): one statement, as before the text was stored once.
             rows = c.execute(
-                f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE c.space = ? AND "
-                "c.level = 'snippet' AND (SELECT coalesce(max(docs), 0) FROM text_spaces "
-                "WHERE space = ?) <= ?", [space, space, KEPT_SNIPPETS // 2]).fetchall()
+                f"SELECT {CHUNK_COLUMNS}, c.space, p.start_offset, p.text FROM chunks c "
+                f"{PARENT_JOIN} WHERE c.space = ? AND c.level = 'snippet' AND (SELECT "
+                "coalesce(max(docs), 0) FROM text_spaces WHERE space = ?) <= ?",
+                [space, space, KEPT_SNIPPETS // 2]).fetchall()
             if rows:
+                sections = {r[11]: (int(r[18]), r[19]) for r in rows if r[19] is not None}
                 whole: dict[str, tuple[str, Chunk] | None] = {
-                    r[0]: (str(r[16]), chunk_from_row(r)) for r in rows}
+                    r[0]: (str(r[17]), chunk) for r, chunk in zip(
+                        rows, chunks_from_rows(c, rows, sections), strict=True)}
                 rest = [i for i in ids if i not in whole]
                 return {**whole, **(self._snippets_by_id(c, rest) if rest else {})}
         return self._snippets_by_id(c, ids)
@@ -131,7 +136,9 @@ class DuckDbSearchIndex:
             found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM (SELECT unnest("
                               """from_json(?, '["VARCHAR"]')) AS id) w """
                               "JOIN chunks c ON c.id = w.id", [json.dumps(ids)])
-        rows = {r[0]: (str(r[16]), chunk_from_row(r)) for r in found.fetchall()}
+        fetched = found.fetchall()
+        rows = {r[0]: (str(r[17]), chunk) for r, chunk in zip(
+            fetched, chunks_from_rows(c, fetched), strict=True)}
         return {i: rows.get(i) for i in ids}
 
     async def embedding_model(self, space: str) -> EmbeddingModel | None:
@@ -158,20 +165,33 @@ class DuckDbSearchIndex:
 
         def read(c: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
             if column is None:
-                rows = c.execute(SIMILARITY_SQL.format(
-                    where="space = ?"), [vector_text(fingerprint), space, threshold])
-                return [(str(r[0]), float(r[1])) for r in rows.fetchall()]
+                return _at_least(c.execute(FINGERPRINT_ROWS + "space = ?", [space]).fetchall(),
+                                 fingerprint, space, threshold)
             candidates = self._fingerprints.candidates(c, space, signs, new_reach, column)
             if not candidates:
                 return []
             # An IN list alone on the primary key is looked up through its index.
-            found = c.execute(SIMILARITY_SQL.format(
-                where=f"document_id IN ({', '.join('?' * len(candidates))})")
-                if len(candidates) <= PRIMARY_KEY_LOOKUPS else SIMILARITY_SQL.format(
-                where="""document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))"""),
-                [vector_text(fingerprint), *(candidates if len(candidates) <=
-                                             PRIMARY_KEY_LOOKUPS else [json.dumps(candidates)]),
-                 threshold]).fetchall()
-            return [(str(r[0]), float(r[1])) for r in found if r[2] == space]
+            found = c.execute(
+                FINGERPRINT_ROWS + f"document_id IN ({', '.join('?' * len(candidates))})"
+                if len(candidates) <= PRIMARY_KEY_LOOKUPS else FINGERPRINT_ROWS +
+                """document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))""",
+                candidates if len(candidates) <= PRIMARY_KEY_LOOKUPS
+                else [json.dumps(candidates)]).fetchall()
+            return _at_least(found, fingerprint, space, threshold)
 
         return await self._connection.read(read)
+
+
+def _at_least(rows: Sequence[Sequence[Any]], fingerprint: tuple[float, ...], space: str,
+              threshold: float) -> list[tuple[str, float]]:
+    """The `FINGERPRINT_ROWS` of `space` whose cosine to `fingerprint` is at least
+    `threshold`, most similar first, ties by id."""
+    import numpy as np  # the first near-duplicate lookup's import, not the store's open
+
+    from .fingerprint_cosines import cosines
+
+    probe = np.asarray(stored_float32(fingerprint), dtype=np.float32)
+    kept = [r for r in rows if r[4] == space]
+    found = zip((str(r[0]) for r in kept),
+                cosines([(r[1], r[2], r[3]) for r in kept], probe), strict=True)
+    return sorted(((d, s) for d, s in found if s >= threshold), key=lambda f: (-f[1], f[0]))

@@ -187,7 +187,8 @@ def forget_unused_terms(c: duckdb.DuckDBPyConnection) -> None:
 
 def index_all(c: duckdb.DuckDBPyConnection) -> None:
     """Index every stored snippet, into an empty index: when a store written before this
-    index, or before its terms last changed, opens."""
+    index, or before its terms last changed, opens (migrations 6 and 9, which read the
+    chunks as they were before schema 10: each retrieval text whole in its row)."""
     rows = c.execute("SELECT id, retrieval_text, version_id, document_id, space FROM chunks "
                      "WHERE level = 'snippet' ORDER BY version_id, idx").fetchall()
     index_snippets_of(c, [Snippet(*(str(v) for v in row)) for row in rows])

@@ -1,0 +1,44 @@
+"""A DuckDB store put back as schema 8 held it, for the tests of migrations from before
+schema 10."""
+
+from __future__ import annotations
+
+import duckdb
+
+from sheaf.adapters.store.duckdb.fingerprint_cosines import dense
+from sheaf.adapters.store.duckdb.rows import CHUNK_TEXT_SQL, PARENT_JOIN, RETRIEVAL_TEXT_SQL
+from sheaf.adapters.store.duckdb.schema import MIGRATIONS
+from sheaf.adapters.store.duckdb.vector_tables import vector_text
+from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION
+from sheaf.domain.store.fingerprint_signs import fingerprint_signs
+
+
+def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
+    """Put a store back as schema 8 held it: every chunk's text whole in its row and
+    fingerprints dense with their sign bitmaps, in tables made by the statements that
+    made them up to schema 8."""
+    connection.execute("DROP INDEX chunks_version")
+    connection.execute("ALTER TABLE chunks RENAME TO chunks_10")
+    for statement in (*MIGRATIONS[1], "ALTER TABLE chunks ADD COLUMN context VARCHAR"):
+        connection.execute(statement)
+    connection.execute(
+        "INSERT INTO chunks SELECT c.id, c.version_id, c.document_id, c.space, c.level, c.idx, "
+        "c.start_offset, c.end_offset, c.tokens, c.heading_path, c.section_label, "
+        "c.page_first, c.page_last, c.parent_id, c.prev_id, c.next_id, "
+        f"{CHUNK_TEXT_SQL}, {RETRIEVAL_TEXT_SQL}, c.context FROM chunks_10 c "
+        f"{PARENT_JOIN.replace('chunks p', 'chunks_10 p')}")
+    connection.execute("DROP TABLE chunks_10")
+    rows = connection.execute(
+        "SELECT document_id, space, coordinates, levels, magnitudes FROM fingerprints"
+    ).fetchall()
+    connection.execute("DROP TABLE fingerprints")
+    connection.execute(next(s for s in MIGRATIONS[2] if "TABLE fingerprints" in s))
+    for statement in MIGRATIONS[6]:
+        connection.execute(statement)
+    for document_id, space, coordinates, levels, magnitudes in rows:
+        fingerprint = tuple(float(x) for x in dense(coordinates, levels, magnitudes))
+        signs = fingerprint_signs(fingerprint)
+        connection.execute(
+            f"INSERT INTO fingerprints VALUES (?, ?, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}], "
+            "?, ?, ?)", [document_id, space, vector_text(fingerprint), signs.positive,
+                         signs.negative, list(signs.reaches)])
