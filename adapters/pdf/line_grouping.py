@@ -13,6 +13,7 @@ objects, not each glyph's step. A page with a non-finite coordinate, where Pytho
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -90,7 +91,8 @@ def glyph_lines(chars: Sequence[LTChar], laparams: LAParams) -> Iterator[GlyphLi
     count = len(chars)
     if not count:
         return
-    boxes = np.array([c.bbox for c in chars], dtype=np.float64).reshape(count, 4)
+    boxes = np.fromiter(itertools.chain.from_iterable([c.bbox for c in chars]),
+                        dtype=np.float64, count=4 * count).reshape(count, 4)
     word_margin = laparams.word_margin
     if not np.isfinite(boxes).all():
         yield from _lines_glyph_by_glyph(chars, laparams)

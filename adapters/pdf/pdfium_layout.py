@@ -24,6 +24,7 @@ from pdfminer.layout import LTChar, LTLine, LTRect
 from ...domain.errors import ErrorKind, SheafError
 from .content_budget import ContentBudget
 from .font_encoding import CORPORATE_USE
+from .glyph_boxes import GlyphChar
 from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
 from .pdfium_text import PDFIUM_LOCK
 from .stable_grouping import StablePage
@@ -233,21 +234,26 @@ class PdfiumLayoutPages:
         boxes = self._boxes(rects[kept].astype(np.float64), style_of, table, to_page)
         x0s, y0s, x1s, y1s = boxes.T.tolist()
         widths, heights = (boxes[:, 2] - boxes[:, 0]).tolist(), (boxes[:, 3] - boxes[:, 1]).tolist()
-        new = LTChar.__new__
+        new = GlyphChar.__new__
         chars: list[LTChar] = []
         append = chars.append
         for index, which, x0, y0, x1, y1, width, height in zip(
                 kept, style_of.tolist(), x0s, y0s, x1s, y1s, widths, heights, strict=True):
             fontname, _, invisible, matrix, upright, _ = table[which]  # type: ignore[misc]
-            char = new(LTChar)
-            attributes = char.__dict__
-            attributes.update(_text=texts[index],
-                              matrix=(matrix[0], matrix[1], matrix[2], matrix[3], x0, y0),
-                              fontname=fontname, ncs=None, graphicstate=None, adv=width,
-                              upright=upright, x0=x0, y0=y0, x1=x1, y1=y1, width=width,
-                              height=height, bbox=(x0, y0, x1, y1), size=height)
+            char = new(GlyphChar)
+            char._text = texts[index]
+            char.matrix = (matrix[0], matrix[1], matrix[2], matrix[3], x0, y0)
+            char.fontname = fontname
+            char.ncs = None
+            char.graphicstate = None
+            char.adv = width
+            char.upright = upright
+            char.x0, char.y0, char.x1, char.y1 = x0, y0, x1, y1
+            char.width, char.height = width, height
+            char.bbox = (x0, y0, x1, y1)
+            char.size = height
             if invisible:
-                attributes["sheaf_invisible"] = True
+                char.sheaf_invisible = True  # type: ignore[attr-defined]
             append(char)
         return owners, chars
 
