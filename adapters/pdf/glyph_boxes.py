@@ -27,8 +27,23 @@ class GlyphChar(LTChar):
     1.1 against 2.6-3.0 microseconds a glyph). Attributes of sheaf's own (the invisible
     mark) still go to the instance dictionary, made only for those glyphs."""
 
-    __slots__ = ("_text", "matrix", "fontname", "ncs", "graphicstate", "adv", "upright",
-                 "x0", "y0", "x1", "y1", "width", "height", "bbox", "size")
+    __slots__ = (
+        "_text",
+        "adv",
+        "bbox",
+        "fontname",
+        "graphicstate",
+        "height",
+        "matrix",
+        "ncs",
+        "size",
+        "upright",
+        "width",
+        "x0",
+        "x1",
+        "y0",
+        "y1",
+    )
 
 
 class GlyphBoxes:

@@ -14,6 +14,7 @@ objects, not each glyph's step. A page with a non-finite coordinate, where Pytho
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -86,13 +87,16 @@ def word_spaces(boxes: Any, word_margin: float) -> Any:
     return x1[:-1] < x0[1:] - margin
 
 
-def glyph_lines(chars: Sequence[LTChar], laparams: LAParams) -> Iterator[GlyphLine]:
-    """pdfminer's horizontal lines of `chars` (in drawing order), from their boxes."""
+def glyph_lines(chars: Sequence[LTChar], laparams: LAParams, boxes: Any = None
+                ) -> Iterator[GlyphLine]:
+    """pdfminer's horizontal lines of `chars` (in drawing order), from their boxes
+    (`boxes`, (n, 4), when the reader has them already)."""
     count = len(chars)
     if not count:
         return
-    boxes = np.fromiter(itertools.chain.from_iterable([c.bbox for c in chars]),
-                        dtype=np.float64, count=4 * count).reshape(count, 4)
+    if boxes is None:
+        boxes = np.fromiter(itertools.chain.from_iterable([c.bbox for c in chars]),
+                            dtype=np.float64, count=4 * count).reshape(count, 4)
     word_margin = laparams.word_margin
     if not np.isfinite(boxes).all():
         yield from _lines_glyph_by_glyph(chars, laparams)
@@ -160,9 +164,17 @@ def _lines_glyph_by_glyph(objs: Iterable[LTChar], laparams: LAParams) -> Iterato
 class LineGrouping:
     """Mixin for an `LTLayoutContainer`: `group_objects` over the glyphs' boxes."""
 
+    glyph_boxes: tuple[list[LTChar], Any] | None = None
+    """The container's glyphs and their boxes as an (n, 4) array, where the reader
+    made them as arrays (the PDFium engine); used while the glyphs are the same."""
+
     def group_objects(self, laparams: LAParams, objs: Iterable[LTChar]
                       ) -> Iterator[LTTextLine]:
         if laparams.detect_vertical:
             yield from super().group_objects(laparams, objs)  # type: ignore[misc]
             return
-        yield from glyph_lines(objs if isinstance(objs, list) else list(objs), laparams)
+        chars = objs if isinstance(objs, list) else list(objs)
+        known, boxes = self.glyph_boxes or ((), None)
+        if len(known) != len(chars) or not all(map(operator.is_, chars, known)):
+            boxes = None
+        yield from glyph_lines(chars, laparams, boxes)

@@ -50,10 +50,10 @@ MAX_PAGE_PATHS = 20_000
 _GENERATED_CODES = [ord(c) for c in " \r\n\x02"]
 
 
-def _address_function(function: Any, *argtypes: Any) -> Any:
+def _address_function(function: Any, *argtypes: Any, returns: Any = ctypes.c_void_p) -> Any:
     """`function` (a pypdfium2 binding) called with and returning plain addresses, so a
     text object's identity is an int, not a ctypes pointer made per character."""
-    prototype = ctypes.CFUNCTYPE(ctypes.c_void_p, *argtypes)
+    prototype = ctypes.CFUNCTYPE(returns, *argtypes)
     return prototype(ctypes.cast(function, ctypes.c_void_p).value)
 
 
@@ -107,6 +107,8 @@ class PdfiumLayoutPages:
             pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int)
         self._loose_box = _address_function(
             pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+        self._is_generated = _address_function(
+            pdfium_c.FPDFText_IsGenerated, ctypes.c_void_p, ctypes.c_int, returns=ctypes.c_int)
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
@@ -150,19 +152,22 @@ class PdfiumLayoutPages:
             layout.add(shape)
         textpage = page.get_textpage()
         try:
-            layout._objs.extend(self._chars(textpage, to_page))
+            chars, boxes = self._chars(textpage, to_page)
+            layout._objs.extend(chars)
+            layout.glyph_boxes = (chars, boxes)
         finally:
             textpage.close()
         return layout
 
-    def _chars(self, textpage: Any, to_page: Matrix) -> list[LTChar]:
-        """The page's glyphs in drawing order. PDFium puts a right-to-left run in
+    def _chars(self, textpage: Any, to_page: Matrix) -> tuple[list[LTChar], Any]:
+        """The page's glyphs in drawing order, with their boxes ((n, 4), or None
+        where they were put in another order). PDFium puts a right-to-left run in
         logical order; pdfminer (and the line reading after it) has a producer's runs
         in the order drawn, which is left to right, so such runs are put back by
         position."""
-        owners, chars = self._glyphs(textpage, to_page)
+        owners, chars, boxes = self._glyphs(textpage, to_page)
         if not _RIGHT_TO_LEFT.search("".join([c._text for c in chars])):
-            return chars
+            return chars, boxes
         ordered: list[LTChar] = []
         run: list[LTChar] = []
         run_object = 0
@@ -173,17 +178,18 @@ class PdfiumLayoutPages:
                 run_object = address
             run.append(char)
         ordered.extend(_visual(run))
-        return ordered
+        return ordered, None
 
-    def _glyphs(self, textpage: Any, to_page: Matrix) -> tuple[list[int], list[LTChar]]:
-        """The page's glyphs and the text object of each. PDFium is asked per character
+    def _glyphs(self, textpage: Any, to_page: Matrix
+                ) -> tuple[list[int], list[LTChar], Any]:
+        """The page's glyphs, the text object of each and their boxes. PDFium is asked per character
         for the text object and the loose box only (each box written straight into an
         array); the boxes are then worked out over the arrays, and the glyph objects
         made in one pass."""
         raw = textpage.raw
         count = pdfium_c.FPDFText_CountChars(raw)
         if count <= 0:
-            return [], []
+            return [], [], None
         self._budget.drawn_many(count)
         units = (ctypes.c_ushort * (2 * count + 1))()
         written = pdfium_c.FPDFText_GetText(raw, 0, count, units)
@@ -198,11 +204,11 @@ class PdfiumLayoutPages:
             # font's small capitals) their private-use points; they are ordinary
             # characters, as the pdfminer engine reads them.
             texts[index] = CORPORATE_USE.get(texts[index], texts[index])
-        is_generated = pdfium_c.FPDFText_IsGenerated
+        raw_address = ctypes.cast(raw, ctypes.c_void_p).value
+        is_generated = self._is_generated
         generated = {index for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)
                                                        ).tolist()
-                     if is_generated(raw, index)}
-        raw_address = ctypes.cast(raw, ctypes.c_void_p).value
+                     if is_generated(raw_address, index)}
         text_object = self._text_object
         loose_box = self._loose_box
         rects = np.zeros((count, 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
@@ -226,7 +232,7 @@ class PdfiumLayoutPages:
             kept.append(index)
             owners.append(address)
         if not kept:
-            return [], []
+            return [], [], None
         known = [address for address, style in styles.items() if style is not None]
         number = {address: n for n, address in enumerate(known)}
         table = [styles[address] for address in known]
@@ -255,7 +261,7 @@ class PdfiumLayoutPages:
             if invisible:
                 char.sheaf_invisible = True  # type: ignore[attr-defined]
             append(char)
-        return owners, chars
+        return owners, chars, boxes
 
     @staticmethod
     def _boxes(rects: Any, style_of: Any,
@@ -283,8 +289,8 @@ class PdfiumLayoutPages:
         # Turned or skewed text (rare) glyph by glyph, as its corners go.
         for row in np.flatnonzero(~plain).tolist():
             _, size, _, matrix, _, _ = table[style_of[row]]  # type: ignore[misc]
-            l, t, r, btm = rects[row].tolist()
-            bx0, by0, bx1, by1 = _box(to_page, l, btm, r, t)
+            left_side, top_side, right_side, bottom_side = rects[row].tolist()
+            bx0, by0, bx1, by1 = _box(to_page, left_side, bottom_side, right_side, top_side)
             if matrix[0] == 0 and matrix[3] == 0:  # a quarter turn: up is along x
                 if matrix[2] > 0:
                     bx1 = bx0 + size

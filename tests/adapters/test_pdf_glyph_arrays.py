@@ -18,8 +18,8 @@ from pdfminer.layout import LTChar, LTLayoutContainer, LTTextBoxHorizontal, LTTe
 from pdfminer.utils import INF as PDFMINER_INF
 
 from sheaf.adapters.pdf.glyph_boxes import GlyphChar
-from sheaf.adapters.pdf.layout_reading import read_boxes
 from sheaf.adapters.pdf.layout_parameters import LAYOUT
+from sheaf.adapters.pdf.layout_reading import read_boxes
 from sheaf.adapters.pdf.line_grouping import _lines_glyph_by_glyph, glyph_lines
 from sheaf.adapters.pdf.paused_collection import paused_collection
 from sheaf.adapters.pdf.pdfium_text import pdfium_available
