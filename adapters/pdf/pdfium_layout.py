@@ -18,11 +18,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 from pdfminer.layout import LTChar, LTLine, LTRect
 
 from ...domain.errors import ErrorKind, SheafError
 from .content_budget import ContentBudget
 from .font_encoding import CORPORATE_USE
+from .glyph_boxes import GlyphChar
 from .layout_parameters import INVISIBLE_RENDER_MODE, LAYOUT
 from .pdfium_text import PDFIUM_LOCK
 from .stable_grouping import StablePage
@@ -45,13 +47,13 @@ MAX_PATH_SEGMENTS = 16
 """Paths with more segments than this are drawings (curves, charts), not rules."""
 MAX_PAGE_PATHS = 20_000
 """Path objects looked at per page; hatching and plots beyond it add no rules."""
-_GENERATED_CANDIDATES = frozenset(" \r\n\x02")
+_GENERATED_CODES = [ord(c) for c in " \r\n\x02"]
 
 
-def _address_function(function: Any, *argtypes: Any) -> Any:
+def _address_function(function: Any, *argtypes: Any, returns: Any = ctypes.c_void_p) -> Any:
     """`function` (a pypdfium2 binding) called with and returning plain addresses, so a
     text object's identity is an int, not a ctypes pointer made per character."""
-    prototype = ctypes.CFUNCTYPE(ctypes.c_void_p, *argtypes)
+    prototype = ctypes.CFUNCTYPE(returns, *argtypes)
     return prototype(ctypes.cast(function, ctypes.c_void_p).value)
 
 
@@ -105,6 +107,8 @@ class PdfiumLayoutPages:
             pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int)
         self._loose_box = _address_function(
             pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+        self._is_generated = _address_function(
+            pdfium_c.FPDFText_IsGenerated, ctypes.c_void_p, ctypes.c_int, returns=ctypes.c_int)
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
@@ -148,33 +152,44 @@ class PdfiumLayoutPages:
             layout.add(shape)
         textpage = page.get_textpage()
         try:
-            layout._objs.extend(self._chars(textpage, to_page))
+            chars, boxes = self._chars(textpage, to_page)
+            layout._objs.extend(chars)
+            layout.glyph_boxes = (chars, boxes)
         finally:
             textpage.close()
         return layout
 
-    def _chars(self, textpage: Any, to_page: Matrix) -> list[LTChar]:
-        """The page's glyphs in drawing order. PDFium puts a right-to-left run in
+    def _chars(self, textpage: Any, to_page: Matrix) -> tuple[list[LTChar], Any]:
+        """The page's glyphs in drawing order, with their boxes ((n, 4), or None
+        where they were put in another order). PDFium puts a right-to-left run in
         logical order; pdfminer (and the line reading after it) has a producer's runs
         in the order drawn, which is left to right, so such runs are put back by
         position."""
-        chars: list[LTChar] = []
+        owners, chars, boxes = self._glyphs(textpage, to_page)
+        if not _RIGHT_TO_LEFT.search("".join([c._text for c in chars])):
+            return chars, boxes
+        ordered: list[LTChar] = []
         run: list[LTChar] = []
         run_object = 0
-        for address, char in self._glyphs(textpage, to_page):
+        for address, char in zip(owners, chars, strict=True):
             if address != run_object:
-                chars.extend(_visual(run))
+                ordered.extend(_visual(run))
                 run = []
                 run_object = address
             run.append(char)
-        chars.extend(_visual(run))
-        return chars
+        ordered.extend(_visual(run))
+        return ordered, None
 
-    def _glyphs(self, textpage: Any, to_page: Matrix) -> Iterator[tuple[int, LTChar]]:
+    def _glyphs(self, textpage: Any, to_page: Matrix
+                ) -> tuple[list[int], list[LTChar], Any]:
+        """The page's glyphs, the text object of each and their boxes. PDFium is asked per character
+        for the text object and the loose box only (each box written straight into an
+        array); the boxes are then worked out over the arrays, and the glyph objects
+        made in one pass."""
         raw = textpage.raw
         count = pdfium_c.FPDFText_CountChars(raw)
         if count <= 0:
-            return
+            return [], [], None
         self._budget.drawn_many(count)
         units = (ctypes.c_ushort * (2 * count + 1))()
         written = pdfium_c.FPDFText_GetText(raw, 0, count, units)
@@ -182,75 +197,107 @@ class PdfiumLayoutPages:
         # then the text no longer lines up with the character indices.
         codes = (units[:count] if written == count + 1 else
                  [pdfium_c.FPDFText_GetUnicode(raw, index) for index in range(count)])
+        texts = list(map(chr, codes))
+        code_array = np.array(codes, dtype=np.int64)
+        for index in np.flatnonzero((code_array >= 0xE000) & (code_array <= 0xF8FF)).tolist():
+            # PDFium gives Adobe's corporate-use glyphs (Symbol's sans-serif ©, a
+            # font's small capitals) their private-use points; they are ordinary
+            # characters, as the pdfminer engine reads them.
+            texts[index] = CORPORATE_USE.get(texts[index], texts[index])
         raw_address = ctypes.cast(raw, ctypes.c_void_p).value
+        is_generated = self._is_generated
+        generated = {index for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)
+                                                       ).tolist()
+                     if is_generated(raw_address, index)}
         text_object = self._text_object
-        is_generated = pdfium_c.FPDFText_IsGenerated
         loose_box = self._loose_box
-        rect = (ctypes.c_float * 4)()  # FS_RECTF: left, top, right, bottom
-        rect_address = ctypes.addressof(rect)
-        # The usual page: its media box at the origin and not turned, or only moved.
-        moved = to_page[:4] == (1, 0, 0, 1)
-        dx, dy = to_page[4], to_page[5]
-        objects: dict[int, tuple[str, float, bool, Matrix, bool, bool] | None] = {}
+        rects = np.zeros((count, 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
+        rect_address = rects.ctypes.data
+        rect_bytes = rects.strides[0]
+        styles: dict[int, tuple[str, float, bool, Matrix, bool, bool] | None] = {}
+        kept: list[int] = []
+        owners: list[int] = []
         for index in range(count):
-            code = codes[index]
-            text = chr(code)
-            if 0xE000 <= code <= 0xF8FF:
-                # PDFium gives Adobe's corporate-use glyphs (Symbol's sans-serif ©, a
-                # font's small capitals) their private-use points; they are ordinary
-                # characters, as the pdfminer engine reads them.
-                text = CORPORATE_USE.get(text, text)
-            if text in _GENERATED_CANDIDATES and is_generated(raw, index):
+            if index in generated:
                 continue
             address = text_object(raw_address, index)
             if not address:
                 continue
-            style = objects.get(address, ())
+            style = styles.get(address, ())
             if style == ():
-                style = objects[address] = self._style(raw, index, address, to_page)
+                style = styles[address] = self._style(raw, index, address, to_page)
             if style is None:
                 continue
-            fontname, size, invisible, matrix, upright, plain = style
-            loose_box(raw_address, index, rect_address)
-            left, top, right, bottom = rect
-            if plain:
-                # The advance box as pdfminer draws it: from the font's descent up by
-                # the type size (PDFium's loose box ends at the font's ascent instead).
-                if moved:
-                    x0, y0, x1, y1 = left + dx, bottom + dy, right + dx, top + dy
-                else:
-                    x0, y0 = _apply(to_page, left, bottom)
-                    x1, y1 = _apply(to_page, right, top)
-                if x1 < x0:
-                    x0, x1 = x1, x0
-                if y1 < y0:
-                    y0, y1 = y1, y0
-                if matrix[3] > 0:
-                    y1 = y0 + size
-                else:
-                    y0 = y1 - size
-            else:
-                x0, y0, x1, y1 = _box(to_page, left, bottom, right, top)
-                if matrix[0] == 0 and matrix[3] == 0:  # a quarter turn: up is along x
-                    if matrix[2] > 0:
-                        x1 = x0 + size
-                    else:
-                        x0 = x1 - size
-            char = LTChar.__new__(LTChar)
-            char._text = text
+            loose_box(raw_address, index, rect_address + rect_bytes * index)
+            kept.append(index)
+            owners.append(address)
+        if not kept:
+            return [], [], None
+        known = [address for address, style in styles.items() if style is not None]
+        number = {address: n for n, address in enumerate(known)}
+        table = [styles[address] for address in known]
+        style_of = np.array([number[address] for address in owners], dtype=np.intp)
+        boxes = self._boxes(rects[kept].astype(np.float64), style_of, table, to_page)
+        x0s, y0s, x1s, y1s = boxes.T.tolist()
+        widths, heights = (boxes[:, 2] - boxes[:, 0]).tolist(), (boxes[:, 3] - boxes[:, 1]).tolist()
+        new = GlyphChar.__new__
+        chars: list[LTChar] = []
+        append = chars.append
+        for index, which, x0, y0, x1, y1, width, height in zip(
+                kept, style_of.tolist(), x0s, y0s, x1s, y1s, widths, heights, strict=True):
+            fontname, _, invisible, matrix, upright, _ = table[which]  # type: ignore[misc]
+            char = new(GlyphChar)
+            char._text = texts[index]
             char.matrix = (matrix[0], matrix[1], matrix[2], matrix[3], x0, y0)
             char.fontname = fontname
             char.ncs = None
             char.graphicstate = None
-            char.adv = x1 - x0
+            char.adv = width
             char.upright = upright
             char.x0, char.y0, char.x1, char.y1 = x0, y0, x1, y1
-            char.width, char.height = x1 - x0, y1 - y0
+            char.width, char.height = width, height
             char.bbox = (x0, y0, x1, y1)
-            char.size = char.height
+            char.size = height
             if invisible:
                 char.sheaf_invisible = True  # type: ignore[attr-defined]
-            yield address, char
+            append(char)
+        return owners, chars, boxes
+
+    @staticmethod
+    def _boxes(rects: Any, style_of: Any,
+               table: list[tuple[str, float, bool, Matrix, bool, bool] | None],
+               to_page: Matrix) -> Any:
+        """Each glyph's box in pdfminer's page space, (n, 4): x0, y0, x1, y1, from
+        PDFium's loose boxes (left, top, right, bottom), with the same floating-point
+        operations as glyph by glyph: the advance box from the font's descent up by the
+        type size (PDFium's loose box ends at the font's ascent instead)."""
+        sizes = np.array([s[1] for s in table], dtype=np.float64)[style_of]  # type: ignore[index]
+        up = np.array([s[3][3] > 0 for s in table], dtype=bool)[style_of]  # type: ignore[index]
+        plain = np.array([s[5] for s in table], dtype=bool)[style_of]  # type: ignore[index]
+        left, top, right, bottom = rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3]
+        if to_page[:4] == (1, 0, 0, 1):  # the usual page: only moved, if at all
+            dx, dy = float(to_page[4]), float(to_page[5])
+            x0, y0, x1, y1 = left + dx, bottom + dy, right + dx, top + dy
+        else:
+            a, b, c, d, e, f = (float(v) for v in to_page)
+            x0, y0 = a * left + c * bottom + e, b * left + d * bottom + f
+            x1, y1 = a * right + c * top + e, b * right + d * top + f
+        x0, x1 = np.where(x1 < x0, x1, x0), np.where(x1 < x0, x0, x1)
+        y0, y1 = np.where(y1 < y0, y1, y0), np.where(y1 < y0, y0, y1)
+        y0, y1 = np.where(up, y0, y1 - sizes), np.where(up, y0 + sizes, y1)
+        boxes = np.stack((x0, y0, x1, y1), axis=1)
+        # Turned or skewed text (rare) glyph by glyph, as its corners go.
+        for row in np.flatnonzero(~plain).tolist():
+            _, size, _, matrix, _, _ = table[style_of[row]]  # type: ignore[misc]
+            left_side, top_side, right_side, bottom_side = rects[row].tolist()
+            bx0, by0, bx1, by1 = _box(to_page, left_side, bottom_side, right_side, top_side)
+            if matrix[0] == 0 and matrix[3] == 0:  # a quarter turn: up is along x
+                if matrix[2] > 0:
+                    bx1 = bx0 + size
+                else:
+                    bx0 = bx1 - size
+            boxes[row] = (bx0, by0, bx1, by1)
+        return boxes
 
     def _style(self, raw: Any, index: int, address: int, to_page: Matrix
                ) -> tuple[str, float, bool, Matrix, bool, bool] | None:

@@ -23,6 +23,7 @@ from ...domain.pdf.structure import TextBox, join_title, structure_blocks
 from ...domain.pdf.title_choice import choose_title
 from .content_budget import ContentLimits
 from .layout_reading import read_boxes
+from .paused_collection import paused_collection
 from .pdf_opening import open_pdf
 from .pdfium_text import pdfium_available
 
@@ -58,6 +59,10 @@ class PdfminerExtractor:
                                               limiter=self._limiter)
 
     def extract_sync(self, body: bytes, password: str | None = None) -> Document:
+        with paused_collection():
+            return self._extract(body, password)
+
+    def _extract(self, body: bytes, password: str | None) -> Document:
         deadline = time.monotonic() + self.time_budget
         opened = open_pdf(body, password, max_pages=self.max_pages)
         if opened.page_count > self.max_pages:

@@ -65,7 +65,9 @@ def join_lines(lines: list[str]) -> str:
         if not out:
             out = line
             continue
-        broken = _BREAK.search(out)
+        # Only the paragraph's last two characters can make a break: the search is
+        # kept to them, not the whole paragraph so far, once per line.
+        broken = out.endswith("-") and _BREAK.search(out[-2:])
         if out.endswith("\u00ad"):
             # A soft hyphen is where the word was broken, never part of it.
             out = out[:-1] + line

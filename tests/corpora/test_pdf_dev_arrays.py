@@ -1,0 +1,92 @@
+"""The layout steps worked out over arrays give the dev papers the same documents as the
+steps they replace, on both engines (ADR-0042, third pass): pdfminer's own line grouping,
+text-box pairs pushed one by one, glyphs as plain `LTChar`, hyphen breaks searched over
+the whole paragraph, the collector left running. Text and notes must be identical.
+
+Skipped when the corpus is not there; `make test-slow`."""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from pdfminer.layout import LAParams, LTChar, LTLayoutContainer, LTTextBox, LTTextLine
+
+from sheaf.adapters.pdf import glyph_boxes, pdfium_layout, pdfminer_extractor, stable_grouping
+from sheaf.adapters.pdf.line_grouping import LineGrouping
+from sheaf.adapters.pdf.pdfium_text import pdfium_available
+from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
+from sheaf.domain.pdf import furniture, structure
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "pdf-dev"
+FILES = ([e for e in json.loads((CORPUS / "manifest.json").read_text())["entries"]
+          if str(e["id"]).startswith("A")] if (CORPUS / "manifest.json").exists() else [])
+ENGINES = ["pdfminer", *(["pdfium"] if pdfium_available() else [])]
+pytestmark = [pytest.mark.skipif(not FILES, reason="pdf-dev corpus not present"),
+              pytest.mark.slow]
+
+_WHOLE_BREAK = re.compile(r"(?<=[a-zà-ÿ])-$")
+
+
+def _join_searching_all(lines: list[str]) -> str:
+    out = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if not out:
+            out = line
+            continue
+        broken = _WHOLE_BREAK.search(out)
+        if out.endswith("\u00ad"):
+            out = out[:-1] + line
+        elif broken and line[:1].islower():
+            last_word = out.rsplit(" ", 1)[-1]
+            out = out + line if last_word.count("-") > 1 else out[:-1] + line
+        else:
+            out = out + " " + line
+    return out
+
+
+def _pairs_one_by_one(boxes: Sequence[LTTextBox]) -> list[tuple[bool, float, int, int]]:
+    queue = [(False, stable_grouping._wasted_area(a, b), i, j) for i, a in enumerate(boxes)
+             for j, b in enumerate(boxes[i + 1:], start=i + 1)]
+    heapq.heapify(queue)
+    return queue
+
+
+def _pdfminers_lines(self: LTLayoutContainer, laparams: LAParams, objs: Iterable[LTChar]
+                     ) -> Iterator[LTTextLine]:
+    return LTLayoutContainer.group_objects(self, laparams, objs)
+
+
+def _documents(engine: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    extractor = PdfminerExtractor(engine=engine)
+    out = {}
+    for entry in FILES:
+        document = extractor.extract_sync((CORPUS / str(entry["file"])).read_bytes(),
+                                          entry.get("password"))
+        out[str(entry["id"])] = (document.text, document.notes)
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_papers_read_as_with_the_steps_glyph_by_glyph(
+        engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ours = _documents(engine)
+    monkeypatch.setattr(LineGrouping, "group_objects", _pdfminers_lines)
+    monkeypatch.setattr(stable_grouping, "_first_pairs", _pairs_one_by_one)
+    monkeypatch.setattr(glyph_boxes, "GlyphChar", LTChar)
+    monkeypatch.setattr(pdfium_layout, "GlyphChar", LTChar)
+    monkeypatch.setattr(pdfminer_extractor, "paused_collection", contextlib.nullcontext)
+    monkeypatch.setattr(structure, "join_lines", _join_searching_all)
+    monkeypatch.setattr(furniture, "join_lines", _join_searching_all)
+    before = _documents(engine)
+    assert sorted(ours) == sorted(before)
+    differing = [name for name in ours if ours[name] != before[name]]
+    assert differing == []
