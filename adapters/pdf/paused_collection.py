@@ -9,34 +9,51 @@ form no cycles); the collector runs again once the last reading in the process e
 
 The pause is counted across threads: the first reader to start turns the collector off
 (if it was on), the last to end turns it back on; a collector the program had turned
-off before stays off.
+off before stays off. Readers that overlap without end (a long batch with several
+workers) would keep it off for good, and the rest of the process (the event loop, HTTP
+clients, the store) does make cyclic garbage: so a reader that ends while others read,
+once the pause has lasted `LONGEST_PAUSE`, collects once itself.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+LONGEST_PAUSE = 5.0
+"""Seconds of pause after which an ending reader collects (a full collection of a large
+heap costs tens of milliseconds: at most one each this often)."""
 
 _LOCK = threading.Lock()
 _readers = 0
 _turned_off = False
+_collected_at = 0.0
 
 
 @contextmanager
 def paused_collection() -> Iterator[None]:
-    global _readers, _turned_off
+    """Hold the cyclic collector off (if it is on) while the block runs."""
+    global _readers, _turned_off, _collected_at
     with _LOCK:
         _readers += 1
         if _readers == 1 and gc.isenabled():
             gc.disable()
             _turned_off = True
+            _collected_at = time.monotonic()
     try:
         yield
     finally:
+        collect = False
         with _LOCK:
             _readers -= 1
             if _readers == 0 and _turned_off:
                 _turned_off = False
                 gc.enable()
+            elif _turned_off and time.monotonic() - _collected_at >= LONGEST_PAUSE:
+                _collected_at = time.monotonic()
+                collect = True
+        if collect:
+            gc.collect()

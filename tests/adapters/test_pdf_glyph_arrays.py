@@ -178,6 +178,28 @@ def test_the_collector_is_paused_while_reading_and_restored_after() -> None:
         gc.enable()
 
 
+def test_readers_that_overlap_without_end_still_let_the_collector_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sheaf.adapters.pdf.paused_collection as pause
+
+    monkeypatch.setattr(pause, "LONGEST_PAUSE", 0.0)
+    collections: list[str] = []
+
+    def heard(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            collections.append(phase)
+
+    gc.callbacks.append(heard)
+    try:
+        with paused_collection():
+            with paused_collection():  # a second reader ends while the first still reads
+                pass
+            assert not gc.isenabled() and collections == ["start"]
+        assert gc.isenabled() and collections == ["start"]  # the last one just turns it on
+    finally:
+        gc.callbacks.remove(heard)
+
+
 # Generated pages: two words in Helvetica, the second moved by a kerning gap (and up or
 # down); widths from the font's metrics, so each rule's threshold is known.
 HELVETICA = FONT_METRICS["Helvetica"][1]
