@@ -173,8 +173,12 @@ def _tag_read(closing: str, name: str, attributes: str, self_closing: str
         if attributes or self_closing:
             return None
         return _END_TAG, name, None, False, False
-    pairs = [(_ascii_lowered(key), double or single or bare)
-             for key, double, single, bare in _ATTRIBUTE.findall(attributes)]
+    found = _ATTRIBUTE.findall(attributes)
+    if attributes.isascii():  # then every name is ASCII, and lowered by `str.lower`
+        pairs = [(key.lower(), double or single or bare) for key, double, single, bare in found]
+    else:
+        pairs = [(_ascii_lowered(key), double or single or bare)
+                 for key, double, single, bare in found]
     read = dict(pairs)
     if len(read) < len(pairs):
         return None
