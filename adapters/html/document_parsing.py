@@ -97,6 +97,7 @@ class _Element(_ETREE_ELEMENT):  # type: ignore[misc,valid-type]
 
 
 _SCOPES = listElementsMap
+_IMPLIED_END = frozenset(("dd", "dt", "li", "option", "optgroup", "p", "rp", "rt"))
 
 
 class _TreeBuilder(_ETREE):  # type: ignore[misc,valid-type]
@@ -109,6 +110,14 @@ class _TreeBuilder(_ETREE):  # type: ignore[misc,valid-type]
         self.openElements[-1].appendChild(element)
         self.openElements.append(element)
         return element
+
+    def generateImpliedEndTags(self, exclude: str | None = None) -> None:
+        """The stock step (pop the current node while it is one whose end tag is
+        implied), as a loop over a set made once: the stock one builds the set on every
+        call, and the parser calls it for most end tags and many start tags."""
+        open_elements = self.openElements
+        while (name := open_elements[-1].name) in _IMPLIED_END and name != exclude:
+            open_elements.pop()
 
     def elementInScope(self, target: Any, variant: str | None = None) -> bool:
         """The stock scope test; for a tag name (most calls: `<p>`, `<li>`, end tags)

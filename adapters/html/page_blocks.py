@@ -155,10 +155,15 @@ def page_blocks(body: Element) -> PageBlocks:
             if tail:
                 work.append((tail, blk, outer_conts, flg, skp, inb, lnk, dep))
             child_linked = lnk or tag == "a"
-            for child in reversed(node):
-                work.append((child, inner, conts, flg, skp, inb, child_linked, dep + 1))
-            if node.text:
-                work.append((node.text, inner, conts, flg, skp, inb, child_linked, dep + 1))
+            if len(node):
+                work.extend([(child, inner, conts, flg, skp, inb, child_linked, dep + 1)
+                             for child in reversed(node)])
+            text = node.text
+            if text:
+                # Taken now rather than pushed: it would be the very next entry popped.
+                parts[inner.order].append(text)
+                if child_linked:
+                    link_parts.setdefault(inner.order, []).append(text)
 
     walk(body, outside, (), 0, False, False, False, 0)
     kept: list[TextBlock] = []
