@@ -87,19 +87,20 @@ class PlainTagTokenizer(HTMLTokenizer):  # type: ignore[misc]
     def dataState(self) -> bool:  # html5lib names its states
         stream = self.stream
         chunk, position, end = stream.chunk, stream.chunkOffset, stream.chunkSize
-        queue = self.tokenQueue
         start = position
-        while (part := _RUN_PART.match(chunk, position, end)) is not None:
+        # Bound once: the loop runs for every text run and tag of the page.
+        match, known, append = _RUN_PART.match, _KNOWN_TAGS.get, self.tokenQueue.append
+        while (part := match(chunk, position, end)) is not None:
             kind = part.lastindex
             if kind == 1:
-                queue.append({"type": _SPACE_CHARACTERS, "data": part.group(1)})
+                append({"type": _SPACE_CHARACTERS, "data": part[1]})
                 position = part.end()
             elif kind == 2:
-                queue.append({"type": _CHARACTERS, "data": part.group(2)})
+                append({"type": _CHARACTERS, "data": part[2]})
                 position = part.end()
             else:
-                text = part.group(3)  # None when no ">" follows in the chunk
-                read = _KNOWN_TAGS.get(text) if text is not None else None
+                text = part[3]  # None when no ">" follows in the chunk
+                read = known(text) if text is not None else None
                 if read is None:
                     found = self._plain_tag(chunk, position + 1, end,
                                             None if text is None else part.end())
@@ -108,7 +109,15 @@ class PlainTagTokenizer(HTMLTokenizer):  # type: ignore[misc]
                     read, position = found
                 else:
                     position = part.end()
-                self._queue_tag(read)
+                # `_queue_tag`, inline.
+                if read[2] is None:
+                    token = {"type": _END_TAG, "name": read[1], "data": [],
+                             "selfClosing": False}
+                else:
+                    token = {"type": _START_TAG, "name": read[1], "data": read[2].copy(),
+                             "selfClosing": read[3], "selfClosingAcknowledged": False}
+                self.currentToken = token
+                append(token)
                 if read[4]:
                     break
         stream.chunkOffset = position
