@@ -77,8 +77,10 @@ _KNOWN_TAGS: dict[str, _TagRead] = {}
 """Plain tags read so far, by their text up to the first ">" (when that is where they
 ended). A tag's reading depends on its text alone, and pages repeat their tags within and
 across documents ("</div>", '<li class="item">'): shared by every tokenizer, emptied when
-full (a long crawl meets new class lists on every site)."""
-_KNOWN_TAGS_LIMIT = 65536
+full (a long crawl meets new links and class lists on every site). An entry is about
+600 bytes (the text, its attributes), so the cache stays near 10 MB; the dev pages have
+about 400 distinct tag texts a page, most of them links."""
+_KNOWN_TAGS_LIMIT = 16384
 
 
 class PlainTagTokenizer(HTMLTokenizer):  # type: ignore[misc]
