@@ -56,7 +56,8 @@ SEMANTIC_ROOTS: tuple[tuple[str, Callable[[Element], bool]], ...] = (
     ("<main>", lambda e: e.tag == "main"),
 )
 _SEMANTIC_TAGS = frozenset({"article", "main"})
-"""The tags SEMANTIC_ROOTS name; its other predicates read attributes."""
+"""The tags SEMANTIC_ROOTS name; its other predicates read the itemprop and role
+attributes (the index tests only elements with one of the three)."""
 _PUBLISHER_TOKENS = frozenset(token for _tag, token in PUBLISHER_ROOTS)
 
 
@@ -76,14 +77,18 @@ class _TreeIndex:
         for element in body.iter():
             if not isinstance(element.tag, str):
                 continue
-            parents.update(dict.fromkeys(element, element))
-            if element.attrib:  # most elements carry no attribute: nothing to index
+            if len(element):  # leaves are most elements: no children to map
+                parents.update(dict.fromkeys(element, element))
+            attributes = element.attrib
+            if attributes:  # most elements carry no attribute: nothing to index
                 for token in tokens(element):
                     if token in _PUBLISHER_TOKENS:
                         by_token.setdefault(token, []).append(element)
-                for label, predicate in SEMANTIC_ROOTS:
-                    if predicate(element):
-                        semantic[label].append(element)
+                if element.tag in _SEMANTIC_TAGS or "itemprop" in attributes \
+                        or "role" in attributes:
+                    for label, predicate in SEMANTIC_ROOTS:
+                        if predicate(element):
+                            semantic[label].append(element)
             elif element.tag in _SEMANTIC_TAGS:  # no attribute: only the tag can match
                 for label, predicate in SEMANTIC_ROOTS:
                     if predicate(element):

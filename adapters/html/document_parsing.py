@@ -9,6 +9,7 @@ from html5lib import treebuilders
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.constants import namespaces
 from html5lib.html5parser import HTMLParser
+from html5lib.treebuilders.base import listElementsMap
 
 from .self_closed_tags import SelfClosingTokenizer
 
@@ -56,19 +57,29 @@ _HTML = namespaces["html"]
 
 class _Element(_ETREE_ELEMENT):  # type: ignore[misc,valid-type]
     """html5lib's etree node, made with less work: the same fields set in one call, and
-    a start tag's attributes copied into the element in one step (the stock setter
+    a start tag's attributes given to the element when it is made (the stock setter
     loops in Python over each, to spell namespaced names, which only the attributes of
-    SVG and MathML elements have)."""
+    SVG and MathML elements have).
 
-    def __init__(self, name: str, namespace: str | None = None) -> None:
-        self._name = name
-        self._namespace = namespace
-        if namespace is None:
-            self._element = _ET_ELEMENT(name)
-            self.nameTuple = _HTML, name
+    `name` and `namespace` are plain attributes, not the stock properties: the parser
+    reads them for every token (the current node's), and nothing sets them after the
+    node is made (the stock setters would retag the element)."""
+
+    name = None
+    namespace = None
+
+    def __init__(self, name: str, namespace: str | None = None,
+                 attributes: dict[Any, str] | None = None) -> None:
+        self._name = self.name = name
+        self._namespace = self.namespace = namespace
+        tag = name if namespace is None else f"{{{namespace}}}{name}"
+        if attributes and tuple not in map(type, attributes):
+            self._element = _ET_ELEMENT(tag, attributes)  # copies the dict, in its order
         else:
-            self._element = _ET_ELEMENT(f"{{{namespace}}}{name}")
-            self.nameTuple = namespace, name
+            self._element = _ET_ELEMENT(tag)
+            if attributes:
+                _ETREE_ELEMENT._setAttributes(self, attributes)
+        self.nameTuple = (_HTML if namespace is None else namespace), name
         self.parent = None
         self._childNodes = []
         self._flags = []
@@ -85,8 +96,43 @@ class _Element(_ETREE_ELEMENT):  # type: ignore[misc,valid-type]
     attributes = property(_ETREE_ELEMENT._getAttributes, _setAttributes)
 
 
+_SCOPES = listElementsMap
+_IMPLIED_END = frozenset(("dd", "dt", "li", "option", "optgroup", "p", "rp", "rt"))
+
+
 class _TreeBuilder(_ETREE):  # type: ignore[misc,valid-type]
     elementClass = _Element
+
+    def insertElementNormal(self, token: dict[str, Any]) -> _Element:
+        """The stock insertion, with the attributes handed to the new node."""
+        element = _Element(token["name"], token.get("namespace", self.defaultNamespace),
+                           token["data"])
+        self.openElements[-1].appendChild(element)
+        self.openElements.append(element)
+        return element
+
+    def generateImpliedEndTags(self, exclude: str | None = None) -> None:
+        """The stock step (pop the current node while it is one whose end tag is
+        implied), as a loop over a set made once: the stock one builds the set on every
+        call, and the parser calls it for most end tags and many start tags."""
+        open_elements = self.openElements
+        while (name := open_elements[-1].name) in _IMPLIED_END and name != exclude:
+            open_elements.pop()
+
+    def elementInScope(self, target: Any, variant: str | None = None) -> bool:
+        """The stock scope test; for a tag name (most calls: `<p>`, `<li>`, end tags)
+        without its per-node tests of which kind of target it was given."""
+        if not isinstance(target, str):
+            return bool(super().elementInScope(target, variant))
+        wanted = (_HTML, target)
+        boundary, invert = _SCOPES[variant]
+        for node in reversed(self.openElements):
+            names = node.nameTuple
+            if names == wanted:
+                return True
+            if invert ^ (names in boundary):
+                return False
+        raise AssertionError("no scope boundary open")  # html5lib asserts the same
 
 
 _TREE = _TreeBuilder

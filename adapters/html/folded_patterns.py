@@ -38,6 +38,12 @@ class FoldedPattern:
         self.flags = original.flags
         self._twin = lowered_twin(original)
 
+    @property
+    def twin(self) -> re.Pattern[str] | None:
+        """The case-sensitive pattern for lowered ASCII text, or None when there is none:
+        for callers that lower a text once and read it with several patterns."""
+        return self._twin
+
     def search(self, text: str) -> re.Match[str] | None:
         if self._twin is not None and text.isascii():
             return self._twin.search(text.lower())

@@ -36,9 +36,9 @@ def estimated_depth(body: bytes, *, stop_at: int | None = None) -> int:
     # this check itself quadratic); each element is popped at most once.
     open_count: dict[bytes, int] = {}
     peak = 0
-    for match in _TAG.finditer(body):
-        closing, name, self_closing = match.groups()
-        name = name.lower()
+    # Tag names lowered with the page at once (the pattern's classes hold both cases,
+    # so it finds the same tags in the lowered bytes).
+    for closing, name, self_closing in map(re.Match.groups, _TAG.finditer(body.lower())):
         if name in _NOT_NESTING or self_closing:
             continue
         if not closing:

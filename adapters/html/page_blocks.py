@@ -155,10 +155,15 @@ def page_blocks(body: Element) -> PageBlocks:
             if tail:
                 work.append((tail, blk, outer_conts, flg, skp, inb, lnk, dep))
             child_linked = lnk or tag == "a"
-            for child in reversed(node):
-                work.append((child, inner, conts, flg, skp, inb, child_linked, dep + 1))
-            if node.text:
-                work.append((node.text, inner, conts, flg, skp, inb, child_linked, dep + 1))
+            if len(node):
+                work.extend([(child, inner, conts, flg, skp, inb, child_linked, dep + 1)
+                             for child in reversed(node)])
+            text = node.text
+            if text:
+                # Taken now rather than pushed: it would be the very next entry popped.
+                parts[inner.order].append(text)
+                if child_linked:
+                    link_parts.setdefault(inner.order, []).append(text)
 
     walk(body, outside, (), 0, False, False, False, 0)
     kept: list[TextBlock] = []
@@ -197,6 +202,10 @@ def _path_flags(element: Element) -> int:
     return flags
 
 
+_TWINS = tuple(pattern.twin for _name, pattern in PATH_WORDS)
+_PATH_TWINS = None if None in _TWINS else tuple(t for t in _TWINS if t is not None)
+"""Every path-word pattern's lowered twin, when they all have one."""
+
 _CACHE_LIMIT = 65536
 """Entries a flag cache holds before it starts afresh. Emptied rather than frozen when
 full: a long-running process (a crawl, `sheaf extract` over many files) meets new class
@@ -216,8 +225,15 @@ def _token_flags(token: str) -> int:
     if cached is not None:
         return cached
     flags = 0
-    for bit, (_name, pattern) in enumerate(PATH_WORDS):
-        if pattern.search(token):
-            flags |= 1 << bit
+    if _PATH_TWINS is not None and token.isascii():
+        # What each FoldedPattern.search would do, with the token lowered once for all.
+        lowered = token.lower()
+        for bit, twin in enumerate(_PATH_TWINS):
+            if twin.search(lowered):
+                flags |= 1 << bit
+    else:
+        for bit, (_name, pattern) in enumerate(PATH_WORDS):
+            if pattern.search(token):
+                flags |= 1 << bit
     _remember(_TOKEN_FLAGS, token, flags)  # pages repeat class tokens thousands of times
     return flags

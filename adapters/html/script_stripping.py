@@ -78,6 +78,10 @@ _DOUBLE_ESCAPE = re.compile(rb"<!--.*<script", re.IGNORECASE | re.DOTALL)
 _ASCII_INCOMPATIBLE_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _RAW_LOWERED = lowered_twin(_RAW) or _RAW  # IGNORECASE on lowered bytes is as exact
 _UNCHANGED_RUN_LOWERED = lowered_twin(_UNCHANGED_RUN) or _UNCHANGED_RUN
+_BULKY_ATTRIBUTE_LOWERED = lowered_twin(_BULKY_ATTRIBUTE) or _BULKY_ATTRIBUTE
+_BULKY_ATTRIBUTE_BUT_STYLE_LOWERED = (lowered_twin(_BULKY_ATTRIBUTE_BUT_STYLE)
+                                      or _BULKY_ATTRIBUTE_BUT_STYLE)
+_STYLE_LOWERED = lowered_twin(_STYLE) or _STYLE
 
 
 def strip_scripts(body: bytes) -> bytes:
@@ -128,10 +132,11 @@ def strip_scripts(body: bytes) -> bytes:
             replacement = whole if _JSON_LD.search(attributes) else _emptied(whole, b"</script")
         elif kind == "style":
             replacement = _emptied(whole, b"</style")
-        elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE.search(whole):
+        elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE_LOWERED.search(
+                lowered, match.start(), position):
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
-            replacement = _without_bulky_attributes(whole)
+            replacement = _without_bulky_attributes(whole, lowered[match.start():position])
         else:
             continue
         out.append(body[emitted:match.start()])
@@ -141,10 +146,23 @@ def strip_scripts(body: bytes) -> bytes:
     return b"".join(out)
 
 
-def _without_bulky_attributes(tag: bytes) -> bytes:
-    if len(_STYLE.findall(tag)) > 1:
-        return _BULKY_ATTRIBUTE_BUT_STYLE.sub(b"", tag)
-    return _BULKY_ATTRIBUTE.sub(b"", tag)
+def _without_bulky_attributes(tag: bytes, lowered: bytes | None = None) -> bytes:
+    """`tag` without the attributes sheaf never reads. The patterns run over the lowered
+    tag (`lowered`, when the caller has it) as their case-sensitive twins, which find
+    the same spans; the spans are cut from `tag`, as `sub` would."""
+    if lowered is None:
+        lowered = tag.lower()
+    several_styles = len(_STYLE_LOWERED.findall(lowered)) > 1
+    bulky = _BULKY_ATTRIBUTE_BUT_STYLE_LOWERED if several_styles else _BULKY_ATTRIBUTE_LOWERED
+    kept: list[bytes] = []
+    start = 0
+    for found in bulky.finditer(lowered):
+        kept.append(tag[start:found.start()])
+        start = found.end()
+    if not start:
+        return tag
+    kept.append(tag[start:])
+    return b"".join(kept)
 
 
 def _foreign_content_end(body: bytes, start: int, opener: bytes) -> int:

@@ -14,6 +14,7 @@ not markup, and the end tag has to come from the page.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +29,7 @@ CLOSED_WHEN_SELF_CLOSING = frozenset({
 })
 _START_TAG = tokenTypes["StartTag"]
 _END_TAG = tokenTypes["EndTag"]
+_PARSE_ERROR = tokenTypes["ParseError"]
 
 
 def closing_self_closed(tokens: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -44,4 +46,16 @@ class SelfClosingTokenizer(PlainTagTokenizer):  # type: ignore[misc]
     """`PlainTagTokenizer` whose tokens go through `closing_self_closed`."""
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return closing_self_closed(super().__iter__())
+        # html5lib's token loop and `closing_self_closed` in one generator: a page's
+        # thousands of tokens each pass one generator instead of two. As there, a token
+        # is checked after the parser has taken it.
+        self.tokenQueue = deque()
+        while self.state():
+            while self.stream.errors:
+                yield {"type": _PARSE_ERROR, "data": self.stream.errors.pop(0)}
+            while self.tokenQueue:
+                token = self.tokenQueue.popleft()
+                yield token
+                if token["type"] == _START_TAG and token.get("selfClosing") \
+                        and token["name"] in CLOSED_WHEN_SELF_CLOSING:
+                    yield {"type": _END_TAG, "name": token["name"], "data": []}

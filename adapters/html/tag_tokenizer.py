@@ -57,7 +57,9 @@ _RUN_PART = re.compile(
     # whitespace, then everything up to "&", "<" or NUL): both may go on in the next
     # chunk, so each must end before the chunk does.
     r"(" + _S + r"++)(?=[\s\S])|([^\t\n\f &<\x00][^&<\x00]*+)(?=[&<\x00])"
-    r"|<(?=[/A-Za-z])")
+    # A tag's opening "<", and its text up to the first ">" when the chunk holds one
+    # (what a tag read before is known by).
+    r"|<(?=[/A-Za-z])([^>]*+>)?")
 _STATE_SWITCHING = frozenset((
     "script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes",
     "noscript", "plaintext"))
@@ -66,35 +68,59 @@ that restarts the parse in another encoding needs no stop: the restart drops the
 and reads the stream again from its start.)"""
 
 
-_TagRead = tuple[int, str, tuple[tuple[str, str], ...], bool]
-"""A plain tag as read: token type, name, attributes, self-closing."""
+_TagRead = tuple[int, str, dict[str, str] | None, bool, bool]
+"""A plain tag as read: token type, name, attributes (None for an end tag; copied into
+each token), self-closing, and whether the tree builder may switch the tokenizer's state
+after it."""
+
+_KNOWN_TAGS: dict[str, _TagRead] = {}
+"""Plain tags read so far, by their text up to the first ">" (when that is where they
+ended). A tag's reading depends on its text alone, and pages repeat their tags within and
+across documents ("</div>", '<li class="item">'): shared by every tokenizer, emptied when
+full (a long crawl meets new links and class lists on every site). An entry is about
+600 bytes (the text, its attributes), so the cache stays near 10 MB; the dev pages have
+about 400 distinct tag texts a page, most of them links."""
+_KNOWN_TAGS_LIMIT = 16384
 
 
 class PlainTagTokenizer(HTMLTokenizer):  # type: ignore[misc]
     """An `HTMLTokenizer` that reads plain text and tags a run at a time."""
 
-    _known_tags: dict[str, _TagRead] | None = None
-    """Plain tags read so far in this document, by their text (set on first use: the
-    parser gives an `HTMLTokenizer` this class after creating it)."""
-
     def dataState(self) -> bool:  # html5lib names its states
         stream = self.stream
         chunk, position, end = stream.chunk, stream.chunkOffset, stream.chunkSize
-        queue = self.tokenQueue
         start = position
-        while (part := _RUN_PART.match(chunk, position, end)) is not None:
-            if part.lastindex == 1:
-                queue.append({"type": _SPACE_CHARACTERS, "data": part.group(1)})
+        # Bound once: the loop runs for every text run and tag of the page.
+        match, known, append = _RUN_PART.match, _KNOWN_TAGS.get, self.tokenQueue.append
+        while (part := match(chunk, position, end)) is not None:
+            kind = part.lastindex
+            if kind == 1:
+                append({"type": _SPACE_CHARACTERS, "data": part[1]})
                 position = part.end()
-            elif part.lastindex == 2:
-                queue.append({"type": _CHARACTERS, "data": part.group(2)})
+            elif kind == 2:
+                append({"type": _CHARACTERS, "data": part[2]})
                 position = part.end()
             else:
-                read = self._plain_tag(chunk, position + 1, end)
+                text = part[3]  # None when no ">" follows in the chunk
+                read = known(text) if text is not None else None
                 if read is None:
-                    break
-                token, position = read
-                if token["type"] is _START_TAG and token["name"] in _STATE_SWITCHING:
+                    found = self._plain_tag(chunk, position + 1, end,
+                                            None if text is None else part.end())
+                    if found is None:
+                        break
+                    read, position = found
+                else:
+                    position = part.end()
+                # `_queue_tag`, inline.
+                if read[2] is None:
+                    token = {"type": _END_TAG, "name": read[1], "data": [],
+                             "selfClosing": False}
+                else:
+                    token = {"type": _START_TAG, "name": read[1], "data": read[2].copy(),
+                             "selfClosing": read[3], "selfClosingAcknowledged": False}
+                self.currentToken = token
+                append(token)
+                if read[4]:
                     break
         stream.chunkOffset = position
         if position == start:
@@ -103,46 +129,50 @@ class PlainTagTokenizer(HTMLTokenizer):  # type: ignore[misc]
 
     def tagOpenState(self) -> bool:
         stream = self.stream
-        read = self._plain_tag(stream.chunk, stream.chunkOffset, stream.chunkSize)
+        chunk, position, end = stream.chunk, stream.chunkOffset, stream.chunkSize
+        close = chunk.find(">", position, end) + 1
+        read = _KNOWN_TAGS.get(chunk[position:close]) if close else None
         if read is None:
-            return bool(super().tagOpenState())
-        stream.chunkOffset = read[1]
+            found = self._plain_tag(chunk, position, end, close or None)
+            if found is None:
+                return bool(super().tagOpenState())
+            read, close = found
+        self._queue_tag(read)
+        stream.chunkOffset = close
         self.state = self.dataState
         return True
 
-    def _plain_tag(self, chunk: str, position: int, end: int
-                   ) -> tuple[dict[str, Any], int] | None:
-        """The tag token starting at `position` (just after its "<"), queued, and where
-        it ends; None, queueing nothing, when the tag is not plain."""
-        # A page repeats its tags ("</div>", '<li class="item">'): a tag read before is
-        # known by its text up to the first ">", when that is where it ended.
-        known = self._known_tags
-        if known is None:
-            known = self._known_tags = {}
-        close = chunk.find(">", position, end) + 1
-        read = known.get(chunk[position:close]) if close else None
+    @staticmethod
+    def _plain_tag(chunk: str, position: int, end: int, close: int | None
+                   ) -> tuple[_TagRead, int] | None:
+        """The plain tag starting at `position` (just after its "<") and where it ends,
+        remembered when it ends at `close` (just past the first ">"); None when the tag
+        is not plain."""
+        match = _TAG.match(chunk, position, end)
+        if match is None:
+            return None
+        read = _tag_read(*match.groups())
         if read is None:
-            match = _TAG.match(chunk, position, end)
-            if match is None:
-                return None
-            read = _tag_read(*match.groups())
-            if read is None:
-                return None
-            if match.end() == close:
-                known[chunk[position:close]] = read
-            close = match.end()
-        kind, name, attributes, self_closing = read
+            return None
+        if match.end() == close:
+            if len(_KNOWN_TAGS) >= _KNOWN_TAGS_LIMIT:
+                _KNOWN_TAGS.clear()
+            _KNOWN_TAGS[chunk[position:close]] = read
+        return read, match.end()
+
+    def _queue_tag(self, read: _TagRead) -> None:
+        """Queue the token of a plain tag, as the states would have."""
+        kind, name, attributes, self_closing, _switching = read
         token: dict[str, Any]
-        if kind is _END_TAG:
+        if kind is _END_TAG or attributes is None:
             token = {"type": _END_TAG, "name": name, "data": [], "selfClosing": False}
         else:
-            token = {"type": _START_TAG, "name": name, "data": dict(attributes),
+            token = {"type": _START_TAG, "name": name, "data": attributes.copy(),
                      "selfClosing": self_closing, "selfClosingAcknowledged": False}
         # The states keep the tag as the current token: RCDATA and RAWTEXT read their
         # end tag by its name ("an appropriate end tag").
         self.currentToken = token
         self.tokenQueue.append(token)
-        return token, close
 
 
 def _tag_read(closing: str, name: str, attributes: str, self_closing: str
@@ -153,12 +183,17 @@ def _tag_read(closing: str, name: str, attributes: str, self_closing: str
     if closing:
         if attributes or self_closing:
             return None
-        return _END_TAG, name, (), False
-    pairs = tuple((_ascii_lowered(key), double or single or bare)
-                  for key, double, single, bare in _ATTRIBUTE.findall(attributes))
-    if len({key for key, _ in pairs}) < len(pairs):
+        return _END_TAG, name, None, False, False
+    found = _ATTRIBUTE.findall(attributes)
+    if attributes.isascii():  # then every name is ASCII, and lowered by `str.lower`
+        pairs = [(key.lower(), double or single or bare) for key, double, single, bare in found]
+    else:
+        pairs = [(_ascii_lowered(key), double or single or bare)
+                 for key, double, single, bare in found]
+    read = dict(pairs)
+    if len(read) < len(pairs):
         return None
-    return _START_TAG, name, pairs, bool(self_closing)
+    return _START_TAG, name, read, bool(self_closing), name in _STATE_SWITCHING
 
 
 def _ascii_lowered(text: str) -> str:

@@ -98,3 +98,25 @@ def test_the_lowered_scan_cuts_what_the_case_blind_patterns_cut(
         expected = strip_scripts(body)
     assert script_stripping._RAW_LOWERED is not script_stripping._RAW
     assert strip_scripts(body) == expected
+
+
+attribute_pieces = st.sampled_from([
+    " ", "\n", 'class="c"', "data-x='1'", 'STYLE="color: red"', 'style="display:none"',
+    'Style="x"', 'onClick="go()"', 'srcset="a 1x"', 'ID="i"', 'data-y="<"', "x=1", 'a="b>"',
+    '"', "'", "=", "/", 'href="/p"', 'Data-Long-Name="v"', "style = 'visibility:hidden'",
+])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.sampled_from(["div", "P", "img", "Span"]), st.lists(attribute_pieces, max_size=12),
+       st.lists(st.booleans(), min_size=1, max_size=16))
+def test_unread_attributes_are_cut_as_the_case_blind_patterns_cut(
+        name: str, parts: list[str], upper: list[bool]) -> None:
+    text = " ".join(parts)
+    tag = ("<" + name + " " + "".join(c.upper() if upper[i % len(upper)] else c
+                                      for i, c in enumerate(text)) + ">").encode()
+    as_written = (script_stripping._BULKY_ATTRIBUTE_BUT_STYLE
+                  if len(script_stripping._STYLE.findall(tag)) > 1
+                  else script_stripping._BULKY_ATTRIBUTE).sub(b"", tag)
+    assert script_stripping._without_bulky_attributes(tag) == as_written
+    assert script_stripping._without_bulky_attributes(tag, tag.lower()) == as_written
