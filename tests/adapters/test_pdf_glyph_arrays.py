@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import heapq
 import math
-import re
 import threading
 
 import pytest
@@ -25,6 +24,7 @@ from sheaf.adapters.pdf.paused_collection import paused_collection
 from sheaf.adapters.pdf.pdfium_text import pdfium_available
 from sheaf.adapters.pdf.stable_grouping import _first_pairs, _wasted_area
 from sheaf.domain.pdf.text_repairs import join_lines
+from tests.pdf_replaced_steps import join_searching_whole_paragraph
 from tests.pdf_writer import write_raw_page_pdf
 from tests.property_examples import examples
 
@@ -119,34 +119,10 @@ def test_first_pairs_leave_the_heap_as_when_pushed_pair_by_pair(
     assert repr(popped) == repr([heapq.heappop(reference) for _ in range(len(reference))])
 
 
-_WHOLE_BREAK = re.compile(r"(?<=[a-zà-ÿ])-$")
-
-
-def _join_searching_all(lines: list[str]) -> str:
-    """`join_lines` as it was: the break searched over the whole paragraph so far."""
-    out = ""
-    for raw in lines:
-        line = raw.strip()
-        if not line:
-            continue
-        if not out:
-            out = line
-            continue
-        broken = _WHOLE_BREAK.search(out)
-        if out.endswith("\u00ad"):
-            out = out[:-1] + line
-        elif broken and line[:1].islower():
-            last_word = out.rsplit(" ", 1)[-1]
-            out = out + line if last_word.count("-") > 1 else out[:-1] + line
-        else:
-            out = out + " " + line
-    return out
-
-
 @given(st.lists(st.text(alphabet="ab-Zé \u00ad\n1", max_size=8), max_size=8))
 @settings(max_examples=examples(500), deadline=None)
 def test_a_hyphen_break_is_found_as_by_searching_the_whole_paragraph(lines: list[str]) -> None:
-    assert join_lines(lines) == _join_searching_all(lines)
+    assert join_lines(lines) == join_searching_whole_paragraph(lines)
 
 
 def test_the_collector_is_paused_while_reading_and_restored_after() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import heapq
 import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from sheaf.adapters.pdf.line_grouping import LineGrouping
 from sheaf.adapters.pdf.pdfium_text import pdfium_available
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.pdf import furniture, structure
+from tests.pdf_replaced_steps import join_searching_whole_paragraph
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "pdf-dev"
 FILES = ([e for e in json.loads((CORPUS / "manifest.json").read_text())["entries"]
@@ -29,29 +29,6 @@ FILES = ([e for e in json.loads((CORPUS / "manifest.json").read_text())["entries
 ENGINES = ["pdfminer", *(["pdfium"] if pdfium_available() else [])]
 pytestmark = [pytest.mark.skipif(not FILES, reason="pdf-dev corpus not present"),
               pytest.mark.slow]
-
-_WHOLE_BREAK = re.compile(r"(?<=[a-zà-ÿ])-$")
-
-
-def _join_searching_all(lines: list[str]) -> str:
-    out = ""
-    for raw in lines:
-        line = raw.strip()
-        if not line:
-            continue
-        if not out:
-            out = line
-            continue
-        broken = _WHOLE_BREAK.search(out)
-        if out.endswith("\u00ad"):
-            out = out[:-1] + line
-        elif broken and line[:1].islower():
-            last_word = out.rsplit(" ", 1)[-1]
-            out = out + line if last_word.count("-") > 1 else out[:-1] + line
-        else:
-            out = out + " " + line
-    return out
-
 
 def _pairs_one_by_one(boxes: Sequence[LTTextBox]) -> list[tuple[bool, float, int, int]]:
     queue = [(False, stable_grouping._wasted_area(a, b), i, j) for i, a in enumerate(boxes)
@@ -84,8 +61,8 @@ def test_the_papers_read_as_with_the_steps_glyph_by_glyph(
     monkeypatch.setattr(glyph_boxes, "GlyphChar", LTChar)
     monkeypatch.setattr(pdfium_layout, "GlyphChar", LTChar)
     monkeypatch.setattr(pdfminer_extractor, "paused_collection", contextlib.nullcontext)
-    monkeypatch.setattr(structure, "join_lines", _join_searching_all)
-    monkeypatch.setattr(furniture, "join_lines", _join_searching_all)
+    monkeypatch.setattr(structure, "join_lines", join_searching_whole_paragraph)
+    monkeypatch.setattr(furniture, "join_lines", join_searching_whole_paragraph)
     before = _documents(engine)
     assert sorted(ours) == sorted(before)
     differing = [name for name in ours if ours[name] != before[name]]
