@@ -14,6 +14,7 @@ from ...domain.document.extraction_confidence import ExtractionConfidence
 from ...domain.document.markdown_rendering import assemble_document, with_title_heading
 from ...domain.document.omissions import uncounted_note
 from ...domain.errors import ErrorKind, SheafError
+from ..extraction.paused_collection import paused_collection
 from .block_builder import BlockBuilder, clean_inline, visible_text
 from .block_model import BlockModel, shipped_model
 from .content_omissions import content_omissions
@@ -46,6 +47,10 @@ class Html5libExtractor:
 
     def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         """Synchronous extraction, for callers already off the event loop."""
+        with paused_collection():
+            return self._extract(body, url, charset)
+
+    def _extract(self, body: bytes, url: str, charset: str | None) -> Document:
         page = read_page(body, url, charset)
         html, metadata, head_links = page.html, page.metadata, page.head_links
         model = self._model or shipped_model()

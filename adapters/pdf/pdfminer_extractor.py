@@ -21,9 +21,9 @@ from ...domain.pdf.furniture import (
 from ...domain.pdf.ruled_tables import Rule
 from ...domain.pdf.structure import TextBox, join_title, structure_blocks
 from ...domain.pdf.title_choice import choose_title
+from ..extraction.paused_collection import paused_collection
 from .content_budget import ContentLimits
 from .layout_reading import read_boxes
-from .paused_collection import paused_collection
 from .pdf_opening import open_pdf
 from .pdfium_text import pdfium_available
 

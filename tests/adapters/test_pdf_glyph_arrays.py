@@ -4,10 +4,8 @@ rules as a reader sees them on generated pages, through both engines."""
 
 from __future__ import annotations
 
-import gc
 import heapq
 import math
-import threading
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,7 +18,6 @@ from sheaf.adapters.pdf.glyph_boxes import GlyphChar
 from sheaf.adapters.pdf.layout_parameters import LAYOUT
 from sheaf.adapters.pdf.layout_reading import read_boxes
 from sheaf.adapters.pdf.line_grouping import _lines_glyph_by_glyph, glyph_lines
-from sheaf.adapters.pdf.paused_collection import paused_collection
 from sheaf.adapters.pdf.pdfium_text import pdfium_available
 from sheaf.adapters.pdf.stable_grouping import _first_pairs, _wasted_area
 from sheaf.domain.pdf.text_repairs import join_lines
@@ -123,57 +120,6 @@ def test_first_pairs_leave_the_heap_as_when_pushed_pair_by_pair(
 @settings(max_examples=examples(500), deadline=None)
 def test_a_hyphen_break_is_found_as_by_searching_the_whole_paragraph(lines: list[str]) -> None:
     assert join_lines(lines) == join_searching_whole_paragraph(lines)
-
-
-def test_the_collector_is_paused_while_reading_and_restored_after() -> None:
-    assert gc.isenabled()
-    inside: list[bool] = []
-    release = threading.Event()
-
-    def reader() -> None:
-        with paused_collection():
-            inside.append(gc.isenabled())
-            release.wait(5)
-
-    other = threading.Thread(target=reader)
-    with paused_collection():
-        other.start()
-        while not inside:
-            release.wait(0.01)
-    # The other reader is still reading: the collector stays off until it ends.
-    assert not gc.isenabled() and inside == [False]
-    release.set()
-    other.join()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with paused_collection():
-            pass
-        assert not gc.isenabled()  # the program's own choice stands
-    finally:
-        gc.enable()
-
-
-def test_readers_that_overlap_without_end_still_let_the_collector_run(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import sheaf.adapters.pdf.paused_collection as pause
-
-    monkeypatch.setattr(pause, "LONGEST_PAUSE", 0.0)
-    collections: list[str] = []
-
-    def heard(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and info["generation"] == 2:
-            collections.append(phase)
-
-    gc.callbacks.append(heard)
-    try:
-        with paused_collection():
-            with paused_collection():  # a second reader ends while the first still reads
-                pass
-            assert not gc.isenabled() and collections == ["start"]
-        assert gc.isenabled() and collections == ["start"]  # the last one just turns it on
-    finally:
-        gc.callbacks.remove(heard)
 
 
 # Generated pages: two words in Helvetica, the second moved by a kerning gap (and up or

@@ -1,11 +1,14 @@
-"""Python's cyclic garbage collector held off while a PDF is read.
+"""Python's cyclic garbage collector held off while a document is read.
 
-Reading a page makes tens of thousands of small objects (a glyph, its box and matrix
-tuples, lines, boxes) that live until the page is read: each few hundred allocations
-start a young collection that finds nothing to free, and each so many a full one that
-walks the whole heap. On the dev papers that was a quarter of both engines' CPU time
-(ADR-0042). What a page reads is freed by reference counting either way (its objects
-form no cycles); the collector runs again once the last reading in the process ends.
+Reading a PDF page or building an HTML page's tree makes tens of thousands of small
+container objects (glyphs, boxes and lines; elements, their attribute dicts and child
+lists) that live until the document is read: each few hundred allocations start a young
+collection that finds nothing to free, and each so many a full one that walks the whole
+heap, the larger the process the dearer. On the dev papers that was a quarter of both
+PDF engines' CPU time (ADR-0042); on the dev web pages a sixth of the HTML extractor's
+(ADR-0039). A PDF page's objects form no cycles and are freed by reference counting; an
+HTML tree's parent links are cycles, collected once, when the collector runs again after
+the last reading in the process ends.
 
 The pause is counted across threads: the first reader to start turns the collector off
 (if it was on), the last to end turns it back on; a collector the program had turned

@@ -1,0 +1,1 @@
+"""What the format extractors share: the collector held off while a document is read."""
