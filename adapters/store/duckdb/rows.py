@@ -37,6 +37,8 @@ A chunk's text is stored once (ADR-0048): a snippet's `text` is NULL when it is 
 section's text at its offsets, and `retrieval_text` is NULL when it is `retrieval_prefix`
 followed by the text (the `[DOC: ...]` line, or a generated context): what a search or
 a quote reads is made from them by `chunks_from_rows`."""
+CHUNK_WIDTH = CHUNK_COLUMNS.count(",") + 1
+"""How many columns `CHUNK_COLUMNS` reads: what a query selects after them starts here."""
 CHUNK_TEXT_SQL = ("coalesce(c.text, substr(p.text, c.start_offset - p.start_offset + 1, "
                   "c.end_offset - c.start_offset))")
 """A chunk's text in SQL, of `chunks c` joined to its section as `PARENT_JOIN`."""

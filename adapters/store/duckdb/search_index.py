@@ -21,7 +21,7 @@ from ....domain.store.fingerprint_signs import (
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
-from .rows import CHUNK_COLUMNS, PARENT_JOIN, chunks_from_rows
+from .rows import CHUNK_COLUMNS, CHUNK_WIDTH, PARENT_JOIN, chunks_from_rows
 from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
@@ -113,9 +113,11 @@ class DuckDbSearchIndex:
                 "coalesce(max(docs), 0) FROM text_spaces WHERE space = ?) <= ?",
                 [space, space, KEPT_SNIPPETS // 2]).fetchall()
             if rows:
-                sections = {r[11]: (int(r[18]), r[19]) for r in rows if r[19] is not None}
+                space_at, start_at, text_at = CHUNK_WIDTH, CHUNK_WIDTH + 1, CHUNK_WIDTH + 2
+                sections = {r[11]: (int(r[start_at]), r[text_at]) for r in rows
+                            if r[text_at] is not None}
                 whole: dict[str, tuple[str, Chunk] | None] = {
-                    r[0]: (str(r[17]), chunk) for r, chunk in zip(
+                    r[0]: (str(r[space_at]), chunk) for r, chunk in zip(
                         rows, chunks_from_rows(c, rows, sections), strict=True)}
                 rest = [i for i in ids if i not in whole]
                 return {**whole, **(self._snippets_by_id(c, rest) if rest else {})}
@@ -137,7 +139,7 @@ class DuckDbSearchIndex:
                               """from_json(?, '["VARCHAR"]')) AS id) w """
                               "JOIN chunks c ON c.id = w.id", [json.dumps(ids)])
         fetched = found.fetchall()
-        rows = {r[0]: (str(r[17]), chunk) for r, chunk in zip(
+        rows = {r[0]: (str(r[CHUNK_WIDTH]), chunk) for r, chunk in zip(
             fetched, chunks_from_rows(c, fetched), strict=True)}
         return {i: rows.get(i) for i in ids}
 
