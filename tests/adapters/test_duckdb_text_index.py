@@ -18,6 +18,7 @@ from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.packaged_extensions import load_packaged_extension
 from sheaf.adapters.store.duckdb.rows import PARENT_JOIN, RETRIEVAL_TEXT_SQL
 from sheaf.domain.analysis.retrieval_prefix import PREFIX_MARKERS, marker_free
+from sheaf.domain.search.bm25 import K1, B
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
 from tests.adapters.duckdb_schema_8 import as_schema_8
 from tests.contract.test_knowledge_store_contract import (
@@ -100,8 +101,8 @@ def extension_scores(store: DuckDbKnowledgeStore, space: str, query: str
                       [[i, marker_free(str(t))] for i, t in snippets])
         c.execute("PRAGMA create_fts_index('probe', 'id', 'body', stemmer = 'english', "
                   "stopwords = 'english')")
-        rows = c.execute("SELECT id, fts_main_probe.match_bm25(id, ?) AS s FROM probe "
-                         "WHERE s IS NOT NULL", [query]).fetchall()
+        rows = c.execute("SELECT id, fts_main_probe.match_bm25(id, ?, k := ?, b := ?) AS s "
+                         "FROM probe WHERE s IS NOT NULL", [query, K1, B]).fetchall()
     return {str(i): float(s) for i, s in rows}
 
 

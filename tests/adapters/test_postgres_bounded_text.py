@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sheaf.adapters.store.postgres import schema
+from sheaf.adapters.store.postgres import schema, text_ranking
 from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
 from sheaf.domain.analysis.chunking import Chunk
+from sheaf.domain.search.bm25 import K1, B
 from sheaf.domain.search.search_request import SearchFilters
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
 from sheaf.domain.store.knowledge_records import VersionRecord
@@ -87,7 +88,7 @@ async def test_the_bounded_ranking_is_the_full_one_within_its_depth(
 
 async def test_both_rankings_score_bm25_as_written_out_from_the_stored_terms(
         store: PostgresKnowledgeStore) -> None:
-    """Each hit's score is BM25 (k1 1.2, b 0.75, the space's own N and mean length)
+    """Each hit's score is BM25 (the domain's k1 and b, the space's own N and mean length)
     recomputed here from the snippets' stored terms: the SQL's double-precision
     arithmetic and its rounding to nine places change no score beyond rounding."""
     rng = random.Random(38)
@@ -111,8 +112,8 @@ async def test_both_rankings_score_bm25_as_written_out_from_the_stored_terms(
                 expected = sum(
                     weight * math.log((snippets - frequency[t] + 0.5) / (frequency[t] + 0.5)
                                       + 1)
-                    * tfs[(chunk, t)] * 2.2 / (tfs[(chunk, t)] + 1.2 * (
-                        0.25 + 0.75 * lengths[chunk] / avgdl))
+                    * tfs[(chunk, t)] * (K1 + 1) / (tfs[(chunk, t)] + K1 * (
+                        1 - B + B * lengths[chunk] / avgdl))
                     for t, weight in terms.items() if (chunk, t) in tfs)
                 assert score == pytest.approx(expected, abs=1e-9), (ranking, query, chunk)
 
@@ -187,3 +188,30 @@ async def test_removed_snippets_leave_no_postings(store: PostgresKnowledgeStore)
         await work.commit()
     assert await store.connection.rows("SELECT count(*) FROM text_postings") == [(0,)]
     assert await store.index.search_text("default", "heron", 5) == []
+
+
+async def test_a_version_3_store_has_its_impacts_made_again_at_the_new_k1(
+        postgres_schema_url: str) -> None:
+    """Version 3 ordered each term's postings by their impact at k1 1.2; opened by this
+    sheaf, every stored impact and every new one is made at the domain's k1."""
+    def impact(k1: float) -> str:
+        return (f"(tf::float8 / (tf + {k1} * ({1 - B} + {B} * length / "
+                f"{text_ranking.REFERENCE_LENGTH}.0)))::real")
+
+    opened = await PostgresKnowledgeStore.connect(postgres_schema_url)
+    await _add(opened, 1, (_snippet(1, 0, "Herons wade the weir, herons wait.", "Birds", ()),))
+    async with opened.connection.pool.connection() as c:
+        await c.execute(schema._postings_of("CREATE OR REPLACE", 1.2, B))  # type: ignore[arg-type]
+        await c.execute(f"UPDATE text_postings SET impact = {impact(1.2)}")  # type: ignore[arg-type]
+        await c.execute("UPDATE sheaf_schema SET version = 3")
+    await opened.aclose()
+    again = await PostgresKnowledgeStore.connect(postgres_schema_url)
+    try:
+        await _add(again, 2, (_snippet(2, 0, "Egrets wade at dusk.", "Birds", ()),))
+        rows = await again.connection.rows(
+            f"SELECT chunk_id, impact, {impact(K1)}, {impact(1.2)} FROM text_postings")
+        assert {chunk for chunk, *_ in rows} == {"doc_1.v1:snippet:0", "doc_2.v1:snippet:0"}
+        assert all(stored == now != before for _, stored, now, before in rows), rows
+        assert (await again.catalogue.status()).schema_version == schema.SCHEMA_VERSION
+    finally:
+        await again.aclose()

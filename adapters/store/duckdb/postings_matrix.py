@@ -19,10 +19,11 @@ from collections.abc import Mapping
 import duckdb
 import numpy as np
 
-K1 = 1.2
-B = 0.75
-K1_PLUS_1 = 2.2
-"""BM25's constants, as the SQL ranking writes them (2.2 as a literal, not a sum)."""
+from ....domain.search.bm25 import K1, B
+
+K1_PLUS_1 = K1 + 1
+"""BM25's numerator constant, as the SQL ranking writes it: a literal (exact in binary,
+so the same double as the sum)."""
 ORDERED_FROM = 4096
 """A term in at least this many postings, asked alone a second time, keeps its postings'
 ranking: each query of it alone after that reads its first k (a common word at 100k
@@ -46,7 +47,7 @@ class PostingsMatrix:
         # included, as the SQL counts them), as the SQL's ln((N - df + 0.5) / (df + 0.5) + 1).
         idfs = np.log((docs - frequencies + 0.5) / (frequencies + 0.5) + 1)
         # Each posting's score for a query holding its term once, computed once here in
-        # the SQL's order (idf * tf * 2.2 / (tf + norm)): a query then adds slices of it,
+        # the SQL's order (idf * tf * (k1 + 1) / (tf + norm)): a query then adds slices of it,
         # the work of a common word a gather instead of five vector operations.
         per_posting = np.repeat(idfs, np.diff(starts))
         self._impacts = per_posting * term_frequencies * K1_PLUS_1 / (

@@ -3,10 +3,10 @@ transaction as the snippets they index (ADR-0021).
 
 Terms are made exactly as DuckDB's fts extension makes them (its tokenizer expression,
 its English stopword list read from the extension, its Snowball `stem()`), so a query
-ranks as it did when the extension's index was rebuilt before every search. BM25 (k1 1.2,
-b 0.75) takes its statistics from the space's snippets: their number and total length
-are one row of `text_spaces`, a term's document frequency is counted over the postings
-the query reads anyway.
+ranks as it did when the extension's index was rebuilt before every search. BM25 (the
+domain's `bm25.K1` and `B`) takes its statistics from the space's snippets: their number
+and total length are one row of `text_spaces`, a term's document frequency is counted
+over the postings the query reads anyway.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import NamedTuple
 import duckdb
 
 from ....domain.analysis.retrieval_prefix import marker_free
+from ....domain.search.bm25 import K1, B
 
 STEMMER = "english"
 """The Snowball stemmer terms are made with (`stem()` of the fts extension)."""
@@ -220,7 +221,7 @@ st AS (SELECT docs AS num_docs, length::DOUBLE / greatest(docs, 1) AS avgdl
        FROM text_spaces WHERE space = ?),
 bm25 AS (
     SELECT p.docid, sum(qt.weight * ln((st.num_docs - df.df + 0.5) / (df.df + 0.5) + 1)
-        * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.length / greatest(st.avgdl, 1e-9))))
+        * p.tf * {K1 + 1} / (p.tf + {K1} * ({1 - B} + {B} * p.length / greatest(st.avgdl, 1e-9))))
         AS score
     FROM p JOIN qt USING (termid) JOIN df USING (termid) CROSS JOIN st
     GROUP BY p.docid),

@@ -7,12 +7,28 @@ import psycopg
 
 from ....domain.analysis.retrieval_prefix import PREFIX_MARKERS
 from ....domain.errors import ErrorKind, SheafError
+from ....domain.search.bm25 import K1, B
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from .connection_errors import extension_error
-from .text_ranking import K1, REFERENCE_LENGTH, B
+from .text_ranking import REFERENCE_LENGTH
 from .vector_tables import HNSW_EF_CONSTRUCTION, HNSW_M
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+def _postings_of(verb: str, k1: float, b: float) -> str:
+    """The function making a snippet's postings, each with its `impact` at BM25's k1 and b
+    as a migration wrote them (the constants of later versions do not move earlier ones)."""
+    return f"""{verb} FUNCTION sheaf_postings_of(rows_space TEXT, rows_id TEXT,
+                rows_terms tsvector, rows_count INTEGER)
+            RETURNS TABLE (space TEXT, term TEXT, chunk_id TEXT, tf INTEGER, length INTEGER,
+                           impact REAL)
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT rows_space, t.lexeme, rows_id, cardinality(t.positions), rows_count,
+                       (cardinality(t.positions)::float8 / (cardinality(t.positions)
+                        + {k1} * ({1 - b} + {b} * rows_count / {REFERENCE_LENGTH}.0)))::real
+                FROM unnest(rows_terms) t
+            $$"""
+
+
 MIGRATION_LOCK = 0x5EAF_0001
 """The advisory lock every migrating process takes: the second one waits, then finds
 the schema current and does nothing."""
@@ -121,16 +137,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE text_postings (
             space TEXT NOT NULL, term TEXT NOT NULL, chunk_id TEXT NOT NULL,
             tf INTEGER NOT NULL, length INTEGER NOT NULL, impact REAL NOT NULL)""",
-        f"""CREATE FUNCTION sheaf_postings_of(rows_space TEXT, rows_id TEXT,
-                rows_terms tsvector, rows_count INTEGER)
-            RETURNS TABLE (space TEXT, term TEXT, chunk_id TEXT, tf INTEGER, length INTEGER,
-                           impact REAL)
-            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-                SELECT rows_space, t.lexeme, rows_id, cardinality(t.positions), rows_count,
-                       (cardinality(t.positions)::float8 / (cardinality(t.positions)
-                        + {K1} * ({1 - B} + {B} * rows_count / {REFERENCE_LENGTH}.0)))::real
-                FROM unnest(rows_terms) t
-            $$""",
+        _postings_of("CREATE", 1.2, 0.75),
         """CREATE FUNCTION sheaf_postings_added() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 INSERT INTO text_postings SELECT p.* FROM added a,
@@ -179,6 +186,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX IF NOT EXISTS fingerprints_hnsw ON fingerprints USING hnsw "
         f"(fingerprint vector_cosine_ops) WITH (m = {HNSW_M}, "
         f"ef_construction = {HNSW_EF_CONSTRUCTION})",
+    ),
+    # Version 4 (ADR-0049): BM25's k1 is 1.5 in every store. A posting's impact orders a
+    # term's postings for the bounded ranking, so it is computed again at the new k1: the
+    # index dropped first, so the rewrite does not maintain it row by row (minutes at
+    # millions of snippets, once).
+    (
+        _postings_of("CREATE OR REPLACE", K1, B),
+        "DROP INDEX text_postings_impact",
+        f"""UPDATE text_postings SET impact = (tf::float8 / (tf + {K1} * ({1 - B} + {B}
+            * length / {REFERENCE_LENGTH}.0)))::real""",
+        "CREATE INDEX text_postings_impact ON text_postings (space, term, impact DESC) "
+        "INCLUDE (chunk_id, tf, length)",
     ),
 )
 

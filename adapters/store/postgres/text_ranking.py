@@ -11,11 +11,10 @@ every snippet weighs as much as a rare one), and on CISI it scored below BM25
 
 from __future__ import annotations
 
+from ....domain.search.bm25 import K1, B
 from ....domain.search.search_request import SearchFilters
 from .filters import filter_sql
 
-K1 = 1.2
-B = 0.75
 REFERENCE_LENGTH = 100
 """The snippet length (in terms) a posting's `impact` is computed at: it orders a term's
 postings, the score itself uses the space's real mean length."""
