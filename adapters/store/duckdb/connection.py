@@ -20,6 +20,12 @@ from .packaged_extensions import load_packaged_extension
 from .store_lock import StoreLock
 
 READ_CURSORS = 4
+NEW_FILE_BLOCK_SIZE = 16 * 1024
+"""The block size of a file this sheaf creates. DuckDB gives every index, and every
+table's segments, whole blocks: at its default of 256 KB most of a small store was
+blocks barely used (ADR-0048). A file keeps the block size it was made with."""
+DEFAULT_BLOCK_SIZE = 256 * 1024
+"""DuckDB's own, which the vss HNSW index needs (it refuses smaller blocks)."""
 READ_ONLY_REASON = ("the store at {path} is open read-only: its disk refused writes (full, "
                     "or mounted read-only) when it was opened. Free space (or remount it "
                     "writable) and run the command again; reading works meanwhile.")
@@ -61,8 +67,11 @@ class DuckDbConnection:
         self._full_text_loaded = False
         self.generation += 1
         created = self.path != ":memory:" and not os.path.exists(self.path)
+        # The block size is written in a new file's header and read from it afterwards:
+        # the setting changes nothing for a file that exists.
+        config = {"default_block_size": str(NEW_FILE_BLOCK_SIZE)} if created else {}
         try:
-            self.writer = duckdb.connect(self.path, read_only=self.read_only)
+            self.writer = duckdb.connect(self.path, read_only=self.read_only, config=config)
         except duckdb.Error as exc:
             raise _open_failure(self.path, exc) from None
         if created:  # DuckDB creates it as the umask allows: its owner's alone instead
@@ -72,6 +81,12 @@ class DuckDbConnection:
             self.load_full_text_extension()
         for cursor in self._cursors:
             self._free_cursors.put(cursor)
+
+    def block_size(self) -> int:
+        """The file's block size (DuckDB's default for a store in memory)."""
+        row = self.writer.execute("SELECT block_size FROM pragma_database_size() "
+                                  "WHERE database_name = current_database()").fetchone()
+        return int(row[0]) if row and row[0] else DEFAULT_BLOCK_SIZE
 
     @property
     def full_text_loaded(self) -> bool:
