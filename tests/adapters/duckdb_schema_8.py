@@ -1,11 +1,12 @@
-"""A DuckDB store put back as schema 8 held it, for the tests of migrations from before
-schema 10."""
+"""A DuckDB store put back as schema 8 or 10 held it, for the tests of migrations from
+before schema 10 and 11."""
 
 from __future__ import annotations
 
 import duckdb
 
 from sheaf.adapters.store.duckdb.fingerprint_cosines import dense
+from sheaf.adapters.store.duckdb.held_blobs import packed, read
 from sheaf.adapters.store.duckdb.rows import CHUNK_TEXT_SQL, PARENT_JOIN, RETRIEVAL_TEXT_SQL
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS
 from sheaf.adapters.store.duckdb.vector_tables import vector_text
@@ -13,10 +14,24 @@ from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.store.fingerprint_signs import fingerprint_signs
 
 
+def as_schema_10(connection: duckdb.DuckDBPyConnection) -> None:
+    """Put a store back as schema 10 held it: every held blob compressed alone, in a
+    table without bases."""
+    rows = [(str(sha), read(connection, str(sha), "")) for (sha,) in connection.execute(
+        "SELECT sha FROM held_blobs").fetchall()]
+    connection.execute("DROP TABLE held_blobs")
+    connection.execute(MIGRATIONS[7][0])
+    for sha, data in rows:
+        assert data is not None
+        connection.execute("INSERT INTO held_blobs VALUES (?, ?)", [sha, packed(data)])
+    connection.execute("UPDATE sheaf_schema SET version = 10")
+
+
 def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
     """Put a store back as schema 8 held it: every chunk's text whole in its row and
     fingerprints dense with their sign bitmaps, in tables made by the statements that
     made them up to schema 8."""
+    as_schema_10(connection)
     connection.execute("DROP INDEX chunks_version")
     connection.execute("ALTER TABLE chunks RENAME TO chunks_10")
     for statement in (*MIGRATIONS[1], "ALTER TABLE chunks ADD COLUMN context VARCHAR"):

@@ -82,12 +82,6 @@ class DuckDbConnection:
         for cursor in self._cursors:
             self._free_cursors.put(cursor)
 
-    def block_size(self) -> int:
-        """The file's block size (DuckDB's default for a store in memory)."""
-        row = self.writer.execute("SELECT block_size FROM pragma_database_size() "
-                                  "WHERE database_name = current_database()").fetchone()
-        return int(row[0]) if row and row[0] else DEFAULT_BLOCK_SIZE
-
     @property
     def full_text_loaded(self) -> bool:
         """Whether this connection has LOADed the full-text extension yet."""
@@ -211,6 +205,13 @@ class DuckDbConnection:
         """Drop the store's lock file (after `aclose`: the store's last step)."""
         if self._store_lock is not None:
             self._store_lock.release()
+
+
+def block_size(c: duckdb.DuckDBPyConnection) -> int:
+    """The block size of the file `c` is connected to (DuckDB's default in memory)."""
+    row = c.execute("SELECT block_size FROM pragma_database_size() "
+                    "WHERE database_name = current_database()").fetchone()
+    return int(row[0]) if row and row[0] else DEFAULT_BLOCK_SIZE
 
 
 def _write_ahead_log_private(path: str) -> None:

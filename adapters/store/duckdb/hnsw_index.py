@@ -7,7 +7,7 @@ import weakref
 
 import duckdb
 
-from .connection import DEFAULT_BLOCK_SIZE, DuckDbConnection
+from .connection import DEFAULT_BLOCK_SIZE, DuckDbConnection, block_size
 from .maintenance import DuckDbMaintenance
 from .packaged_extensions import load_packaged_extension
 from .vector_tables import embedding_model, has_vectors
@@ -45,7 +45,7 @@ class HnswIndex:
             # A rewrite that failed (logged) left the small blocks, on which the index
             # would fail with an internal error that invalidates the connection.
             if (self._connection.path != ":memory:"
-                    and self._connection.block_size() < DEFAULT_BLOCK_SIZE) or \
+                    and block_size(self._connection.writer) < DEFAULT_BLOCK_SIZE) or \
                     not load_packaged_extension(c, "vss"):
                 return False
             c.execute("SET hnsw_enable_experimental_persistence = true")

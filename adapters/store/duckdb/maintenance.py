@@ -16,6 +16,7 @@ from ....domain.store.knowledge_records import StoreCompaction
 from ...files.owner_only import owner_only_file
 from . import text_index
 from .connection import DEFAULT_BLOCK_SIZE, DuckDbConnection
+from .connection import block_size as file_block_size
 from .packaged_extensions import load_packaged_extension
 
 CHECKPOINT_SHARE = 0.25
@@ -146,7 +147,7 @@ class DuckDbMaintenance:
         (the write lock held): the vss HNSW index refuses smaller blocks, and a file
         keeps its block size otherwise."""
         if self._connection.path != ":memory:" and \
-                self._connection.block_size() < DEFAULT_BLOCK_SIZE:
+                file_block_size(self._connection.writer) < DEFAULT_BLOCK_SIZE:
             self._rewrite_file(block_size=DEFAULT_BLOCK_SIZE)
 
     def _rewrite_file(self, block_size: int | None = None) -> None:
@@ -164,7 +165,7 @@ class DuckDbMaintenance:
         old = self._connection.writer
         needs_vss = bool(old.execute("SELECT count(*) FROM duckdb_indexes() "
                                      "WHERE sql ILIKE '%USING HNSW%'").fetchone()[0])
-        block_size = block_size or self._connection.block_size()
+        block_size = block_size or file_block_size(old)
         old.execute("CHECKPOINT")
         old.close()
         target = Path(path + ".compacting")

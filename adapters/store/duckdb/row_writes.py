@@ -108,7 +108,7 @@ def _add_round(c: duckdb.DuckDBPyConnection,
     insert_vectors_of(c, [(b.record.space, b.record.id, b.record.document_id, b.vectors)
                           for b, _ in bundles if b.vectors is not None])
     _insert_fingerprints(c, bundles)
-    held_blobs.insert(c, [blob for b, _ in bundles for blob in b.blobs])
+    held_blobs.insert(c, [b.blobs for b, _ in bundles])
     if existing:
         c.execute("UPDATE versions SET superseded_at = v.at FROM (SELECT unnest(from_json("
                   "?::JSON, '[{\"document_id\": \"VARCHAR\", \"at\": \"TIMESTAMP\"}]'), "
