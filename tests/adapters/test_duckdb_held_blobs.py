@@ -246,3 +246,50 @@ async def test_a_version_10_store_keeps_its_held_blobs(tmp_path: Path) -> None:
     assert await reopened.held_blobs.get(_sha(b"# New\n\nWritten after the migration.\n")) \
         == b"# New\n\nWritten after the migration.\n"
     await reopened.aclose()
+
+
+def _shape(chunks: object) -> list[tuple[object, ...]]:
+    """What a chunk reads as, but for the ids (each store numbers its documents)."""
+    return [(c.level, c.index, c.start, c.end, c.text, c.retrieval_text, c.heading_path)
+            for c in chunks]  # type: ignore[attr-defined]
+
+
+async def test_a_sections_text_is_its_held_markdown_and_reads_whole(tmp_path: Path) -> None:
+    """Schema 11: a section whose version's Markdown is held is stored without its text;
+    its chunks, its snippets (by id and a space's whole) and its quotes read as from a
+    store that keeps every text (the in-memory one), across reopening; a document whose
+    Markdown is a file keeps its sections' text."""
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    world = World(store)
+    kept = World()
+    notes = {f"/d/note{n}.md": _long_note(n) for n in range(3)} | {"/d/large.md": _large()}
+    for name, data in notes.items():
+        world.files.files[name] = kept.files.files[name] = data
+        assert (await world.ingestion.ingest(name)).status.value == "new"
+        assert (await kept.ingestion.ingest(name)).status.value == "new"
+    counts = dict(store.connection.writer.execute(
+        "SELECT s.key = '/d/large.md', count(c.text) FROM chunks c JOIN sources s ON "
+        "s.document_id = c.document_id WHERE c.level = 'section' GROUP BY ALL").fetchall())
+    assert counts == {False: 0, True: counts[True]} and counts[True] > 0
+    await store.aclose()
+    store = DuckDbKnowledgeStore(path)
+    catalogue = DocumentCatalogue(store.storage(), world.blobs)
+    whole = DocumentCatalogue(kept.storage, kept.blobs)
+    for name in notes:
+        ours, theirs = await catalogue.get("default", name), await whole.get("default", name)
+        chunks = await store.catalogue.chunks("default", ours.current.id)
+        assert _shape(chunks) == _shape(await kept.storage.catalogue.chunks(
+            "default", theirs.current.id))
+        markdown = await catalogue.markdown(ours)
+        assert chunks and all(markdown[c.start:c.end] == c.text for c in chunks)
+    found = await store.search_index.search_text("default", "heron fed reed", 10)
+    ids = [i for i, _ in found]
+    assert len(ids) > 3
+    first = await store.search_index.snippets("default", ids)  # the space read whole
+    one = await store.search_index.snippets("default", ids[:1])  # by id: kept since
+    theirs = await kept.storage.index.search_text("default", "heron fed reed", 10)
+    assert _shape(first) == _shape(await kept.storage.index.snippets(
+        "default", [i for i, _ in theirs]))
+    assert one == first[:1]
+    await store.aclose()

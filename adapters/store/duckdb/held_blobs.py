@@ -95,6 +95,36 @@ def read(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> bytes | None:
         raise _corrupt(sha256, path) from None
 
 
+def read_many(c: duckdb.DuckDBPyConnection, shas: Sequence[str], path: str
+              ) -> dict[str, bytes]:
+    """The bytes of each of `shas` the file holds, their bases followed: a statement per
+    step of bases rather than one per blob."""
+    rows: dict[str, tuple[bytes, str | None]] = {}
+    asked: set[str] = set()
+    wanted = set(shas)
+    while wanted:
+        asked |= wanted
+        for sha, data, basis in c.execute(
+                "SELECT sha, data, basis FROM held_blobs WHERE sha IN (SELECT unnest("
+                """from_json(?, '["VARCHAR"]')))""", [json.dumps(sorted(wanted))]).fetchall():
+            rows[str(sha)] = (bytes(data), None if basis is None else str(basis))
+        wanted = {b for _, b in rows.values() if b is not None} - asked
+    made: dict[str, bytes] = {}
+
+    def whole(sha: str) -> bytes:
+        if sha not in made:
+            data, basis = rows[sha]
+            if basis is not None and (basis >= sha or basis not in rows):
+                raise _corrupt(sha, path)
+            try:
+                made[sha] = unpacked(data, None if basis is None else whole(basis))
+            except zlib.error:
+                raise _corrupt(sha, path) from None
+        return made[sha]
+
+    return {sha: whole(sha) for sha in shas if sha in rows}
+
+
 def _corrupt(sha256: str, path: str) -> SheafError:
     return SheafError(ErrorKind.CORRUPT, f"the held blob {sha256[:12]} in {path} does not "
                       "decompress")
