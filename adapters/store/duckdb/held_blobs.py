@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ....domain.errors import ErrorKind, SheafError
+from .sql_literals import among
 
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
@@ -95,18 +96,19 @@ def read(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> bytes | None:
         raise _corrupt(sha256, path) from None
 
 
-def read_many(c: duckdb.DuckDBPyConnection, shas: Sequence[str], path: str
-              ) -> dict[str, bytes]:
+def read_many(c: duckdb.DuckDBPyConnection, shas: Sequence[str], path: str,
+              likely_bases: Sequence[str] = ()) -> dict[str, bytes]:
     """The bytes of each of `shas` the file holds, their bases followed: a statement per
-    step of bases rather than one per blob."""
+    step of bases rather than one per blob. `likely_bases` are read in the first
+    statement with them (a version's raw bytes beside its Markdown), saving the second."""
     rows: dict[str, tuple[bytes, str | None]] = {}
     asked: set[str] = set()
-    wanted = set(shas)
+    wanted = set(shas) | set(likely_bases)
     while wanted:
         asked |= wanted
-        for sha, data, basis in c.execute(
-                "SELECT sha, data, basis FROM held_blobs WHERE sha IN (SELECT unnest("
-                """from_json(?, '["VARCHAR"]')))""", [json.dumps(sorted(wanted))]).fetchall():
+        condition, parameters = among("sha", sorted(wanted))
+        for sha, data, basis in c.execute(f"SELECT sha, data, basis FROM held_blobs WHERE "
+                                          f"{condition}", parameters).fetchall():
             rows[str(sha)] = (bytes(data), None if basis is None else str(basis))
         wanted = {b for _, b in rows.values() if b is not None} - asked
     made: dict[str, bytes] = {}

@@ -117,12 +117,16 @@ def markdown_slices(c: duckdb.DuckDBPyConnection,
     """For each (chunk id, version id, start, end), the chunk's start and text: its
     version's held Markdown at its offsets."""
     from . import held_blobs
+    from .sql_literals import among
 
     versions = sorted({w[1] for w in wanted})
-    markdown_of = {str(r[0]): str(r[1]) for r in c.execute(
-        "SELECT id, markdown_sha FROM versions WHERE id IN (SELECT unnest(from_json(?, "
-        """'["VARCHAR"]')))""", [json.dumps(versions)]).fetchall()}
-    held = held_blobs.read_many(c, sorted(set(markdown_of.values())), "the store")
+    condition, parameters = among("id", versions)
+    found_versions = c.execute(f"SELECT id, markdown_sha, fetched_sha FROM versions WHERE "
+                               f"{condition}", parameters).fetchall()
+    markdown_of = {str(r[0]): str(r[1]) for r in found_versions}
+    # A Markdown file's raw bytes are often its Markdown's basis (`held_blobs.insert`).
+    held = held_blobs.read_many(c, sorted(set(markdown_of.values())), "the store",
+                                sorted({str(r[2]) for r in found_versions}))
     texts: dict[str, str] = {}
     found: dict[str, tuple[int, str]] = {}
     for chunk_id, version_id, start, end in wanted:
