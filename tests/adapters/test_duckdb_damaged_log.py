@@ -144,8 +144,8 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
 async def test_a_full_disk_still_lets_the_store_be_read(crashed: Path,
                                                        full_disk: Path) -> None:
     store = _copy(crashed, full_disk / "kb")
-    # Fill what is left, unbuffered: a buffered file's close would write its remainder
-    # (what a partial last write left, as a file of 16 KB blocks leaves) and fail.
+    # Fill what is left, unbuffered: a buffered file's close would write the remainder a
+    # partial last write left (the store's size need not be a multiple of it) and fail.
     with open(full_disk / "filler", "wb", buffering=0) as filler:
         try:
             while True:

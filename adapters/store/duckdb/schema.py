@@ -149,7 +149,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """ALTER TABLE fingerprints_10 RENAME TO fingerprints""",
     ),
     # A held blob may be compressed with another of its version as zlib's dictionary,
-    # its `basis` (`held_blobs.py`). New files have 16 KB blocks (`connection.py`), which
+    # its `basis` (`held_blobs.py`). New files have 64 KB blocks (`connection.py`), which
     # an older sheaf would open but could not build its HNSW index in: it refuses them
     # by this version instead.
     (
