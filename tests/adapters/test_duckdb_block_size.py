@@ -1,6 +1,5 @@
 """The DuckDB file's block size: small for a file this sheaf makes, kept by a file that
-exists and by compaction, widened to DuckDB's default once it stores vectors (and for
-the vss HNSW index)."""
+exists and by compaction, widened to DuckDB's default for the vss HNSW index."""
 
 from __future__ import annotations
 
@@ -49,63 +48,14 @@ async def test_a_file_with_default_blocks_keeps_them(tmp_path: Path) -> None:
     await reopened.aclose()
 
 
-async def test_the_hnsw_index_builds_in_a_file_made_with_small_blocks(tmp_path: Path) -> None:
-    """The write of its first vectors widened it (`widen_blocks` stays the build's own
-    guard: vss fails on small blocks with an error that invalidates the connection)."""
-    pytest.importorskip("duckdb_extension_vss")
-    path = tmp_path / "kb.duckdb"
-    store = DuckDbKnowledgeStore(path)
-    model = EmbeddingModel("test", 3)
-    chunks = tuple(text_chunk("doc_1.v1", i, f"words {i}") for i in range(3))
-    await save(store, version(1, "s1"), URL, chunks=chunks, vectors=ChunkVectors(
-        model, tuple(c.id for c in chunks),
-        tuple(unit_vector(d) for d in [(1, 0, 0), (0, 1, 0), (0, 0, 1)])))
-    assert await store.hnsw_index.build("default")
-    found = await store.search_index.search_vectors("default", model, unit_vector((0, 1, 0)), 1)
-    assert [i for i, _ in found] == ["doc_1.v1:snippet:1"]
-    await store.aclose()
-    assert _block_size(path) == DEFAULT_BLOCK_SIZE
-
-
-async def test_a_small_block_file_is_widened_once_it_stores_vectors(tmp_path: Path) -> None:
-    """Below 256 KB DuckDB compresses vectors with RLE rather than ALP: the write that
-    stores a file's first vectors rewrites it with the default blocks, and every vector
-    and document reads as before."""
-    path = tmp_path / "kb.duckdb"
-    store = DuckDbKnowledgeStore(path)
-    await save(store, version(1, "s1"), URL)  # no vectors: the small blocks stay
-    await store.aclose()
-    assert _block_size(path) == NEW_FILE_BLOCK_SIZE
-    store = DuckDbKnowledgeStore(path)
-    model = EmbeddingModel("test", 3)
-    chunks = tuple(text_chunk("doc_1.v2", i, f"words {i}") for i in range(3))
-    await save(store, version(2, "s2"), URL, chunks=chunks, vectors=ChunkVectors(
-        model, tuple(c.id for c in chunks),
-        tuple(unit_vector(d) for d in [(1, 0, 0), (0, 1, 0), (0, 0, 1)])))
-    assert _block_size_open(store) == DEFAULT_BLOCK_SIZE  # in the same process
-    found = await store.search_index.search_vectors("default", model, unit_vector((0, 0, 1)), 1)
-    assert [i for i, _ in found] == ["doc_1.v2:snippet:2"]
-    document = await store.catalogue.find("default", URL.key)
-    assert document is not None and document.current.number == 2
-    await store.aclose()
-    assert _block_size(path) == DEFAULT_BLOCK_SIZE
-
-
-def _block_size_open(store: DuckDbKnowledgeStore) -> int:
-    row = store.connection.writer.execute(
-        "SELECT block_size FROM pragma_database_size()").fetchone()
-    assert row is not None
-    return int(row[0])
-
-
 async def test_the_hnsw_build_widens_a_small_block_file_that_holds_vectors(
         tmp_path: Path) -> None:
-    """Vectors in a file of small blocks (as a failed or skipped widening leaves them):
-    the build rewrites the file first instead of failing inside vss."""
+    """Vectors are stored in a file of small blocks as in any other; the HNSW index,
+    which vss refuses to build there (with an error that invalidates the connection),
+    first rewrites the file with DuckDB's default blocks."""
     pytest.importorskip("duckdb_extension_vss")
     path = tmp_path / "kb.duckdb"
     store = DuckDbKnowledgeStore(path)
-    store.maintenance._wide = True  # as after a rewrite that failed: not tried again
     model = EmbeddingModel("test", 3)
     chunks = tuple(text_chunk("doc_1.v1", i, f"words {i}") for i in range(3))
     await save(store, version(1, "s1"), URL, chunks=chunks, vectors=ChunkVectors(
@@ -117,3 +67,10 @@ async def test_the_hnsw_build_widens_a_small_block_file_that_holds_vectors(
     found = await store.search_index.search_vectors("default", model, unit_vector((1, 0, 0)), 1)
     assert [i for i, _ in found] == ["doc_1.v1:snippet:0"]
     await store.aclose()
+
+
+def _block_size_open(store: DuckDbKnowledgeStore) -> int:
+    row = store.connection.writer.execute(
+        "SELECT block_size FROM pragma_database_size()").fetchone()
+    assert row is not None
+    return int(row[0])

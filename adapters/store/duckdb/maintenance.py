@@ -102,7 +102,6 @@ class DuckDbMaintenance:
                  after_rewrite: Sequence[Callable[[], None]] = ()) -> None:
         self._connection = connection
         self._after_rewrite = list(after_rewrite)
-        self._wide = False  # known to have DuckDB's default block size (or tried)
         self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
 
     async def settle(self) -> None:
@@ -110,8 +109,6 @@ class DuckDbMaintenance:
         the write-ahead log grow with the file before DuckDB checkpoints it."""
         def settle(c: duckdb.DuckDBPyConnection) -> None:
             self._cluster_postings(c)
-            if self._widen_for_vectors(c):
-                return  # rewritten whole: nothing left to cluster or scale
             self._scale_checkpoints(c)
 
         await self._connection.run(settle)
@@ -144,24 +141,6 @@ class DuckDbMaintenance:
     def after_rewrite(self, forget: Callable[[], None]) -> None:
         """Call `forget` whenever the file has been rewritten (what it kept is stale)."""
         self._after_rewrite.append(forget)
-
-    def _widen_for_vectors(self, c: duckdb.DuckDBPyConnection) -> bool:
-        """Rewrite a file of small blocks with DuckDB's default once it stores vectors
-        (whether it did is one lookup, until the file is wide): below 256 KB DuckDB
-        compresses `FLOAT[]` vectors with RLE instead of ALP, which took 1.5x the space
-        and twice the time to read whole (ADR-0048). The first vectors usually come with
-        the first ingest, while the file is small."""
-        if self._wide or self._connection.path == ":memory:":
-            return False
-        if file_block_size(c) >= DEFAULT_BLOCK_SIZE:
-            self._wide = True
-            return False
-        if c.execute("SELECT 1 FROM embedding_models LIMIT 1").fetchone() is None:
-            return False
-        self._connection.end_idle_read_transactions()
-        self._rewrite_file(block_size=DEFAULT_BLOCK_SIZE)
-        self._wide = True  # or a failed rewrite (logged), not tried again at every write
-        return True
 
     def widen_blocks(self) -> None:
         """Rewrite the file with DuckDB's default block size when its blocks are smaller
