@@ -269,12 +269,10 @@ async def warm_against_peer(kb: Knowledge, embedder: Embedder, peer: Bm25sPeer, 
 def snippet_texts(path: Path) -> list[str]:
     import duckdb
 
-    from sheaf.adapters.store.duckdb.rows import PARENT_JOIN, RETRIEVAL_TEXT_SQL
+    from sheaf.adapters.store.duckdb.rows import whole_chunks
 
     with duckdb.connect(str(path), read_only=True) as c:
-        return [str(r[0]) for r in c.execute(
-            f"SELECT {RETRIEVAL_TEXT_SQL} FROM chunks c {PARENT_JOIN} "
-            "WHERE c.level = 'snippet' ORDER BY c.id").fetchall()]
+        return [ch.retrieval_text for ch in whole_chunks(c, "c.level = 'snippet'")]
 
 
 def cached_cisi(cache: Path, corpus: Path, spec: str) -> tuple[Path, dict[str, str]]:

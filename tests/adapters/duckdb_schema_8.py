@@ -1,32 +1,55 @@
-"""A DuckDB store put back as schema 8 held it, for the tests of migrations from before
-schema 10."""
+"""A DuckDB store put back as schema 8 or 10 held it, for the tests of migrations from
+before schema 10 and 11."""
 
 from __future__ import annotations
 
 import duckdb
 
 from sheaf.adapters.store.duckdb.fingerprint_cosines import dense
-from sheaf.adapters.store.duckdb.rows import CHUNK_TEXT_SQL, PARENT_JOIN, RETRIEVAL_TEXT_SQL
+from sheaf.adapters.store.duckdb.held_blobs import packed, read
+from sheaf.adapters.store.duckdb.rows import whole_chunks
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS
 from sheaf.adapters.store.duckdb.vector_tables import vector_text
 from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.store.fingerprint_signs import fingerprint_signs
 
 
+def as_schema_10(connection: duckdb.DuckDBPyConnection) -> None:
+    """Put a store back as schema 10 held it: every section's text in its row, every
+    held blob compressed alone, in a table without bases."""
+    sections = [(ch.text, ch.id) for ch in whole_chunks(connection, "c.level = 'section'")]
+    if sections:
+        connection.executemany("UPDATE chunks SET text = ? WHERE id = ?", sections)
+    rows = [(str(sha), read(connection, str(sha), "")) for (sha,) in connection.execute(
+        "SELECT sha FROM held_blobs").fetchall()]
+    connection.execute("DROP TABLE held_blobs")
+    connection.execute(MIGRATIONS[7][0])
+    for sha, data in rows:
+        assert data is not None
+        connection.execute("INSERT INTO held_blobs VALUES (?, ?)", [sha, packed(data)])
+    connection.execute("UPDATE sheaf_schema SET version = 10")
+
+
 def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
     """Put a store back as schema 8 held it: every chunk's text whole in its row and
     fingerprints dense with their sign bitmaps, in tables made by the statements that
     made them up to schema 8."""
+    as_schema_10(connection)
+    texts = [(ch.id, ch.text, ch.retrieval_text) for ch in whole_chunks(connection)]
     connection.execute("DROP INDEX chunks_version")
     connection.execute("ALTER TABLE chunks RENAME TO chunks_10")
     for statement in (*MIGRATIONS[1], "ALTER TABLE chunks ADD COLUMN context VARCHAR"):
         connection.execute(statement)
+    connection.execute("CREATE TEMP TABLE whole_texts (id VARCHAR, text VARCHAR, "
+                       "retrieval_text VARCHAR)")
+    if texts:
+        connection.executemany("INSERT INTO whole_texts VALUES (?, ?, ?)", texts)
     connection.execute(
         "INSERT INTO chunks SELECT c.id, c.version_id, c.document_id, c.space, c.level, c.idx, "
         "c.start_offset, c.end_offset, c.tokens, c.heading_path, c.section_label, "
         "c.page_first, c.page_last, c.parent_id, c.prev_id, c.next_id, "
-        f"{CHUNK_TEXT_SQL}, {RETRIEVAL_TEXT_SQL}, c.context FROM chunks_10 c "
-        f"{PARENT_JOIN.replace('chunks p', 'chunks_10 p')}")
+        "w.text, w.retrieval_text, c.context FROM chunks_10 c JOIN whole_texts w USING (id)")
+    connection.execute("DROP TABLE whole_texts")
     connection.execute("DROP TABLE chunks_10")
     rows = connection.execute(
         "SELECT document_id, space, coordinates, levels, magnitudes FROM fingerprints"

@@ -144,7 +144,9 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
 async def test_a_full_disk_still_lets_the_store_be_read(crashed: Path,
                                                        full_disk: Path) -> None:
     store = _copy(crashed, full_disk / "kb")
-    with open(full_disk / "filler", "wb") as filler:  # fill what is left
+    # Fill what is left, unbuffered: a buffered file's close would write the remainder a
+    # partial last write left (the store's size need not be a multiple of it) and fail.
+    with open(full_disk / "filler", "wb", buffering=0) as filler:
         try:
             while True:
                 filler.write(b"\0" * 65536)

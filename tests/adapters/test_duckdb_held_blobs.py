@@ -16,7 +16,7 @@ from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
 from sheaf.application.store.document_catalogue import DocumentCatalogue
 from sheaf.application.store.held_first_blobs import blobs_of
 from sheaf.domain.errors import ErrorKind, SheafError
-from tests.adapters.duckdb_schema_8 import as_schema_8
+from tests.adapters.duckdb_schema_8 import as_schema_8, as_schema_10
 from tests.application.world import World
 
 pytestmark = pytest.mark.anyio
@@ -75,7 +75,7 @@ async def test_removal_and_the_sweep_collect_held_blobs(tmp_path: Path) -> None:
     assert await catalogue.markdown(await catalogue.get("default", "/d/c.md"))
     # A held blob no version references (as a crash could leave a file) is swept.
     await store.connection.run(lambda c: c.execute(
-        "INSERT INTO held_blobs VALUES (?, ?)", ["0" * 64, b"x"]))
+        "INSERT INTO held_blobs (sha, data) VALUES (?, ?)", ["0" * 64, b"x"]))
     assert await catalogue.sweep_blobs() == 1
     assert "0" * 64 not in await store.held_blobs.stored_digests()
     await store.aclose()
@@ -84,7 +84,7 @@ async def test_removal_and_the_sweep_collect_held_blobs(tmp_path: Path) -> None:
 async def test_a_held_blob_that_does_not_decompress_is_corrupt(tmp_path: Path) -> None:
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
     await store.connection.run(lambda c: c.execute(
-        "INSERT INTO held_blobs VALUES (?, ?)", ["1" * 64, b"not zlib"]))
+        "INSERT INTO held_blobs (sha, data) VALUES (?, ?)", ["1" * 64, b"not zlib"]))
     with pytest.raises(SheafError) as caught:
         await store.held_blobs.get("1" * 64)
     assert caught.value.kind is ErrorKind.CORRUPT
@@ -175,3 +175,121 @@ async def test_a_version_8_store_keeps_every_chunk_and_answer(tmp_path: Path) ->
     best = await reopened.search_index.search_text("default", "egret", 1)
     assert best and best[0][0].startswith((await catalogue.get("default", "/d/new.md")).id)
     await reopened.aclose()
+
+
+def _variants() -> list[bytes]:
+    """Markdown files of several shapes: tiny, non-ASCII, CRLF, and past zlib's window."""
+    long_body = " ".join(f"Tern {i} dived by pier {i * 7 % 13}." for i in range(1600))
+    return [b"# A\n", "# Ñandú\n\nÀ l'aube, l'oiseau — 鳥 — courut.\n".encode(),
+            b"# Crlf\r\n\r\nLines end\r\nin pairs.\r\n", SMALL,
+            f"# Pier\n\n{long_body}\n".encode()]
+
+
+async def test_a_files_raw_bytes_are_held_with_its_markdown_as_basis(tmp_path: Path) -> None:
+    """Raw bytes and Markdown nearly the same text: one is compressed with the other as
+    its dictionary, both read back exactly, and deleting the basis (as a removal's
+    collection may) leaves the other whole."""
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = World(store)
+    variants = _variants()
+    for i, data in enumerate(variants):
+        world.files.files[f"/d/{i}.md"] = data
+        assert (await world.ingestion.ingest(f"/d/{i}.md")).status.value == "new"
+    pairs = []
+    for i, data in enumerate(variants):
+        document = await world.storage.catalogue.find("default", f"/d/{i}.md")
+        assert document is not None
+        markdown = await blobs_of(world.storage, world.blobs).get(document.current.markdown_sha)
+        assert await store.held_blobs.get(_sha(data)) == data
+        pairs.append((_sha(data), data, document.current.markdown_sha, markdown))
+    based = {str(r[0]) for r in await store.connection.read(lambda c: c.execute(
+        "SELECT sha FROM held_blobs WHERE basis IS NOT NULL").fetchall())}
+    # Every pair but the four-byte one (where a dictionary saves nothing) has one basis.
+    assert [len({raw, md} & based) for raw, _, md, _ in pairs] == [0, 1, 1, 1, 1]
+    for raw_sha, data, markdown_sha, markdown in pairs:
+        first, second = sorted([(raw_sha, data), (markdown_sha, markdown)])
+        await store.held_blobs.delete(first[0])
+        assert await store.held_blobs.get(first[0]) is None
+        assert await store.held_blobs.get(second[0]) == second[1]
+    await store.aclose()
+
+
+async def test_a_held_blob_whose_basis_is_missing_is_corrupt(tmp_path: Path) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await store.connection.run(lambda c: c.execute(
+        "INSERT INTO held_blobs VALUES (?, ?, ?)", ["2" * 64, b"x", "1" * 64]))
+    with pytest.raises(SheafError) as caught:
+        await store.held_blobs.get("2" * 64)
+    assert caught.value.kind is ErrorKind.CORRUPT
+    await store.aclose()
+
+
+async def test_a_version_10_store_keeps_its_held_blobs(tmp_path: Path) -> None:
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    world = World(store)
+    world.files.files["/d/old.md"] = SMALL
+    await world.ingestion.ingest("/d/old.md")
+    before = {sha: await store.held_blobs.get(sha)
+              for sha in await store.held_blobs.stored_digests()}
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:
+        as_schema_10(connection)
+        assert connection.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = "
+                                  "'held_blobs' AND column_name = 'basis'").fetchone() == (0,)
+    reopened = DuckDbKnowledgeStore(path)
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION
+    assert {sha: await reopened.held_blobs.get(sha) for sha in before} == before
+    again = World(reopened)
+    again.files.files["/d/new.md"] = b"# New\n\nWritten after the migration.\n"
+    assert (await again.ingestion.ingest("/d/new.md")).status.value == "new"
+    assert await reopened.held_blobs.get(_sha(b"# New\n\nWritten after the migration.\n")) \
+        == b"# New\n\nWritten after the migration.\n"
+    await reopened.aclose()
+
+
+def _shape(chunks: object) -> list[tuple[object, ...]]:
+    """What a chunk reads as, but for the ids (each store numbers its documents)."""
+    return [(c.level, c.index, c.start, c.end, c.text, c.retrieval_text, c.heading_path)
+            for c in chunks]  # type: ignore[attr-defined]
+
+
+async def test_a_sections_text_is_its_held_markdown_and_reads_whole(tmp_path: Path) -> None:
+    """Schema 11: a section whose version's Markdown is held is stored without its text;
+    its chunks, its snippets (by id and a space's whole) and its quotes read as from a
+    store that keeps every text (the in-memory one), across reopening; a document whose
+    Markdown is a file keeps its sections' text."""
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    world = World(store)
+    kept = World()
+    notes = {f"/d/note{n}.md": _long_note(n) for n in range(3)} | {"/d/large.md": _large()}
+    for name, data in notes.items():
+        world.files.files[name] = kept.files.files[name] = data
+        assert (await world.ingestion.ingest(name)).status.value == "new"
+        assert (await kept.ingestion.ingest(name)).status.value == "new"
+    counts = dict(store.connection.writer.execute(
+        "SELECT s.key = '/d/large.md', count(c.text) FROM chunks c JOIN sources s ON "
+        "s.document_id = c.document_id WHERE c.level = 'section' GROUP BY ALL").fetchall())
+    assert counts == {False: 0, True: counts[True]} and counts[True] > 0
+    await store.aclose()
+    store = DuckDbKnowledgeStore(path)
+    catalogue = DocumentCatalogue(store.storage(), world.blobs)
+    whole = DocumentCatalogue(kept.storage, kept.blobs)
+    for name in notes:
+        ours, theirs = await catalogue.get("default", name), await whole.get("default", name)
+        chunks = await store.catalogue.chunks("default", ours.current.id)
+        assert _shape(chunks) == _shape(await kept.storage.catalogue.chunks(
+            "default", theirs.current.id))
+        markdown = await catalogue.markdown(ours)
+        assert chunks and all(markdown[c.start:c.end] == c.text for c in chunks)
+    found = await store.search_index.search_text("default", "heron fed reed", 10)
+    ids = [i for i, _ in found]
+    assert len(ids) > 3
+    first = await store.search_index.snippets("default", ids)  # the space read whole
+    one = await store.search_index.snippets("default", ids[:1])  # by id: kept since
+    theirs = await kept.storage.index.search_text("default", "heron fed reed", 10)
+    assert _shape(first) == _shape(await kept.storage.index.snippets(
+        "default", [i for i, _ in theirs]))
+    assert one == first[:1]
+    await store.aclose()

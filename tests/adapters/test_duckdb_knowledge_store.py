@@ -68,7 +68,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 10
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 11
     assert await reopened.catalogue.chunks("default", "doc_1.v1") == ()
     found = await reopened.catalogue.find("default", URL.key)
     assert found is not None and found.title == "Old"

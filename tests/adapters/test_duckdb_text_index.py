@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sheaf.adapters.store.duckdb import text_index
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.packaged_extensions import load_packaged_extension
-from sheaf.adapters.store.duckdb.rows import PARENT_JOIN, RETRIEVAL_TEXT_SQL
+from sheaf.adapters.store.duckdb.rows import whole_chunks
 from sheaf.domain.analysis.retrieval_prefix import PREFIX_MARKERS, marker_free
 from sheaf.domain.search.bm25 import K1, B
 from sheaf.domain.store.ingestion import SourceKind, SourceRef
@@ -46,16 +46,25 @@ def source(doc: str) -> SourceRef:
                      f"https://journal.example/{doc}")
 
 
-SNIPPET_TEXTS = (f"SELECT c.id, c.space, {RETRIEVAL_TEXT_SQL} AS retrieval_text FROM chunks c "
-                 f"{PARENT_JOIN} WHERE c.level = 'snippet'")
-"""Each snippet's id, space and retrieval text, as a store's reads make it whole."""
+def snippet_texts(c: duckdb.DuckDBPyConnection) -> str:
+    """A query of each snippet's id, space and retrieval text, as a store's reads make
+    it whole (in Python: a section's text may be its held Markdown's), from a temporary
+    table made afresh."""
+    spaces = dict(c.execute("SELECT id, space FROM chunks WHERE level = 'snippet'").fetchall())
+    rows = [(ch.id, spaces[ch.id], ch.retrieval_text)
+            for ch in whole_chunks(c, "c.level = 'snippet'")]
+    c.execute("CREATE OR REPLACE TEMP TABLE snippet_texts (id VARCHAR, space VARCHAR, "
+              "retrieval_text VARCHAR)")
+    if rows:
+        c.executemany("INSERT INTO snippet_texts VALUES (?, ?, ?)", rows)
+    return "SELECT id, space, retrieval_text FROM snippet_texts"
 
 
 def fresh_postings(c: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, int, int]]:
     """(space, chunk id, term, tf, length) recomputed from the chunks themselves."""
     text = f"regexp_replace(retrieval_text, '{PREFIX_MARKERS}', '\\1', 'g')"
     words = (f"SELECT id, space, unnest({text_index.tokens_sql(text)}) AS w "
-             f"FROM ({SNIPPET_TEXTS})")
+             f"FROM ({snippet_texts(c)})")
     terms = (f"SELECT id, space, stem(w, 'english') AS term FROM ({words}) "
              "WHERE w <> '' AND w NOT IN (SELECT word FROM text_stopwords)")
     lengths = dict(c.execute(f"SELECT id, count(*) FROM ({terms}) GROUP BY id").fetchall())
@@ -90,7 +99,8 @@ def extension_scores(store: DuckDbKnowledgeStore, space: str, query: str
                      ) -> dict[str, float]:
     """BM25 of the fts extension's own index built over the space's snippets."""
     snippets = store.connection.writer.execute(
-        f"SELECT id, retrieval_text FROM ({SNIPPET_TEXTS}) WHERE space = ?",
+        f"SELECT id, retrieval_text FROM ({snippet_texts(store.connection.writer)}) "
+        "WHERE space = ?",
         [space]).fetchall()
     if not snippets:
         return {}

@@ -2,7 +2,11 @@
 version that references them rather than as files fsynced before it (ADR-0047).
 
 Each is zlib-compressed: a small text compresses to about half, and DuckDB stores a
-BLOB as it is given."""
+BLOB as it is given. A blob written beside others of its version (a Markdown file's raw
+bytes and its Markdown, nearly the same text) may be compressed with one of them, its
+`basis`, as zlib's preset dictionary: what it shares with the basis costs a few bytes
+(ADR-0048). A basis always has a smaller sha256 than the blobs compressed with it, so
+following bases ends; a basis is deleted only once its dependents stand alone."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ....domain.errors import ErrorKind, SheafError
+from .sql_literals import among
 
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
@@ -23,19 +28,121 @@ HELD_BLOB_BYTES = 64 * 1024
 """The largest blob the store holds itself; larger ones stay files (a DuckDB value that
 size is still cheap to write in one statement, and most small documents' raw bytes
 and Markdown fit)."""
-_SHAPE = json.dumps([{"sha": "VARCHAR", "data": "VARCHAR"}])
+_SHAPE = json.dumps([{"sha": "VARCHAR", "data": "VARCHAR", "basis": "VARCHAR"}])
+_DICTIONARY_BYTES = 32 * 1024
+"""zlib looks back this far: a longer basis helps by its last part only."""
 
 
-def insert(c: duckdb.DuckDBPyConnection, blobs: Sequence[tuple[str, bytes]]) -> None:
-    """Hold the (sha256, bytes) `blobs` in one statement; one already held is kept."""
-    unique = dict(blobs)
-    if not unique:
+def packed(data: bytes, basis: bytes | None = None) -> bytes:
+    """`data` compressed, with `basis` as the preset dictionary when given."""
+    if basis is None:
+        return zlib.compress(data)
+    packer = zlib.compressobj(zdict=basis[-_DICTIONARY_BYTES:])
+    return packer.compress(data) + packer.flush()
+
+
+def unpacked(data: bytes, basis: bytes | None = None) -> bytes:
+    """What `packed` was given."""
+    if basis is None:
+        return zlib.decompress(data)
+    unpacker = zlib.decompressobj(zdict=basis[-_DICTIONARY_BYTES:])
+    return unpacker.decompress(data) + unpacker.flush()
+
+
+def insert(c: duckdb.DuckDBPyConnection, groups: Sequence[Sequence[tuple[str, bytes]]]
+           ) -> None:
+    """Hold the (sha256, bytes) blobs of each group (a version's) in one statement; one
+    already held is kept. In a group, the blob with the smallest sha256 is compressed
+    alone and each other with it as its basis when that is smaller."""
+    rows: dict[str, dict[str, str | None]] = {}
+    for group in groups:
+        unique = dict(group)
+        if not unique:
+            continue
+        first = min(unique)
+        for sha, data in sorted(unique.items()):
+            if sha in rows:
+                continue
+            alone = packed(data)
+            basis: str | None = None
+            if sha != first:
+                shared = packed(data, unique[first])
+                if len(shared) < len(alone):
+                    alone, basis = shared, first
+            rows[sha] = {"sha": sha, "data": base64.b64encode(alone).decode("ascii"),
+                         "basis": basis}
+    if not rows:
         return
-    rows = [{"sha": sha, "data": base64.b64encode(zlib.compress(data)).decode("ascii")}
-            for sha, data in unique.items()]
-    c.execute("INSERT INTO held_blobs SELECT r.sha, from_base64(r.data) FROM (SELECT "
+    c.execute("INSERT INTO held_blobs SELECT r.sha, from_base64(r.data), r.basis FROM (SELECT "
               "unnest(from_json(?::JSON, ?), recursive := true)) AS r "
-              "ON CONFLICT (sha) DO NOTHING", [json.dumps(rows), _SHAPE])
+              "ON CONFLICT (sha) DO NOTHING", [json.dumps(list(rows.values())), _SHAPE])
+
+
+def read(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> bytes | None:
+    """A held blob's bytes, its bases followed; None when the file does not hold it."""
+    row = c.execute("SELECT data, basis FROM held_blobs WHERE sha = ?", [sha256]).fetchone()
+    if row is None:
+        return None
+    basis = None
+    if row[1] is not None:
+        if str(row[1]) >= sha256:  # the order that makes following bases end
+            raise _corrupt(sha256, path)
+        basis = read(c, str(row[1]), path)
+        if basis is None:
+            raise _corrupt(sha256, path)
+    try:
+        return unpacked(bytes(row[0]), basis)
+    except zlib.error:
+        raise _corrupt(sha256, path) from None
+
+
+def read_many(c: duckdb.DuckDBPyConnection, shas: Sequence[str], path: str,
+              likely_bases: Sequence[str] = ()) -> dict[str, bytes]:
+    """The bytes of each of `shas` the file holds, their bases followed: a statement per
+    step of bases rather than one per blob. `likely_bases` are read in the first
+    statement with them (a version's raw bytes beside its Markdown), saving the second."""
+    rows: dict[str, tuple[bytes, str | None]] = {}
+    asked: set[str] = set()
+    wanted = set(shas) | set(likely_bases)
+    while wanted:
+        asked |= wanted
+        condition, parameters = among("sha", sorted(wanted))
+        for sha, data, basis in c.execute(f"SELECT sha, data, basis FROM held_blobs WHERE "
+                                          f"{condition}", parameters).fetchall():
+            rows[str(sha)] = (bytes(data), None if basis is None else str(basis))
+        wanted = {b for _, b in rows.values() if b is not None} - asked
+    made: dict[str, bytes] = {}
+
+    def whole(sha: str) -> bytes:
+        if sha not in made:
+            data, basis = rows[sha]
+            if basis is not None and (basis >= sha or basis not in rows):
+                raise _corrupt(sha, path)
+            try:
+                made[sha] = unpacked(data, None if basis is None else whole(basis))
+            except zlib.error:
+                raise _corrupt(sha, path) from None
+        return made[sha]
+
+    return {sha: whole(sha) for sha in shas if sha in rows}
+
+
+def _corrupt(sha256: str, path: str) -> SheafError:
+    return SheafError(ErrorKind.CORRUPT, f"the held blob {sha256[:12]} in {path} does not "
+                      "decompress")
+
+
+def delete(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> None:
+    """Delete a held blob; those compressed with it as their basis are compressed alone
+    first, so they read the same after."""
+    dependents = [str(r[0]) for r in c.execute(
+        "SELECT sha FROM held_blobs WHERE basis = ?", [sha256]).fetchall()]
+    for dependent in dependents:
+        data = read(c, dependent, path)
+        assert data is not None  # just listed, under the write lock
+        c.execute("UPDATE held_blobs SET data = ?, basis = NULL WHERE sha = ?",
+                  [packed(data), dependent])
+    c.execute("DELETE FROM held_blobs WHERE sha = ?", [sha256])
 
 
 class DuckDbHeldBlobs:
@@ -48,33 +155,33 @@ class DuckDbHeldBlobs:
 
     async def get(self, sha256: str) -> bytes | None:
         """The bytes, or None when the file does not hold them."""
-        def read(c: duckdb.DuckDBPyConnection) -> bytes | None:
-            row = c.execute("SELECT data FROM held_blobs WHERE sha = ?", [sha256]).fetchone()
-            return bytes(row[0]) if row else None
-
-        packed = await self._connection.read(read)
-        if packed is None:
-            return None
-        try:
-            return zlib.decompress(packed)
-        except zlib.error:
-            raise SheafError(ErrorKind.CORRUPT, f"the held blob {sha256[:12]} in "
-                             f"{self._connection.path} does not decompress") from None
+        path = self._connection.path
+        return await self._connection.read(lambda c: read(c, sha256, path))
 
     async def has(self, sha256: str) -> bool:
-        def read(c: duckdb.DuckDBPyConnection) -> bool:
+        def found(c: duckdb.DuckDBPyConnection) -> bool:
             return c.execute("SELECT 1 FROM held_blobs WHERE sha = ?",
                              [sha256]).fetchone() is not None
 
-        return await self._connection.read(read)
+        return await self._connection.read(found)
 
     async def delete(self, sha256: str) -> None:
-        await self._connection.run(
-            lambda c: c.execute("DELETE FROM held_blobs WHERE sha = ?", [sha256]))
+        path = self._connection.path
+
+        def atomic(c: duckdb.DuckDBPyConnection) -> None:
+            c.execute("BEGIN TRANSACTION")
+            try:
+                delete(c, sha256, path)
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            c.execute("COMMIT")
+
+        await self._connection.run(atomic)
 
     async def stored_digests(self) -> list[str]:
-        def read(c: duckdb.DuckDBPyConnection) -> list[str]:
+        def listed(c: duckdb.DuckDBPyConnection) -> list[str]:
             return [str(r[0]) for r in c.execute(
                 "SELECT sha FROM held_blobs ORDER BY sha").fetchall()]
 
-        return await self._connection.read(read)
+        return await self._connection.read(listed)

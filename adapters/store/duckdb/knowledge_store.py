@@ -86,10 +86,11 @@ class DuckDbKnowledgeStore:
         # What this process keeps about the file besides the connection; none of these
         # refers back to the store, so dropping the store drops its locks at once.
         self.fingerprints = FingerprintFilter()
-        self.hnsw_index = HnswIndex(self.connection)
+        self.maintenance = DuckDbMaintenance(self.connection)
+        self.hnsw_index = HnswIndex(self.connection, self.maintenance)
         self.vector_search = VectorSearch(self.connection, self.hnsw_index)
-        self.maintenance = DuckDbMaintenance(
-            self.connection, (self.vector_search.after_rewrite, self.fingerprints.forget))
+        self.maintenance.after_rewrite(self.vector_search.after_rewrite)
+        self.maintenance.after_rewrite(self.fingerprints.forget)
         self.catalogue = DuckDbCatalogue(self.connection)
         self.search_index = DuckDbSearchIndex(self.connection, self.vector_search,
                                               self.fingerprints)

@@ -15,7 +15,8 @@ import duckdb
 from ....domain.store.knowledge_records import StoreCompaction
 from ...files.owner_only import owner_only_file
 from . import text_index
-from .connection import DuckDbConnection
+from .connection import DEFAULT_BLOCK_SIZE, DuckDbConnection
+from .connection import block_size as file_block_size
 from .packaged_extensions import load_packaged_extension
 
 CHECKPOINT_SHARE = 0.25
@@ -98,9 +99,9 @@ class DuckDbMaintenance:
     the rewritten file (what this process kept in memory from the old one goes)."""
 
     def __init__(self, connection: DuckDbConnection,
-                 after_rewrite: Sequence[Callable[[], None]]) -> None:
+                 after_rewrite: Sequence[Callable[[], None]] = ()) -> None:
         self._connection = connection
-        self._after_rewrite = tuple(after_rewrite)
+        self._after_rewrite = list(after_rewrite)
         self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
 
     async def settle(self) -> None:
@@ -137,8 +138,22 @@ class DuckDbMaintenance:
 
         return await self._connection.run(rewrite)
 
-    def _rewrite_file(self) -> None:
+    def after_rewrite(self, forget: Callable[[], None]) -> None:
+        """Call `forget` whenever the file has been rewritten (what it kept is stale)."""
+        self._after_rewrite.append(forget)
+
+    def widen_blocks(self) -> None:
+        """Rewrite the file with DuckDB's default block size when its blocks are smaller
+        (the write lock held): the vss HNSW index refuses smaller blocks, and a file
+        keeps its block size otherwise."""
+        if self._connection.path != ":memory:" and \
+                file_block_size(self._connection.writer) < DEFAULT_BLOCK_SIZE:
+            self._connection.end_idle_read_transactions()
+            self._rewrite_file(block_size=DEFAULT_BLOCK_SIZE)
+
+    def _rewrite_file(self, block_size: int | None = None) -> None:
         """Rewrite the file with only its live rows, then reopen it (the write lock held).
+        The copy keeps the file's block size unless `block_size` is given.
 
         DuckDB neither zeroes freed pages nor rewrites a row group for one deleted row,
         so a removed document's text stays readable in the file until the file is
@@ -151,13 +166,15 @@ class DuckDbMaintenance:
         old = self._connection.writer
         needs_vss = bool(old.execute("SELECT count(*) FROM duckdb_indexes() "
                                      "WHERE sql ILIKE '%USING HNSW%'").fetchone()[0])
+        block_size = block_size or file_block_size(old)
         old.execute("CHECKPOINT")
         old.close()
         target = Path(path + ".compacting")
         for leftover in (target, Path(f"{target}.wal")):
             leftover.unlink(missing_ok=True)
         try:
-            fresh = duckdb.connect(str(target))
+            fresh = duckdb.connect(str(target),
+                                   config={"default_block_size": str(block_size)})
             owner_only_file(target)  # it replaces the store: its owner's alone too
             try:
                 if needs_vss and load_packaged_extension(fresh, "vss"):
@@ -176,6 +193,7 @@ class DuckDbMaintenance:
         except (duckdb.Error, OSError):
             logger.exception("compacting %s failed; the store is unchanged", path)
             target.unlink(missing_ok=True)
+            Path(f"{target}.wal").unlink(missing_ok=True)
         finally:
             self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
             self._connection.connect()

@@ -5,7 +5,7 @@ writer inside a unit of work's transaction."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -104,11 +104,11 @@ def _add_round(c: duckdb.DuckDBPyConnection,
         delete_vectors(c, "document_id", document_id)
         delete_chunks(c, "document_id", document_id)
     insert_chunks_of(c, [(b.record.id, b.record.document_id, b.record.space, b.chunks)
-                         for b, _ in bundles])
+                         for b, _ in bundles], held_markdown(bundles))
     insert_vectors_of(c, [(b.record.space, b.record.id, b.record.document_id, b.vectors)
                           for b, _ in bundles if b.vectors is not None])
     _insert_fingerprints(c, bundles)
-    held_blobs.insert(c, [blob for b, _ in bundles for blob in b.blobs])
+    held_blobs.insert(c, [b.blobs for b, _ in bundles])
     if existing:
         c.execute("UPDATE versions SET superseded_at = v.at FROM (SELECT unnest(from_json("
                   "?::JSON, '[{\"document_id\": \"VARCHAR\", \"at\": \"TIMESTAMP\"}]'), "
@@ -202,11 +202,30 @@ def insert_chunk_rows(c: duckdb.DuckDBPyConnection, version_id: str, document_id
     insert_chunks_of(c, [(version_id, document_id, space, chunks)])
 
 
+def held_markdown(bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]
+                  ) -> dict[str, str]:
+    """Each version's Markdown (by version id) when its bundle holds it among its blobs:
+    what its sections' text can be taken from instead of being stored (ADR-0048)."""
+    found: dict[str, str] = {}
+    for bundle, _ in bundles:
+        data = dict(bundle.blobs).get(bundle.record.markdown_sha)
+        if data is not None:
+            try:
+                found[bundle.record.id] = data.decode("utf-8")
+            except UnicodeDecodeError:  # not text: its sections keep theirs
+                continue
+    return found
+
+
 def insert_chunks_of(c: duckdb.DuckDBPyConnection,
-                     versions: Sequence[tuple[str, str, str, Sequence[Chunk]]]) -> None:
+                     versions: Sequence[tuple[str, str, str, Sequence[Chunk]]],
+                     markdown: Mapping[str, str] | None = None) -> None:
     """The chunks of (version id, document id, space, chunks) in one statement: the rows
     travel as one JSON value that DuckDB unnests, about 0.1 ms a row against about 1 ms
-    a row for bound parameters; their snippets are indexed in the same way."""
+    a row for bound parameters; their snippets are indexed in the same way. A section
+    whose text is its version's `markdown` (held in the same transaction) at its offsets
+    is stored without it."""
+    markdown = markdown or {}
     rows = [{"id": ch.id, "version_id": version_id, "document_id": document_id,
              "space": space, "level": ch.level, "idx": ch.index, "start_offset": ch.start,
              "end_offset": ch.end, "tokens": ch.tokens, "heading_path": list(ch.heading_path),
@@ -214,7 +233,7 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
              "page_first": ch.pages[0] if ch.pages else None,
              "page_last": ch.pages[-1] if ch.pages else None, "parent_id": ch.parent_id,
              "prev_id": ch.prev_id, "next_id": ch.next_id, "context": ch.context}
-            | stored_texts(ch, sections)
+            | stored_texts(ch, sections, markdown.get(version_id))
             for version_id, document_id, space, chunks in versions
             for sections in ({ch.id: ch for ch in chunks if ch.level == "section"},)
             for ch in chunks]
@@ -230,13 +249,18 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
         for ch in chunks if ch.level == "snippet"])
 
 
-def stored_texts(chunk: Chunk, sections: dict[str, Chunk]) -> dict[str, str | None]:
+def stored_texts(chunk: Chunk, sections: dict[str, Chunk], markdown: str | None = None
+                 ) -> dict[str, str | None]:
     """A chunk's `text`, `retrieval_text` and `retrieval_prefix` columns: the text only
-    where its section's text at its offsets is not it, the retrieval text only where it
-    is not the prefix followed by the text (ADR-0048)."""
+    where its section's text (a section's: its version's held `markdown`) at its offsets
+    is not it, the retrieval text only where it is not the prefix followed by the text
+    (ADR-0048)."""
     text: str | None = chunk.text
     parent = sections.get(chunk.parent_id) if chunk.parent_id is not None else None
-    if parent is not None and parent.start <= chunk.start and chunk.end <= parent.end \
+    if chunk.level == "section":
+        if markdown is not None and markdown[chunk.start:chunk.end] == chunk.text:
+            text = None
+    elif parent is not None and parent.start <= chunk.start and chunk.end <= parent.end \
             and parent.text[chunk.start - parent.start:
                                           chunk.end - parent.start] == chunk.text:
         text = None

@@ -30,20 +30,18 @@ VERSION_COLUMNS = ("id, document_id, space, number, fetched_sha, content_sha, ma
                    "near_duplicate_of, near_duplicate_similarity, enrichment")
 CHUNK_COLUMNS = ("c.id, c.level, c.idx, c.start_offset, c.end_offset, c.text, c.tokens, "
                  "c.heading_path, c.section_label, c.page_first, c.page_last, c.parent_id, "
-                 "c.prev_id, c.next_id, c.retrieval_text, c.context, c.retrieval_prefix")
+                 "c.prev_id, c.next_id, c.retrieval_text, c.context, c.retrieval_prefix, "
+                 "c.version_id")
 """A chunk's columns, of the table as `c`, in the order `chunks_from_rows` reads them.
 
 A chunk's text is stored once (ADR-0048): a snippet's `text` is NULL when it is its
-section's text at its offsets, and `retrieval_text` is NULL when it is `retrieval_prefix`
+section's text at its offsets, a section's (schema 11) when it is its version's held
+Markdown at its offsets, and `retrieval_text` is NULL when it is `retrieval_prefix`
 followed by the text (the `[DOC: ...]` line, or a generated context): what a search or
-a quote reads is made from them by `chunks_from_rows`."""
+a quote reads is made from them by `chunks_from_rows`, in Python (the Markdown is
+zlib-compressed), never in SQL."""
 CHUNK_WIDTH = CHUNK_COLUMNS.count(",") + 1
 """How many columns `CHUNK_COLUMNS` reads: what a query selects after them starts here."""
-CHUNK_TEXT_SQL = ("coalesce(c.text, substr(p.text, c.start_offset - p.start_offset + 1, "
-                  "c.end_offset - c.start_offset))")
-"""A chunk's text in SQL, of `chunks c` joined to its section as `PARENT_JOIN`."""
-RETRIEVAL_TEXT_SQL = f"coalesce(c.retrieval_text, c.retrieval_prefix || {CHUNK_TEXT_SQL})"
-PARENT_JOIN = "LEFT JOIN chunks p ON p.id = c.parent_id"
 
 
 def load_document(c: duckdb.DuckDBPyConnection, document_id: str) -> DocumentRecord | None:
@@ -90,30 +88,78 @@ def version_from_row(row: Sequence[Any]) -> VersionRecord:
 
 def chunks_from_rows(c: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]],
                      sections: dict[str, tuple[int, str]] | None = None) -> list[Chunk]:
-    """The chunks of `CHUNK_COLUMNS` rows, their texts made whole: a snippet stored
-    without its text takes it from its section (id: start and text), given, among the
-    rows, or read here."""
+    """The chunks of `CHUNK_COLUMNS` rows, their texts made whole: a section stored
+    without its text takes it from its version's held Markdown, a snippet from its
+    section (id: start and text), given, among the rows, or read here."""
     sections = {**(sections or {}),
                 **{r[0]: (int(r[3]), r[5]) for r in rows if r[5] is not None}}
-    wanted = sorted({r[11] for r in rows if r[5] is None and r[11] not in sections})
+    bare = [(str(r[0]), str(r[17]), int(r[3]), int(r[4])) for r in rows
+            if r[5] is None and r[1] == "section"]
+    if bare:
+        sections.update(markdown_slices(c, bare))
+    wanted = sorted({r[11] for r in rows if r[5] is None and r[1] != "section"
+                     and r[11] not in sections})
     if wanted:
         sections.update(_section_texts(c, wanted))
     return [_chunk_from_row(r, sections) for r in rows]
+
+
+def whole_chunks(c: duckdb.DuckDBPyConnection, where: str = "TRUE",
+                 parameters: Sequence[object] = ()) -> list[Chunk]:
+    """Every chunk of `chunks c` that `where` selects, made whole, in id order (for
+    migrations, tests and benches: their texts cannot be made in SQL)."""
+    return chunks_from_rows(c, c.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE "
+                                         f"{where} ORDER BY c.id", list(parameters)).fetchall())
+
+
+def markdown_slices(c: duckdb.DuckDBPyConnection,
+                    wanted: Sequence[tuple[str, str, int, int]]) -> dict[str, tuple[int, str]]:
+    """For each (chunk id, version id, start, end), the chunk's start and text: its
+    version's held Markdown at its offsets."""
+    from . import held_blobs
+    from .sql_literals import among
+
+    versions = sorted({w[1] for w in wanted})
+    condition, parameters = among("id", versions)
+    found_versions = c.execute(f"SELECT id, markdown_sha, fetched_sha FROM versions WHERE "
+                               f"{condition}", parameters).fetchall()
+    markdown_of = {str(r[0]): str(r[1]) for r in found_versions}
+    # A Markdown file's raw bytes are often its Markdown's basis (`held_blobs.insert`).
+    held = held_blobs.read_many(c, sorted(set(markdown_of.values())), "the store",
+                                sorted({str(r[2]) for r in found_versions}))
+    texts: dict[str, str] = {}
+    found: dict[str, tuple[int, str]] = {}
+    for chunk_id, version_id, start, end in wanted:
+        sha = markdown_of.get(version_id)
+        if sha is None or sha not in held:
+            raise SheafError(ErrorKind.CORRUPT, f"chunk {chunk_id} has no text and its "
+                             f"version {version_id} no held Markdown to take it from; the "
+                             "store is damaged")
+        if sha not in texts:
+            texts[sha] = held[sha].decode("utf-8")
+        found[chunk_id] = (start, texts[sha][start:end])
+    return found
 
 
 def _section_texts(c: duckdb.DuckDBPyConnection, ids: list[str]
                    ) -> dict[str, tuple[int, str]]:
     from .sql_literals import literal_safe, sql_text
 
+    columns = "c.id, c.start_offset, c.end_offset, c.text, c.version_id"
     if len(ids) <= 32 and literal_safe(ids):
         # A short IN list of literals alone on the primary key: looked up by its index.
-        found = c.execute("SELECT id, start_offset, text FROM chunks WHERE id IN "
+        found = c.execute(f"SELECT {columns} FROM chunks c WHERE c.id IN "
                           f"({', '.join(map(sql_text, ids))})")
     else:
-        found = c.execute("SELECT c.id, c.start_offset, c.text FROM (SELECT unnest(from_json("
+        found = c.execute(f"SELECT {columns} FROM (SELECT unnest(from_json("
                           """?, '["VARCHAR"]')) AS id) w JOIN chunks c ON c.id = w.id""",
                           [json.dumps(ids)])
-    return {str(r[0]): (int(r[1]), str(r[2])) for r in found.fetchall() if r[2] is not None}
+    rows = found.fetchall()
+    sections = {str(r[0]): (int(r[1]), str(r[3])) for r in rows if r[3] is not None}
+    bare = [(str(r[0]), str(r[4]), int(r[1]), int(r[2])) for r in rows if r[3] is None]
+    if bare:
+        sections.update(markdown_slices(c, bare))
+    return sections
 
 
 def _chunk_from_row(r: Sequence[Any], sections: dict[str, tuple[int, str]]) -> Chunk:
@@ -122,7 +168,8 @@ def _chunk_from_row(r: Sequence[Any], sections: dict[str, tuple[int, str]]) -> C
     start, end = int(r[3]), int(r[4])
     text = r[5]
     if text is None:
-        found = sections.get(r[11])
+        source = r[0] if r[1] == "section" else r[11]
+        found = sections.get(source)
         if found is None:
             raise SheafError(ErrorKind.CORRUPT, f"chunk {r[0]} has no text and its section "
                              f"{r[11]} none to take it from; the store is damaged")

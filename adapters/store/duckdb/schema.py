@@ -20,7 +20,7 @@ from . import text_index
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -147,6 +147,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
                     x -> x <> 0), x -> abs(x)))) AS magnitudes FROM fingerprints)""",
         """DROP TABLE fingerprints""",
         """ALTER TABLE fingerprints_10 RENAME TO fingerprints""",
+    ),
+    # A held blob may be compressed with another of its version as zlib's dictionary,
+    # its `basis` (`held_blobs.py`). New files have 64 KB blocks (`connection.py`), which
+    # an older sheaf would open but could not build its HNSW index in: it refuses them
+    # by this version instead.
+    (
+        """ALTER TABLE held_blobs ADD COLUMN basis VARCHAR""",
     ),
 )
 _TEXT_INDEX_VERSION = 6

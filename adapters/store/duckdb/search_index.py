@@ -21,7 +21,7 @@ from ....domain.store.fingerprint_signs import (
 from .connection import DuckDbConnection
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
-from .rows import CHUNK_COLUMNS, CHUNK_WIDTH, PARENT_JOIN, chunks_from_rows
+from .rows import CHUNK_COLUMNS, CHUNK_WIDTH, chunks_from_rows, markdown_slices
 from .sql_literals import literal_safe, sql_text
 from .text_ranking import TextRanking
 from .vector_search import VectorSearch
@@ -105,17 +105,24 @@ class DuckDbSearchIndex:
         generation = self._connection.generation
         if self._read_whole.get(space) != generation:
             self._read_whole[space] = generation
-            # Each snippet comes with its section's start and text (a snippet's text is
-            # its section's, ADR-0048): one statement, as before the text was stored once.
+            # Each snippet comes with its section's offsets and text (a snippet's text is
+            # its section's, a section's its held Markdown's, ADR-0048): one statement,
+            # and one more for the Markdown of the sections stored without text.
             rows = c.execute(
-                f"SELECT {CHUNK_COLUMNS}, c.space, p.start_offset, p.text FROM chunks c "
-                f"{PARENT_JOIN} WHERE c.space = ? AND c.level = 'snippet' AND (SELECT "
-                "coalesce(max(docs), 0) FROM text_spaces WHERE space = ?) <= ?",
+                f"SELECT {CHUNK_COLUMNS}, c.space, p.start_offset, p.text, p.end_offset, "
+                "p.version_id FROM chunks c LEFT JOIN chunks p ON p.id = c.parent_id WHERE "
+                "c.space = ? AND c.level = 'snippet' AND (SELECT coalesce(max(docs), 0) "
+                "FROM text_spaces WHERE space = ?) <= ?",
                 [space, space, KEPT_SNIPPETS // 2]).fetchall()
             if rows:
                 space_at, start_at, text_at = CHUNK_WIDTH, CHUNK_WIDTH + 1, CHUNK_WIDTH + 2
                 sections = {r[11]: (int(r[start_at]), r[text_at]) for r in rows
                             if r[text_at] is not None}
+                bare = {r[11]: (str(r[11]), str(r[text_at + 2]), int(r[start_at]),
+                                int(r[text_at + 1])) for r in rows
+                        if r[5] is None and r[text_at] is None and r[start_at] is not None}
+                if bare:
+                    sections.update(markdown_slices(c, list(bare.values())))
                 whole: dict[str, tuple[str, Chunk] | None] = {
                     r[0]: (str(r[space_at]), chunk) for r, chunk in zip(
                         rows, chunks_from_rows(c, rows, sections), strict=True)}

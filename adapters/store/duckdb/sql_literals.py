@@ -5,6 +5,8 @@ statement)."""
 
 from __future__ import annotations
 
+import json
+
 
 def sql_text(value: str) -> str:
     """`value` as a SQL string literal (DuckDB's strings take no backslash escapes)."""
@@ -14,3 +16,17 @@ def sql_text(value: str) -> str:
 def literal_safe(values: list[str]) -> bool:
     """Whether every value can be written as a literal (no NUL character)."""
     return not any("\x00" in v for v in values)
+
+
+SHORT_LIST = 32
+"""Up to this many values travel as literals; longer lists as one bound JSON value."""
+
+
+def among(column: str, values: list[str]) -> tuple[str, list[object]]:
+    """A condition that `column` is one of `values`, and its parameters: a short IN list
+    of literals (a primary key then looks them up by its index), else one JSON value
+    unnested (a parameter each costs more than a scan of a long list)."""
+    if len(values) <= SHORT_LIST and literal_safe(values):
+        return f"{column} IN ({', '.join(map(sql_text, values)) or 'NULL'})", []
+    return (f"""{column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))""",
+            [json.dumps(values)])
