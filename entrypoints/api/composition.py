@@ -24,6 +24,8 @@ from .settings import EmbedderSettings
 # quotes, structure, reindexing, enrichment): a command that only reads the store's
 # records (`sheaf list`) never loads them (ADR-0022).
 if TYPE_CHECKING:
+    import anyio
+
     from ...adapters.fetching.aiohttp_http_client import AiohttpHttpClient
     from ...adapters.fetching.http_settings import HttpSettings
     from ...adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
@@ -41,12 +43,15 @@ if TYPE_CHECKING:
     from ...application.ports.format_extractor import FormatExtractor
     from ...application.ports.http_client import HttpClient
     from ...application.ports.language_model import LanguageModel
+    from ...application.ports.ocr_engine import OcrEngine
+    from ...application.ports.pdf_extractor import PdfExtractor
     from ...application.quotes.claim_checks import ClaimChecks
     from ...application.quotes.quotes import Quotes
     from ...application.search.search import Search
     from ...application.store.document_structure import DocumentStructure
     from ...application.store.storage import Storage
     from ...domain.analysis.chunking import ChunkSizes
+    from ...domain.routing.routing import Route
     from .settings import LanguageModelSettings, Settings
 
 class OpenedStore(Protocol):
@@ -83,32 +88,70 @@ def build_resolver(settings: HttpSettings, pool: WorkerPool | None = None,
 def build_extraction(pool: WorkerPool | None = None) -> DocumentExtraction:
     """Every format sheaf reads: HTML, PDF, text, CSV, DOCX, PPTX, XLSX, EPUB,
     OpenDocument, RTF, and images and scanned PDF pages through Tesseract (when it is
-    installed)."""
+    installed). The PDF engines, the office readers and OCR are imported and built when
+    the first document of their kind arrives (`adapters/extraction/deferred_extractors`):
+    most of a start-up's imports, which a run over web pages never needs (ADR-0039)."""
+    from ...adapters.extraction.deferred_extractors import (
+        DeferredFormatExtractor,
+        DeferredOcrEngine,
+        DeferredPdfExtractor,
+    )
     from ...adapters.html.html5lib_extractor import Html5libExtractor
-    from ...adapters.ocr.tesseract_ocr import TesseractOcr
-    from ...adapters.office.docx_extractor import DocxExtractor
-    from ...adapters.office.epub_extractor import EpubExtractor
-    from ...adapters.office.odf_extractor import OdfExtractor
-    from ...adapters.office.pptx_extractor import PptxExtractor
-    from ...adapters.office.rtf_extractor import RtfExtractor
-    from ...adapters.office.xlsx_extractor import XlsxExtractor
-    from ...adapters.pdf.pdfminer_extractor import PdfminerExtractor
     from ...application.extraction.document_extraction import DocumentExtraction
     from ...domain.routing.routing import Route
 
     limiter = pool.limiter if pool else None
-    # Packages embedded in a document or deck are read one level deep, by readers that
-    # read none embedded in them in turn.
-    embedded = {"xlsx": XlsxExtractor().read, "docx": DocxExtractor().read,
-                "pptx": PptxExtractor().read}
     formats: dict[Route, FormatExtractor] = {
-        Route.DOCX: DocxExtractor(limiter, embedded=embedded),
-        Route.PPTX: PptxExtractor(limiter, embedded=embedded),
-        Route.XLSX: XlsxExtractor(limiter), Route.EPUB: EpubExtractor(limiter),
-        Route.ODF: OdfExtractor(limiter), Route.RTF: RtfExtractor(limiter)}
-    return DocumentExtraction(Html5libExtractor(limiter),
-                              PdfminerExtractor(limiter=limiter), formats=formats,
-                              ocr=TesseractOcr(limiter=limiter))
+        route: DeferredFormatExtractor(functools.partial(_format_extractor, route, limiter))
+        for route in (Route.DOCX, Route.PPTX, Route.XLSX, Route.EPUB, Route.ODF, Route.RTF)}
+    return DocumentExtraction(
+        Html5libExtractor(limiter),
+        DeferredPdfExtractor(functools.partial(_pdf_extractor, limiter)), formats=formats,
+        ocr=DeferredOcrEngine(functools.partial(_ocr_engine, limiter)))
+
+
+def _pdf_extractor(limiter: anyio.CapacityLimiter | None) -> PdfExtractor:
+    from ...adapters.pdf.pdfminer_extractor import PdfminerExtractor
+
+    return PdfminerExtractor(limiter=limiter)
+
+
+def _ocr_engine(limiter: anyio.CapacityLimiter | None) -> OcrEngine:
+    from ...adapters.ocr.tesseract_ocr import TesseractOcr
+
+    return TesseractOcr(limiter=limiter)
+
+
+def _format_extractor(route: Route, limiter: anyio.CapacityLimiter | None
+                      ) -> FormatExtractor:
+    """The reader of one office format. Packages embedded in a document or deck are read
+    one level deep, by readers that read none embedded in them in turn."""
+    from ...domain.routing.routing import Route
+
+    if route is Route.DOCX or route is Route.PPTX:
+        from ...adapters.office.docx_extractor import DocxExtractor
+        from ...adapters.office.pptx_extractor import PptxExtractor
+        from ...adapters.office.xlsx_extractor import XlsxExtractor
+
+        embedded = {"xlsx": XlsxExtractor().read, "docx": DocxExtractor().read,
+                    "pptx": PptxExtractor().read}
+        reader = DocxExtractor if route is Route.DOCX else PptxExtractor
+        return reader(limiter, embedded=embedded)
+    if route is Route.XLSX:
+        from ...adapters.office.xlsx_extractor import XlsxExtractor
+
+        return XlsxExtractor(limiter)
+    if route is Route.EPUB:
+        from ...adapters.office.epub_extractor import EpubExtractor
+
+        return EpubExtractor(limiter)
+    if route is Route.ODF:
+        from ...adapters.office.odf_extractor import OdfExtractor
+
+        return OdfExtractor(limiter)
+    from ...adapters.office.rtf_extractor import RtfExtractor
+
+    return RtfExtractor(limiter)
 
 
 # What ingestion is built from, relative to this package: the extractors, the HTTP

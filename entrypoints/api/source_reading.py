@@ -3,6 +3,7 @@ the composition root's resolver and extraction, closed when the reading is done.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ from ...domain.errors import SheafError
 from .knowledge_results import ExtractedSource
 
 if TYPE_CHECKING:
-    from ...application.extraction.content_resolver import Preference
+    from ...application.extraction.content_resolver import ContentResolver, Preference
     from ...domain.document.resolved_content import ResolvedContent
     from .settings import Settings
 
@@ -29,19 +30,28 @@ async def resolve_url(settings: Settings, url: str, *, prefer: Preference,
 async def extract_sources(settings: Settings, inputs: Sequence[str], *,
                           base_url: str | None, password: str | None,
                           prefer: Preference) -> AsyncIterator[ExtractedSource]:
-    """Each input extracted in turn by one extraction (and one HTTP client for the URLs),
-    a failure as the input's `error`."""
+    """Each input extracted in turn by one extraction (and one HTTP client, made at the
+    first URL), a failure as the input's `error`. Both are built in a worker thread:
+    building imports the HTML extractor (and aiohttp), which would hold the event loop."""
+    from contextlib import AsyncExitStack
+
+    import anyio
+
     from ...adapters.files.filesystem_file_reader import FilesystemFileReader
     from ...domain.fetching.url_normalisation import is_url
     from .composition import build_extraction, build_resolver
 
-    extraction = build_extraction()
+    extraction = await anyio.to_thread.run_sync(build_extraction)
     files = FilesystemFileReader()
-    client, resolver = build_resolver(settings.fetch, extraction=extraction)
-    async with client:
+    resolver: ContentResolver | None = None
+    async with AsyncExitStack() as stack:
         for source in inputs:
             try:
                 if is_url(source):
+                    if resolver is None:
+                        client, resolver = await anyio.to_thread.run_sync(functools.partial(
+                            build_resolver, settings.fetch, extraction=extraction))
+                        await stack.enter_async_context(client)
                     done = ExtractedSource(source, resolved=await resolver.resolve(
                         source, prefer=prefer, password=password))
                 else:
