@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -292,4 +293,51 @@ async def test_a_sections_text_is_its_held_markdown_and_reads_whole(tmp_path: Pa
     assert _shape(first) == _shape(await kept.storage.index.snippets(
         "default", [i for i, _ in theirs]))
     assert one == first[:1]
+    await store.aclose()
+
+
+@pytest.mark.parametrize("reader", ["chunks", "search", "snippets"])
+async def test_a_removal_committed_between_a_reads_statements_is_not_seen_half(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str) -> None:
+    """A chunk read takes its rows, then their sections' Markdown, in later statements.
+    A document removed by a write committed between the two must read as it was (one
+    snapshot), never as a chunk whose Markdown is gone: a damaged store."""
+    from sheaf.adapters.store.duckdb import rows, search_index
+
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = World(store)
+    for n in range(2):
+        world.files.files[f"/d/note{n}.md"] = _long_note(n)
+        assert (await world.ingestion.ingest(f"/d/note{n}.md")).status.value == "new"
+    catalogue = DocumentCatalogue(store.storage(), world.blobs)
+    victim = (await catalogue.get("default", "/d/note0.md")).current
+    removed: list[str] = []
+
+    def removing_first(real: Any) -> Any:
+        def slices(c: duckdb.DuckDBPyConnection, wanted: Any) -> Any:
+            if not removed:
+                writer = store.connection.writer.cursor()
+                writer.execute("BEGIN TRANSACTION")
+                for table in ("chunks", "versions"):
+                    writer.execute(f"DELETE FROM {table} WHERE document_id = ?",
+                                   [victim.document_id])
+                writer.execute("COMMIT")
+                writer.close()
+                removed.append(victim.document_id)
+            return real(c, wanted)
+        return slices
+
+    monkeypatch.setattr(rows, "markdown_slices", removing_first(rows.markdown_slices))
+    monkeypatch.setattr(search_index, "markdown_slices",
+                        removing_first(search_index.markdown_slices))
+    if reader == "chunks":
+        chunks = await store.catalogue.chunks("default", victim.id)
+        assert chunks and all(c.text for c in chunks)
+    elif reader == "search":
+        found = await store.search_index.search_text("default", "heron fed reed", 10)
+        assert found
+    else:
+        ids = [f"{victim.id}:snippet:0"]
+        assert [c.id for c in await store.search_index.snippets("default", ids)] == ids
+    assert removed  # the removal did come between the statements
     await store.aclose()

@@ -144,7 +144,7 @@ class DuckDbCatalogue:
                 "ORDER BY start_offset, level = 'snippet', idx", [version_id, space]).fetchall()
             return tuple(chunks_from_rows(c, rows))
 
-        return await self._connection.read(read)
+        return await self._connection.read(read, snapshot=True)
 
     async def unreferenced(self, hashes: Collection[str]) -> set[str]:
         def read(c: duckdb.DuckDBPyConnection) -> set[str]:

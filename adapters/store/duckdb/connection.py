@@ -35,6 +35,20 @@ READ_ONLY_REASON = ("the store at {path} is open read-only: its disk refused wri
 T = TypeVar("T")
 
 
+
+def one_snapshot(cursor: duckdb.DuckDBPyConnection,
+                 work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """`work`'s statements on a read cursor in one transaction, so they read one
+    snapshot (not for work that opens its own transaction)."""
+    cursor.begin()
+    try:
+        result = work(cursor)
+    except BaseException:
+        cursor.rollback()
+        raise
+    cursor.commit()
+    return result
+
 class DuckDbConnection:
     """The connection to one DuckDB file (`writer`) and its read cursors. DuckDB allows
     one writer per file: `run` and `transaction` hold this object's lock for the whole
@@ -99,14 +113,19 @@ class DuckDbConnection:
                              "the duckdb-extension-fts package holds no extension binary")
         self._full_text_loaded = True
 
-    async def read(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    async def read(self, work: Callable[[duckdb.DuckDBPyConnection], T], *,
+                   snapshot: bool = False) -> T:
         """A plain read on a cursor of its own, beside writes rather than behind them
         (DuckDB reads a committed snapshot). The cursors are made when the store opens:
-        making one later would touch the connection a write may be using."""
+        making one later would touch the connection a write may be using. With
+        `snapshot`, all of `work`'s statements read one snapshot (one transaction):
+        for reads whose later statements complete the earlier ones' rows (a chunk's
+        text from its section or its version's Markdown), which a removal committed
+        between two statements would otherwise leave half read."""
         def on_cursor() -> T:
             cursor = self._free_cursors.get()
             try:
-                return work(cursor)
+                return one_snapshot(cursor, work) if snapshot else work(cursor)
             finally:
                 self._free_cursors.put(cursor)
 

@@ -18,7 +18,7 @@ from ....domain.store.fingerprint_signs import (
     reach_column,
     stored_float32,
 )
-from .connection import DuckDbConnection
+from .connection import DuckDbConnection, one_snapshot
 from .fingerprint_filter import FingerprintFilter
 from .generation_cache import GenerationCache
 from .rows import CHUNK_COLUMNS, CHUNK_WIDTH, chunks_from_rows, markdown_slices
@@ -101,7 +101,12 @@ class DuckDbSearchIndex:
                         ) -> dict[str, tuple[str, Chunk] | None]:
         """Each chunk id's (space, chunk), None for an id no chunk has; at the first
         miss after a write, every snippet of a space of up to half KEPT_SNIPPETS (read
-        whole about as fast as ten by id: the searches after it read none)."""
+        whole about as fast as ten by id: the searches after it read none). One
+        snapshot: the snippets' rows and their sections' Markdown are read apart."""
+        return one_snapshot(c, lambda c: self._fetch_snippets_now(c, space, ids))
+
+    def _fetch_snippets_now(self, c: duckdb.DuckDBPyConnection, space: str,
+                            ids: list[str]) -> dict[str, tuple[str, Chunk] | None]:
         generation = self._connection.generation
         if self._read_whole.get(space) != generation:
             self._read_whole[space] = generation
