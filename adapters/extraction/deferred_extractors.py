@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
 
+from ...application.ports.format_extractor import FormatExtractor
+from ...application.ports.ocr_engine import OcrEngine
+from ...application.ports.pdf_extractor import PdfExtractor
+
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-    from ...application.ports.format_extractor import FormatExtractor
-    from ...application.ports.ocr_engine import OcrEngine
-    from ...application.ports.pdf_extractor import PdfExtractor
     from ...domain.document.document import Document
     from ...domain.document.extraction_budget import ExtractionBudget
     from ...domain.ocr.recognised_text import OcrPage
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class _Built(Generic[T]):
-    """`build()`'s value, made once: readers that arrive together wait for the first's."""
+class _Deferred(Generic[T]):
+    """`build()`'s value, made once, in a worker thread: readers that arrive together
+    wait for the first's."""
 
     def __init__(self, build: Callable[[], T]) -> None:
         self._build = build
@@ -40,9 +42,10 @@ class _Built(Generic[T]):
 
     @property
     def built(self) -> bool:
+        """Whether a document of its kind has arrived and the reader was built."""
         return self._value is not None
 
-    async def value(self) -> T:
+    async def _built(self) -> T:
         if self._value is not None:
             return self._value
         return await anyio.to_thread.run_sync(self._once)
@@ -54,51 +57,24 @@ class _Built(Generic[T]):
             return self._value
 
 
-class DeferredPdfExtractor:
+class DeferredPdfExtractor(_Deferred[PdfExtractor]):
     """A `PdfExtractor` whose engine is imported and built on the first PDF."""
 
-    def __init__(self, build: Callable[[], PdfExtractor]) -> None:
-        self._extractor = _Built(build)
-
-    @property
-    def built(self) -> bool:
-        """Whether a PDF has arrived and the engine was built."""
-        return self._extractor.built
-
     async def extract(self, body: bytes, *, password: str | None = None) -> Document:
-        extractor = await self._extractor.value()
-        return await extractor.extract(body, password=password)
+        return await (await self._built()).extract(body, password=password)
 
 
-class DeferredFormatExtractor:
+class DeferredFormatExtractor(_Deferred[FormatExtractor]):
     """A `FormatExtractor` (DOCX, PPTX, ...) imported and built on its first document."""
-
-    def __init__(self, build: Callable[[], FormatExtractor]) -> None:
-        self._extractor = _Built(build)
-
-    @property
-    def built(self) -> bool:
-        """Whether a document of this format has arrived and its reader was built."""
-        return self._extractor.built
 
     async def extract(self, body: bytes, *, location: str,
                       budget: ExtractionBudget | None = None) -> Document:
-        extractor = await self._extractor.value()
-        return await extractor.extract(body, location=location, budget=budget)
+        return await (await self._built()).extract(body, location=location, budget=budget)
 
 
-class DeferredOcrEngine:
+class DeferredOcrEngine(_Deferred[OcrEngine]):
     """An `OcrEngine` imported and built on the first image or scanned page."""
-
-    def __init__(self, build: Callable[[], OcrEngine]) -> None:
-        self._engine = _Built(build)
-
-    @property
-    def built(self) -> bool:
-        """Whether an image or a page without text arrived and the engine was built."""
-        return self._engine.built
 
     async def recognise(self, body: bytes, *, pages: Collection[int] | None = None,
                         budget: ExtractionBudget | None = None) -> tuple[OcrPage, ...]:
-        engine = await self._engine.value()
-        return await engine.recognise(body, pages=pages, budget=budget)
+        return await (await self._built()).recognise(body, pages=pages, budget=budget)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sheaf.adapters.extraction.deferred_extractors import DeferredPdfExtractor
 from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
 from sheaf.adapters.html.memory_html_extractor import MemoryHtmlExtractor
 from sheaf.adapters.pdf.memory_pdf_extractor import MemoryPdfExtractor
@@ -34,10 +35,12 @@ def html(request: pytest.FixtureRequest) -> HtmlExtractor:
     return fake
 
 
-@pytest.fixture(params=["memory", "pdfminer"])
+@pytest.fixture(params=["memory", "pdfminer", "deferred pdfminer"])
 def pdf(request: pytest.FixtureRequest) -> PdfExtractor:
     if request.param == "pdfminer":
         return PdfminerExtractor()
+    if request.param == "deferred pdfminer":  # as the composition root hands it out
+        return DeferredPdfExtractor(PdfminerExtractor)
     fake = MemoryPdfExtractor()
     fake.add(PDF, EXPECTED)
     return fake

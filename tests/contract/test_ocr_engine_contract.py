@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sheaf.adapters.extraction.deferred_extractors import DeferredOcrEngine
 from sheaf.adapters.ocr.memory_ocr_engine import MemoryOcrEngine
 from sheaf.adapters.ocr.tesseract_ocr import TesseractOcr
 from sheaf.application.ports.ocr_engine import OcrEngine
@@ -26,13 +27,15 @@ def _fake() -> tuple[OcrEngine, bytes, bytes]:
     return fake, image, pdf
 
 
-@pytest.fixture(params=["memory", "tesseract"])
+@pytest.fixture(params=["memory", "tesseract", "deferred tesseract"])
 def engine(request: pytest.FixtureRequest) -> tuple[OcrEngine, bytes, bytes]:
     if request.param == "memory":
         return _fake()
     tesseract = TesseractOcr()
     if not tesseract.available():
         pytest.skip("Tesseract is not installed (apt-get install tesseract-ocr)")
+    if request.param == "deferred tesseract":  # as the composition root hands it out
+        return DeferredOcrEngine(TesseractOcr), scanned_page(TEXT), scanned_pdf(TEXT)
     return tesseract, scanned_page(TEXT), scanned_pdf(TEXT)
 
 
