@@ -35,7 +35,6 @@ READ_ONLY_REASON = ("the store at {path} is open read-only: its disk refused wri
 T = TypeVar("T")
 
 
-
 def one_snapshot(cursor: duckdb.DuckDBPyConnection,
                  work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
     """`work`'s statements on a read cursor in one transaction, so they read one
@@ -48,6 +47,7 @@ def one_snapshot(cursor: duckdb.DuckDBPyConnection,
         raise
     cursor.commit()
     return result
+
 
 class DuckDbConnection:
     """The connection to one DuckDB file (`writer`) and its read cursors. DuckDB allows

@@ -80,20 +80,7 @@ def insert(c: duckdb.DuckDBPyConnection, groups: Sequence[Sequence[tuple[str, by
 
 def read(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> bytes | None:
     """A held blob's bytes, its bases followed; None when the file does not hold it."""
-    row = c.execute("SELECT data, basis FROM held_blobs WHERE sha = ?", [sha256]).fetchone()
-    if row is None:
-        return None
-    basis = None
-    if row[1] is not None:
-        if str(row[1]) >= sha256:  # the order that makes following bases end
-            raise _corrupt(sha256, path)
-        basis = read(c, str(row[1]), path)
-        if basis is None:
-            raise _corrupt(sha256, path)
-    try:
-        return unpacked(bytes(row[0]), basis)
-    except zlib.error:
-        raise _corrupt(sha256, path) from None
+    return read_many(c, [sha256], path).get(sha256)
 
 
 def read_many(c: duckdb.DuckDBPyConnection, shas: Sequence[str], path: str,
@@ -167,17 +154,8 @@ class DuckDbHeldBlobs:
 
     async def delete(self, sha256: str) -> None:
         path = self._connection.path
-
-        def atomic(c: duckdb.DuckDBPyConnection) -> None:
-            c.execute("BEGIN TRANSACTION")
-            try:
-                delete(c, sha256, path)
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
-            c.execute("COMMIT")
-
-        await self._connection.run(atomic)
+        await self._connection.transaction(lambda c: delete(c, sha256, path),
+                                           after_commit=lambda: None)
 
     async def stored_digests(self) -> list[str]:
         def listed(c: duckdb.DuckDBPyConnection) -> list[str]:

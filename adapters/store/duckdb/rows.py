@@ -143,18 +143,11 @@ def markdown_slices(c: duckdb.DuckDBPyConnection,
 
 def _section_texts(c: duckdb.DuckDBPyConnection, ids: list[str]
                    ) -> dict[str, tuple[int, str]]:
-    from .sql_literals import literal_safe, sql_text
+    from .sql_literals import among
 
-    columns = "c.id, c.start_offset, c.end_offset, c.text, c.version_id"
-    if len(ids) <= 32 and literal_safe(ids):
-        # A short IN list of literals alone on the primary key: looked up by its index.
-        found = c.execute(f"SELECT {columns} FROM chunks c WHERE c.id IN "
-                          f"({', '.join(map(sql_text, ids))})")
-    else:
-        found = c.execute(f"SELECT {columns} FROM (SELECT unnest(from_json("
-                          """?, '["VARCHAR"]')) AS id) w JOIN chunks c ON c.id = w.id""",
-                          [json.dumps(ids)])
-    rows = found.fetchall()
+    condition, parameters = among("c.id", ids)
+    rows = c.execute("SELECT c.id, c.start_offset, c.end_offset, c.text, c.version_id "
+                     f"FROM chunks c WHERE {condition}", parameters).fetchall()
     sections = {str(r[0]): (int(r[1]), str(r[3])) for r in rows if r[3] is not None}
     bare = [(str(r[0]), str(r[4]), int(r[1]), int(r[2])) for r in rows if r[3] is None]
     if bare:
