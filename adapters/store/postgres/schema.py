@@ -14,6 +14,13 @@ from .text_ranking import REFERENCE_LENGTH
 from .vector_tables import HNSW_EF_CONSTRUCTION, HNSW_M
 
 SCHEMA_VERSION = 4
+def _impact(k1: float, b: float, tf: str, length: str) -> str:
+    """A posting's `impact` in SQL: its BM25 factor at k1 and b for a snippet of
+    `REFERENCE_LENGTH` terms."""
+    return (f"({tf}::float8 / ({tf} + {k1} * ({1 - b} + {b} * {length} / "
+            f"{REFERENCE_LENGTH}.0)))::real")
+
+
 def _postings_of(verb: str, k1: float, b: float) -> str:
     """The function making a snippet's postings, each with its `impact` at BM25's k1 and b
     as a migration wrote them (the constants of later versions do not move earlier ones)."""
@@ -23,8 +30,7 @@ def _postings_of(verb: str, k1: float, b: float) -> str:
                            impact REAL)
             LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                 SELECT rows_space, t.lexeme, rows_id, cardinality(t.positions), rows_count,
-                       (cardinality(t.positions)::float8 / (cardinality(t.positions)
-                        + {k1} * ({1 - b} + {b} * rows_count / {REFERENCE_LENGTH}.0)))::real
+                       {_impact(k1, b, "cardinality(t.positions)", "rows_count")}
                 FROM unnest(rows_terms) t
             $$"""
 
@@ -194,8 +200,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         _postings_of("CREATE OR REPLACE", K1, B),
         "DROP INDEX text_postings_impact",
-        f"""UPDATE text_postings SET impact = (tf::float8 / (tf + {K1} * ({1 - B} + {B}
-            * length / {REFERENCE_LENGTH}.0)))::real""",
+        f"UPDATE text_postings SET impact = {_impact(K1, B, 'tf', 'length')}",
         "CREATE INDEX text_postings_impact ON text_postings (space, term, impact DESC) "
         "INCLUDE (chunk_id, tf, length)",
     ),
