@@ -82,12 +82,17 @@ async def test_removal_and_the_sweep_collect_held_blobs(tmp_path: Path) -> None:
     await store.aclose()
 
 
-async def test_a_held_blob_that_does_not_decompress_is_corrupt(tmp_path: Path) -> None:
+@pytest.mark.parametrize("row", [
+    ("1" * 64, b"not zlib", None),  # does not decompress
+    ("2" * 64, b"x", "1" * 64),  # its basis is missing
+])
+async def test_a_held_blob_that_cannot_be_read_whole_is_corrupt(
+        tmp_path: Path, row: tuple[str, bytes, str | None]) -> None:
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
     await store.connection.run(lambda c: c.execute(
-        "INSERT INTO held_blobs (sha, data) VALUES (?, ?)", ["1" * 64, b"not zlib"]))
+        "INSERT INTO held_blobs (sha, data, basis) VALUES (?, ?, ?)", list(row)))
     with pytest.raises(SheafError) as caught:
-        await store.held_blobs.get("1" * 64)
+        await store.held_blobs.get(row[0])
     assert caught.value.kind is ErrorKind.CORRUPT
     await store.aclose()
 
@@ -212,16 +217,6 @@ async def test_a_files_raw_bytes_are_held_with_its_markdown_as_basis(tmp_path: P
         await store.held_blobs.delete(first[0])
         assert await store.held_blobs.get(first[0]) is None
         assert await store.held_blobs.get(second[0]) == second[1]
-    await store.aclose()
-
-
-async def test_a_held_blob_whose_basis_is_missing_is_corrupt(tmp_path: Path) -> None:
-    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
-    await store.connection.run(lambda c: c.execute(
-        "INSERT INTO held_blobs VALUES (?, ?, ?)", ["2" * 64, b"x", "1" * 64]))
-    with pytest.raises(SheafError) as caught:
-        await store.held_blobs.get("2" * 64)
-    assert caught.value.kind is ErrorKind.CORRUPT
     await store.aclose()
 
 
