@@ -1,5 +1,6 @@
 """A DuckDB store put back as schema 8 or 10 held it, for the tests of migrations from
-before schema 10 and 11."""
+before schema 10, 11 and 12 (its tables keep schema 12's lack of keys, which migration 12
+makes again whatever it finds)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def as_schema_10(connection: duckdb.DuckDBPyConnection) -> None:
     if sections:
         connection.executemany("UPDATE chunks SET text = ? WHERE id = ?", sections)
     rows = [(str(sha), read(connection, str(sha), "")) for (sha,) in connection.execute(
-        "SELECT sha FROM held_blobs").fetchall()]
+        "SELECT lower(hex(sha)) FROM held_blobs").fetchall()]
+    # Schema 12's forms put back: every version's content digest written out.
+    connection.execute("UPDATE versions SET content_sha = fetched_sha WHERE content_sha IS NULL")
     connection.execute("DROP TABLE held_blobs")
     connection.execute(MIGRATIONS[7][0])
     for sha, data in rows:
@@ -36,7 +39,7 @@ def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
     made them up to schema 8."""
     as_schema_10(connection)
     texts = [(ch.id, ch.text, ch.retrieval_text) for ch in whole_chunks(connection)]
-    connection.execute("DROP INDEX chunks_version")
+    connection.execute("DROP INDEX IF EXISTS chunks_version")
     connection.execute("ALTER TABLE chunks RENAME TO chunks_10")
     for statement in (*MIGRATIONS[1], "ALTER TABLE chunks ADD COLUMN context VARCHAR"):
         connection.execute(statement)
@@ -65,3 +68,31 @@ def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
             f"INSERT INTO fingerprints VALUES (?, ?, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}], "
             "?, ?, ?)", [document_id, space, vector_text(fingerprint), signs.positive,
                          signs.negative, list(signs.reaches)])
+
+
+# The keys schema 11 had on the tables schema 12 left without (`lookup_indexes.py`).
+_SCHEMA_11_KEYS = {"documents": "id", "versions": "id", "sources": "space, key",
+                   "chunks": "id", "fingerprints": "document_id",
+                   "version_structure": "version_id", "text_terms": "term",
+                   "text_spaces": "space"}
+
+
+def as_schema_11(connection: duckdb.DuckDBPyConnection) -> None:
+    """Put a store back as schema 11 held it: primary keys and the three secondary indexes
+    on every table, held blobs by their hex digests, each version's content digest
+    written out."""
+    held = connection.execute("SELECT lower(hex(sha)), data, lower(hex(basis)) "
+                              "FROM held_blobs").fetchall()
+    connection.execute("DROP TABLE held_blobs")
+    connection.execute("CREATE TABLE held_blobs (sha VARCHAR PRIMARY KEY, data BLOB NOT NULL, "
+                       "basis VARCHAR)")
+    connection.executemany("INSERT INTO held_blobs VALUES (?, ?, ?)", held)
+    connection.execute("UPDATE versions SET content_sha = fetched_sha WHERE content_sha IS NULL")
+    connection.execute("ALTER TABLE versions ALTER content_sha SET NOT NULL")
+    for table, key in _SCHEMA_11_KEYS.items():
+        connection.execute(f"ALTER TABLE {table} ADD PRIMARY KEY ({key})")
+    for name, table, column in (("versions_document", "versions", "document_id"),
+                                ("sources_document", "sources", "document_id"),
+                                ("chunks_version", "chunks", "version_id")):
+        connection.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
+    connection.execute("UPDATE sheaf_schema SET version = 11")

@@ -76,7 +76,7 @@ async def test_removal_and_the_sweep_collect_held_blobs(tmp_path: Path) -> None:
     assert await catalogue.markdown(await catalogue.get("default", "/d/c.md"))
     # A held blob no version references (as a crash could leave a file) is swept.
     await store.connection.run(lambda c: c.execute(
-        "INSERT INTO held_blobs (sha, data) VALUES (?, ?)", ["0" * 64, b"x"]))
+        "INSERT INTO held_blobs (sha, data) VALUES (from_hex(?), ?)", ["0" * 64, b"x"]))
     assert await catalogue.sweep_blobs() == 1
     assert "0" * 64 not in await store.held_blobs.stored_digests()
     await store.aclose()
@@ -90,7 +90,8 @@ async def test_a_held_blob_that_cannot_be_read_whole_is_corrupt(
         tmp_path: Path, row: tuple[str, bytes, str | None]) -> None:
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
     await store.connection.run(lambda c: c.execute(
-        "INSERT INTO held_blobs (sha, data, basis) VALUES (?, ?, ?)", list(row)))
+        "INSERT INTO held_blobs (sha, data, basis) VALUES (from_hex(?), ?, from_hex(?))",
+        list(row)))
     with pytest.raises(SheafError) as caught:
         await store.held_blobs.get(row[0])
     assert caught.value.kind is ErrorKind.CORRUPT
@@ -209,7 +210,7 @@ async def test_a_files_raw_bytes_are_held_with_its_markdown_as_basis(tmp_path: P
         assert await store.held_blobs.get(_sha(data)) == data
         pairs.append((_sha(data), data, document.current.markdown_sha, markdown))
     based = {str(r[0]) for r in await store.connection.read(lambda c: c.execute(
-        "SELECT sha FROM held_blobs WHERE basis IS NOT NULL").fetchall())}
+        "SELECT lower(hex(sha)) FROM held_blobs WHERE basis IS NOT NULL").fetchall())}
     # Every pair but the four-byte one (where a dictionary saves nothing) has one basis.
     assert [len({raw, md} & based) for raw, _, md, _ in pairs] == [0, 1, 1, 1, 1]
     for raw_sha, data, markdown_sha, markdown in pairs:

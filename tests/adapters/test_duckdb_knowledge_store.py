@@ -9,6 +9,7 @@ import attrs
 import duckdb
 import pytest
 
+from sheaf.adapters.store.duckdb import lookup_indexes
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS, SCHEMA_VERSION
 from sheaf.domain.errors import ErrorKind, SheafError
@@ -68,7 +69,7 @@ async def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sources VALUES ('default', ?, 'url', 'doc_1', 's1', "
                            "?, NULL, now())", [URL.key, URL.original])
     reopened = DuckDbKnowledgeStore(path)
-    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 11
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 12
     assert await reopened.catalogue.chunks("default", "doc_1.v1") == ()
     found = await reopened.catalogue.find("default", URL.key)
     assert found is not None and found.title == "Old"
@@ -129,9 +130,15 @@ async def test_indexes_are_checked_only_after_an_unclean_close(
         return real(c, table, column)
 
     monkeypatch.setattr(module, "_index_misses_rows", counted)
+    # Lookup indexes come with a table's growth (ADR-0050): here from its first row.
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 1)
     path = tmp_path / "kb.duckdb"
-    store = DuckDbKnowledgeStore(path)  # no marker yet: checked
+    store = DuckDbKnowledgeStore(path)
     await save(store, version(1, "s1"), URL)
+    await store.maintenance.settle()  # the tables' lookup indexes made
+    await store.aclose()
+    Path(f"{path}.closed").unlink()
+    store = DuckDbKnowledgeStore(path)  # no marker: checked
     await store.aclose()
     assert checks and Path(f"{path}.closed").exists()
     checks.clear()

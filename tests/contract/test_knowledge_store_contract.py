@@ -10,6 +10,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from sheaf.adapters.store.duckdb import lookup_indexes
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.memory.knowledge_store import MemoryKnowledgeStore
 from sheaf.adapters.store.postgres.knowledge_store import PostgresKnowledgeStore
@@ -72,9 +73,10 @@ async def remove(store: Store, space: str, document_id: str) -> set[str]:
                                                  v.markdown_sha)})
 
 
-@pytest.fixture(params=["memory", "duckdb",
+@pytest.fixture(params=["memory", "duckdb", "duckdb-indexed",
                         pytest.param("postgres", marks=pytest.mark.integration)])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+async def store(request: pytest.FixtureRequest, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Store]:
     if request.param == "memory":
         yield MemoryKnowledgeStore()
         return
@@ -83,7 +85,14 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         yield pg
         await pg.aclose()
         return
+    if request.param == "duckdb-indexed":
+        # A store large enough for its lookup indexes (ADR-0050): every one from the start,
+        # so each write and read below also runs with them.
+        monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 0)
     duck = DuckDbKnowledgeStore(tmp_path / "store.duckdb")
+    if request.param == "duckdb-indexed":
+        assert await duck.connection.read(lookup_indexes.existing) == set(
+            lookup_indexes.LOOKUP_INDEXES)
     yield duck
     await duck.aclose()
 
@@ -116,6 +125,17 @@ async def test_a_saved_version_is_found_by_every_name(store: Store) -> None:
     assert found.current.diagnostics == ("route: declared text/html",)
     assert await store.storage().catalogue.find("other-space", "doc_1") is None
     assert await store.storage().catalogue.find("default", "nothing") is None
+
+
+async def test_a_content_digest_apart_from_the_fetched_one_is_kept(store: Store) -> None:
+    # A decoded body (a gzip file, say) has a digest of its own; most equal the fetched.
+    await save(store, attrs.evolve(version(1, "s1"), content_sha="c1"), URL)
+    await save(store, version(2, "s2"), URL)
+    found = await store.storage().catalogue.find("default", "doc_1")
+    assert found is not None
+    assert [(v.fetched_sha, v.content_sha) for v in found.versions] == [("s1", "c1"),
+                                                                        ("s2", "s2")]
+    assert await holding(store, "default", "s2") == "doc_1"
 
 
 async def test_sources_and_content_lookups(store: Store) -> None:

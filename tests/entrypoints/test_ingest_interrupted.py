@@ -50,7 +50,7 @@ def _consistent(store: Path) -> int:
         shas = [sha for r in db.execute("SELECT markdown_sha, fetched_sha FROM versions"
                                         ).fetchall() for sha in r]
         # A small document's blobs are held in the file, committed with it (ADR-0047).
-        held = {r[0] for r in db.execute("SELECT sha FROM held_blobs").fetchall()}
+        held = {r[0] for r in db.execute("SELECT lower(hex(sha)) FROM held_blobs").fetchall()}
         documents = db.execute("SELECT count(*) FROM documents").fetchone()
     assert orphans == (0,) and headless == (0,) and blockless == (0,) and chunkless == (0,)
     blobs = store.with_suffix(".blobs") / "raw"

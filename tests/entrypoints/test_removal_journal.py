@@ -25,7 +25,8 @@ def _blob_files(store: Path) -> set[str]:
     read while no process has the store open."""
     files = {p.name for p in (store.with_suffix(".blobs") / "raw").glob("??/*")}
     with duckdb.connect(str(store), read_only=True) as connection:
-        held = {str(r[0]) for r in connection.execute("SELECT sha FROM held_blobs").fetchall()}
+        held = {str(r[0]) for r in connection.execute(
+            "SELECT lower(hex(sha)) FROM held_blobs").fetchall()}
     return files | held
 
 

@@ -6,7 +6,10 @@ BLOB as it is given. A blob written beside others of its version (a Markdown fil
 bytes and its Markdown, nearly the same text) may be compressed with one of them, its
 `basis`, as zlib's preset dictionary: what it shares with the basis costs a few bytes
 (ADR-0048). A basis always has a smaller sha256 than the blobs compressed with it, so
-following bases ends; a basis is deleted only once its dependents stand alone."""
+following bases ends; a basis is deleted only once its dependents stand alone.
+
+A sha256 is kept as its 32 bytes (ADR-0050): as 64 hexadecimal characters it took twice
+that, or more where DuckDB chose not to compress the column. Callers give and get hex."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ....domain.errors import ErrorKind, SheafError
-from .sql_literals import among
+from .sql_literals import SHORT_LIST
 
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
@@ -29,6 +32,7 @@ HELD_BLOB_BYTES = 64 * 1024
 size is still cheap to write in one statement, and most small documents' raw bytes
 and Markdown fit)."""
 _SHAPE = json.dumps([{"sha": "VARCHAR", "data": "VARCHAR", "basis": "VARCHAR"}])
+_HEX_DIGITS = frozenset("0123456789abcdef")
 _DICTIONARY_BYTES = 32 * 1024
 """zlib looks back this far: a longer basis helps by its last part only."""
 
@@ -73,9 +77,34 @@ def insert(c: duckdb.DuckDBPyConnection, groups: Sequence[Sequence[tuple[str, by
                          "basis": basis}
     if not rows:
         return
-    c.execute("INSERT INTO held_blobs SELECT r.sha, from_base64(r.data), r.basis FROM (SELECT "
-              "unnest(from_json(?::JSON, ?), recursive := true)) AS r "
-              "ON CONFLICT (sha) DO NOTHING", [json.dumps(list(rows.values())), _SHAPE])
+    for sha in rows:
+        if _digest(sha) is None:
+            raise ValueError(f"a held blob's key is a sha256 in hexadecimal, not {sha!r}")
+    # A blob already held is left as it is (the table has no key to refuse it by).
+    condition, parameters = _among_digests("sha", sorted(rows))
+    c.execute("INSERT INTO held_blobs SELECT from_hex(r.sha), from_base64(r.data), "
+              "from_hex(r.basis) FROM (SELECT unnest(from_json(?::JSON, ?), recursive := "
+              "true)) AS r WHERE from_hex(r.sha) NOT IN (SELECT sha FROM held_blobs WHERE "
+              f"{condition})", [json.dumps(list(rows.values())), _SHAPE, *parameters])
+
+
+def _digest(sha256: str) -> bytes | None:
+    """The 32 bytes a sha256 in lower-case hexadecimal stands for; None for any other
+    text (no blob is held under it)."""
+    if len(sha256) != 64 or not _HEX_DIGITS.issuperset(sha256):
+        return None
+    return bytes.fromhex(sha256)
+
+
+def _among_digests(column: str, shas: Sequence[str]) -> tuple[str, list[object]]:
+    """A condition that the BLOB `column` is one of the digests `shas` (hex; any that is
+    not a digest matches nothing): a short list as literals, which DuckDB can look up
+    through an index or skip row groups by, else one bound list."""
+    digests = [d.hex() for d in map(_digest, shas) if d is not None]
+    if len(digests) <= SHORT_LIST:
+        literals = ", ".join(f"from_hex('{d}')" for d in digests)
+        return f"{column} IN ({literals or 'NULL'})", []
+    return f"{column} IN (SELECT from_hex(unnest(?::VARCHAR[])))", [digests]
 
 
 def read(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> bytes | None:
@@ -93,10 +122,10 @@ def read_many(c: duckdb.DuckDBPyConnection, shas: Sequence[str], path: str,
     wanted = set(shas) | set(likely_bases)
     while wanted:
         asked |= wanted
-        condition, parameters = among("sha", sorted(wanted))
+        condition, parameters = _among_digests("sha", sorted(wanted))
         for sha, data, basis in c.execute(f"SELECT sha, data, basis FROM held_blobs WHERE "
                                           f"{condition}", parameters).fetchall():
-            rows[str(sha)] = (bytes(data), None if basis is None else str(basis))
+            rows[bytes(sha).hex()] = (bytes(data), None if basis is None else bytes(basis).hex())
         wanted = {b for _, b in rows.values() if b is not None} - asked
     made: dict[str, bytes] = {}
 
@@ -122,14 +151,17 @@ def _corrupt(sha256: str, path: str) -> SheafError:
 def delete(c: duckdb.DuckDBPyConnection, sha256: str, path: str) -> None:
     """Delete a held blob; those compressed with it as their basis are compressed alone
     first, so they read the same after."""
-    dependents = [str(r[0]) for r in c.execute(
-        "SELECT sha FROM held_blobs WHERE basis = ?", [sha256]).fetchall()]
+    digest = _digest(sha256)
+    if digest is None:
+        return
+    dependents = [bytes(r[0]).hex() for r in c.execute(
+        "SELECT sha FROM held_blobs WHERE basis = ?", [digest]).fetchall()]
     for dependent in dependents:
         data = read(c, dependent, path)
         assert data is not None  # just listed, under the write lock
         c.execute("UPDATE held_blobs SET data = ?, basis = NULL WHERE sha = ?",
-                  [packed(data), dependent])
-    c.execute("DELETE FROM held_blobs WHERE sha = ?", [sha256])
+                  [packed(data), bytes.fromhex(dependent)])
+    c.execute("DELETE FROM held_blobs WHERE sha = ?", [digest])
 
 
 class DuckDbHeldBlobs:
@@ -146,9 +178,11 @@ class DuckDbHeldBlobs:
         return await self._connection.read(lambda c: read(c, sha256, path))
 
     async def has(self, sha256: str) -> bool:
+        digest = _digest(sha256)
+
         def found(c: duckdb.DuckDBPyConnection) -> bool:
-            return c.execute("SELECT 1 FROM held_blobs WHERE sha = ?",
-                             [sha256]).fetchone() is not None
+            return digest is not None and c.execute(
+                "SELECT 1 FROM held_blobs WHERE sha = ?", [digest]).fetchone() is not None
 
         return await self._connection.read(found)
 
@@ -159,7 +193,7 @@ class DuckDbHeldBlobs:
 
     async def stored_digests(self) -> list[str]:
         def listed(c: duckdb.DuckDBPyConnection) -> list[str]:
-            return [str(r[0]) for r in c.execute(
+            return [bytes(r[0]).hex() for r in c.execute(
                 "SELECT sha FROM held_blobs ORDER BY sha").fetchall()]
 
         return await self._connection.read(listed)

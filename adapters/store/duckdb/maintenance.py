@@ -17,6 +17,8 @@ from ...files.owner_only import owner_only_file
 from . import text_index
 from .connection import DEFAULT_BLOCK_SIZE, DuckDbConnection
 from .connection import block_size as file_block_size
+from .lookup_indexes import LOOKUP_INDEXES, make_grown
+from .lookup_indexes import existing as existing_indexes
 from .packaged_extensions import load_packaged_extension
 
 CHECKPOINT_SHARE = 0.25
@@ -32,14 +34,9 @@ DUCKDB_CHECKPOINT_BYTES = 16 * 1024 * 1024
 """DuckDB's own threshold, which a new connection has until `settle` sets ours."""
 logger = logging.getLogger("sheaf.store")
 
-# The non-unique indexes (name: table, column). After a process is killed mid-write,
-# DuckDB 1.5 can replay the write-ahead log into these with entries missing: a lookup
-# through them then misses rows a scan finds (the primary keys were seen intact).
-SECONDARY_INDEXES: dict[str, tuple[str, str]] = {
-    "versions_document": ("versions", "document_id"),
-    "sources_document": ("sources", "document_id"),
-    "chunks_version": ("chunks", "version_id"),
-}
+# After a process is killed mid-write, DuckDB 1.5 can replay the write-ahead log into a
+# non-unique index with entries missing: a lookup through it then misses rows a scan
+# finds. Every lookup index is one (`lookup_indexes.LOOKUP_INDEXES`).
 # How many of the newest rows of each indexed table are looked up on every open; rows
 # written last are the ones a crash can lose from an index.
 _VERIFIED_ROWS = 32
@@ -59,7 +56,7 @@ def repair_indexes(connection: DuckDbConnection, unclean: bool, sample: bool) ->
         writer.execute("CHECKPOINT")
     existing = {str(r[0]) for r in writer.execute(
         "SELECT index_name FROM duckdb_indexes()").fetchall()}
-    broken = [name for name, (table, column) in SECONDARY_INDEXES.items()
+    broken = [name for name, (table, column) in LOOKUP_INDEXES.items()
               if name in existing and (unclean or (sample and _index_misses_rows(
                   writer, table, column)))]
     if not broken:
@@ -68,7 +65,7 @@ def repair_indexes(connection: DuckDbConnection, unclean: bool, sample: bool) ->
     writer.execute("BEGIN TRANSACTION")
     try:
         for name in broken:
-            table, column = SECONDARY_INDEXES[name]
+            table, column = LOOKUP_INDEXES[name]
             writer.execute(f"DROP INDEX {name}")
             writer.execute(f"CREATE INDEX {name} ON {table} ({column})")
         writer.execute("COMMIT")
@@ -103,12 +100,17 @@ class DuckDbMaintenance:
         self._connection = connection
         self._after_rewrite = list(after_rewrite)
         self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
+        self._all_indexed = False  # once every lookup index exists, none is looked for
 
     async def settle(self) -> None:
-        """After a committed write: sort the postings when enough were appended, and let
-        the write-ahead log grow with the file before DuckDB checkpoints it."""
+        """After a committed write: sort the postings when enough were appended, make the
+        lookup indexes of tables grown large enough, and let the write-ahead log grow with
+        the file before DuckDB checkpoints it."""
         def settle(c: duckdb.DuckDBPyConnection) -> None:
             self._cluster_postings(c)
+            if not self._all_indexed:
+                make_grown(c)
+                self._all_indexed = existing_indexes(c) == set(LOOKUP_INDEXES)
             self._scale_checkpoints(c)
 
         await self._connection.run(settle)
@@ -196,6 +198,7 @@ class DuckDbMaintenance:
             Path(f"{target}.wal").unlink(missing_ok=True)
         finally:
             self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
+            self._all_indexed = False
             self._connection.connect()
         for forget in self._after_rewrite:
             forget()

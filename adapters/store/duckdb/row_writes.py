@@ -90,12 +90,16 @@ def _add_round(c: duckdb.DuckDBPyConnection,
         to_plain(b.structure), separators=(",", ":"))} for b, _ in bundles
         if b.structure is not None]
     if structures:
-        c.execute("INSERT OR REPLACE INTO version_structure SELECT r.version_id, r.structure "
-                  "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-                  [json.dumps(structures), _STRUCTURE_SHAPE])
+        replace_structures(c, structures)
     # A document's chunks, vectors and index entries exist only beside its row: a new
     # document (most ingests) has none to delete, and looking for them by document id
     # scans those tables (no index serves it), a cost that grew with the store.
+    # A version id is written once: the table has no key to refuse a second row by.
+    taken = c.execute("SELECT id FROM versions WHERE id IN (SELECT unnest(?::VARCHAR[]))",
+                      [[b.record.id for b, _ in bundles]]).fetchall()
+    if taken:
+        raise duckdb.ConstraintException(
+            f"version {', '.join(sorted(str(r[0]) for r in taken))} is already stored")
     ids = [b.record.document_id for b, _ in bundles]
     existing = {str(r[0]) for r in c.execute(
         "SELECT id FROM documents WHERE id IN (SELECT unnest(from_json(?, '[\"VARCHAR\"]')))",
@@ -119,7 +123,8 @@ def _add_round(c: duckdb.DuckDBPyConnection,
                                if b.record.document_id in existing])])
     versions = [{"id": v.id, "document_id": v.document_id, "space": v.space,
                  "number": v.number, "fetched_sha": v.fetched_sha,
-                 "content_sha": v.content_sha, "markdown_sha": v.markdown_sha,
+                 "content_sha": None if v.content_sha == v.fetched_sha else v.content_sha,
+                 "markdown_sha": v.markdown_sha,
                  "content_source": v.content_source, "content_type": v.content_type,
                  "title": v.title, "created_at": _when(v.created_at),
                  "metadata": json.dumps(v.metadata),
@@ -141,13 +146,20 @@ def _add_round(c: duckdb.DuckDBPyConnection,
     documents = [{"id": b.record.document_id, "space": b.record.space,
                   "current_version": b.record.id, "caller_source_id": b.caller_source_id,
                   "at": _when(b.record.created_at)} for b, _ in bundles]
-    c.execute("INSERT INTO documents SELECT r.id, r.space, r.current_version, "
-              "r.caller_source_id, r.at, r.at FROM (SELECT unnest(from_json(?::JSON, ?), "
-              "recursive := true)) AS r ON CONFLICT (id) DO "
-              "UPDATE SET current_version = excluded.current_version, "
-              "updated_at = excluded.updated_at, caller_source_id = "
-              "coalesce(excluded.caller_source_id, documents.caller_source_id)",
-              [json.dumps(documents), _DOCUMENT_SHAPE])
+    # The documents found above are updated, the others added (no key to upsert by).
+    if existing:
+        c.execute("UPDATE documents SET current_version = r.current_version, updated_at = "
+                  "r.at, caller_source_id = coalesce(r.caller_source_id, "
+                  "documents.caller_source_id) FROM (SELECT unnest(from_json(?::JSON, ?), "
+                  "recursive := true)) AS r WHERE documents.id = r.id",
+                  [json.dumps([d for d in documents if d["id"] in existing]),
+                   _DOCUMENT_SHAPE])
+    if len(existing) < len(documents):
+        c.execute("INSERT INTO documents SELECT r.id, r.space, r.current_version, "
+                  "r.caller_source_id, r.at, r.at FROM (SELECT unnest(from_json(?::JSON, ?), "
+                  "recursive := true)) AS r",
+                  [json.dumps([d for d in documents if d["id"] not in existing]),
+                   _DOCUMENT_SHAPE])
     upsert_sources(c, [(b.record.space, b.record.document_id, b.source, b.record.fetched_sha,
                         b.final_url, to_timestamp(b.record.created_at)) for b, _ in bundles])
 
@@ -171,7 +183,9 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
     if not rows:
         return
     reaches = len(rows[0]["reaches"])  # type: ignore[arg-type]
-    c.execute("INSERT OR REPLACE INTO fingerprints (document_id, space, coordinates, "
+    c.execute("DELETE FROM fingerprints WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
+              [[r["document_id"] for r in rows]])
+    c.execute("INSERT INTO fingerprints (document_id, space, coordinates, "
               "levels, magnitudes, reaches) SELECT r.document_id, r.space, r.coordinates, "
               "r.levels, r.magnitudes, "
               f"r.reaches::USMALLINT[{reaches}] "
@@ -295,8 +309,18 @@ def require_version(c: duckdb.DuckDBPyConnection, space: str, version_id: str) -
 
 def save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
                    structure: StoredStructure) -> None:
-    c.execute("INSERT OR REPLACE INTO version_structure VALUES (?, ?)",
-              [version_id, json.dumps(to_plain(structure), separators=(",", ":"))])
+    replace_structures(c, [{"version_id": version_id, "structure": json.dumps(
+        to_plain(structure), separators=(",", ":"))}])
+
+
+def replace_structures(c: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, str]]) -> None:
+    """Each version's structure in place of the one it had (the table has no key: the
+    old row goes first)."""
+    shape = [json.dumps(rows), _STRUCTURE_SHAPE]
+    c.execute("DELETE FROM version_structure WHERE version_id IN (SELECT r.version_id FROM "
+              "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r)", shape)
+    c.execute("INSERT INTO version_structure SELECT r.version_id, r.structure "
+              "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r", shape)
 
 
 def upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
@@ -318,10 +342,14 @@ def upsert_sources(c: duckdb.DuckDBPyConnection,
             for space, document_id, source, fetched_sha, final_url, now in sources]
     if not rows:
         return
+    # Each (space, key) stored is updated and the others added: the table has no key to
+    # upsert by. The update runs first, so the insert's check sees the keys it kept.
+    given = [json.dumps(rows), _SOURCE_SHAPE]
+    c.execute("UPDATE sources SET document_id = r.document_id, fetched_sha = r.fetched_sha, "
+              "original = r.original, final_url = r.final_url, seen_at = r.seen_at FROM "
+              "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r "
+              "WHERE sources.space = r.space AND sources.key = r.key", given)
     c.execute("INSERT INTO sources SELECT r.space, r.key, r.kind, r.document_id, "
               "r.fetched_sha, r.original, r.final_url, r.seen_at FROM (SELECT "
-              "unnest(from_json(?::JSON, ?), recursive := true)) AS r ON CONFLICT (space, key) "
-              "DO UPDATE SET document_id = excluded.document_id, "
-              "fetched_sha = excluded.fetched_sha, original = excluded.original, "
-              "final_url = excluded.final_url, seen_at = excluded.seen_at",
-              [json.dumps(rows), _SOURCE_SHAPE])
+              "unnest(from_json(?::JSON, ?), recursive := true)) AS r WHERE NOT EXISTS "
+              "(SELECT 1 FROM sources s WHERE s.space = r.space AND s.key = r.key)", given)

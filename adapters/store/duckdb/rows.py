@@ -77,7 +77,9 @@ def version_from_row(row: Sequence[Any]) -> VersionRecord:
     """A version's record from its `VERSION_COLUMNS` row."""
     return VersionRecord(
         id=row[0], document_id=row[1], space=row[2], number=int(row[3]), fetched_sha=row[4],
-        content_sha=row[5], markdown_sha=row[6], content_source=row[7], content_type=row[8],
+        # Stored only where it is not the fetched bytes' digest (ADR-0050).
+        content_sha=row[4] if row[5] is None else row[5], markdown_sha=row[6],
+        content_source=row[7], content_type=row[8],
         title=row[9], created_at=from_timestamp(row[10]),
         superseded_at=from_timestamp(row[11]) if row[11] else None,
         metadata=json.loads(row[12]), caller_metadata=json.loads(row[13]),

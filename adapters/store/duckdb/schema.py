@@ -15,12 +15,12 @@ from ....domain.store.fingerprint_signs import (
     FingerprintSigns,
     fingerprint_signs,
 )
-from . import text_index
+from . import lookup_indexes, text_index
 
 if TYPE_CHECKING:
     from .connection import DuckDbConnection
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 # Each entry upgrades a store from the version before it; index 0 creates version 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -155,10 +155,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         """ALTER TABLE held_blobs ADD COLUMN basis VARCHAR""",
     ),
+    # No primary keys nor secondary indexes on the tables that grow with the store: each
+    # index is made once its table is large enough to need it (`lookup_indexes.py`,
+    # ADR-0050). The tables are made anew by `_drop_keys` (DuckDB drops no key in place).
+    (),
 )
 _TEXT_INDEX_VERSION = 6
 _MARKER_FREE_TERMS_VERSION = 9
 _FINGERPRINT_SIGNS_VERSION = 7
+_KEYLESS_VERSION = 12
 
 
 def check_schema(connection: DuckDbConnection) -> None:
@@ -205,12 +210,54 @@ def migrate(connection: DuckDbConnection) -> None:
                 text_index.index_all(writer)
             if version + 1 == _FINGERPRINT_SIGNS_VERSION:
                 _fill_fingerprint_signs(writer)
+            if version + 1 == _KEYLESS_VERSION:
+                _drop_keys(writer)
             if version > 0:
                 writer.execute("UPDATE sheaf_schema SET version = ?", [version + 1])
             writer.execute("COMMIT")
         except duckdb.Error:
             writer.execute("ROLLBACK")
             raise
+    if current < _KEYLESS_VERSION:
+        lookup_indexes.make_grown(writer)  # a large store keeps its lookups fast
+
+
+# Columns schema 12 stores in another form (table: column: its type, nullable, and the
+# value from the old row): a held blob's digests as their 32 bytes, a version's content
+# digest only where it is not its fetched bytes' digest (`rows.version_from_row`).
+_RESHAPED: dict[str, dict[str, tuple[str, bool, str]]] = {
+    "held_blobs": {"sha": ("BLOB", False, "from_hex(sha)"),
+                   "basis": ("BLOB", True, "from_hex(basis)")},
+    "versions": {"content_sha": ("VARCHAR", True, "CASE WHEN content_sha = fetched_sha "
+                                                  "THEN NULL ELSE content_sha END")},
+}
+
+
+def _drop_keys(c: duckdb.DuckDBPyConnection) -> None:
+    """Make each of `lookup_indexes.KEYLESS_TABLES` again with its columns, their types,
+    nullability and defaults (`_RESHAPED` aside), its rows in their order, and no key or
+    index."""
+    for table in lookup_indexes.KEYLESS_TABLES:
+        reshaped = _RESHAPED.get(table, {})
+        columns = [
+            (name, *reshaped.get(name, (kind, nullable, f'"{name}"')), default)
+            for name, kind, nullable, default in c.execute(
+                "SELECT column_name, data_type, is_nullable, column_default FROM "
+                "duckdb_columns() WHERE database_name = current_database() AND schema_name "
+                "= 'main' AND table_name = ? ORDER BY column_index", [table]).fetchall()]
+        definitions = ", ".join(
+            f'"{name}" {kind}' + ("" if nullable else " NOT NULL")
+            + ("" if default is None else f" DEFAULT {default}")
+            for name, kind, nullable, _, default in columns)
+        values = ", ".join(value for _, _, _, value, _ in columns)
+        for (index,) in c.execute(
+                "SELECT index_name FROM duckdb_indexes() WHERE database_name = "
+                "current_database() AND table_name = ?", [table]).fetchall():
+            c.execute(f'DROP INDEX "{index}"')
+        c.execute(f"CREATE TABLE {table}_keyless ({definitions})")
+        c.execute(f"INSERT INTO {table}_keyless SELECT {values} FROM {table} ORDER BY rowid")
+        c.execute(f"DROP TABLE {table}")
+        c.execute(f"ALTER TABLE {table}_keyless RENAME TO {table}")
 
 
 _SIGNS_BATCH = 1000

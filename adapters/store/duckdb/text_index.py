@@ -126,10 +126,16 @@ def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet])
         "count(*)::INTEGER, any_value(l.length) FROM sheaf_new_terms n "
         "JOIN text_terms t USING (term) JOIN sheaf_new_lengths l USING (docid) "
         "GROUP BY t.termid, n.docid ORDER BY n.docid, t.termid")
+    # A space's totals grow by the batch's; a space new to the index gets its row (the
+    # table has no key to upsert by).
+    c.execute(
+        "UPDATE text_spaces SET docs = text_spaces.docs + n.docs, length = text_spaces.length "
+        "+ n.length FROM (SELECT space, count(*) AS docs, coalesce(sum(length), 0) AS length "
+        "FROM sheaf_new_lengths GROUP BY space) n WHERE text_spaces.space = n.space")
     c.execute(
         "INSERT INTO text_spaces SELECT space, count(*), coalesce(sum(length), 0) "
-        "FROM sheaf_new_lengths GROUP BY space ON CONFLICT (space) DO UPDATE SET "
-        "docs = text_spaces.docs + excluded.docs, length = text_spaces.length + excluded.length")
+        "FROM sheaf_new_lengths WHERE space NOT IN (SELECT space FROM text_spaces) "
+        "GROUP BY space")
     for table in ("sheaf_new_lengths", "sheaf_new_terms", "sheaf_new_docs"):
         c.execute(f"DROP TABLE {table}")
 

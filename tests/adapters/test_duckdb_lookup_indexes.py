@@ -1,0 +1,135 @@
+"""The DuckDB store's lookup indexes (ADR-0050): none on a small store, each made once its
+table has grown to `INDEXED_FROM_ROWS`; schema 12 drops the keys a schema 11 store had,
+keeps held blobs' digests as bytes, and every record reads as it did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sheaf.adapters.store.duckdb import lookup_indexes
+from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
+from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
+from tests.adapters.duckdb_schema_8 import as_schema_11
+from tests.application.world import World
+
+pytestmark = pytest.mark.anyio
+
+
+def _note(n: int) -> bytes:
+    return (f"# Note {n}\n\nThe tide table {n} lists the {n % 7} estuaries whose seagrass "
+            f"grew in year {1990 + n}.\n").encode()
+
+
+async def _ingest(store: DuckDbKnowledgeStore, count: int, start: int = 0) -> World:
+    world = World(store)
+    for n in range(start, start + count):
+        world.files.files[f"/d/{n}.md"] = _note(n)
+        assert (await world.ingestion.ingest(f"/d/{n}.md")).status.value == "new"
+    await store.maintenance.settle()
+    return world
+
+
+def _keys(c: duckdb.DuckDBPyConnection) -> set[str]:
+    return {str(r[0]) for r in c.execute(
+        "SELECT DISTINCT table_name FROM duckdb_constraints() WHERE constraint_type IN "
+        "('PRIMARY KEY', 'UNIQUE')").fetchall()}
+
+
+async def test_a_small_store_has_no_lookup_index_and_a_grown_table_gets_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await _ingest(store, 4)
+    assert await store.connection.read(lookup_indexes.existing) == set()
+    assert not await store.connection.read(_keys) & set(lookup_indexes.KEYLESS_TABLES)
+    # Six documents: six rows in documents, versions, sources and fingerprints, twelve
+    # chunks, a vocabulary of more; one row in text_spaces, which is never indexed.
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 6)
+    await _ingest(store, 2, start=4)
+    made = await store.connection.read(lookup_indexes.existing)
+    assert made == set(lookup_indexes.LOOKUP_INDEXES)
+    # The lookups they serve answer as the scans did.
+    catalogue = store.catalogue
+    for n in range(6):
+        found = await catalogue.find("default", f"/d/{n}.md")
+        assert found is not None
+        chunks = await catalogue.chunks("default", found.current.id)
+        assert chunks and chunks[0].text.startswith(f"# Note {n}")
+    await store.aclose()
+
+
+async def test_an_index_waits_for_its_own_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await _ingest(store, 3)
+    # Three documents have six chunks and three versions: only the chunk indexes (and
+    # the vocabulary's, which has more words than that) reach six rows.
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 6)
+    await store.maintenance.settle()
+    assert await store.connection.read(lookup_indexes.existing) == {
+        "chunks_id", "chunks_version", "text_terms_term", "held_blobs_sha"}
+    await store.aclose()
+
+
+async def test_a_schema_11_store_loses_its_keys_and_reads_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "kb.duckdb"
+    store = DuckDbKnowledgeStore(path)
+    await _ingest(store, 5)
+    documents = [await store.catalogue.find("default", f"/d/{n}.md") for n in range(5)]
+    chunks = [await store.catalogue.chunks("default", d.current.id) for d in documents if d]
+    held = {sha: await store.held_blobs.get(sha)
+            for sha in await store.held_blobs.stored_digests()}
+    hits = await store.search_index.search_text("default", "seagrass estuaries", 10)
+    await store.aclose()
+    with duckdb.connect(str(path)) as connection:
+        as_schema_11(connection)
+        assert set(lookup_indexes.KEYLESS_TABLES) - {"held_blobs"} <= _keys(connection)
+    # A table that has grown past the threshold gets its index as it migrates.
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 10)
+    reopened = DuckDbKnowledgeStore(path)
+    assert (await reopened.catalogue.status()).schema_version == SCHEMA_VERSION == 12
+    assert not await reopened.connection.read(_keys) & set(lookup_indexes.KEYLESS_TABLES)
+    assert await reopened.connection.read(lookup_indexes.existing) == {
+        "chunks_id", "chunks_version", "held_blobs_sha"}  # ten rows each, the rest fewer
+    assert await reopened.connection.read(lambda c: c.execute(
+        "SELECT DISTINCT data_type FROM duckdb_columns() WHERE table_name = 'held_blobs' "
+        "AND column_name IN ('sha', 'basis')").fetchall()) == [("BLOB",)]
+    assert [await reopened.catalogue.find("default", f"/d/{n}.md") for n in range(5)] \
+        == documents
+    assert [await reopened.catalogue.chunks("default", d.current.id)
+            for d in documents if d] == chunks
+    assert {sha: await reopened.held_blobs.get(sha) for sha in held} == held
+    assert await reopened.search_index.search_text("default", "seagrass estuaries", 10) == hits
+    await reopened.aclose()
+
+
+async def test_a_second_row_for_a_key_is_never_written(tmp_path: Path) -> None:
+    """What the keys refused, the writers now keep out: the same source, blob, document
+    and structure written again replace or keep their one row."""
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = await _ingest(store, 2)
+    world.files.files["/d/0.md"] = _note(0) + b"\nA line added.\n"
+    assert (await world.ingestion.ingest("/d/0.md")).status.value == "changed"
+    # New bytes with the Markdown of a version before: its blob is held already.
+    world.files.files["/d/0.md"] = _note(0) + b"\n\n"
+    assert (await world.ingestion.ingest("/d/0.md")).status.value == "changed"
+    world.files.files["/d/copy.md"] = _note(1)  # the same bytes under another name
+    await world.ingestion.ingest("/d/copy.md")
+    await world.ingestion.ingest("/d/1.md")  # unchanged
+
+    def duplicates(c: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
+        found = []
+        for table, key in (("documents", "id"), ("versions", "id"), ("sources", "space, key"),
+                           ("chunks", "id"), ("fingerprints", "document_id"),
+                           ("version_structure", "version_id"), ("held_blobs", "sha"),
+                           ("text_terms", "term"), ("text_spaces", "space")):
+            row = c.execute(f"SELECT count(*) - count(DISTINCT ({key})) FROM {table}"
+                            ).fetchone()
+            found.append((table, int(row[0]) if row else -1))
+        return found
+
+    assert all(extra == 0 for _, extra in await store.connection.read(duplicates))
+    await store.aclose()
