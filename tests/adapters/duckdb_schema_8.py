@@ -95,4 +95,8 @@ def as_schema_11(connection: duckdb.DuckDBPyConnection) -> None:
                                 ("sources_document", "sources", "document_id"),
                                 ("chunks_version", "chunks", "version_id")):
         connection.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
+    for column in ("version_id", "document_id"):  # each snippet's, copied from its chunk
+        connection.execute(f"ALTER TABLE text_docs ADD COLUMN {column} VARCHAR")
+        connection.execute(f"UPDATE text_docs SET {column} = c.{column} FROM chunks c "
+                           "WHERE c.id = text_docs.chunk_id")
     connection.execute("UPDATE sheaf_schema SET version = 11")

@@ -1,6 +1,7 @@
 """The DuckDB store's lookup indexes (ADR-0050): none on a small store, each made once its
 table has grown to `INDEXED_FROM_ROWS`; schema 12 drops the keys a schema 11 store had,
-keeps held blobs' digests as bytes, and every record reads as it did."""
+keeps held blobs' digests as bytes and a snippet's version in its chunk row only, and every
+record and search reads as it did."""
 
 from __future__ import annotations
 
@@ -97,6 +98,10 @@ async def test_a_schema_11_store_loses_its_keys_and_reads_the_same(
     assert await reopened.connection.read(lambda c: c.execute(
         "SELECT DISTINCT data_type FROM duckdb_columns() WHERE table_name = 'held_blobs' "
         "AND column_name IN ('sha', 'basis')").fetchall()) == [("BLOB",)]
+    assert await reopened.connection.read(lambda c: c.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'text_docs' "
+        "ORDER BY column_index").fetchall()) == [("docid",), ("chunk_id",), ("space",),
+                                                 ("length",)]
     assert [await reopened.catalogue.find("default", f"/d/{n}.md") for n in range(5)] \
         == documents
     assert [await reopened.catalogue.chunks("default", d.current.id)

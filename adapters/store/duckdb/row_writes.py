@@ -258,8 +258,8 @@ def insert_chunks_of(c: duckdb.DuckDBPyConnection,
               "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
               [json_rows(rows), _CHUNK_SHAPE])
     text_index.index_snippets_of(c, [
-        text_index.Snippet(ch.id, ch.retrieval_text, version_id, document_id, space)
-        for version_id, document_id, space, chunks in versions
+        text_index.Snippet(ch.id, ch.retrieval_text, space)
+        for _, _, space, chunks in versions
         for ch in chunks if ch.level == "snippet"])
 
 

@@ -223,13 +223,15 @@ def migrate(connection: DuckDbConnection) -> None:
 
 
 # Columns schema 12 stores in another form (table: column: its type, nullable, and the
-# value from the old row): a held blob's digests as their 32 bytes, a version's content
-# digest only where it is not its fetched bytes' digest (`rows.version_from_row`).
-_RESHAPED: dict[str, dict[str, tuple[str, bool, str]]] = {
+# value from the old row; None: not kept): a held blob's digests as their 32 bytes, a
+# version's content digest only where it is not its fetched bytes' digest
+# (`rows.version_from_row`), a snippet's version and document in its chunk row only.
+_RESHAPED: dict[str, dict[str, tuple[str, bool, str] | None]] = {
     "held_blobs": {"sha": ("BLOB", False, "from_hex(sha)"),
                    "basis": ("BLOB", True, "from_hex(basis)")},
     "versions": {"content_sha": ("VARCHAR", True, "CASE WHEN content_sha = fetched_sha "
                                                   "THEN NULL ELSE content_sha END")},
+    "text_docs": {"version_id": None, "document_id": None},
 }
 
 
@@ -237,14 +239,16 @@ def _drop_keys(c: duckdb.DuckDBPyConnection) -> None:
     """Make each of `lookup_indexes.KEYLESS_TABLES` again with its columns, their types,
     nullability and defaults (`_RESHAPED` aside), its rows in their order, and no key or
     index."""
-    for table in lookup_indexes.KEYLESS_TABLES:
+    for table in (*lookup_indexes.KEYLESS_TABLES, "text_docs"):
         reshaped = _RESHAPED.get(table, {})
-        columns = [
-            (name, *reshaped.get(name, (kind, nullable, f'"{name}"')), default)
-            for name, kind, nullable, default in c.execute(
+        columns = []
+        for name, kind, nullable, default in c.execute(
                 "SELECT column_name, data_type, is_nullable, column_default FROM "
                 "duckdb_columns() WHERE database_name = current_database() AND schema_name "
-                "= 'main' AND table_name = ? ORDER BY column_index", [table]).fetchall()]
+                "= 'main' AND table_name = ? ORDER BY column_index", [table]).fetchall():
+            form = reshaped.get(name, (kind, nullable, f'"{name}"'))
+            if form is not None:
+                columns.append((name, *form, default))
         definitions = ", ".join(
             f'"{name}" {kind}' + ("" if nullable else " NOT NULL")
             + ("" if default is None else f" DEFAULT {default}")

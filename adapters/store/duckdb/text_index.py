@@ -49,9 +49,11 @@ STOPWORD_SEED = (
 
 SCHEMA = (
     # A snippet indexed: `length` is its number of terms (stopwords out), as BM25 reads it.
+    # Its version and document are its chunk's (until schema 12 they were copied here; a
+    # store migrating from before 6 or 9 makes the table as the indexing code writes it).
     """CREATE TABLE text_docs (
-        docid BIGINT NOT NULL, chunk_id VARCHAR NOT NULL, version_id VARCHAR NOT NULL,
-        document_id VARCHAR NOT NULL, space VARCHAR NOT NULL, length INTEGER NOT NULL)""",
+        docid BIGINT NOT NULL, chunk_id VARCHAR NOT NULL, space VARCHAR NOT NULL,
+        length INTEGER NOT NULL)""",
     """CREATE TABLE text_terms (term VARCHAR PRIMARY KEY, termid BIGINT NOT NULL)""",
     # Appended in docid order, then now and again rewritten in termid order
     # (`cluster_postings`) so a query reads only its terms' row groups; the document
@@ -76,17 +78,14 @@ REMADE = (
     *SCHEMA[:-1],
 )
 
-_SNIPPET_SHAPE = json.dumps([{"id": "VARCHAR", "text": "VARCHAR", "version_id": "VARCHAR",
-                              "document_id": "VARCHAR", "space": "VARCHAR"}])
+_SNIPPET_SHAPE = json.dumps([{"id": "VARCHAR", "text": "VARCHAR", "space": "VARCHAR"}])
 
 
 class Snippet(NamedTuple):
-    """A snippet to index: its chunk id, retrieval text, version, document and space."""
+    """A snippet to index: its chunk id, retrieval text and space."""
 
     chunk_id: str
     text: str
-    version_id: str
-    document_id: str
     space: str
 
 
@@ -98,10 +97,10 @@ def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet])
         return
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_docs AS SELECT r.id AS chunk_id, r.text, "
-        "r.version_id, r.document_id, r.space, "
+        "r.space, "
         "(SELECT coalesce(max(docid), 0) FROM text_docs) + row_number() OVER () AS docid "
         "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
-        [json.dumps([s._asdict() | {"id": s.chunk_id, "text": marker_free(s.text)}
+        [json.dumps([{"id": s.chunk_id, "text": marker_free(s.text), "space": s.space}
                      for s in snippets]), _SNIPPET_SHAPE])
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_terms AS SELECT docid, stem(w, ?) AS term "
@@ -109,11 +108,11 @@ def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet])
         "WHERE w <> '' AND w NOT IN (SELECT word FROM text_stopwords)", [STEMMER])
     c.execute(
         "CREATE OR REPLACE TEMP TABLE sheaf_new_lengths AS SELECT n.docid, n.chunk_id, "
-        "n.version_id, n.document_id, n.space, coalesce(l.length, 0)::INTEGER AS length "
+        "n.space, coalesce(l.length, 0)::INTEGER AS length "
         "FROM sheaf_new_docs n LEFT JOIN (SELECT docid, count(*) AS length "
         "FROM sheaf_new_terms GROUP BY docid) l USING (docid)")
-    c.execute("INSERT INTO text_docs SELECT docid, chunk_id, version_id, document_id, space, "
-              "length FROM sheaf_new_lengths ORDER BY docid")
+    c.execute("INSERT INTO text_docs SELECT docid, chunk_id, space, length "
+              "FROM sheaf_new_lengths ORDER BY docid")
     # The new terms by a join that hashes the batch's few terms and probes the
     # vocabulary with them: `NOT IN` hashed the whole vocabulary on every write (at 500k
     # terms 14 ms against 6).
@@ -142,8 +141,9 @@ def index_snippets_of(c: duckdb.DuckDBPyConnection, snippets: Sequence[Snippet])
 
 def unindex(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
     """Take out of the index every snippet whose `column` (version_id or document_id)
-    is `value`, inside the caller's transaction."""
-    rows = c.execute(f"SELECT space, docid, length FROM text_docs WHERE {column} = ?",
+    is `value`, inside the caller's transaction, before its chunks are deleted."""
+    rows = c.execute("SELECT space, docid, length FROM text_docs WHERE chunk_id IN (SELECT "
+                     f"id FROM chunks WHERE {column} = ? AND level = 'snippet')",
                      [value]).fetchall()
     if not rows:
         return
@@ -152,7 +152,9 @@ def unindex(c: duckdb.DuckDBPyConnection, column: str, value: str) -> None:
     c.execute("DELETE FROM text_postings WHERE docid BETWEEN ? AND ? AND docid IN "
               "(SELECT unnest(from_json(?, '[\"BIGINT\"]')))",
               [min(docids), max(docids), json.dumps(docids)])
-    c.execute(f"DELETE FROM text_docs WHERE {column} = ?", [value])
+    c.execute("DELETE FROM text_docs WHERE docid BETWEEN ? AND ? AND docid IN "
+              "(SELECT unnest(from_json(?, '[\"BIGINT\"]')))",
+              [min(docids), max(docids), json.dumps(docids)])
     taken: dict[str, tuple[int, int]] = {}
     for space, _, length in rows:
         docs, total = taken.get(space, (0, 0))
@@ -196,7 +198,7 @@ def index_all(c: duckdb.DuckDBPyConnection) -> None:
     """Index every stored snippet, into an empty index: when a store written before this
     index, or before its terms last changed, opens (migrations 6 and 9, which read the
     chunks as they were before schema 10: each retrieval text whole in its row)."""
-    rows = c.execute("SELECT id, retrieval_text, version_id, document_id, space FROM chunks "
+    rows = c.execute("SELECT id, retrieval_text, space FROM chunks "
                      "WHERE level = 'snippet' ORDER BY version_id, idx").fetchall()
     index_snippets_of(c, [Snippet(*(str(v) for v in row)) for row in rows])
     cluster_postings(c, always=True)
