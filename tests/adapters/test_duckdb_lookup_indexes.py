@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sheaf.adapters.store.duckdb import lookup_indexes
+from sheaf.adapters.store.duckdb import lookup_indexes, maintenance
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
 from tests.adapters.duckdb_schema_8 import as_schema_11
@@ -49,6 +49,7 @@ async def test_a_small_store_has_no_lookup_index_and_a_grown_table_gets_its_own(
     # chunks, a vocabulary of more; one row in text_spaces, which is never indexed.
     monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 6)
     await _ingest(store, 2, start=4)
+    await store.connection.run(lookup_indexes.make_grown)
     made = await store.connection.read(lookup_indexes.existing)
     assert made == set(lookup_indexes.LOOKUP_INDEXES)
     # The lookups they serve answer as the scans did.
@@ -68,9 +69,41 @@ async def test_an_index_waits_for_its_own_table(
     # Three documents have six chunks and three versions: only the chunk indexes (and
     # the vocabulary's, which has more words than that) reach six rows.
     monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 6)
-    await store.maintenance.settle()
+    assert await store.connection.run(lookup_indexes.make_grown)
     assert await store.connection.read(lookup_indexes.existing) == {
         "chunks_id", "chunks_version", "text_terms_term", "held_blobs_sha"}
+    await store.aclose()
+
+
+async def test_writes_make_the_indexes_due_looking_for_them_as_the_file_grows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    looks: list[int] = []
+    real = maintenance.make_grown
+
+    def counted(c: duckdb.DuckDBPyConnection) -> list[str]:
+        looks.append(1)
+        return real(c)
+
+    monkeypatch.setattr(maintenance, "make_grown", counted)
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 40)
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = World(store)
+    written = 0
+    while "documents_id" not in await store.connection.read(lookup_indexes.existing):
+        world.files.files[f"/d/{written}.md"] = _note(written)
+        await world.ingestion.ingest(f"/d/{written}.md")
+        written += 1
+        assert written < 400, "the indexes due were never made"
+    # Forty rows in the smallest table (documents), and soon after; far fewer looks than
+    # writes. The notes' few words keep the vocabulary below forty: its index is not made.
+    assert 40 <= written < 80 and len(looks) < written / 2
+    assert await store.connection.read(lookup_indexes.existing) == set(
+        lookup_indexes.LOOKUP_INDEXES) - {"text_terms_term"}
+    before = len(looks)
+    for n in range(written, written + 20):
+        world.files.files[f"/d/{n}.md"] = _note(n)
+        await world.ingestion.ingest(f"/d/{n}.md")
+    assert len(looks) - before <= 3
     await store.aclose()
 
 

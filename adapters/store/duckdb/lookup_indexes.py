@@ -1,23 +1,23 @@
 """The DuckDB store's lookup indexes, made only once their table has grown to need them
 (ADR-0050).
 
-DuckDB keeps an ART index in whole blocks whatever the table's size, and a string key
-costs it about 130 bytes: on the 1,460 CISI abstracts the primary keys and secondary
-indexes were 39 of the file's 92 blocks of 64 KB, more than the Markdown it held. Below
-a few tens of thousands of rows a column scan finds a key about as fast as the index
-(at 10,000 rows 0.58 against 0.38 ms, at 50,000 0.78 against 0.39; at 1,000,000 5.5
-against 0.52), so each table here has no key of its own: its writer keeps its keys
-unique (one process writes a store, under its lock, ADR-0022), and the indexes below are made by
-`make_grown` once the table holds `INDEXED_FROM_ROWS` rows. None is unique, so every
-one is subject to `maintenance.repair_indexes` after a crash."""
+An ART index over string keys costs DuckDB about 130 bytes a key, in blocks of its own:
+on the 1,460 CISI abstracts the primary keys and secondary
+indexes were 39 of the file's 92 blocks of 64 KB, more than the Markdown it held. On a
+small table a scan finds a key nearly as fast (`bench/store_lookups.py`: a snippet by id
+among 10,000 chunks 1.2 against 0.7 ms, a document by id 4.7 against 4.5; among 100,000
+chunks 2.6 against 1.0), so each table here has no key of its own: its writer keeps its
+keys unique (one process writes a store, under its lock, ADR-0022), and the indexes
+below are made by `make_grown` once the table holds `INDEXED_FROM_ROWS` rows. None is
+unique, so every one is subject to `maintenance.repair_indexes` after a crash."""
 
 from __future__ import annotations
 
 import duckdb
 
-INDEXED_FROM_ROWS = 20_000
+INDEXED_FROM_ROWS = 10_000
 """A table is given its lookup indexes once it holds this many rows: there a scan costs
-about 1.6 times a lookup through the index (0.6 against 0.38 ms)."""
+about 1.75 times a lookup through the index, half a millisecond."""
 
 LOOKUP_INDEXES: dict[str, tuple[str, str]] = {
     "documents_id": ("documents", "id"),

@@ -30,6 +30,9 @@ a table is rewritten whole, so with DuckDB's 16 MiB default the 1,460 CISI abstr
 checkpointed once at about 800 documents and again at close, and 36 of the file's 90
 blocks were free right after ingest (ADR-0048). 64 MiB of log is about 5,000 small
 documents, replayed in a few seconds after a crash."""
+INDEX_CHECK_GROWTH = 1.125
+"""The lookup indexes a write may have made due are looked for when the file and its
+log have grown by this factor since the last look (`lookup_indexes.make_grown`)."""
 DUCKDB_CHECKPOINT_BYTES = 16 * 1024 * 1024
 """DuckDB's own threshold, which a new connection has until `settle` sets ours."""
 logger = logging.getLogger("sheaf.store")
@@ -101,6 +104,7 @@ class DuckDbMaintenance:
         self._after_rewrite = list(after_rewrite)
         self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
         self._all_indexed = False  # once every lookup index exists, none is looked for
+        self._indexes_looked_at: int | None = None  # bytes on disk at the last look
 
     async def settle(self) -> None:
         """After a committed write: sort the postings when enough were appended, make the
@@ -108,9 +112,7 @@ class DuckDbMaintenance:
         the file before DuckDB checkpoints it."""
         def settle(c: duckdb.DuckDBPyConnection) -> None:
             self._cluster_postings(c)
-            if not self._all_indexed:
-                make_grown(c)
-                self._all_indexed = existing_indexes(c) == set(LOOKUP_INDEXES)
+            self._index_grown_tables(c)
             self._scale_checkpoints(c)
 
         await self._connection.run(settle)
@@ -198,10 +200,25 @@ class DuckDbMaintenance:
             Path(f"{target}.wal").unlink(missing_ok=True)
         finally:
             self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
-            self._all_indexed = False
+            self._all_indexed, self._indexes_looked_at = False, None
             self._connection.connect()
         for forget in self._after_rewrite:
             forget()
+
+    def _index_grown_tables(self, c: duckdb.DuckDBPyConnection) -> None:
+        """Make the lookup indexes of the tables grown large enough, looked for once the
+        file and its log have grown by `INDEX_CHECK_GROWTH` since the last look (reading
+        the catalogue costs about 1 ms, more than a small write's statements): a
+        logarithmic number of looks over a store's life, none once every index exists."""
+        if self._all_indexed:
+            return
+        size = self._bytes_on_disk()
+        if self._indexes_looked_at is not None and \
+                size <= self._indexes_looked_at * INDEX_CHECK_GROWTH:
+            return  # (a store in memory is looked at once, by its first write)
+        self._indexes_looked_at = size
+        make_grown(c)
+        self._all_indexed = existing_indexes(c) == set(LOOKUP_INDEXES)
 
     def _cluster_postings(self, c: duckdb.DuckDBPyConnection, *, always: bool = False
                           ) -> None:

@@ -34,8 +34,9 @@ KEPT_SNIPPETS = 20_000
 """Snippets kept between writes, with their space (tens of MB at most)."""
 PREFETCHED_SNIPPETS = 10
 """The best snippets of a text ranking read with it (a search's default k)."""
-PRIMARY_KEY_LOOKUPS = 32
-"""Up to this many chunks are fetched through the primary-key index, one parameter each."""
+KEY_LOOKUPS = 32
+"""Up to this many chunks are fetched by an IN list of their ids (through the lookup index
+once the table has one, ADR-0050), one literal or parameter each."""
 FINGERPRINT_ROWS = ("SELECT document_id, coordinates, levels, magnitudes, space FROM "
                     "fingerprints WHERE ")
 """The stored fingerprints a condition selects, as `fingerprint_cosines` reads them."""
@@ -138,8 +139,8 @@ class DuckDbSearchIndex:
     @staticmethod
     def _snippets_by_id(c: duckdb.DuckDBPyConnection, ids: list[str]
                         ) -> dict[str, tuple[str, Chunk] | None]:
-        if len(ids) <= PRIMARY_KEY_LOOKUPS and literal_safe(ids):
-            # A short IN list alone on the primary key, as literals: DuckDB then filters
+        if len(ids) <= KEY_LOOKUPS and literal_safe(ids):
+            # A short IN list alone on the id, as literals: DuckDB then filters
             # inside the scan, skipping row groups (half the CPU of bound parameters; any
             # other condition beside it means a full scan).
             found = c.execute(f"SELECT {CHUNK_COLUMNS}, c.space FROM chunks c WHERE "
@@ -184,12 +185,12 @@ class DuckDbSearchIndex:
             candidates = self._fingerprints.candidates(c, space, signs, new_reach, column)
             if not candidates:
                 return []
-            # An IN list alone on the primary key is looked up through its index.
+            # An IN list alone on the key is looked up through its index, if it has one.
             found = c.execute(
                 FINGERPRINT_ROWS + f"document_id IN ({', '.join('?' * len(candidates))})"
-                if len(candidates) <= PRIMARY_KEY_LOOKUPS else FINGERPRINT_ROWS +
+                if len(candidates) <= KEY_LOOKUPS else FINGERPRINT_ROWS +
                 """document_id IN (SELECT unnest(from_json(?, '["VARCHAR"]')))""",
-                candidates if len(candidates) <= PRIMARY_KEY_LOOKUPS
+                candidates if len(candidates) <= KEY_LOOKUPS
                 else [json.dumps(candidates)]).fetchall()
             return _at_least(found, fingerprint, space, threshold)
 

@@ -24,7 +24,7 @@ SHORT_LIST = 32
 
 def among(column: str, values: list[str]) -> tuple[str, list[object]]:
     """A condition that `column` is one of `values`, and its parameters: a short IN list
-    of literals (a primary key then looks them up by its index), else one JSON value
+    of literals (a lookup index then finds them, ADR-0050), else one JSON value
     unnested (a parameter each costs more than a scan of a long list)."""
     if len(values) <= SHORT_LIST and literal_safe(values):
         return f"{column} IN ({', '.join(map(sql_text, values)) or 'NULL'})", []
