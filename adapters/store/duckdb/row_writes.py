@@ -17,6 +17,7 @@ from ....domain.store.ingestion import SourceRef
 from ....domain.values.value_codec import to_plain
 from . import held_blobs, text_index
 from .rows import VERSION_COLUMNS, blocks_json, to_timestamp
+from .sql_literals import among
 from .vector_tables import delete_vectors, insert_vectors_of
 
 if TYPE_CHECKING:  # annotations only: a store that is only read never imports chunking
@@ -86,24 +87,28 @@ def _add_round(c: duckdb.DuckDBPyConnection,
                bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]) -> None:
     if not bundles:
         return
-    structures = [{"version_id": b.record.id, "structure": json.dumps(
-        to_plain(b.structure), separators=(",", ":"))} for b, _ in bundles
-        if b.structure is not None]
-    if structures:
-        replace_structures(c, structures)
-    # A document's chunks, vectors and index entries exist only beside its row: a new
-    # document (most ingests) has none to delete, and looking for them by document id
-    # scans those tables (no index serves it), a cost that grew with the store.
-    # A version id is written once: the table has no key to refuse a second row by.
-    taken = c.execute("SELECT id FROM versions WHERE id IN (SELECT unnest(?::VARCHAR[]))",
-                      [[b.record.id for b, _ in bundles]]).fetchall()
-    if taken:
-        raise duckdb.ConstraintException(
-            f"version {', '.join(sorted(str(r[0]) for r in taken))} is already stored")
+    # A document's chunks, vectors, fingerprint and index entries exist only beside its
+    # row: a new document (most ingests) has none to delete, and looking for them by
+    # document id scans those tables, a cost that grows with the store.
     ids = [b.record.document_id for b, _ in bundles]
     existing = {str(r[0]) for r in c.execute(
         "SELECT id FROM documents WHERE id IN (SELECT unnest(from_json(?, '[\"VARCHAR\"]')))",
         [json.dumps(ids)]).fetchall()}
+    # A version id is written once (the table has no key to refuse a second row by); only
+    # a stored document can have versions.
+    again = [b.record.id for b, _ in bundles if b.record.document_id in existing]
+    taken = c.execute("SELECT id FROM versions WHERE id IN (SELECT unnest(?::VARCHAR[]))",
+                      [again]).fetchall() if again else []
+    if taken:
+        raise duckdb.ConstraintException(
+            f"version {', '.join(sorted(str(r[0]) for r in taken))} is already stored")
+    structures = [{"version_id": b.record.id, "structure": json.dumps(
+        to_plain(b.structure), separators=(",", ":"))} for b, _ in bundles
+        if b.structure is not None]
+    if structures:  # new versions: none has a structure row yet
+        c.execute("INSERT INTO version_structure SELECT r.version_id, r.structure FROM "
+                  "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
+                  [json.dumps(structures), _STRUCTURE_SHAPE])
     for document_id in sorted(existing):
         delete_vectors(c, "document_id", document_id)
         delete_chunks(c, "document_id", document_id)
@@ -111,7 +116,7 @@ def _add_round(c: duckdb.DuckDBPyConnection,
                          for b, _ in bundles], held_markdown(bundles))
     insert_vectors_of(c, [(b.record.space, b.record.id, b.record.document_id, b.vectors)
                           for b, _ in bundles if b.vectors is not None])
-    _insert_fingerprints(c, bundles)
+    _insert_fingerprints(c, bundles, existing)
     held_blobs.insert(c, [b.blobs for b, _ in bundles])
     if existing:
         c.execute("UPDATE versions SET superseded_at = v.at FROM (SELECT unnest(from_json("
@@ -165,8 +170,9 @@ def _add_round(c: duckdb.DuckDBPyConnection,
 
 
 def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
-                         bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]]
-                         ) -> None:
+                         bundles: Sequence[tuple[VersionBundle, FingerprintSigns | None]],
+                         existing: set[str]) -> None:
+    """The fingerprints of the bundles' documents, in place of those of the `existing`."""
     rows = []
     for bundle, signs in bundles:
         if bundle.fingerprint is None:
@@ -183,8 +189,10 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
     if not rows:
         return
     reaches = len(rows[0]["reaches"])  # type: ignore[arg-type]
-    c.execute("DELETE FROM fingerprints WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
-              [[r["document_id"] for r in rows]])
+    replaced = [r["document_id"] for r in rows if r["document_id"] in existing]
+    if replaced:
+        c.execute("DELETE FROM fingerprints WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
+                  [replaced])
     c.execute("INSERT INTO fingerprints (document_id, space, coordinates, "
               "levels, magnitudes, reaches) SELECT r.document_id, r.space, r.coordinates, "
               "r.levels, r.magnitudes, "
@@ -343,13 +351,20 @@ def upsert_sources(c: duckdb.DuckDBPyConnection,
     if not rows:
         return
     # Each (space, key) stored is updated and the others added: the table has no key to
-    # upsert by. The update runs first, so the insert's check sees the keys it kept.
-    given = [json.dumps(rows), _SOURCE_SHAPE]
-    c.execute("UPDATE sources SET document_id = r.document_id, fetched_sha = r.fetched_sha, "
-              "original = r.original, final_url = r.final_url, seen_at = r.seen_at FROM "
-              "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r "
-              "WHERE sources.space = r.space AND sources.key = r.key", given)
-    c.execute("INSERT INTO sources SELECT r.space, r.key, r.kind, r.document_id, "
-              "r.fetched_sha, r.original, r.final_url, r.seen_at FROM (SELECT "
-              "unnest(from_json(?::JSON, ?), recursive := true)) AS r WHERE NOT EXISTS "
-              "(SELECT 1 FROM sources s WHERE s.space = r.space AND s.key = r.key)", given)
+    # upsert by. The stored ones are found by key (a lookup index serves it, once made).
+    condition, parameters = among("key", sorted({r["key"] for r in rows}))
+    stored = {(str(space), str(key)) for space, key in c.execute(
+        f"SELECT space, key FROM sources WHERE {condition}", parameters).fetchall()}
+    updated = [r for r in rows if (r["space"], r["key"]) in stored]
+    if updated:
+        c.execute("UPDATE sources SET document_id = r.document_id, fetched_sha = "
+                  "r.fetched_sha, original = r.original, final_url = r.final_url, seen_at = "
+                  "r.seen_at FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) "
+                  "AS r WHERE sources.space = r.space AND sources.key = r.key",
+                  [json.dumps(updated), _SOURCE_SHAPE])
+    added = [r for r in rows if (r["space"], r["key"]) not in stored]
+    if added:
+        c.execute("INSERT INTO sources SELECT r.space, r.key, r.kind, r.document_id, "
+                  "r.fetched_sha, r.original, r.final_url, r.seen_at FROM (SELECT "
+                  "unnest(from_json(?::JSON, ?), recursive := true)) AS r",
+                  [json.dumps(added), _SOURCE_SHAPE])
