@@ -8,6 +8,7 @@ import duckdb
 
 from sheaf.adapters.store.duckdb.fingerprint_cosines import dense
 from sheaf.adapters.store.duckdb.held_blobs import packed, read
+from sheaf.adapters.store.duckdb.row_writes import stored_gaps
 from sheaf.adapters.store.duckdb.rows import whole_chunks
 from sheaf.adapters.store.duckdb.schema import MIGRATIONS
 from sheaf.adapters.store.duckdb.vector_tables import vector_text
@@ -15,9 +16,28 @@ from sheaf.domain.search.feature_hashing import FINGERPRINT_DIMENSION
 from sheaf.domain.store.fingerprint_signs import fingerprint_signs
 
 
+def _fingerprints_as_schema_11(connection: duckdb.DuckDBPyConnection) -> None:
+    """Each fingerprint's nonzero coordinates themselves, not their gaps (schema 10, 11)."""
+    if connection.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = "
+                          "'fingerprints' AND column_name = 'coordinates'").fetchone() == (1,):
+        return
+    connection.execute("ALTER TABLE fingerprints ADD COLUMN coordinates USMALLINT[]")
+    connection.execute("UPDATE fingerprints SET coordinates = list_transform(range(1, "
+                       "len(coordinate_gaps) + 1), k -> list_sum(coordinate_gaps[1:k])"
+                       "::USMALLINT)")
+    connection.execute("ALTER TABLE fingerprints DROP COLUMN coordinate_gaps")
+    connection.execute("ALTER TABLE fingerprints ALTER coordinates SET NOT NULL")
+    # The columns in schema 11's order, as a table made by its migrations has them.
+    connection.execute("CREATE TABLE fingerprints_11 AS SELECT document_id, space, "
+                       "coordinates, levels, magnitudes, reaches FROM fingerprints")
+    connection.execute("DROP TABLE fingerprints")
+    connection.execute("ALTER TABLE fingerprints_11 RENAME TO fingerprints")
+
+
 def as_schema_10(connection: duckdb.DuckDBPyConnection) -> None:
     """Put a store back as schema 10 held it: every section's text in its row, every
     held blob compressed alone, in a table without bases."""
+    _fingerprints_as_schema_11(connection)
     sections = [(ch.text, ch.id) for ch in whole_chunks(connection, "c.level = 'section'")]
     if sections:
         connection.executemany("UPDATE chunks SET text = ? WHERE id = ?", sections)
@@ -62,7 +82,8 @@ def as_schema_8(connection: duckdb.DuckDBPyConnection) -> None:
     for statement in MIGRATIONS[6]:
         connection.execute(statement)
     for document_id, space, coordinates, levels, magnitudes in rows:
-        fingerprint = tuple(float(x) for x in dense(coordinates, levels, magnitudes))
+        fingerprint = tuple(float(x) for x in dense(stored_gaps(coordinates), levels,
+                                                    magnitudes))
         signs = fingerprint_signs(fingerprint)
         connection.execute(
             f"INSERT INTO fingerprints VALUES (?, ?, ?::VARCHAR::FLOAT[{FINGERPRINT_DIMENSION}], "
@@ -89,6 +110,10 @@ def as_schema_11(connection: duckdb.DuckDBPyConnection) -> None:
     connection.executemany("INSERT INTO held_blobs VALUES (?, ?, ?)", held)
     connection.execute("UPDATE versions SET content_sha = fetched_sha WHERE content_sha IS NULL")
     connection.execute("ALTER TABLE versions ALTER content_sha SET NOT NULL")
+    connection.execute("""UPDATE versions SET metadata = '{"title": ' || to_json(title) """
+                       "|| '}' WHERE metadata IS NULL")
+    connection.execute("ALTER TABLE versions ALTER metadata SET NOT NULL")
+    _fingerprints_as_schema_11(connection)
     for table, key in _SCHEMA_11_KEYS.items():
         connection.execute(f"ALTER TABLE {table} ADD PRIMARY KEY ({key})")
     for name, table, column in (("versions_document", "versions", "document_id"),

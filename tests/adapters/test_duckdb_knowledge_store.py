@@ -237,9 +237,9 @@ def _fingerprints(seed: int, count: int) -> list[tuple[float, ...]]:
     return [shingle_fingerprint(" ".join(words)) for words in texts]
 
 
-DENSE_FINGERPRINT = (
-    "list_resize(flatten(list_transform(range(1, len(coordinates) + 1), k -> list_append("
-    "list_resize([]::FLOAT[], coordinates[k] - coalesce(coordinates[k - 1], -1) - 1, "
+DENSE_FINGERPRINT = (  # before each nonzero coordinate its gap's zeros (the first's: all)
+    "list_resize(flatten(list_transform(range(1, len(coordinate_gaps) + 1), k -> list_append("
+    "list_resize([]::FLOAT[], coordinate_gaps[k] - CASE WHEN k = 1 THEN 0 ELSE 1 END, "
     "0::FLOAT), CASE WHEN levels[k] < 0 THEN -magnitudes[-levels[k]] "
     f"ELSE magnitudes[levels[k]] END))), {FINGERPRINT_DIMENSION}, 0::FLOAT)"
     f"::FLOAT[{FINGERPRINT_DIMENSION}]")

@@ -1,7 +1,7 @@
 """The DuckDB store's lookup indexes (ADR-0050): none on a small store, each made once its
 table has grown to `INDEXED_FROM_ROWS`; schema 12 drops the keys a schema 11 store had,
-keeps held blobs' digests as bytes and a snippet's version in its chunk row only, and every
-record and search reads as it did."""
+keeps held blobs' digests as bytes, a snippet's version in its chunk row only and a
+fingerprint's coordinates as gaps, and every record and search reads as it did."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from sheaf.adapters.store.duckdb import lookup_indexes, maintenance
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
+from sheaf.domain.search.feature_hashing import shingle_fingerprint
 from tests.adapters.duckdb_schema_8 import as_schema_11
 from tests.application.world import World
 
@@ -117,6 +118,10 @@ async def test_a_schema_11_store_loses_its_keys_and_reads_the_same(
     held = {sha: await store.held_blobs.get(sha)
             for sha in await store.held_blobs.stored_digests()}
     hits = await store.search_index.search_text("default", "seagrass estuaries", 10)
+    probe = shingle_fingerprint(_note(2).decode())
+    similar = [await store.search_index.similar_documents("default", probe, t)
+               for t in (0.9, 0.3)]
+    assert similar[0] and len(similar[1]) > len(similar[0])
     await store.aclose()
     with duckdb.connect(str(path)) as connection:
         as_schema_11(connection)
@@ -141,6 +146,9 @@ async def test_a_schema_11_store_loses_its_keys_and_reads_the_same(
             for d in documents if d] == chunks
     assert {sha: await reopened.held_blobs.get(sha) for sha in held} == held
     assert await reopened.search_index.search_text("default", "seagrass estuaries", 10) == hits
+    # Fingerprints read back from their coordinates' gaps find the same near-duplicates.
+    assert [await reopened.search_index.similar_documents("default", probe, t)
+            for t in (0.9, 0.3)] == similar
     await reopened.aclose()
 
 

@@ -138,6 +138,18 @@ async def test_a_content_digest_apart_from_the_fetched_one_is_kept(store: Store)
     assert await holding(store, "default", "s2") == "doc_1"
 
 
+async def test_metadata_of_a_title_alone_reads_back_as_it_was(store: Store) -> None:
+    # A text file's metadata is its title; the DuckDB store keeps the title once.
+    for number, metadata in enumerate(({"title": "A title"}, {"title": "Another"},
+                                       {"title": "A title", "pages": 3}, {}), start=1):
+        await save(store, attrs.evolve(version(number, f"s{number}"), metadata=metadata),
+                   URL)
+    found = await store.storage().catalogue.find("default", "doc_1")
+    assert found is not None
+    assert [v.metadata for v in found.versions] == [
+        {"title": "A title"}, {"title": "Another"}, {"title": "A title", "pages": 3}, {}]
+
+
 async def test_sources_and_content_lookups(store: Store) -> None:
     await save(store, version(1, "s1"), URL)
     source = await source_of(store, "default", URL.key)

@@ -1,8 +1,10 @@
 """Near-duplicate fingerprints as the DuckDB store keeps them since schema 10 (ADR-0048):
-the coordinates that are not zero (about 110 of 1,024 for an abstract), and for each a
-signed level, 1-based, into the fingerprint's few distinct float32 magnitudes (three on
-average: a shingle's weight is 1 + log count, then the vector is made unit), where the
-dense `FLOAT[1024]` took 4 KB before compression. Their sign bitmaps and their cosine
+the coordinates that are not zero (about 110 of 1,024 for an abstract), as the gaps
+between them (the first from 0: since schema 12, ADR-0050, gaps of about 9 pack into 6
+bits where coordinates took 10), and for each a signed level, 1-based, into the
+fingerprint's few distinct float32 magnitudes (three on average: a shingle's weight is
+1 + log count, then the vector is made unit), where the dense `FLOAT[1024]` took 4 KB
+before compression. Their sign bitmaps and their cosine
 to a new fingerprint are computed here, with numpy (imported by the first near-duplicate
 lookup only)."""
 
@@ -15,23 +17,27 @@ import numpy as np
 from ....domain.search.feature_hashing import FINGERPRINT_DIMENSION
 
 
-def dense(coordinates: Sequence[int], levels: Sequence[int], magnitudes: Sequence[float]
+def _coordinates(gaps: Sequence[int]) -> np.ndarray:
+    return np.cumsum(np.asarray(gaps, dtype=np.intp))
+
+
+def dense(gaps: Sequence[int], levels: Sequence[int], magnitudes: Sequence[float]
           ) -> np.ndarray:
     """The float32 fingerprint of a stored row."""
     vector = np.zeros(FINGERPRINT_DIMENSION, dtype=np.float32)
     signed = np.asarray(levels, dtype=np.intp)
     values = np.asarray(magnitudes, dtype=np.float32)[np.abs(signed) - 1]
-    vector[np.asarray(coordinates, dtype=np.intp)] = np.where(signed < 0, -values, values)
+    vector[_coordinates(gaps)] = np.where(signed < 0, -values, values)
     return vector
 
 
-def sign_bitmaps(coordinates: Sequence[int], levels: Sequence[int]) -> tuple[bytes, bytes]:
+def sign_bitmaps(gaps: Sequence[int], levels: Sequence[int]) -> tuple[bytes, bytes]:
     """The positive and negative sign bitmaps of a stored row, laid out as
     `fingerprint_signs` lays them out (numpy's `packbits`, coordinate 0 first)."""
     positive = np.zeros(FINGERPRINT_DIMENSION, dtype=bool)
     negative = np.zeros(FINGERPRINT_DIMENSION, dtype=bool)
     signed = np.asarray(levels, dtype=np.intp)
-    at = np.asarray(coordinates, dtype=np.intp)
+    at = _coordinates(gaps)
     positive[at[signed > 0]] = True
     negative[at[signed < 0]] = True
     return np.packbits(positive).tobytes(), np.packbits(negative).tobytes()
@@ -53,8 +59,8 @@ def cosines(rows: Sequence[tuple[Sequence[int], Sequence[int], Sequence[float]]]
     for start in range(0, len(rows), BATCH):
         batch = rows[start:start + BATCH]
         matrix = np.zeros((len(batch), FINGERPRINT_DIMENSION), dtype=np.float32)
-        for n, (coordinates, levels, magnitudes) in enumerate(batch):
-            matrix[n] = dense(coordinates, levels, magnitudes)
+        for n, (gaps, levels, magnitudes) in enumerate(batch):
+            matrix[n] = dense(gaps, levels, magnitudes)
         dot = _in_order(matrix * probe)
         left = _in_order(matrix * matrix)
         with np.errstate(divide="ignore", invalid="ignore"):

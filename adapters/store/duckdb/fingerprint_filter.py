@@ -82,10 +82,10 @@ def _load(c: duckdb.DuckDBPyConnection, space: str) -> FingerprintSignTable:
     from .fingerprint_sign_table import FingerprintSignTable
 
     table = FingerprintSignTable()
-    for document_id, coordinates, levels, reaches in c.execute(
-            "SELECT document_id, coordinates, levels, reaches FROM fingerprints "
+    for document_id, gaps, levels, reaches in c.execute(
+            "SELECT document_id, coordinate_gaps, levels, reaches FROM fingerprints "
             "WHERE space = ?", [space]).fetchall():
-        positive, negative = sign_bitmaps(coordinates, levels)
+        positive, negative = sign_bitmaps(gaps, levels)
         table.put(str(document_id), FingerprintSigns(positive, negative,
                                                      tuple(int(r) for r in reaches))
                   if reaches is not None else None)

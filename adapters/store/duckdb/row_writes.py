@@ -46,7 +46,7 @@ _DOCUMENT_SHAPE = json.dumps([{"id": "VARCHAR", "space": "VARCHAR",
                                "current_version": "VARCHAR", "caller_source_id": "VARCHAR",
                                "at": "TIMESTAMP"}])
 _FINGERPRINT_SHAPE = json.dumps([{"document_id": "VARCHAR", "space": "VARCHAR",
-                                  "coordinates": ["USMALLINT"], "levels": ["SMALLINT"],
+                                  "coordinate_gaps": ["USMALLINT"], "levels": ["SMALLINT"],
                                   "magnitudes": ["FLOAT"],
                                   "reaches": ["INTEGER"]}])
 _SOURCE_SHAPE = json.dumps([{"space": "VARCHAR", "key": "VARCHAR", "kind": "VARCHAR",
@@ -132,7 +132,9 @@ def _add_round(c: duckdb.DuckDBPyConnection,
                  "markdown_sha": v.markdown_sha,
                  "content_source": v.content_source, "content_type": v.content_type,
                  "title": v.title, "created_at": _when(v.created_at),
-                 "metadata": json.dumps(v.metadata),
+                 # Only the title, which the title column holds: nothing (ADR-0050).
+                 "metadata": None if v.title is not None and v.metadata == {"title": v.title}
+                 else json.dumps(v.metadata),
                  "caller_metadata": json.dumps(v.caller_metadata),
                  "caller_version_id": v.caller_version_id,
                  "diagnostics": json.dumps(list(v.diagnostics)),
@@ -181,10 +183,10 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
         # Only the coordinates that are not zero, each with its signed level into the
         # fingerprint's few float32 magnitudes (what the dense FLOAT[1024] held,
         # ADR-0048); the sign bitmaps are made from them when the filter loads.
-        coordinates, levels, magnitudes = fingerprint_stored_form(
+        gaps, levels, magnitudes = fingerprint_stored_form(
             stored_float32(bundle.fingerprint))
         rows.append({"document_id": bundle.record.document_id, "space": bundle.record.space,
-                     "coordinates": coordinates, "levels": levels, "magnitudes": magnitudes,
+                     "coordinate_gaps": gaps, "levels": levels, "magnitudes": magnitudes,
                      "reaches": list(signs.reaches)})
     if not rows:
         return
@@ -193,8 +195,8 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
     if replaced:
         c.execute("DELETE FROM fingerprints WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
                   [replaced])
-    c.execute("INSERT INTO fingerprints (document_id, space, coordinates, "
-              "levels, magnitudes, reaches) SELECT r.document_id, r.space, r.coordinates, "
+    c.execute("INSERT INTO fingerprints (document_id, space, coordinate_gaps, "
+              "levels, magnitudes, reaches) SELECT r.document_id, r.space, r.coordinate_gaps, "
               "r.levels, r.magnitudes, "
               f"r.reaches::USMALLINT[{reaches}] "
               "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r",
@@ -203,14 +205,20 @@ def _insert_fingerprints(c: duckdb.DuckDBPyConnection,
 
 def fingerprint_stored_form(fingerprint: Sequence[float]
                             ) -> tuple[list[int], list[int], list[float]]:
-    """The coordinates, levels and magnitudes a fingerprint is stored as, from its
+    """The coordinate gaps, levels and magnitudes a fingerprint is stored as, from its
     float32 values (`fingerprint_signs.stored_float32`; read by `fingerprint_cosines`)."""
     coordinates = [i for i, x in enumerate(fingerprint) if x != 0.0]
     magnitudes = sorted({abs(fingerprint[i]) for i in coordinates})
     place = {m: n + 1 for n, m in enumerate(magnitudes)}
     levels = [place[abs(fingerprint[i])] * (1 if fingerprint[i] > 0 else -1)
               for i in coordinates]
-    return coordinates, levels, magnitudes
+    return stored_gaps(coordinates), levels, magnitudes
+
+
+def stored_gaps(coordinates: Sequence[int]) -> list[int]:
+    """The gaps a row stores for its increasing nonzero `coordinates` (the first from 0;
+    `fingerprint_cosines` adds them up again)."""
+    return [b - a for a, b in zip((0, *coordinates), coordinates, strict=False)]
 
 
 def _when(moment: datetime) -> str:

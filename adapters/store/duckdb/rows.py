@@ -82,7 +82,8 @@ def version_from_row(row: Sequence[Any]) -> VersionRecord:
         content_source=row[7], content_type=row[8],
         title=row[9], created_at=from_timestamp(row[10]),
         superseded_at=from_timestamp(row[11]) if row[11] else None,
-        metadata=json.loads(row[12]), caller_metadata=json.loads(row[13]),
+        metadata=json.loads(row[12]) if row[12] is not None else {"title": row[9]},
+        caller_metadata=json.loads(row[13]),
         caller_version_id=row[14], diagnostics=tuple(json.loads(row[15])),
         characters=int(row[16]), blocks=blocks_from_json(row[17]), near_duplicate_of=row[18],
         near_duplicate_similarity=row[19], enrichment=json.loads(row[20]) if row[20] else None)

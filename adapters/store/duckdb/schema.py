@@ -222,17 +222,33 @@ def migrate(connection: DuckDbConnection) -> None:
         lookup_indexes.make_grown(writer)  # a large store keeps its lookups fast
 
 
+# The gaps between a fingerprint's nonzero coordinates, the first from 0 (`row_writes.
+# stored_gaps`): about 9 where a coordinate is up to 1,023, 6 bits packed instead of 10.
+_COORDINATE_GAPS = ("list_transform(range(1, len(coordinates) + 1), k -> (coordinates[k] - "
+                    "coalesce(coordinates[k - 1], 0))::USMALLINT)")
+
+# A version's metadata that holds its title alone, which the title column has: NULL.
+_TITLE_ONLY = ("CASE WHEN title IS NOT NULL AND json_type(metadata) = 'OBJECT' AND "
+               "json_keys(metadata) = ['title'] AND json_type(metadata, '$.title') = "
+               "'VARCHAR' AND json_extract_string(metadata, '$.title') = title THEN NULL "
+               "ELSE metadata END")
+
 # Columns schema 12 stores in another form (table: column: its type, nullable, and the
 # value from the old row; None: not kept): a held blob's digests as their 32 bytes, a
-# version's content digest only where it is not its fetched bytes' digest
-# (`rows.version_from_row`), a snippet's version and document in its chunk row only.
+# version's content digest only where it is not its fetched bytes' digest and its
+# metadata only where it is more than its title (`rows.version_from_row`), a snippet's
+# version and document in its chunk row only, a fingerprint's coordinates as their gaps.
 _RESHAPED: dict[str, dict[str, tuple[str, bool, str] | None]] = {
     "held_blobs": {"sha": ("BLOB", False, "from_hex(sha)"),
                    "basis": ("BLOB", True, "from_hex(basis)")},
     "versions": {"content_sha": ("VARCHAR", True, "CASE WHEN content_sha = fetched_sha "
-                                                  "THEN NULL ELSE content_sha END")},
+                                                  "THEN NULL ELSE content_sha END"),
+                 "metadata": ("VARCHAR", True, _TITLE_ONLY)},
     "text_docs": {"version_id": None, "document_id": None},
+    "fingerprints": {"coordinates": ("USMALLINT[]", False, _COORDINATE_GAPS)},
 }
+# A column schema 12 names otherwise (table: old name: new name).
+_RENAMED = {"fingerprints": {"coordinates": "coordinate_gaps"}}
 
 
 def _drop_keys(c: duckdb.DuckDBPyConnection) -> None:
@@ -248,7 +264,7 @@ def _drop_keys(c: duckdb.DuckDBPyConnection) -> None:
                 "= 'main' AND table_name = ? ORDER BY column_index", [table]).fetchall():
             form = reshaped.get(name, (kind, nullable, f'"{name}"'))
             if form is not None:
-                columns.append((name, *form, default))
+                columns.append((_RENAMED.get(table, {}).get(name, name), *form, default))
         definitions = ", ".join(
             f'"{name}" {kind}' + ("" if nullable else " NOT NULL")
             + ("" if default is None else f" DEFAULT {default}")

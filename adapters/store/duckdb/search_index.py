@@ -37,7 +37,7 @@ PREFETCHED_SNIPPETS = 10
 KEY_LOOKUPS = 32
 """Up to this many chunks are fetched by an IN list of their ids (through the lookup index
 once the table has one, ADR-0050), one literal or parameter each."""
-FINGERPRINT_ROWS = ("SELECT document_id, coordinates, levels, magnitudes, space FROM "
+FINGERPRINT_ROWS = ("SELECT document_id, coordinate_gaps, levels, magnitudes, space FROM "
                     "fingerprints WHERE ")
 """The stored fingerprints a condition selects, as `fingerprint_cosines` reads them."""
 
