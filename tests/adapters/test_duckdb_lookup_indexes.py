@@ -179,3 +179,24 @@ async def test_a_second_row_for_a_key_is_never_written(tmp_path: Path) -> None:
 
     assert all(extra == 0 for _, extra in await store.connection.read(duplicates))
     await store.aclose()
+
+
+async def test_a_key_found_twice_gets_an_index_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+        ) -> None:
+    """A unique index over a key refuses a second row; a store that somehow holds one
+    (no sheaf writes it) gets a plain index and a warning, not a failed write."""
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    await _ingest(store, 2)
+    await store.connection.run(lambda c: c.execute(
+        "INSERT INTO documents SELECT * FROM documents LIMIT 1"))
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 1)
+    made = await store.connection.run(lookup_indexes.make_grown)
+    assert "documents_id" in made and "documents holds one id in two rows" in caplog.text
+    uniqueness = dict(await store.connection.read(lambda c: c.execute(
+        "SELECT index_name, is_unique FROM duckdb_indexes()").fetchall()))
+    assert uniqueness["documents_id"] is False and uniqueness["versions_id"] is True
+    with pytest.raises(duckdb.ConstraintException):
+        await store.connection.run(lambda c: c.execute(
+            "INSERT INTO versions SELECT * FROM versions LIMIT 1"))
+    await store.aclose()

@@ -17,7 +17,7 @@ from ...files.owner_only import owner_only_file
 from . import text_index
 from .connection import DEFAULT_BLOCK_SIZE, DuckDbConnection
 from .connection import block_size as file_block_size
-from .lookup_indexes import LOOKUP_INDEXES, make_grown
+from .lookup_indexes import LOOKUP_INDEXES, NON_UNIQUE, make_grown
 from .lookup_indexes import existing as existing_indexes
 from .packaged_extensions import load_packaged_extension
 
@@ -39,7 +39,7 @@ logger = logging.getLogger("sheaf.store")
 
 # After a process is killed mid-write, DuckDB 1.5 can replay the write-ahead log into a
 # non-unique index with entries missing: a lookup through it then misses rows a scan
-# finds. Every lookup index is one (`lookup_indexes.LOOKUP_INDEXES`).
+# finds (the unique ones were seen intact): `lookup_indexes.NON_UNIQUE`.
 # How many of the newest rows of each indexed table are looked up on every open; rows
 # written last are the ones a crash can lose from an index.
 _VERIFIED_ROWS = 32
@@ -59,7 +59,7 @@ def repair_indexes(connection: DuckDbConnection, unclean: bool, sample: bool) ->
         writer.execute("CHECKPOINT")
     existing = {str(r[0]) for r in writer.execute(
         "SELECT index_name FROM duckdb_indexes()").fetchall()}
-    broken = [name for name, (table, column) in LOOKUP_INDEXES.items()
+    broken = [name for name, (table, column) in NON_UNIQUE.items()
               if name in existing and (unclean or (sample and _index_misses_rows(
                   writer, table, column)))]
     if not broken:
@@ -68,7 +68,7 @@ def repair_indexes(connection: DuckDbConnection, unclean: bool, sample: bool) ->
     writer.execute("BEGIN TRANSACTION")
     try:
         for name in broken:
-            table, column = LOOKUP_INDEXES[name]
+            table, column = NON_UNIQUE[name]
             writer.execute(f"DROP INDEX {name}")
             writer.execute(f"CREATE INDEX {name} ON {table} ({column})")
         writer.execute("COMMIT")
