@@ -171,3 +171,29 @@ async def test_a_second_row_for_a_key_is_never_written(tmp_path: Path) -> None:
 
     assert all(extra == 0 for _, extra in await store.connection.read(duplicates))
     await store.aclose()
+
+
+async def test_a_store_in_memory_gets_the_indexes_due_as_it_grows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store in memory has no file whose growth says when to look: its writes do, so a
+    large one is not left scanning for every key (it had its primary keys before)."""
+    looks: list[int] = []
+    real = maintenance.make_grown
+
+    def counted(c: duckdb.DuckDBPyConnection) -> list[str]:
+        looks.append(1)
+        return real(c)
+
+    monkeypatch.setattr(maintenance, "make_grown", counted)
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 20)
+    store = DuckDbKnowledgeStore(":memory:")
+    world = World(store)
+    for n in range(60):
+        world.files.files[f"/d/{n}.md"] = _note(n)
+        assert (await world.ingestion.ingest(f"/d/{n}.md")).status.value == "new"
+    # Sixty rows in documents, versions and sources: their indexes are made, in far
+    # fewer looks than writes.
+    assert {"documents_id", "versions_id", "sources_key"} <= await store.connection.read(
+        lookup_indexes.existing)
+    assert len(looks) < 60 / 2
+    await store.aclose()
