@@ -5,14 +5,19 @@ record and search reads as it did."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
+import attrs
 import duckdb
 import pytest
 
 from sheaf.adapters.store.duckdb import lookup_indexes, maintenance
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
+from sheaf.domain.store.ingestion import SourceKind, SourceRef
+from sheaf.domain.store.knowledge_records import VersionRecord
+from sheaf.domain.store.version_bundle import VersionBundle
 from tests.adapters.duckdb_schema_8 import as_schema_11
 from tests.application.world import World
 
@@ -196,4 +201,33 @@ async def test_a_store_in_memory_gets_the_indexes_due_as_it_grows(
     assert {"documents_id", "versions_id", "sources_key"} <= await store.connection.read(
         lookup_indexes.existing)
     assert len(looks) < 60 / 2
+    await store.aclose()
+
+
+@pytest.mark.parametrize("together", [False, True])
+async def test_a_version_id_stored_already_is_refused(tmp_path: Path, together: bool) -> None:
+    """The primary key refused a second row for a version id; the writer does now, in a
+    later unit of work or in the same one, and the store keeps the one it had."""
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    ref = SourceRef(SourceKind.FILE, "/d/0.md", "/d/0.md")
+    record = VersionRecord(
+        id="doc_0.v1", document_id="doc_0", space="default", number=1, fetched_sha="a" * 64,
+        content_sha="a" * 64, markdown_sha="b" * 64, content_source="file",
+        content_type="text/markdown", title="Note 0", created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        metadata={}, caller_metadata={}, caller_version_id=None, diagnostics=(), blocks=(),
+        characters=10)
+    bundle = VersionBundle(record, ref)
+    if not together:
+        async with store.storage().unit_of_work() as work:
+            work.versions.add(bundle)
+            await work.commit()
+    with pytest.raises(duckdb.ConstraintException):
+        async with store.storage().unit_of_work() as work:
+            work.versions.add(bundle)
+            if together:
+                work.versions.add(attrs.evolve(bundle, record=attrs.evolve(record, title="B")))
+            await work.commit()
+    found = await store.catalogue.find("default", "doc_0")
+    assert (found is not None and [v.title for v in found.versions] == ["Note 0"]) \
+        if not together else found is None
     await store.aclose()
