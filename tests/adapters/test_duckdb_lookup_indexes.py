@@ -5,9 +5,12 @@ record and search reads as it did."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
+import anyio
 import attrs
 import duckdb
 import pytest
@@ -230,4 +233,40 @@ async def test_a_version_id_stored_already_is_refused(tmp_path: Path, together: 
     found = await store.catalogue.find("default", "doc_0")
     assert (found is not None and [v.title for v in found.versions] == ["Note 0"]) \
         if not together else found is None
+    await store.aclose()
+
+
+async def test_an_index_duckdb_cannot_make_yet_fails_no_committed_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB refuses to index a column whose values an update changed while an older
+    read is still open ("outstanding updates"): the write that made the index due is
+    committed all the same, and the index is made by a later write."""
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 10 ** 9)
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = await _ingest(store, 6)
+    reading, done = threading.Event(), threading.Event()
+
+    def held_open(c: duckdb.DuckDBPyConnection) -> int:
+        row = c.execute("SELECT count(*) FROM sources").fetchone()
+        reading.set()
+        done.wait(30)
+        return int(row[0]) if row else 0
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(partial(store.connection.read, held_open, snapshot=True))
+        await anyio.to_thread.run_sync(reading.wait, 30)
+        # A source pointed at another document (as a duplicate found meanwhile can).
+        await store.connection.run(lambda c: c.execute(
+            "UPDATE sources SET document_id = 'other' WHERE key = '/d/0.md'"))
+        monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 5)
+        world.files.files["/d/6.md"] = _note(6)
+        try:
+            assert (await world.ingestion.ingest("/d/6.md")).status.value == "new"
+        finally:
+            done.set()
+    assert await store.catalogue.find("default", "/d/6.md") is not None
+    assert "sources_document" not in await store.connection.read(lookup_indexes.existing)
+    world.files.files["/d/7.md"] = _note(7)
+    await world.ingestion.ingest("/d/7.md")
+    assert "sources_document" in await store.connection.read(lookup_indexes.existing)
     await store.aclose()

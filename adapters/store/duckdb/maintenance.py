@@ -221,8 +221,16 @@ class DuckDbMaintenance:
         if self._indexes_looked_at is not None and \
                 size <= self._indexes_looked_at * INDEX_CHECK_GROWTH:
             return
+        try:
+            make_grown(c)
+        except duckdb.Error as exc:
+            # The write is committed; an index DuckDB will not make yet (an update of its
+            # column still seen by an older read: "outstanding updates") waits for the
+            # next write rather than failing this one.
+            logger.warning("lookup indexes of %s not made yet: %s", self._connection.path,
+                           exc)
+            return
         self._indexes_looked_at = size
-        make_grown(c)
         self._all_indexed = existing_indexes(c) == set(LOOKUP_INDEXES)
 
     def _cluster_postings(self, c: duckdb.DuckDBPyConnection, *, always: bool = False
