@@ -5,8 +5,13 @@ fingerprint's coordinates as gaps, and every record and search reads as it did."
 
 from __future__ import annotations
 
+import threading
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
+import anyio
+import attrs
 import duckdb
 import pytest
 
@@ -14,6 +19,9 @@ from sheaf.adapters.store.duckdb import lookup_indexes, maintenance
 from sheaf.adapters.store.duckdb.knowledge_store import DuckDbKnowledgeStore
 from sheaf.adapters.store.duckdb.schema import SCHEMA_VERSION
 from sheaf.domain.search.feature_hashing import shingle_fingerprint
+from sheaf.domain.store.ingestion import SourceKind, SourceRef
+from sheaf.domain.store.knowledge_records import VersionRecord
+from sheaf.domain.store.version_bundle import VersionBundle
 from tests.adapters.duckdb_schema_8 import as_schema_11
 from tests.application.world import World
 
@@ -199,4 +207,95 @@ async def test_a_key_found_twice_gets_an_index_all_the_same(
     with pytest.raises(duckdb.ConstraintException):
         await store.connection.run(lambda c: c.execute(
             "INSERT INTO versions SELECT * FROM versions LIMIT 1"))
+    await store.aclose()
+
+
+async def test_a_store_in_memory_gets_the_indexes_due_as_it_grows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store in memory has no file whose growth says when to look: its writes do, so a
+    large one is not left scanning for every key (it had its primary keys before)."""
+    looks: list[int] = []
+    real = maintenance.make_grown
+
+    def counted(c: duckdb.DuckDBPyConnection) -> list[str]:
+        looks.append(1)
+        return real(c)
+
+    monkeypatch.setattr(maintenance, "make_grown", counted)
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 20)
+    store = DuckDbKnowledgeStore(":memory:")
+    world = World(store)
+    for n in range(60):
+        world.files.files[f"/d/{n}.md"] = _note(n)
+        assert (await world.ingestion.ingest(f"/d/{n}.md")).status.value == "new"
+    # Sixty rows in documents, versions and sources: their indexes are made, in far
+    # fewer looks than writes.
+    assert {"documents_id", "versions_id", "sources_key"} <= await store.connection.read(
+        lookup_indexes.existing)
+    assert len(looks) < 60 / 2
+    await store.aclose()
+
+
+@pytest.mark.parametrize("together", [False, True])
+async def test_a_version_id_stored_already_is_refused(tmp_path: Path, together: bool) -> None:
+    """The primary key refused a second row for a version id; the writer does now, in a
+    later unit of work or in the same one, and the store keeps the one it had."""
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    ref = SourceRef(SourceKind.FILE, "/d/0.md", "/d/0.md")
+    record = VersionRecord(
+        id="doc_0.v1", document_id="doc_0", space="default", number=1, fetched_sha="a" * 64,
+        content_sha="a" * 64, markdown_sha="b" * 64, content_source="file",
+        content_type="text/markdown", title="Note 0", created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        metadata={}, caller_metadata={}, caller_version_id=None, diagnostics=(), blocks=(),
+        characters=10)
+    bundle = VersionBundle(record, ref)
+    if not together:
+        async with store.storage().unit_of_work() as work:
+            work.versions.add(bundle)
+            await work.commit()
+    with pytest.raises(duckdb.ConstraintException):
+        async with store.storage().unit_of_work() as work:
+            work.versions.add(bundle)
+            if together:
+                work.versions.add(attrs.evolve(bundle, record=attrs.evolve(record, title="B")))
+            await work.commit()
+    found = await store.catalogue.find("default", "doc_0")
+    assert (found is not None and [v.title for v in found.versions] == ["Note 0"]) \
+        if not together else found is None
+    await store.aclose()
+
+
+async def test_an_index_duckdb_cannot_make_yet_fails_no_committed_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB refuses to index a column whose values an update changed while an older
+    read is still open ("outstanding updates"): the write that made the index due is
+    committed all the same, and the index is made by a later write."""
+    monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 10 ** 9)
+    store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
+    world = await _ingest(store, 6)
+    reading, done = threading.Event(), threading.Event()
+
+    def held_open(c: duckdb.DuckDBPyConnection) -> int:
+        row = c.execute("SELECT count(*) FROM sources").fetchone()
+        reading.set()
+        done.wait(30)
+        return int(row[0]) if row else 0
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(partial(store.connection.read, held_open, snapshot=True))
+        await anyio.to_thread.run_sync(reading.wait, 30)
+        # A source pointed at another document (as a duplicate found meanwhile can).
+        await store.connection.run(lambda c: c.execute(
+            "UPDATE sources SET document_id = 'other' WHERE key = '/d/0.md'"))
+        monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 5)
+        world.files.files["/d/6.md"] = _note(6)
+        try:
+            assert (await world.ingestion.ingest("/d/6.md")).status.value == "new"
+        finally:
+            done.set()
+    assert await store.catalogue.find("default", "/d/6.md") is not None
+    assert "sources_document" not in await store.connection.read(lookup_indexes.existing)
+    world.files.files["/d/7.md"] = _note(7)
+    await world.ingestion.ingest("/d/7.md")
+    assert "sources_document" in await store.connection.read(lookup_indexes.existing)
     await store.aclose()

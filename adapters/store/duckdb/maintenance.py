@@ -104,7 +104,8 @@ class DuckDbMaintenance:
         self._after_rewrite = list(after_rewrite)
         self._checkpoint_threshold = DUCKDB_CHECKPOINT_BYTES  # a new connection's
         self._all_indexed = False  # once every lookup index exists, none is looked for
-        self._indexes_looked_at: int | None = None  # bytes on disk at the last look
+        self._indexes_looked_at: int | None = None  # the store's size at the last look
+        self._settled = 0  # writes settled: an in-memory store's size, as it has no file
 
     async def settle(self) -> None:
         """After a committed write: sort the postings when enough were appended, make the
@@ -212,12 +213,24 @@ class DuckDbMaintenance:
         logarithmic number of looks over a store's life, none once every index exists."""
         if self._all_indexed:
             return
-        size = self._bytes_on_disk()
+        self._settled += 1
+        # A store in memory has no file to measure: its writes stand for its size, so
+        # its looks too are a logarithmic number (it had its primary keys before).
+        size = self._settled if self._connection.path == ":memory:" else \
+            self._bytes_on_disk()
         if self._indexes_looked_at is not None and \
                 size <= self._indexes_looked_at * INDEX_CHECK_GROWTH:
-            return  # (a store in memory is looked at once, by its first write)
+            return
+        try:
+            make_grown(c)
+        except duckdb.Error as exc:
+            # The write is committed; an index DuckDB will not make yet (an update of its
+            # column still seen by an older read: "outstanding updates") waits for the
+            # next write rather than failing this one.
+            logger.warning("lookup indexes of %s not made yet: %s", self._connection.path,
+                           exc)
+            return
         self._indexes_looked_at = size
-        make_grown(c)
         self._all_indexed = existing_indexes(c) == set(LOOKUP_INDEXES)
 
     def _cluster_postings(self, c: duckdb.DuckDBPyConnection, *, always: bool = False
