@@ -46,7 +46,7 @@ class VectorSearch:
         matrix when no write runs: the search then comes before any write to come."""
         key = (space, model.dimension)
         held, stored = self._matrices.get(key), self._stored.get(key, model)
-        if held is not None and filters.empty and held.matrix.size <= INLINE_VECTOR_CELLS \
+        if held is not None and filters.empty and held.size <= INLINE_VECTOR_CELLS \
                 and not self._hnsw.serves(model.dimension):
             model.require_same(stored, space)
             # No statement: read_now only makes sure that no write is running.
