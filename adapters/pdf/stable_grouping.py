@@ -129,7 +129,7 @@ def _group_over_arrays(boxes: Sequence[LTTextBox], horizontal: type[LTTextGroup]
         x0s[number], y0s[number], x1s[number], y1s[number] = box.x0, box.y0, box.x1, box.y1
         widths[number], heights[number] = box.width, box.height
     live[:count] = True
-    merged = np.zeros(size, dtype=bool)
+    merged = bytearray(size)  # read per pop: a numpy element costs more than a byte
     queue = _first_pairs(boxes)
     heappop, heappush = heapq.heappop, heapq.heappush
     while queue:
@@ -151,7 +151,7 @@ def _group_over_arrays(boxes: Sequence[LTTextBox], horizontal: type[LTTextGroup]
                               if _is_vertical(first) or _is_vertical(second)
                               else horizontal([first, second]))
         live[a] = live[b] = False
-        merged[a] = merged[b] = True
+        merged[a] = merged[b] = 1
         number = len(elements)
         elements.append(group)
         others = np.flatnonzero(live)

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pdfminer.fontmetrics import FONT_METRICS
-from pdfminer.layout import LTChar, LTLayoutContainer, LTTextBoxHorizontal, LTTextLine
+from pdfminer.layout import (
+    LTChar,
+    LTLayoutContainer,
+    LTTextBoxHorizontal,
+    LTTextGroup,
+    LTTextGroupLRTB,
+    LTTextLine,
+)
 from pdfminer.utils import INF as PDFMINER_INF
 
 from sheaf.adapters.pdf.glyph_boxes import GlyphChar
@@ -19,7 +26,12 @@ from sheaf.adapters.pdf.layout_parameters import LAYOUT
 from sheaf.adapters.pdf.layout_reading import read_boxes
 from sheaf.adapters.pdf.line_grouping import _lines_glyph_by_glyph, glyph_lines
 from sheaf.adapters.pdf.pdfium_text import pdfium_available
-from sheaf.adapters.pdf.stable_grouping import _first_pairs, _wasted_area
+from sheaf.adapters.pdf.stable_grouping import (
+    _first_pairs,
+    _group_on_plane,
+    _wasted_area,
+    group_boxes_stably,
+)
 from sheaf.domain.pdf.text_repairs import join_lines
 from tests.pdf_replaced_steps import join_searching_whole_paragraph
 from tests.pdf_writer import write_raw_page_pdf
@@ -114,6 +126,49 @@ def test_first_pairs_leave_the_heap_as_when_pushed_pair_by_pair(
     popped = [heapq.heappop(ours) for _ in range(len(ours))]
     # repr: a NaN area is not equal to itself, but must stand in the same place.
     assert repr(popped) == repr([heapq.heappop(reference) for _ in range(len(reference))])
+
+
+def _tree(element: object, boxes: list[LTTextBoxHorizontal]) -> object:
+    """A grouping as nested tuples of box numbers, each group with its class and box."""
+    if isinstance(element, LTTextGroup):
+        return (type(element).__name__, element.bbox,
+                tuple(_tree(child, boxes) for child in element))
+    return next(i for i, box in enumerate(boxes) if box is element)
+
+
+PAGE_EDGE = st.sampled_from([0.0, 0.0, 12.5, 300.0])
+ON_PAGE = st.floats(0, 600, allow_nan=False) | st.sampled_from([0.0, 50.0, 99.99, 600.0])
+ODD = st.sampled_from([-5.0, 601.0, 1e12, math.inf, -math.inf, math.nan])
+
+
+@given(st.lists(st.tuples(ON_PAGE, ON_PAGE,
+                          EXTENT | st.sampled_from([0.0, 50.0, 120.0]), EXTENT), max_size=24),
+       st.lists(st.tuples(st.integers(0, 23), st.integers(0, 3), ODD), max_size=2),
+       PAGE_EDGE, st.sampled_from([600.0, 620.0, 400.0]))
+@settings(max_examples=examples(300), deadline=None)
+def test_grouping_over_arrays_is_the_planes(
+        corners: list[tuple[float, float, float, float]],
+        odd: list[tuple[int, int, float]], edge: float, far: float) -> None:
+    """For any boxes (equal sizes and gaps, boxes on cell edges of the plane's grid,
+    boxes touching, now and then one off the page or not finite), on a page whose
+    corner is at the origin or not: the same tree, classes and boxes as grouping on
+    pdfminer's `Plane` pair by pair, or the same error."""
+    rows = [[x, y, x + w, y + h] for x, y, w, h in corners]
+    for row, column, value in odd:
+        if row < len(rows):
+            rows[row][column] = value
+    boxes = [_box(tuple(row)) for row in rows]  # type: ignore[arg-type]
+    page = LTLayoutContainer((edge, edge, far, far))
+
+    def outcome(group: object) -> object:
+        try:
+            return [_tree(e, boxes) for e in group(page, boxes)]  # type: ignore[operator]
+        except (ValueError, OverflowError) as exc:
+            return type(exc).__name__
+
+    ours = outcome(group_boxes_stably)
+    plane = outcome(lambda page, boxes: _group_on_plane(page, boxes, LTTextGroupLRTB))
+    assert repr(ours) == repr(plane)
 
 
 @given(st.lists(st.text(alphabet="ab-Zé \u00ad\n1", max_size=8), max_size=8))
