@@ -13,7 +13,9 @@ the glyph gaps, as with pdfminer.
 
 from __future__ import annotations
 
+import collections
 import ctypes
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -104,7 +106,8 @@ class PdfiumLayoutPages:
         except pypdfium2.PdfiumError as exc:
             raise SheafError(ErrorKind.CORRUPT, f"PDFium cannot open the file: {exc}") from None
         self._text_object = _address_function(
-            pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int)
+            pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int,
+            returns=ctypes.c_size_t)
         self._loose_box = _address_function(
             pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
         self._is_generated = _address_function(
@@ -206,38 +209,39 @@ class PdfiumLayoutPages:
             texts[index] = CORPORATE_USE.get(texts[index], texts[index])
         raw_address = ctypes.cast(raw, ctypes.c_void_p).value
         is_generated = self._is_generated
-        generated = {index for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)
-                                                       ).tolist()
-                     if is_generated(raw_address, index)}
-        text_object = self._text_object
-        loose_box = self._loose_box
-        rects = np.zeros((count, 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
-        rect_address = rects.ctypes.data
-        rect_bytes = rects.strides[0]
-        styles: dict[int, tuple[str, float, bool, Matrix, bool, bool] | None] = {}
-        kept: list[int] = []
-        owners: list[int] = []
-        for index in range(count):
-            if index in generated:
-                continue
-            address = text_object(raw_address, index)
-            if not address:
-                continue
-            style = styles.get(address, ())
-            if style == ():
-                style = styles[address] = self._style(raw, index, address, to_page)
-            if style is None:
-                continue
-            loose_box(raw_address, index, rect_address + rect_bytes * index)
-            kept.append(index)
-            owners.append(address)
-        if not kept:
+        candidates = np.ones(count, dtype=bool)
+        for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)).tolist():
+            if is_generated(raw_address, index):
+                candidates[index] = False
+        # Each character's text object (0 for none), PDFium called from map's loop in C;
+        # then each object's style once, at its first character.
+        objects = np.fromiter(map(self._text_object, itertools.repeat(raw_address, count),
+                                  range(count)), dtype=np.uint64, count=count)
+        candidates &= objects != 0
+        indices = np.flatnonzero(candidates)
+        addresses, first, which = np.unique(objects[indices], return_index=True,
+                                            return_inverse=True)
+        table: list[tuple[str, float, bool, Matrix, bool, bool]] = []
+        numbers = np.full(len(addresses), -1, dtype=np.intp)
+        for slot, (address, index) in enumerate(zip(addresses.tolist(),
+                                                     indices[first].tolist(), strict=True)):
+            style = self._style(raw, index, address, to_page)
+            if style is not None:
+                numbers[slot] = len(table)
+                table.append(style)
+        style_of = numbers[which]
+        usable = style_of >= 0
+        kept_array, style_of = indices[usable], style_of[usable]
+        if not len(kept_array):
             return [], [], None
-        known = [address for address, style in styles.items() if style is not None]
-        number = {address: n for n, address in enumerate(known)}
-        table = [styles[address] for address in known]
-        style_of = np.array([number[address] for address in owners], dtype=np.intp)
-        boxes = self._boxes(rects[kept].astype(np.float64), style_of, table, to_page)
+        kept = kept_array.tolist()
+        owners = objects[kept_array].tolist()
+        # The loose boxes written by PDFium straight into consecutive rows.
+        rects = np.zeros((len(kept), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
+        rows = (rects.ctypes.data + rects.strides[0] * np.arange(len(kept))).tolist()
+        collections.deque(map(self._loose_box, itertools.repeat(raw_address, len(kept)), kept,
+                              rows), maxlen=0)
+        boxes = self._boxes(rects.astype(np.float64), style_of, table, to_page)
         x0s, y0s, x1s, y1s = boxes.T.tolist()
         widths, heights = (boxes[:, 2] - boxes[:, 0]).tolist(), (boxes[:, 3] - boxes[:, 1]).tolist()
         new = GlyphChar.__new__
