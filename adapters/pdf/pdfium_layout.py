@@ -52,10 +52,14 @@ MAX_PAGE_PATHS = 20_000
 _GENERATED_CODES = [ord(c) for c in " \r\n\x02"]
 
 
-def _address_function(function: Any, *argtypes: Any, returns: Any = ctypes.c_void_p) -> Any:
-    """`function` (a pypdfium2 binding) called with and returning plain addresses, so a
-    text object's identity is an int, not a ctypes pointer made per character."""
-    prototype = ctypes.CFUNCTYPE(returns, *argtypes)
+def _untyped_function(function: Any, returns: Any) -> Any:
+    """`function` (a pypdfium2 binding) without declared argument types, returning an
+    int (a text object's identity is then an int, not a ctypes pointer made per
+    character). Each argument converted through declared types cost more than the call
+    itself (576 against 171 ns a character for the text object), so callers pass
+    pointers as `c_void_p` and C ints as Python ints, which is what ctypes does with
+    an undeclared argument."""
+    prototype = ctypes.CFUNCTYPE(returns)
     return prototype(ctypes.cast(function, ctypes.c_void_p).value)
 
 
@@ -105,13 +109,11 @@ class PdfiumLayoutPages:
                 self._document = pypdfium2.PdfDocument(data)
         except pypdfium2.PdfiumError as exc:
             raise SheafError(ErrorKind.CORRUPT, f"PDFium cannot open the file: {exc}") from None
-        self._text_object = _address_function(
-            pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int,
-            returns=ctypes.c_size_t)
-        self._loose_box = _address_function(
-            pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
-        self._is_generated = _address_function(
-            pdfium_c.FPDFText_IsGenerated, ctypes.c_void_p, ctypes.c_int, returns=ctypes.c_int)
+        # (FPDF_TEXTPAGE, int) -> FPDF_PAGEOBJECT; (FPDF_TEXTPAGE, int, FS_RECTF*) ->
+        # FPDF_BOOL; (FPDF_TEXTPAGE, int) -> int.
+        self._text_object = _untyped_function(pdfium_c.FPDFText_GetTextObject, ctypes.c_size_t)
+        self._loose_box = _untyped_function(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
+        self._is_generated = _untyped_function(pdfium_c.FPDFText_IsGenerated, ctypes.c_int)
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
@@ -207,15 +209,15 @@ class PdfiumLayoutPages:
             # font's small capitals) their private-use points; they are ordinary
             # characters, as the pdfminer engine reads them.
             texts[index] = CORPORATE_USE.get(texts[index], texts[index])
-        raw_address = ctypes.cast(raw, ctypes.c_void_p).value
+        handle = ctypes.c_void_p(ctypes.cast(raw, ctypes.c_void_p).value)
         is_generated = self._is_generated
         candidates = np.ones(count, dtype=bool)
         for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)).tolist():
-            if is_generated(raw_address, index):
+            if is_generated(handle, index):
                 candidates[index] = False
         # Each character's text object (0 for none), PDFium called from map's loop in C;
         # then each object's style once, at its first character.
-        objects = np.fromiter(map(self._text_object, itertools.repeat(raw_address, count),
+        objects = np.fromiter(map(self._text_object, itertools.repeat(handle, count),
                                   range(count)), dtype=np.uint64, count=count)
         candidates &= objects != 0
         indices = np.flatnonzero(candidates)
@@ -239,8 +241,8 @@ class PdfiumLayoutPages:
         # The loose boxes written by PDFium straight into consecutive rows.
         rects = np.zeros((len(kept), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
         rows = (rects.ctypes.data + rects.strides[0] * np.arange(len(kept))).tolist()
-        collections.deque(map(self._loose_box, itertools.repeat(raw_address, len(kept)), kept,
-                              rows), maxlen=0)
+        collections.deque(map(self._loose_box, itertools.repeat(handle, len(kept)), kept,
+                              map(ctypes.c_void_p, rows)), maxlen=0)
         boxes = self._boxes(rects.astype(np.float64), style_of, table, to_page)
         x0s, y0s, x1s, y1s = boxes.T.tolist()
         widths, heights = (boxes[:, 2] - boxes[:, 0]).tolist(), (boxes[:, 3] - boxes[:, 1]).tolist()
