@@ -114,6 +114,16 @@ class PdfiumLayoutPages:
         self._text_object = _untyped_function(pdfium_c.FPDFText_GetTextObject, ctypes.c_size_t)
         self._loose_box = _untyped_function(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
         self._is_generated = _untyped_function(pdfium_c.FPDFText_IsGenerated, ctypes.c_int)
+        # Once per text object: (FPDF_PAGEOBJECT, float*) -> FPDF_BOOL; (FPDF_TEXTPAGE,
+        # int, FS_MATRIX*) -> FPDF_BOOL; (FPDF_PAGEOBJECT) -> int; (FPDF_PAGEOBJECT) ->
+        # FPDF_FONT. Their out-parameters are reused.
+        self._get_font_size = _untyped_function(pdfium_c.FPDFTextObj_GetFontSize, ctypes.c_int)
+        self._get_matrix = _untyped_function(pdfium_c.FPDFText_GetMatrix, ctypes.c_int)
+        self._get_render_mode = _untyped_function(pdfium_c.FPDFTextObj_GetTextRenderMode,
+                                                  ctypes.c_int)
+        self._get_font = _untyped_function(pdfium_c.FPDFTextObj_GetFont, ctypes.c_size_t)
+        self._font_size = ctypes.c_float()
+        self._matrix = pdfium_c.FS_MATRIX()
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
@@ -227,7 +237,7 @@ class PdfiumLayoutPages:
         numbers = np.full(len(addresses), -1, dtype=np.intp)
         for slot, (address, index) in enumerate(zip(addresses.tolist(),
                                                      indices[first].tolist(), strict=True)):
-            style = self._style(raw, index, address, to_page)
+            style = self._style(handle, index, address, to_page)
             if style is not None:
                 numbers[slot] = len(table)
                 table.append(style)
@@ -309,31 +319,30 @@ class PdfiumLayoutPages:
                ) -> tuple[str, float, bool, Matrix, bool, bool] | None:
         """A text object's font name, type size, invisibility and matrix (in page
         space), and whether its glyphs stand upright and unturned."""
-        obj = ctypes.cast(address, pdfium_c.FPDF_PAGEOBJECT)
-        font_size = ctypes.c_float()
-        if not pdfium_c.FPDFTextObj_GetFontSize(obj, font_size):
+        obj = ctypes.c_void_p(address)
+        font_size, matrix = self._font_size, self._matrix
+        if not self._get_font_size(obj, ctypes.byref(font_size)):
             return None
-        matrix = pdfium_c.FS_MATRIX()
-        if not pdfium_c.FPDFText_GetMatrix(raw, index, matrix):
+        if not self._get_matrix(raw, index, ctypes.byref(matrix)):
             return None
         m = _multiply((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), to_page)
         scaled = (m[0] * font_size.value, m[1] * font_size.value,
                   m[2] * font_size.value, m[3] * font_size.value, m[4], m[5])
         plain = scaled[1] == 0 and scaled[2] == 0
         upright = scaled[0] * scaled[3] > 0 and scaled[1] * scaled[2] <= 0
-        invisible = pdfium_c.FPDFTextObj_GetTextRenderMode(obj) == INVISIBLE_RENDER_MODE
+        invisible = self._get_render_mode(obj) == INVISIBLE_RENDER_MODE
         size = abs(scaled[3]) if plain else (scaled[2] ** 2 + scaled[3] ** 2) ** 0.5
         if size == 0:
             return None
         return (self._font_name(obj), size, invisible, scaled, upright, plain)
 
     def _font_name(self, obj: Any) -> str:
-        font = pdfium_c.FPDFTextObj_GetFont(obj)
-        key = ctypes.cast(font, ctypes.c_void_p).value or 0
+        key = self._get_font(obj)
         name = self._fonts.get(key)
         if name is None:
             buffer = ctypes.create_string_buffer(_FONT_NAME_BYTES)
-            length = pdfium_c.FPDFFont_GetBaseFontName(font, buffer, _FONT_NAME_BYTES)
+            length = pdfium_c.FPDFFont_GetBaseFontName(
+                ctypes.cast(key, pdfium_c.FPDF_FONT), buffer, _FONT_NAME_BYTES)
             name = self._fonts[key] = (buffer.value.decode("latin-1", "replace")
                                        if length else "")
         return name
