@@ -1,6 +1,7 @@
 """PDF extraction on ../shared/corpora/pdf-dev: robustness, text fidelity, structure, speed.
 
     .venv/bin/python -P bench/pdf_corpus.py [--corpus DIR] [--only PREFIX] [--no-speed]
+        [--speed-only | --memory-only] [--rounds N]
 
 - Robustness: every file, its outcome (pages and characters, or the typed error) and time,
   opened with the manifest's password when it has one.
@@ -154,6 +155,12 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--only", default="", help="only files whose name starts so")
     parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--speed-only", action="store_true",
+                        help="only the speed rounds on the A* papers (no quality, no memory)")
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the peak memory over all dev files")
+    parser.add_argument("--rounds", type=int, default=SPEED_ROUNDS,
+                        help=f"interleaved speed rounds (default {SPEED_ROUNDS})")
     parser.add_argument("--engine", choices=ENGINES, help=argparse.SUPPRESS)
     parser.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -163,12 +170,18 @@ def main() -> int:
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
     manifest = json.loads((args.corpus / "manifest.json").read_text())["entries"]
+    if args.speed_only or args.memory_only:
+        if args.speed_only:
+            speed(args.corpus, [e for e in manifest if e["id"].startswith("A")], args.rounds)
+        if args.memory_only:
+            memory(args.corpus, manifest)
+        return 0
     summaries = {engine: quality(args, manifest, engine) for engine in SHEAF_ENGINES}
     compare_engines(summaries)
     plumber_tables(args.corpus, [e for e in manifest if e["id"].startswith(args.only)
                                  and int(str(e.get("pages") or 0)) <= 40])
     if not args.no_speed:
-        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")])
+        speed(args.corpus, [e for e in manifest if e["id"].startswith("A")], args.rounds)
         memory(args.corpus, manifest)
     return 0
 
@@ -370,7 +383,7 @@ def same_title(ours: str | None, truth: str) -> bool:
 SPEED_ROUNDS = 3
 
 
-def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
+def speed(corpus: Path, papers: list[dict[str, object]], rounds: int = SPEED_ROUNDS) -> None:
     """Each engine reads every A* paper in a fresh child process of its own, so no engine
     pays for another's imports, caches or heap; the engines take turns, round after
     round (the order turned each round), so a change in the machine's load falls on all
@@ -380,7 +393,7 @@ def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
     walls: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
     ratios: dict[str, list[float]] = {}
-    for round_number in range(SPEED_ROUNDS):
+    for round_number in range(rounds):
         order = ENGINES if round_number % 2 == 0 else tuple(reversed(ENGINES))
         this_round: dict[str, float] = {}
         for engine in order:
@@ -402,7 +415,7 @@ def speed(corpus: Path, papers: list[dict[str, object]]) -> None:
     timings = {name: statistics.median(values) for name, values in walls.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     print(f"\nspeed on {len(files)} A* papers ({pages} pages), one process per engine, "
-          f"{SPEED_ROUNDS} interleaved rounds (median; load {_load()}):")
+          f"{rounds} interleaved rounds (median; load {_load()}):")
     for name, seconds in timings.items():
         cpu_part = f", {1000 * cpu[name] / pages:7.1f} ms/page CPU" if name in cpu else ""
         print(f"  {name:<22} {1000 * seconds / pages:7.1f} ms/page wall{cpu_part}")

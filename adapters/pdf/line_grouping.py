@@ -19,7 +19,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from pdfminer.layout import LAParams, LTAnno, LTChar, LTTextLine, LTTextLineHorizontal
+from pdfminer.layout import (
+    LAParams,
+    LTAnno,
+    LTChar,
+    LTTextBox,
+    LTTextBoxHorizontal,
+    LTTextLine,
+    LTTextLineHorizontal,
+)
+from pdfminer.utils import uniq
+
+from .line_neighbours import line_neighbours
 
 INF = float("inf")
 
@@ -178,3 +189,36 @@ class LineGrouping:
         if len(known) != len(chars) or not all(map(operator.is_, chars, known)):
             boxes = None
         yield from glyph_lines(chars, laparams, boxes)
+
+    def group_textlines(self, laparams: LAParams, lines: Iterable[LTTextLine]
+                        ) -> Iterator[LTTextBox]:
+        """pdfminer's `group_textlines`, its neighbours found over arrays
+        (`line_neighbours`) where that finds what its plane finds."""
+        lines = lines if isinstance(lines, list) else list(lines)
+        found = line_neighbours(self.bbox, lines, laparams.line_margin)  # type: ignore[attr-defined]
+        if found is None:
+            yield from super().group_textlines(laparams, lines)  # type: ignore[misc]
+            return
+        # From here as pdfminer's, line for line.
+        boxes: dict[LTTextLine, LTTextBox] = {}
+        for line, numbers in zip(lines, found, strict=True):
+            members = [line]
+            for number in numbers:
+                obj1 = lines[number]
+                members.append(obj1)
+                if obj1 in boxes:
+                    members.extend(boxes.pop(obj1))
+            box = LTTextBoxHorizontal()
+            for obj in uniq(members):
+                box.add(obj)
+                boxes[obj] = box
+        done = set()
+        for line in lines:
+            if line not in boxes:
+                continue
+            box = boxes[line]
+            if box in done:
+                continue
+            done.add(box)
+            if not box.is_empty():
+                yield box

@@ -112,19 +112,21 @@ def _xmp(pdf: pikepdf.Pdf) -> dict[str, str]:
     """Dublin Core and PRISM fields of the XMP packet, as text; empty when unreadable."""
     out: dict[str, str] = {}
     try:
-        with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
-            for key, name in (("dc:title", "title"), ("dc:creator", "creator"),
-                              ("dc:subject", "subject"), ("prism:doi", "doi"),
-                              ("dc:identifier", "identifier")):
-                value = meta.get(key)
-                # pikepdf gives an rdf:Bag (dc:subject's keywords) as a set, which has no
-                # order: sorted, the same document gives the same keywords in every process.
-                if isinstance(value, set | frozenset):
-                    value = sorted(str(v) for v in value)
-                if isinstance(value, list | tuple):
-                    value = "; ".join(str(v) for v in value)
-                if value and str(value).strip():
-                    out[name] = str(value).strip()
+        # Read, not opened for editing: leaving a `with` block serialises the packet
+        # back into the file (1% of reading a paper), which nothing here wants.
+        meta = pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False)
+        for key, name in (("dc:title", "title"), ("dc:creator", "creator"),
+                          ("dc:subject", "subject"), ("prism:doi", "doi"),
+                          ("dc:identifier", "identifier")):
+            value = meta.get(key)
+            # pikepdf gives an rdf:Bag (dc:subject's keywords) as a set, which has no
+            # order: sorted, the same document gives the same keywords in every process.
+            if isinstance(value, set | frozenset):
+                value = sorted(str(v) for v in value)
+            if isinstance(value, list | tuple):
+                value = "; ".join(str(v) for v in value)
+            if value and str(value).strip():
+                out[name] = str(value).strip()
     except Exception:  # malformed XMP must never stop extraction
         return {}
     return out

@@ -13,7 +13,9 @@ the glyph gaps, as with pdfminer.
 
 from __future__ import annotations
 
+import collections
 import ctypes
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -50,10 +52,14 @@ MAX_PAGE_PATHS = 20_000
 _GENERATED_CODES = [ord(c) for c in " \r\n\x02"]
 
 
-def _address_function(function: Any, *argtypes: Any, returns: Any = ctypes.c_void_p) -> Any:
-    """`function` (a pypdfium2 binding) called with and returning plain addresses, so a
-    text object's identity is an int, not a ctypes pointer made per character."""
-    prototype = ctypes.CFUNCTYPE(returns, *argtypes)
+def _untyped_function(function: Any, returns: Any) -> Any:
+    """`function` (a pypdfium2 binding) without declared argument types, returning an
+    int (a text object's identity is then an int, not a ctypes pointer made per
+    character). Each argument converted through declared types cost more than the call
+    itself (576 against 171 ns a character for the text object), so callers pass
+    pointers as `c_void_p` and C ints as Python ints, which is what ctypes does with
+    an undeclared argument."""
+    prototype = ctypes.CFUNCTYPE(returns)
     return prototype(ctypes.cast(function, ctypes.c_void_p).value)
 
 
@@ -103,12 +109,21 @@ class PdfiumLayoutPages:
                 self._document = pypdfium2.PdfDocument(data)
         except pypdfium2.PdfiumError as exc:
             raise SheafError(ErrorKind.CORRUPT, f"PDFium cannot open the file: {exc}") from None
-        self._text_object = _address_function(
-            pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_int)
-        self._loose_box = _address_function(
-            pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
-        self._is_generated = _address_function(
-            pdfium_c.FPDFText_IsGenerated, ctypes.c_void_p, ctypes.c_int, returns=ctypes.c_int)
+        # (FPDF_TEXTPAGE, int) -> FPDF_PAGEOBJECT; (FPDF_TEXTPAGE, int, FS_RECTF*) ->
+        # FPDF_BOOL; (FPDF_TEXTPAGE, int) -> int.
+        self._text_object = _untyped_function(pdfium_c.FPDFText_GetTextObject, ctypes.c_size_t)
+        self._loose_box = _untyped_function(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
+        self._is_generated = _untyped_function(pdfium_c.FPDFText_IsGenerated, ctypes.c_int)
+        # Once per text object: (FPDF_PAGEOBJECT, float*) -> FPDF_BOOL; (FPDF_TEXTPAGE,
+        # int, FS_MATRIX*) -> FPDF_BOOL; (FPDF_PAGEOBJECT) -> int; (FPDF_PAGEOBJECT) ->
+        # FPDF_FONT. Their out-parameters are reused.
+        self._get_font_size = _untyped_function(pdfium_c.FPDFTextObj_GetFontSize, ctypes.c_int)
+        self._get_matrix = _untyped_function(pdfium_c.FPDFText_GetMatrix, ctypes.c_int)
+        self._get_render_mode = _untyped_function(pdfium_c.FPDFTextObj_GetTextRenderMode,
+                                                  ctypes.c_int)
+        self._get_font = _untyped_function(pdfium_c.FPDFTextObj_GetFont, ctypes.c_size_t)
+        self._font_size = ctypes.c_float()
+        self._matrix = pdfium_c.FS_MATRIX()
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
@@ -204,40 +219,41 @@ class PdfiumLayoutPages:
             # font's small capitals) their private-use points; they are ordinary
             # characters, as the pdfminer engine reads them.
             texts[index] = CORPORATE_USE.get(texts[index], texts[index])
-        raw_address = ctypes.cast(raw, ctypes.c_void_p).value
+        handle = ctypes.c_void_p(ctypes.cast(raw, ctypes.c_void_p).value)
         is_generated = self._is_generated
-        generated = {index for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)
-                                                       ).tolist()
-                     if is_generated(raw_address, index)}
-        text_object = self._text_object
-        loose_box = self._loose_box
-        rects = np.zeros((count, 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
-        rect_address = rects.ctypes.data
-        rect_bytes = rects.strides[0]
-        styles: dict[int, tuple[str, float, bool, Matrix, bool, bool] | None] = {}
-        kept: list[int] = []
-        owners: list[int] = []
-        for index in range(count):
-            if index in generated:
-                continue
-            address = text_object(raw_address, index)
-            if not address:
-                continue
-            style = styles.get(address, ())
-            if style == ():
-                style = styles[address] = self._style(raw, index, address, to_page)
-            if style is None:
-                continue
-            loose_box(raw_address, index, rect_address + rect_bytes * index)
-            kept.append(index)
-            owners.append(address)
-        if not kept:
+        candidates = np.ones(count, dtype=bool)
+        for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)).tolist():
+            if is_generated(handle, index):
+                candidates[index] = False
+        # Each character's text object (0 for none), PDFium called from map's loop in C;
+        # then each object's style once, at its first character.
+        objects = np.fromiter(map(self._text_object, itertools.repeat(handle, count),
+                                  range(count)), dtype=np.uint64, count=count)
+        candidates &= objects != 0
+        indices = np.flatnonzero(candidates)
+        addresses, first, which = np.unique(objects[indices], return_index=True,
+                                            return_inverse=True)
+        table: list[tuple[str, float, bool, Matrix, bool, bool]] = []
+        numbers = np.full(len(addresses), -1, dtype=np.intp)
+        for slot, (address, index) in enumerate(zip(addresses.tolist(),
+                                                     indices[first].tolist(), strict=True)):
+            style = self._style(handle, index, address, to_page)
+            if style is not None:
+                numbers[slot] = len(table)
+                table.append(style)
+        style_of = numbers[which]
+        usable = style_of >= 0
+        kept_array, style_of = indices[usable], style_of[usable]
+        if not len(kept_array):
             return [], [], None
-        known = [address for address, style in styles.items() if style is not None]
-        number = {address: n for n, address in enumerate(known)}
-        table = [styles[address] for address in known]
-        style_of = np.array([number[address] for address in owners], dtype=np.intp)
-        boxes = self._boxes(rects[kept].astype(np.float64), style_of, table, to_page)
+        kept = kept_array.tolist()
+        owners = objects[kept_array].tolist()
+        # The loose boxes written by PDFium straight into consecutive rows.
+        rects = np.zeros((len(kept), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
+        rows = (rects.ctypes.data + rects.strides[0] * np.arange(len(kept))).tolist()
+        collections.deque(map(self._loose_box, itertools.repeat(handle, len(kept)), kept,
+                              map(ctypes.c_void_p, rows)), maxlen=0)
+        boxes = self._boxes(rects.astype(np.float64), style_of, table, to_page)
         x0s, y0s, x1s, y1s = boxes.T.tolist()
         widths, heights = (boxes[:, 2] - boxes[:, 0]).tolist(), (boxes[:, 3] - boxes[:, 1]).tolist()
         new = GlyphChar.__new__
@@ -303,31 +319,30 @@ class PdfiumLayoutPages:
                ) -> tuple[str, float, bool, Matrix, bool, bool] | None:
         """A text object's font name, type size, invisibility and matrix (in page
         space), and whether its glyphs stand upright and unturned."""
-        obj = ctypes.cast(address, pdfium_c.FPDF_PAGEOBJECT)
-        font_size = ctypes.c_float()
-        if not pdfium_c.FPDFTextObj_GetFontSize(obj, font_size):
+        obj = ctypes.c_void_p(address)
+        font_size, matrix = self._font_size, self._matrix
+        if not self._get_font_size(obj, ctypes.byref(font_size)):
             return None
-        matrix = pdfium_c.FS_MATRIX()
-        if not pdfium_c.FPDFText_GetMatrix(raw, index, matrix):
+        if not self._get_matrix(raw, index, ctypes.byref(matrix)):
             return None
         m = _multiply((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), to_page)
         scaled = (m[0] * font_size.value, m[1] * font_size.value,
                   m[2] * font_size.value, m[3] * font_size.value, m[4], m[5])
         plain = scaled[1] == 0 and scaled[2] == 0
         upright = scaled[0] * scaled[3] > 0 and scaled[1] * scaled[2] <= 0
-        invisible = pdfium_c.FPDFTextObj_GetTextRenderMode(obj) == INVISIBLE_RENDER_MODE
+        invisible = self._get_render_mode(obj) == INVISIBLE_RENDER_MODE
         size = abs(scaled[3]) if plain else (scaled[2] ** 2 + scaled[3] ** 2) ** 0.5
         if size == 0:
             return None
         return (self._font_name(obj), size, invisible, scaled, upright, plain)
 
     def _font_name(self, obj: Any) -> str:
-        font = pdfium_c.FPDFTextObj_GetFont(obj)
-        key = ctypes.cast(font, ctypes.c_void_p).value or 0
+        key = self._get_font(obj)
         name = self._fonts.get(key)
         if name is None:
             buffer = ctypes.create_string_buffer(_FONT_NAME_BYTES)
-            length = pdfium_c.FPDFFont_GetBaseFontName(font, buffer, _FONT_NAME_BYTES)
+            length = pdfium_c.FPDFFont_GetBaseFontName(
+                ctypes.cast(key, pdfium_c.FPDF_FONT), buffer, _FONT_NAME_BYTES)
             name = self._fonts[key] = (buffer.value.decode("latin-1", "replace")
                                        if length else "")
         return name

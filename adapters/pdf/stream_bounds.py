@@ -43,8 +43,11 @@ def bound_streams(data: bytes, budget: ContentBudget, max_pages: int) -> None:
 
 def _walk(pdf: pikepdf.Pdf, budget: ContentBudget, max_pages: int) -> None:
     """Page by page: a stream is decoded once per document, its tokens counted on
-    every page that reaches it."""
+    every page that reaches it. Each object's kind and children are read from pikepdf
+    once per document (`_Node`), not again on every page that shares it (fonts, their
+    widths and descriptors)."""
     tokens: dict[tuple[int, int], int] = {}
+    nodes: dict[tuple[int, int], _Node] = {}
     limit = budget.limits.max_page_operations
     for number, page in enumerate(pdf.pages, start=1):
         if number > max_pages:
@@ -58,30 +61,79 @@ def _walk(pdf: pikepdf.Pdf, budget: ContentBudget, max_pages: int) -> None:
                              else [contents])
                          if isinstance(stream, pikepdf.Stream))
         seen: set[tuple[int, int]] = set()
-        stack = _containers([page.obj.get("/Resources")])
+        # Depth first, each object's children taken from the last.
+        stack = [_node(item, nodes) for item in _containers([page.obj.get("/Resources")])]
         while stack:
-            item = stack.pop()
-            if item.is_indirect:
-                if item.objgen in seen:
+            node = stack.pop()
+            if node.key is not None:
+                if node.key in seen:
                     continue
-                seen.add(item.objgen)
-            if isinstance(item, pikepdf.Array):
-                stack.extend(_containers(item))
+                seen.add(node.key)
+            kind = node.kind
+            if kind == _UNREAD:
+                kind = node.kind = _kind(node.item)
+            if kind == _ARRAY:
+                if node.children is None:
+                    node.children = [_node(item, nodes) for item in _containers(node.item)]
+                stack.extend(node.children)
                 continue
-            if isinstance(item, pikepdf.Stream):
-                if item.get("/Subtype") == pikepdf.Name.Image:
-                    continue
-                operations += _read(item, budget, tokens,
-                                    content=item.get("/Subtype") == pikepdf.Name.Form)
+            if kind == _IMAGE:
+                continue
+            if kind != _DICTIONARY:
+                if node.count is None:
+                    node.count = _read(node.item, budget, tokens, content=kind == _FORM)
+                operations += node.count
             if operations > limit:
                 raise budget.too_complex(f"runs more than {limit} content operations")
-            stack.extend(_containers(value for key, value in item.items()
-                                     if key not in _NOT_FOLLOWED))
+            if node.children is None:
+                node.children = [_node(item, nodes) for item in _containers(
+                    value for key, value in node.item.items() if key not in _NOT_FOLLOWED)]
+            stack.extend(node.children)
         if operations > limit:
             raise budget.too_complex(f"runs more than {limit} content operations")
         if operations > budget.limits.max_page_objects:
             _count_drawing(contents, seen, pdf, budget)
         budget.check_time()
+
+
+_UNREAD, _ARRAY, _DICTIONARY, _IMAGE, _FORM, _STREAM = range(6)
+
+
+class _Node:
+    """A dictionary, array or stream the walk reached: its pikepdf object, its key
+    when indirect (such an object is visited once per page), and, once read, its kind,
+    the containers among its values and (a stream's) content tokens."""
+
+    __slots__ = ("children", "count", "item", "key", "kind")
+
+    def __init__(self, item: pikepdf.Object, key: tuple[int, int] | None) -> None:
+        self.item = item
+        self.key = key
+        self.kind = _UNREAD
+        self.children: list[_Node] | None = None
+        self.count: int | None = None
+
+
+def _node(item: pikepdf.Object, nodes: dict[tuple[int, int], _Node]) -> _Node:
+    """The one node of an indirect object; a direct one's own (it has one parent)."""
+    if not item.is_indirect:
+        return _Node(item, None)
+    key = item.objgen
+    node = nodes.get(key)
+    if node is None:
+        node = nodes[key] = _Node(item, key)
+    return node
+
+
+def _kind(item: pikepdf.Object) -> int:
+    if isinstance(item, pikepdf.Array):
+        return _ARRAY
+    if isinstance(item, pikepdf.Stream):
+        subtype = item.get("/Subtype")
+        if subtype == pikepdf.Name.Image:
+            return _IMAGE
+        return _FORM if subtype == pikepdf.Name.Form else _STREAM
+    return _DICTIONARY
 
 
 # Operators that make PDFium keep a page object: text shown, a path painted, an

@@ -6,6 +6,7 @@ analysis often puts a section heading and the paragraph under it in one box.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -50,8 +51,10 @@ class TextBox:
     lines: tuple[TextLine, ...]
     bbox: tuple[float, float, float, float]
 
-    @property
+    @functools.cached_property
     def text(self) -> str:
+        """The lines' text, cleaned; worked out once (a box's text is read by several
+        passes: tables, formulas, furniture, titles, structure)."""
         return clean_text([line.text for line in self.lines])
 
     @property

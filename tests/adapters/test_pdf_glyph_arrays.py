@@ -8,18 +8,31 @@ import heapq
 import math
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from pdfminer.fontmetrics import FONT_METRICS
-from pdfminer.layout import LTChar, LTLayoutContainer, LTTextBoxHorizontal, LTTextLine
+from pdfminer.layout import (
+    LTChar,
+    LTLayoutContainer,
+    LTTextBoxHorizontal,
+    LTTextGroup,
+    LTTextGroupLRTB,
+    LTTextLine,
+    LTTextLineHorizontal,
+)
 from pdfminer.utils import INF as PDFMINER_INF
 
 from sheaf.adapters.pdf.glyph_boxes import GlyphChar
 from sheaf.adapters.pdf.layout_parameters import LAYOUT
 from sheaf.adapters.pdf.layout_reading import read_boxes
-from sheaf.adapters.pdf.line_grouping import _lines_glyph_by_glyph, glyph_lines
+from sheaf.adapters.pdf.line_grouping import LineGrouping, _lines_glyph_by_glyph, glyph_lines
 from sheaf.adapters.pdf.pdfium_text import pdfium_available
-from sheaf.adapters.pdf.stable_grouping import _first_pairs, _wasted_area
+from sheaf.adapters.pdf.stable_grouping import (
+    _first_pairs,
+    _group_on_plane,
+    _wasted_area,
+    group_boxes_stably,
+)
 from sheaf.domain.pdf.text_repairs import join_lines
 from tests.pdf_replaced_steps import join_searching_whole_paragraph
 from tests.pdf_writer import write_raw_page_pdf
@@ -114,6 +127,114 @@ def test_first_pairs_leave_the_heap_as_when_pushed_pair_by_pair(
     popped = [heapq.heappop(ours) for _ in range(len(ours))]
     # repr: a NaN area is not equal to itself, but must stand in the same place.
     assert repr(popped) == repr([heapq.heappop(reference) for _ in range(len(reference))])
+
+
+def _tree(element: object, boxes: list[LTTextBoxHorizontal]) -> object:
+    """A grouping as nested tuples of box numbers, each group with its class and box."""
+    if isinstance(element, LTTextGroup):
+        return (type(element).__name__, element.bbox,
+                tuple(_tree(child, boxes) for child in element))
+    return next(i for i, box in enumerate(boxes) if box is element)
+
+
+PAGE_EDGE = st.sampled_from([0.0, 0.0, 12.5, 300.0])
+ON_PAGE = st.floats(0, 600, allow_nan=False) | st.sampled_from([0.0, 50.0, 99.99, 600.0])
+ODD = st.sampled_from([-5.0, 601.0, 1e12, math.inf, -math.inf, math.nan])
+
+
+@given(st.lists(st.tuples(ON_PAGE, ON_PAGE,
+                          EXTENT | st.sampled_from([0.0, 50.0, 120.0]), EXTENT), max_size=24),
+       st.lists(st.tuples(st.integers(0, 23), st.integers(0, 3), ODD), max_size=2),
+       PAGE_EDGE, st.sampled_from([600.0, 620.0, 400.0]))
+@settings(max_examples=examples(300), deadline=None)
+def test_grouping_over_arrays_is_the_planes(
+        corners: list[tuple[float, float, float, float]],
+        odd: list[tuple[int, int, float]], edge: float, far: float) -> None:
+    """For any boxes (equal sizes and gaps, boxes on cell edges of the plane's grid,
+    boxes touching, now and then one off the page or not finite), on a page whose
+    corner is at the origin or not: the same tree, classes and boxes as grouping on
+    pdfminer's `Plane` pair by pair, or the same error."""
+    rows = [[x, y, x + w, y + h] for x, y, w, h in corners]
+    for row, column, value in odd:
+        if row < len(rows):
+            rows[row][column] = value
+    boxes = [_box(tuple(row)) for row in rows]  # type: ignore[arg-type]
+    page = LTLayoutContainer((edge, edge, far, far))
+
+    def outcome(group: object) -> object:
+        try:
+            return [_tree(e, boxes) for e in group(page, boxes)]  # type: ignore[operator]
+        except (ValueError, OverflowError) as exc:
+            return type(exc).__name__
+
+    ours = outcome(group_boxes_stably)
+    plane = outcome(lambda page, boxes: _group_on_plane(page, boxes, LTTextGroupLRTB))
+    assert repr(ours) == repr(plane)
+
+
+class _ArrayGroupingPage(LineGrouping, LTLayoutContainer):
+    pass
+
+
+LINE_EDGE = st.sampled_from([0.0, 49.5, 50.0, 100.0, 149.99, 150.0, 200.0]) | st.floats(0, 300)
+LINE_HEIGHT = st.sampled_from([0.0, 9.0, 10.0, 10.5, 12.0]) | st.floats(0, 30)
+
+
+@st.composite
+def line_stacks(draw: st.DrawFn) -> list[tuple[float, float, float, float]]:
+    """Paragraphs as pages set them: lines of one height stacked within the line
+    margin, their left edges on either side of a cell edge now and then; and lines
+    anywhere."""
+    corners: list[tuple[float, float, float, float]] = []
+    for _ in range(draw(st.integers(0, 3))):
+        x = draw(st.sampled_from([49.5, 50.0, 99.5, 100.4]) | LINE_EDGE)
+        y = draw(st.sampled_from([95.0, 100.0, 146.0, 153.0]) | LINE_EDGE) + 60
+        height = draw(st.sampled_from([9.0, 10.0, 12.0]))
+        for _ in range(draw(st.integers(1, 8))):
+            shift = draw(st.sampled_from([0.0, 0.0, -0.75, 0.75, 3.0]))
+            width = draw(st.sampled_from([40.0, 60.0, 120.0]) | st.floats(0, 200))
+            corners.append((x + shift, y, width, height))
+            y -= height + draw(st.sampled_from([0.0, 2.0, 4.5, 6.0]))
+    corners += draw(st.lists(st.tuples(LINE_EDGE, LINE_EDGE, st.sampled_from(
+        [0.0, 40.0, 60.0, 120.0]) | st.floats(0, 200), LINE_HEIGHT), max_size=12))
+    return draw(st.permutations(corners))
+
+
+@example(  # the lines around one straddle a cell's edge: the plane's row-first order
+    [(48.75, 112.0, 100.0, 10.0), (50.25, 88.0, 100.0, 10.0), (49.5, 100.0, 100.0, 10.0)],
+    [], 0.0, 300.0)
+@given(line_stacks(),
+       st.lists(st.tuples(st.integers(0, 29), st.integers(0, 3), ODD), max_size=2),
+       PAGE_EDGE, st.sampled_from([300.0, 330.0, 200.0]))
+@settings(max_examples=examples(300), deadline=None)
+def test_lines_group_into_boxes_as_on_pdfminers_plane(
+        corners: list[tuple[float, float, float, float]],
+        odd: list[tuple[int, int, float]], edge: float, far: float) -> None:
+    """For any lines (stacked at equal heights and gaps, aligned left, right or on
+    centre, on the plane's cell edges, now and then one off the page or not finite),
+    on a page whose corner is at the origin or not: the same boxes, their lines in the
+    same order, as pdfminer's `group_textlines`, or the same error."""
+    rows = [[x, y, x + w, y + h] for x, y, w, h in corners]
+    for row, column, value in odd:
+        if row < len(rows):
+            rows[row][column] = value
+    lines = []
+    for row in rows:
+        line = LTTextLineHorizontal(0.1)
+        line.set_bbox(tuple(row))  # type: ignore[arg-type]
+        lines.append(line)
+    laparams = LAYOUT
+
+    def outcome(page: LTLayoutContainer) -> object:
+        try:
+            return [(box.bbox, [next(i for i, line in enumerate(lines) if line is member)
+                                for member in box]) for box in page.group_textlines(
+                                    laparams, lines)]
+        except (ValueError, OverflowError) as exc:
+            return type(exc).__name__
+
+    box = (edge, edge, far, far)
+    assert repr(outcome(_ArrayGroupingPage(box))) == repr(outcome(LTLayoutContainer(box)))
 
 
 @given(st.lists(st.text(alphabet="ab-Zé \u00ad\n1", max_size=8), max_size=8))
