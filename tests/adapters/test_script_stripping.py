@@ -6,7 +6,7 @@ from unittest.mock import patch
 from xml.etree.ElementTree import Element
 
 import html5lib
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.html import script_stripping
@@ -92,12 +92,45 @@ def test_the_lowered_scan_cuts_what_the_case_blind_patterns_cut(
     text = "".join(tokens)
     body = "".join(c.upper() if upper[i % len(upper)] else c for i, c in enumerate(text)
                    ).encode()
-    with patch.object(script_stripping, "_RAW_LOWERED", script_stripping._RAW), \
+    with patch.object(script_stripping, "next_raw", _raw_as_written), \
             patch.object(script_stripping, "_UNCHANGED_RUN_LOWERED",
                          script_stripping._UNCHANGED_RUN):
         expected = strip_scripts(body)
-    assert script_stripping._RAW_LOWERED is not script_stripping._RAW
     assert strip_scripts(body) == expected
+
+
+def _raw_as_written(lowered: bytes, position: int) -> script_stripping.RawMatch | None:
+    """`next_raw` as the case-blind `_RAW` itself finds it."""
+    match = script_stripping._RAW.search(lowered, position)
+    if match is None:
+        return None
+    kind = match.lastgroup
+    assert kind is not None
+    attributes = match.group("attributes") or b"" if kind == "script" else b""
+    return match.start(), match.end(), kind, attributes
+
+
+raw_pieces = st.sampled_from([
+    "<!--", "-->", "--!>", "--", "-", "!", ">", "<!-->", "<!--->", "<script", "</script",
+    "<style", "</style", "<title", "</title", "<textarea", "</textarea", "<iframe",
+    "</iframe", "<noframes", "</noembed", " ", "\t", "\n", "\v", "/", "x", "<", "</",
+    "<p>", "</p>", "<?", "<!", "<!doctype html>", "</ x>", "type=application/ld+json",
+    "<scripts>", "</scripts>", "=", '"', "\x00", "\xe9",
+])
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.lists(raw_pieces, max_size=40), st.integers(min_value=0, max_value=200))
+@example(["<script", ">", "x", "</script"], 0)  # an end tag's name at the very end
+@example(["<title", " ", ">", "</title", "x", "</title", "/"], 0)
+@example(["<!--", "--!>", "-->"], 0)
+@example(["<!--", "-->", "--!>"], 0)
+def test_raw_spans_are_the_pattern_s(pieces: list[str], start: int) -> None:
+    # The ends are found with `bytes.find` instead of the lazy runs of `_RAW`: the same
+    # match from every position, on lowered bytes.
+    lowered = "".join(pieces).encode("utf-8").lower()
+    position = min(start, len(lowered))
+    assert script_stripping.next_raw(lowered, position) == _raw_as_written(lowered, position)
 
 
 attribute_pieces = st.sampled_from([
