@@ -192,11 +192,13 @@ def strip_scripts(body: bytes) -> bytes:
             replacement = whole if _JSON_LD.search(attributes) else _emptied(whole, b"</script")
         elif kind == "style":
             replacement = _emptied(whole, b"</style")
-        elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE_LOWERED.search(
-                lowered, start, position):
+        elif kind == "tag" and b"=" in whole:
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
+            # One pass: the tag comes back as it is when nothing in it is unread.
             replacement = _without_bulky_attributes(whole, lowered[start:position])
+            if replacement is whole:
+                continue
         else:
             continue
         out.append(body[emitted:start])
@@ -207,12 +209,15 @@ def strip_scripts(body: bytes) -> bytes:
 
 
 def _without_bulky_attributes(tag: bytes, lowered: bytes | None = None) -> bytes:
-    """`tag` without the attributes sheaf never reads. The patterns run over the lowered
-    tag (`lowered`, when the caller has it) as their case-sensitive twins, which find
-    the same spans; the spans are cut from `tag`, as `sub` would."""
+    """`tag` without the attributes sheaf never reads, or `tag` itself when it has none.
+    The patterns run over the lowered tag (`lowered`, when the caller has it) as their
+    case-sensitive twins, which find the same spans; the spans are cut from `tag`, as
+    `sub` would. (`_BULKY_ATTRIBUTE_BUT_STYLE` finds a subset of what `_BULKY_ATTRIBUTE`
+    finds, so a tag the latter finds nothing in is returned as it is either way.)"""
     if lowered is None:
         lowered = tag.lower()
-    several_styles = len(_STYLE_LOWERED.findall(lowered)) > 1
+    # Two `style=` need two "style"s: the count spares most tags the pattern.
+    several_styles = lowered.count(b"style") > 1 and len(_STYLE_LOWERED.findall(lowered)) > 1
     bulky = _BULKY_ATTRIBUTE_BUT_STYLE_LOWERED if several_styles else _BULKY_ATTRIBUTE_LOWERED
     kept: list[bytes] = []
     start = 0
