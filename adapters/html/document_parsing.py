@@ -7,7 +7,7 @@ from xml.etree.ElementTree import Element
 
 from html5lib import treebuilders
 from html5lib._tokenizer import HTMLTokenizer
-from html5lib.constants import namespaces
+from html5lib.constants import namespaces, tokenTypes
 from html5lib.html5parser import HTMLParser
 from html5lib.treebuilders.base import listElementsMap
 
@@ -28,6 +28,58 @@ class _Parser(HTMLParser):  # type: ignore[misc]
             self.tokenizer.stream.reportCharacterErrors = None
         super().reset()
 
+    def mainLoop(self) -> None:
+        """html5lib's token loop, with the test of which phase reads a token short for
+        the usual case: the current node is an HTML element (no namespace here), which
+        the stock loop reaches only after looking the node up three times. Foreign
+        content (SVG, MathML) goes through the stock test, unchanged."""
+        tree = self.tree
+        open_elements = tree.openElements  # `reset` alone replaces it, outside this loop
+        html = tree.defaultNamespace
+        foreign = self.phases["inForeignContent"]
+        for token in self.tokenizer:
+            prev_token = None
+            new_token = token
+            while new_token is not None:
+                prev_token = new_token
+                type = new_token["type"]
+                if type == _PARSE_ERROR_TOKEN:
+                    self.parseError(new_token["data"], new_token.get("datavars", {}))
+                    new_token = None
+                    continue
+                if not open_elements:
+                    phase = self.phase
+                else:
+                    current = open_elements[-1]
+                    if current.namespace == html or _reads_as_html(self, current, type, token):
+                        phase = self.phase
+                    else:
+                        phase = foreign
+                if type == _CHARACTERS_TOKEN:
+                    new_token = phase.processCharacters(new_token)
+                elif type == _START_TAG_TOKEN:
+                    new_token = phase.processStartTag(new_token)
+                elif type == _END_TAG_TOKEN:
+                    new_token = phase.processEndTag(new_token)
+                elif type == _SPACE_CHARACTERS_TOKEN:
+                    new_token = phase.processSpaceCharacters(new_token)
+                elif type == _COMMENT_TOKEN:
+                    new_token = phase.processComment(new_token)
+                elif type == _DOCTYPE_TOKEN:
+                    new_token = phase.processDoctype(new_token)
+            if (type == _START_TAG_TOKEN and prev_token["selfClosing"] and
+                    not prev_token["selfClosingAcknowledged"]):
+                self.parseError("non-void-element-with-trailing-solidus",
+                                {"name": prev_token["name"]})
+        # At the end of the tokens, EOF, as the stock loop ends.
+        reprocess = True
+        phases = []
+        while reprocess:
+            phases.append(self.phase)
+            reprocess = self.phase.processEOF()
+            if reprocess:
+                assert self.phase not in phases
+
     def release(self) -> None:
         """Drop html5lib's node wrappers without leaving them to the cycle collector.
 
@@ -47,6 +99,32 @@ class _Parser(HTMLParser):  # type: ignore[misc]
         tree.activeFormattingElements = []
         tree.document = None
         tree.headPointer = tree.formPointer = None
+
+
+_CHARACTERS_TOKEN = tokenTypes["Characters"]
+_SPACE_CHARACTERS_TOKEN = tokenTypes["SpaceCharacters"]
+_START_TAG_TOKEN = tokenTypes["StartTag"]
+_END_TAG_TOKEN = tokenTypes["EndTag"]
+_COMMENT_TOKEN = tokenTypes["Comment"]
+_DOCTYPE_TOKEN = tokenTypes["Doctype"]
+_PARSE_ERROR_TOKEN = tokenTypes["ParseError"]
+_MATHML = namespaces["mathml"]
+_MATHML_GLYPHS = frozenset(["mglyph", "malignmark"])
+
+
+def _reads_as_html(parser: HTMLParser, current: Any, type: int, token: dict[str, Any]
+                   ) -> bool:
+    """The rest of html5lib's test for a current node outside the HTML namespace: the
+    token goes to the current phase at an integration point, else to foreign content.
+    (`token` is the tokenizer's, as the stock loop reads it, not one a phase returned.)"""
+    return bool(
+        (parser.isMathMLTextIntegrationPoint(current) and
+         ((type == _START_TAG_TOKEN and token["name"] not in _MATHML_GLYPHS) or
+          type in (_CHARACTERS_TOKEN, _SPACE_CHARACTERS_TOKEN))) or
+        (current.namespace == _MATHML and current.name == "annotation-xml" and
+         type == _START_TAG_TOKEN and token["name"] == "svg") or
+        (parser.isHTMLIntegrationPoint(current) and
+         type in (_START_TAG_TOKEN, _CHARACTERS_TOKEN, _SPACE_CHARACTERS_TOKEN)))
 
 
 _ETREE = treebuilders.getTreeBuilder("etree")

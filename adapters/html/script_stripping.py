@@ -76,7 +76,70 @@ _INTEGRATION_POINTS = frozenset(
 _FONT_BREAKOUT = re.compile(rb"\s(?:color|face|size)\s*=", re.IGNORECASE)
 _DOUBLE_ESCAPE = re.compile(rb"<!--.*<script", re.IGNORECASE | re.DOTALL)
 _ASCII_INCOMPATIBLE_BOMS = (b"\xff\xfe", b"\xfe\xff")
-_RAW_LOWERED = lowered_twin(_RAW) or _RAW  # IGNORECASE on lowered bytes is as exact
+# `_RAW` without the lazy runs to each element's end: where a match starts and which
+# alternative it takes depend on the openers alone (every run ends at the latest at the
+# end of the bytes), and `next_raw` finds the ends with `bytes.find`, which scans a long
+# script many times faster than the pattern's lazy repeat.
+_RAW_OPENING = re.compile(
+    rb"(?P<comment><!--)"
+    rb"|(?P<script><script(?=[\s/>])(?P<attributes>[^>]*)>)"
+    rb"|(?P<style><style(?=[\s/>])[^>]*>)"
+    rb"|(?P<text_only><(?P<name>title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])[^>]*>)"
+    rb"|(?P<tag></?[a-z][^>]*>)"
+    rb"|(?P<bogus><!(?!--)[^>]*>|<\?[^>]*>|</(?![a-z])[^>]*>)",
+    re.DOTALL,
+)
+"""The case-sensitive opening of each alternative of `_RAW`, for lowered bytes."""
+_AFTER_END_TAG_NAME = frozenset(b" \t\n\r\f\v/>")
+"""What `[\\s/>]` matches after an end tag's name in `_RAW` (bytes: ASCII whitespace)."""
+_CLOSERS = {"script": b"</script", "style": b"</style"}
+
+RawMatch = tuple[int, int, str, bytes]
+"""A match of `_RAW`: start, end, the alternative's name, a script's attributes (lowered;
+empty for other kinds)."""
+
+
+def next_raw(lowered: bytes, position: int) -> RawMatch | None:
+    """The first match of `_RAW` in `lowered` (lowered bytes) at or after `position`, as
+    `_RAW.search` finds it, or None."""
+    opening = _RAW_OPENING.search(lowered, position)
+    if opening is None:
+        return None
+    kind = opening.lastgroup
+    assert kind is not None
+    start, end = opening.span()
+    if kind == "comment":
+        end = _comment_end(lowered, end)
+    elif kind in ("script", "style", "text_only"):
+        closer = _CLOSERS.get(kind) or b"</" + opening.group("name")
+        end = _end_tag_end(lowered, end, closer)
+    attributes = opening.group("attributes") or b"" if kind == "script" else b""
+    return start, end, kind, attributes
+
+
+def _comment_end(lowered: bytes, position: int) -> int:
+    """The end of `<!--(?:>|->|.*?(?:--!?>|\\Z))` whose `<!--` ends at `position`."""
+    if lowered.startswith(b">", position):
+        return position + 1
+    if lowered.startswith(b"->", position):
+        return position + 2
+    plain = lowered.find(b"-->", position)
+    bang = lowered.find(b"--!>", position, plain if plain >= 0 else len(lowered))
+    if bang >= 0:
+        return bang + 4
+    return plain + 3 if plain >= 0 else len(lowered)
+
+
+def _end_tag_end(lowered: bytes, position: int, closer: bytes) -> int:
+    """The end of `.*?(?:CLOSER[\\s/>]|\\Z)` run from `position`."""
+    after = len(closer)
+    while (found := lowered.find(closer, position)) >= 0:
+        if found + after < len(lowered) and lowered[found + after] in _AFTER_END_TAG_NAME:
+            return found + after + 1
+        position = found + 1
+    return len(lowered)
+
+
 _UNCHANGED_RUN_LOWERED = lowered_twin(_UNCHANGED_RUN) or _UNCHANGED_RUN
 _BULKY_ATTRIBUTE_LOWERED = lowered_twin(_BULKY_ATTRIBUTE) or _BULKY_ATTRIBUTE
 _BULKY_ATTRIBUTE_BUT_STYLE_LOWERED = (lowered_twin(_BULKY_ATTRIBUTE_BUT_STYLE)
@@ -97,12 +160,10 @@ def strip_scripts(body: bytes) -> bytes:
     lowered = body.lower()
     while True:
         unchanged = _UNCHANGED_RUN_LOWERED.match(lowered, position)
-        if unchanged is None or (
-                match := _RAW_LOWERED.search(lowered, unchanged.end())) is None:
+        if unchanged is None or (found := next_raw(lowered, unchanged.end())) is None:
             break
-        whole = body[match.start():match.end()]
-        kind = match.lastgroup
-        position = match.end()
+        start, position, kind, attributes = found
+        whole = body[start:position]
         foreign = _FOREIGN_START.match(whole) if kind == "tag" else None
         if foreign:
             # Inside SVG or MathML the parser reads <script>, <style> and comments by other
@@ -110,13 +171,13 @@ def strip_scripts(body: bytes) -> bytes:
             if whole.endswith(b"/>"):
                 continue
             opener = foreign.group(1).lower()
-            svg_end = _plain_svg_end(body, match.end()) if opener == b"svg" else None
+            svg_end = _plain_svg_end(body, position) if opener == b"svg" else None
             if svg_end is None:
-                position = _foreign_content_end(body, match.end(), opener)
+                position = _foreign_content_end(body, position, opener)
                 continue
             # sheaf never reads inside an <svg>; icon paths are a tenth of a page's bytes
             # and every element of them costs the parser a token.
-            out.append(body[emitted:match.start()])
+            out.append(body[emitted:start])
             out.append(_without_bulky_attributes(whole) + b"</svg>")
             emitted = position = svg_end
             continue
@@ -128,31 +189,35 @@ def strip_scripts(body: bytes) -> bytes:
                 # "<!--" then "<script" inside a script: the parser's escaped states make
                 # the end unpredictable by pattern. Leave the rest of the page as it is.
                 break
-            attributes = match.group("attributes") or b""  # lowered: only searched
             replacement = whole if _JSON_LD.search(attributes) else _emptied(whole, b"</script")
         elif kind == "style":
             replacement = _emptied(whole, b"</style")
-        elif kind == "tag" and b"=" in whole and _BULKY_ATTRIBUTE_LOWERED.search(
-                lowered, match.start(), position):
+        elif kind == "tag" and b"=" in whole:
             # Attributes sheaf never reads (data-*, srcset, inline handlers) are most of
             # a modern page's tag bytes, and html5lib reads them a character at a time.
-            replacement = _without_bulky_attributes(whole, lowered[match.start():position])
+            # One pass: the tag comes back as it is when nothing in it is unread.
+            replacement = _without_bulky_attributes(whole, lowered[start:position])
+            if replacement is whole:
+                continue
         else:
             continue
-        out.append(body[emitted:match.start()])
+        out.append(body[emitted:start])
         out.append(replacement)
-        emitted = match.end()
+        emitted = position
     out.append(body[emitted:])
     return b"".join(out)
 
 
 def _without_bulky_attributes(tag: bytes, lowered: bytes | None = None) -> bytes:
-    """`tag` without the attributes sheaf never reads. The patterns run over the lowered
-    tag (`lowered`, when the caller has it) as their case-sensitive twins, which find
-    the same spans; the spans are cut from `tag`, as `sub` would."""
+    """`tag` without the attributes sheaf never reads, or `tag` itself when it has none.
+    The patterns run over the lowered tag (`lowered`, when the caller has it) as their
+    case-sensitive twins, which find the same spans; the spans are cut from `tag`, as
+    `sub` would. (`_BULKY_ATTRIBUTE_BUT_STYLE` finds a subset of what `_BULKY_ATTRIBUTE`
+    finds, so a tag the latter finds nothing in is returned as it is either way.)"""
     if lowered is None:
         lowered = tag.lower()
-    several_styles = len(_STYLE_LOWERED.findall(lowered)) > 1
+    # Two `style=` need two "style"s: the count spares most tags the pattern.
+    several_styles = lowered.count(b"style") > 1 and len(_STYLE_LOWERED.findall(lowered)) > 1
     bulky = _BULKY_ATTRIBUTE_BUT_STYLE_LOWERED if several_styles else _BULKY_ATTRIBUTE_LOWERED
     kept: list[bytes] = []
     start = 0

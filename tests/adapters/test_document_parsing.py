@@ -12,7 +12,7 @@ import html5lib
 from html5lib._inputstream import HTMLUnicodeInputStream
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.html5parser import HTMLParser
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.html import document_parsing
@@ -115,6 +115,9 @@ pieces = st.sampled_from([
     # Foreign attributes, which html5lib names with their namespace.
     "<use xlink:href=\"#a\" class=u>", "<math definitionURL=x xmlns:xlink=y>",
     "<svg viewBox=\"0 0 1 1\" xml:lang=en>",
+    # Integration points, where the parser's loop reads tokens in foreign content as HTML.
+    "<mi>", "</mi>", "<mtext>", "<mglyph>", "<annotation-xml encoding=\"text/html\">",
+    "<annotation-xml>", "</annotation-xml>", "<desc>", "</desc>", "<title>", "<b>x",
 ])
 
 
@@ -128,6 +131,10 @@ def test_tokens_are_the_stock_tokenizers(parts: list[str], chunk_size: int | Non
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(pieces, max_size=40), st.sampled_from([5, 17, 10240]))
+@example(["<math>", "<mi>", "<mglyph>", "x", "</mi>", "<annotation-xml>", "<svg>", "</svg>",
+          "</annotation-xml>", "<annotation-xml>", "<x-y a-b=c>", "</annotation-xml>",
+          "<annotation-xml encoding=\"text/html\">", "<p>", "</math>",
+          "<svg>", "<desc>", "<b>x", "</desc>", "<foreignObject>", "<p>", "</svg>"], 10240)
 def test_trees_are_the_stock_parsers(parts: list[str], chunk_size: int) -> None:
     body = "".join(parts).encode()
     # Small chunks put chunk ends inside text runs and tags.

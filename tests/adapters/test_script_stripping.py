@@ -6,7 +6,7 @@ from unittest.mock import patch
 from xml.etree.ElementTree import Element
 
 import html5lib
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sheaf.adapters.html import script_stripping
@@ -92,12 +92,45 @@ def test_the_lowered_scan_cuts_what_the_case_blind_patterns_cut(
     text = "".join(tokens)
     body = "".join(c.upper() if upper[i % len(upper)] else c for i, c in enumerate(text)
                    ).encode()
-    with patch.object(script_stripping, "_RAW_LOWERED", script_stripping._RAW), \
+    with patch.object(script_stripping, "next_raw", _raw_as_written), \
             patch.object(script_stripping, "_UNCHANGED_RUN_LOWERED",
                          script_stripping._UNCHANGED_RUN):
         expected = strip_scripts(body)
-    assert script_stripping._RAW_LOWERED is not script_stripping._RAW
     assert strip_scripts(body) == expected
+
+
+def _raw_as_written(lowered: bytes, position: int) -> script_stripping.RawMatch | None:
+    """`next_raw` as the case-blind `_RAW` itself finds it."""
+    match = script_stripping._RAW.search(lowered, position)
+    if match is None:
+        return None
+    kind = match.lastgroup
+    assert kind is not None
+    attributes = match.group("attributes") or b"" if kind == "script" else b""
+    return match.start(), match.end(), kind, attributes
+
+
+raw_pieces = st.sampled_from([
+    "<!--", "-->", "--!>", "--", "-", "!", ">", "<!-->", "<!--->", "<script", "</script",
+    "<style", "</style", "<title", "</title", "<textarea", "</textarea", "<iframe",
+    "</iframe", "<noframes", "</noembed", " ", "\t", "\n", "\v", "/", "x", "<", "</",
+    "<p>", "</p>", "<?", "<!", "<!doctype html>", "</ x>", "type=application/ld+json",
+    "<scripts>", "</scripts>", "=", '"', "\x00", "\xe9",
+])
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.lists(raw_pieces, max_size=40), st.integers(min_value=0, max_value=200))
+@example(["<script", ">", "x", "</script"], 0)  # an end tag's name at the very end
+@example(["<title", " ", ">", "</title", "x", "</title", "/"], 0)
+@example(["<!--", "--!>", "-->"], 0)
+@example(["<!--", "-->", "--!>"], 0)
+def test_raw_spans_are_the_pattern_s(pieces: list[str], start: int) -> None:
+    # The ends are found with `bytes.find` instead of the lazy runs of `_RAW`: the same
+    # match from every position, on lowered bytes.
+    lowered = "".join(pieces).encode("utf-8").lower()
+    position = min(start, len(lowered))
+    assert script_stripping.next_raw(lowered, position) == _raw_as_written(lowered, position)
 
 
 attribute_pieces = st.sampled_from([
@@ -110,6 +143,9 @@ attribute_pieces = st.sampled_from([
 @settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(["div", "P", "img", "Span"]), st.lists(attribute_pieces, max_size=12),
        st.lists(st.booleans(), min_size=1, max_size=16))
+# Two styles that can hide, nothing else unread: a tag the scan leaves as it is.
+@example("div", ['style="display:none"', 'style="display:none"'], [False])
+@example("P", ['style="display:none"', 'Style="x"', 'data-x=\'1\''], [False, True])
 def test_unread_attributes_are_cut_as_the_case_blind_patterns_cut(
         name: str, parts: list[str], upper: list[bool]) -> None:
     text = " ".join(parts)
@@ -120,3 +156,7 @@ def test_unread_attributes_are_cut_as_the_case_blind_patterns_cut(
                   else script_stripping._BULKY_ATTRIBUTE).sub(b"", tag)
     assert script_stripping._without_bulky_attributes(tag) == as_written
     assert script_stripping._without_bulky_attributes(tag, tag.lower()) == as_written
+    # The scan's rule for an ordinary tag: left as it is when `_BULKY_ATTRIBUTE` finds
+    # nothing in it, whatever its styles.
+    if script_stripping._BULKY_ATTRIBUTE.search(tag) is None:
+        assert script_stripping._without_bulky_attributes(tag, tag.lower()) is tag
