@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ...domain.document.document import Document
 from ...domain.document.markdown_rendering import document_plain_text
+from .indented_json import indented_json
 
 if TYPE_CHECKING:
     from ..api.knowledge_results import ExtractedSource
@@ -64,4 +64,4 @@ def render(document: Document, fmt: str, extra: dict[str, Any] | None = None) ->
     if fmt == "text":
         return document_plain_text(document) + "\n"
     payload = {**(extra or {}), **document_json(document)}
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    return indented_json(payload) + "\n"
