@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench.digest_comparison import compare_digests
 from bench.html_cross_validated import SCHOLARLY, fold_models
 from bench.html_folds import load_folds
 from bench.html_quality import CORPORA, load_articles, load_web_pages
@@ -58,12 +59,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.compare:
-        before, after = (json.loads(p.read_text()) for p in args.compare)
-        differ = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-        for key in differ:
-            print(f"differs: {key}")
-        print(f"{len(before)} pages before, {len(after)} after, {len(differ)} differ")
-        return 1 if differ else 0
+        return compare_digests(*args.compare, "pages")
     if args.output is None or not (args.corpora / "web-pages-dev").is_dir():
         print("--output is needed, and the corpora must be present", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ import os
 import sys
 from pathlib import Path
 
+from bench.digest_comparison import compare_digests
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 from sheaf.domain.errors import SheafError
 from sheaf.entrypoints.cli.rendering import render
@@ -47,12 +48,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.compare:
-        before, after = (json.loads(p.read_text()) for p in args.compare)
-        differ = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-        for key in differ:
-            print(f"differs: {key}")
-        print(f"{len(before)} digests before, {len(after)} after, {len(differ)} differ")
-        return 1 if differ else 0
+        return compare_digests(*args.compare, "digests")
     if args.output is None or not (args.corpus / "manifest.json").is_file():
         print("--output is needed, and the corpus must be present", file=sys.stderr)
         return 2

@@ -84,16 +84,22 @@ async def test_an_index_waits_for_its_own_table(
     await store.aclose()
 
 
-async def test_writes_make_the_indexes_due_looking_for_them_as_the_file_grows(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    looks: list[int] = []
+@pytest.fixture
+def looks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry for each time the store looks for the lookup indexes due."""
+    counted: list[int] = []
     real = maintenance.make_grown
 
-    def counted(c: duckdb.DuckDBPyConnection) -> list[str]:
-        looks.append(1)
+    def counting(c: duckdb.DuckDBPyConnection) -> list[str]:
+        counted.append(1)
         return real(c)
 
-    monkeypatch.setattr(maintenance, "make_grown", counted)
+    monkeypatch.setattr(maintenance, "make_grown", counting)
+    return counted
+
+
+async def test_writes_make_the_indexes_due_looking_for_them_as_the_file_grows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, looks: list[int]) -> None:
     monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 40)
     store = DuckDbKnowledgeStore(tmp_path / "kb.duckdb")
     world = World(store)
@@ -211,17 +217,9 @@ async def test_a_key_found_twice_gets_an_index_all_the_same(
 
 
 async def test_a_store_in_memory_gets_the_indexes_due_as_it_grows(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, looks: list[int]) -> None:
     """A store in memory has no file whose growth says when to look: its writes do, so a
     large one is not left scanning for every key (it had its primary keys before)."""
-    looks: list[int] = []
-    real = maintenance.make_grown
-
-    def counted(c: duckdb.DuckDBPyConnection) -> list[str]:
-        looks.append(1)
-        return real(c)
-
-    monkeypatch.setattr(maintenance, "make_grown", counted)
     monkeypatch.setattr(lookup_indexes, "INDEXED_FROM_ROWS", 20)
     store = DuckDbKnowledgeStore(":memory:")
     world = World(store)
