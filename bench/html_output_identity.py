@@ -15,18 +15,15 @@ pages that differ and exits 1 when any do. Nothing in the rendering varies betwe
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
 
-from bench.digest_comparison import compare_digests
+from bench.digest_comparison import compare_digests, rendered_digest
 from bench.html_cross_validated import SCHOLARLY, fold_models
 from bench.html_folds import load_folds
 from bench.html_quality import CORPORA, load_articles, load_web_pages
 from sheaf.adapters.html.html5lib_extractor import Html5libExtractor
-from sheaf.domain.errors import SheafError
-from sheaf.entrypoints.cli.rendering import render
 
 
 def corpus_pages(corpora: Path) -> list[tuple[str, str, bytes, str]]:
@@ -44,11 +41,7 @@ def corpus_pages(corpora: Path) -> list[tuple[str, str, bytes, str]]:
 
 
 def digest(extractor: Html5libExtractor, raw: bytes, url: str) -> str:
-    try:
-        output = render(extractor.extract_sync(raw, url), "json")
-    except SheafError as exc:
-        output = f"error {exc.kind.value}: {exc}"
-    return hashlib.sha256(output.encode("utf-8", "surrogatepass")).hexdigest()
+    return rendered_digest(lambda: extractor.extract_sync(raw, url))
 
 
 def main() -> int:

@@ -16,27 +16,20 @@ PYTHONHASHSEED=0: XMP keywords come from pikepdf as a set, listed in its hash or
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 
-from bench.digest_comparison import compare_digests
+from bench.digest_comparison import compare_digests, rendered_digest
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
-from sheaf.domain.errors import SheafError
-from sheaf.entrypoints.cli.rendering import render
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "pdf-dev"
 ENGINES = ("pdfminer", "pdfium")
 
 
 def digest(extractor: PdfminerExtractor, data: bytes, password: str | None) -> str:
-    try:
-        output = render(extractor.extract_sync(data, password), "json")
-    except SheafError as exc:
-        output = f"error {exc.kind.value}: {exc}"
-    return hashlib.sha256(output.encode("utf-8", "surrogatepass")).hexdigest()
+    return rendered_digest(lambda: extractor.extract_sync(data, password))
 
 
 def main() -> int:

@@ -325,18 +325,11 @@ def require_version(c: duckdb.DuckDBPyConnection, space: str, version_id: str) -
 
 def save_structure(c: duckdb.DuckDBPyConnection, version_id: str,
                    structure: StoredStructure) -> None:
-    replace_structures(c, [{"version_id": version_id, "structure": json.dumps(
-        to_plain(structure), separators=(",", ":"))}])
-
-
-def replace_structures(c: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, str]]) -> None:
-    """Each version's structure in place of the one it had (the table has no key: the
-    old row goes first)."""
-    shape = [json.dumps(rows), _STRUCTURE_SHAPE]
-    c.execute("DELETE FROM version_structure WHERE version_id IN (SELECT r.version_id FROM "
-              "(SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r)", shape)
-    c.execute("INSERT INTO version_structure SELECT r.version_id, r.structure "
-              "FROM (SELECT unnest(from_json(?::JSON, ?), recursive := true)) AS r", shape)
+    """A version's structure in place of the one it had (the table has no key to replace
+    by: the old row goes first)."""
+    c.execute("DELETE FROM version_structure WHERE version_id = ?", [version_id])
+    c.execute("INSERT INTO version_structure VALUES (?, ?)",
+              [version_id, json.dumps(to_plain(structure), separators=(",", ":"))])
 
 
 def upsert_source(c: duckdb.DuckDBPyConnection, space: str, document_id: str,
