@@ -21,6 +21,8 @@ import os
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run by path, with -P
+
 from bench.digest_comparison import compare_digests, rendered_digest
 from sheaf.adapters.pdf.pdfminer_extractor import PdfminerExtractor
 
