@@ -3,8 +3,10 @@ them (`text_index.tokens_sql`, then `stem()`), mostly without a DuckDB round tri
 
 The tokenizer's steps are ASCII-only on ASCII text (lower case, no accent to strip, an
 ASCII character class, RE2's `\\s`), so an ASCII query is split here; any other goes to
-DuckDB's own expression. Each word's stem comes from DuckDB's `stem()`, asked once per
-word and kept: a query whose words were all seen before needs no SQL at all.
+DuckDB's own expression. An ASCII word is stemmed here too, by the domain's Snowball
+English stemmer, which gives what the fts extension's `stem(w, 'english')` gives (the
+tests hold it to that); only a word with other characters is stemmed by DuckDB. Stems
+are kept: a query whose words were all seen before costs dictionary look-ups alone.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import json
 import re
 import threading
 from collections import Counter
+from collections.abc import Iterable
 
 import duckdb
 
+from ....domain.search.english_stemmer import stem
 from .sql_literals import literal_safe, sql_text
 from .text_index import STEMMER, tokens_sql
 
@@ -32,6 +36,17 @@ def ascii_tokens(text: str) -> list[str]:
     return [w for w in _SPACES.split(_IGNORED.sub(" ", text.lower())) if w]
 
 
+def duckdb_stems(c: duckdb.DuckDBPyConnection, words: Iterable[str]) -> dict[str, str]:
+    """Each of `words` with its stem by DuckDB's `stem()`, in one statement."""
+    words = list(words)
+    return {str(w): str(s) for w, s in (c.execute(
+        f"SELECT w, stem(w, '{STEMMER}') FROM (VALUES "
+        f"{', '.join(f'({sql_text(w)})' for w in words)}) AS t(w)")
+        if literal_safe(words) else c.execute(
+        "SELECT w, stem(w, ?) FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) AS w)",
+        [STEMMER, json.dumps(words)])).fetchall()}
+
+
 class QueryTerms:
     """Stems of the words queries used, shared by every search of the process."""
 
@@ -39,38 +54,36 @@ class QueryTerms:
         self._stems: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def known_weights(self, query: str) -> Counter[str] | None:
-        """`weights` without DuckDB: None unless the query is ASCII and every word of it
-        was stemmed before."""
+    def ascii_weights(self, query: str) -> Counter[str] | None:
+        """`weights` without DuckDB, for an ASCII query; None for any other."""
         if not query.isascii():
             return None
-        words = ascii_tokens(query)
-        stems = [self._stems.get(w) for w in words]
-        if any(s is None for s in stems):
-            return None
-        return Counter(s for s in stems if s is not None)
+        return self._counted(ascii_tokens(query), None)
 
     def weights(self, c: duckdb.DuckDBPyConnection, query: str) -> Counter[str]:
         """Each term of `query` with the number of its words that stem to it. Stopwords
         are kept, as the SQL ranking keeps them: a stopword's stem can be another
-        word's term."""
+        word's term. `c` is used only when the query is not ASCII."""
         if query.isascii():
-            words = ascii_tokens(query)
-        else:
-            words = [str(r[0]) for r in c.execute(
-                f"SELECT unnest({tokens_sql('?')})", [query]).fetchall() if r[0]]
-        known = {w: s for w in set(words) if (s := self._stems.get(w)) is not None}
-        missing = [w for w in dict.fromkeys(words) if w not in known]
-        if missing:
-            found = {str(w): str(s) for w, s in (c.execute(
-                f"SELECT w, stem(w, '{STEMMER}') FROM (VALUES "
-                f"{', '.join(f'({sql_text(w)})' for w in missing)}) AS t(w)")
-                if literal_safe(missing) else c.execute(
-                "SELECT w, stem(w, ?) FROM (SELECT unnest(from_json(?, '[\"VARCHAR\"]')) AS w)",
-                [STEMMER, json.dumps(missing)])).fetchall()}
+            return self._counted(ascii_tokens(query), None)
+        words = [str(r[0]) for r in c.execute(
+            f"SELECT unnest({tokens_sql('?')})", [query]).fetchall() if r[0]]
+        return self._counted(words, c)
+
+    def _counted(self, words: list[str], c: duckdb.DuckDBPyConnection | None) -> Counter[str]:
+        """The terms of `words`: ASCII ones stemmed here, others by DuckDB on `c` (there
+        are none when `c` is None)."""
+        stems = self._stems
+        distinct = set(words)
+        known = {w: s for w in distinct if (s := stems.get(w)) is not None}
+        if len(known) < len(distinct):
+            missing = [w for w in distinct if w not in known]
+            found = {w: stem(w) for w in missing if w.isascii()}
+            if c is not None and len(found) < len(missing):
+                found.update(duckdb_stems(c, (w for w in missing if not w.isascii())))
             known.update(found)
             with self._lock:
-                if len(self._stems) + len(found) > KEPT_STEMS:
-                    self._stems.clear()
-                self._stems.update(found)
+                if len(stems) + len(found) > KEPT_STEMS:
+                    stems.clear()
+                stems.update(found)
         return Counter(known[w] for w in words)

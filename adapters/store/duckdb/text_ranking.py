@@ -50,14 +50,15 @@ class TextRanking:
                        ) -> list[tuple[str, float]] | None:
         """The ranking without a thread, when it needs none: the space's matrix is
         current, no filter, and at most INLINE_POSTINGS postings to read (about a
-        millisecond at most); the words not stemmed before are stemmed by one statement on a
-        free cursor here (about 0.3 ms). None otherwise. Handing sub-millisecond work to
-        a thread cost more than the work: on a loaded machine, 10-20 ms of waiting for
-        the thread to run, and as long again for the event loop to run after it."""
+        millisecond at most); an ASCII query's terms are made without DuckDB, any
+        other's by one statement on a free cursor here (about 0.3 ms). None otherwise.
+        Handing sub-millisecond work to a thread cost more than the work: on a loaded
+        machine, 10-20 ms of waiting for the thread to run, and as long again for the
+        event loop to run after it."""
         held = self._matrices.get(space)
         if not filters.empty or held is None or held[0] != self._connection.generation:
             return None
-        weights = self._terms.known_weights(query)
+        weights = self._terms.ascii_weights(query)
         if weights is None:
             weights = self._connection.read_now(lambda c: self._terms.weights(c, query))
         if weights is None or held[1].touched(weights) > INLINE_POSTINGS:
