@@ -19,6 +19,10 @@ if TYPE_CHECKING:  # token counting imports chunking, which a store only read ne
     from ...domain.analysis.token_counting import TokenCounting
 
 HASHING_DIMENSION = 256
+INLINE_CHARACTERS = 4_096
+"""Text an embedding may hold and still be hashed on the caller's thread: a query's few
+hundred characters take well under a millisecond, while handing them to a thread and
+back cost more than the work (10-20 ms of waiting on a loaded machine)."""
 
 
 class HashingEmbedder:
@@ -37,7 +41,9 @@ class HashingEmbedder:
         def work() -> list[tuple[float, ...]]:
             return [hashed_vector(word_features(t), dimension) for t in texts]
 
-        # Pure Python, but a long document's snippets take milliseconds: off the loop.
+        if sum(len(t) for t in texts) <= INLINE_CHARACTERS:
+            return work()
+        # Pure Python, and a long document's snippets take milliseconds: off the loop.
         return await anyio.to_thread.run_sync(work)
 
     async def token_counting(self) -> TokenCounting:

@@ -186,12 +186,19 @@ class Search:
                       filters: SearchFilters, depth: int, rrf_k: int
                       ) -> tuple[list[tuple[str, float]], dict[str, float], dict[str, float]]:
         """The fused or single ranking of snippet ids, with each ranking's own scores;
-        hybrid's two rankings run at once (the query's embedding is most of its time)."""
+        hybrid's two rankings run at once when a semantic model embeds the query (most of its
+        time)."""
         lexical: list[tuple[str, float]] = []
         semantic: list[tuple[str, float]] = []
         if mode is SearchMode.BM25:
             lexical = await self._index.search_text(space, query, depth, filters)
         elif mode is SearchMode.VECTOR:
+            semantic = await self._semantic(space, query, mode, filters, depth)
+        elif self.embedder is not None and (await self.embedder.model()).lexical:
+            # A lexical embedder's query vector costs microseconds, and each ranking of a
+            # held space a fraction of a millisecond: running them as two tasks cost
+            # more than running one after the other.
+            lexical = await self._index.search_text(space, query, depth, filters)
             semantic = await self._semantic(space, query, mode, filters, depth)
         else:
             lexical, semantic = await both(

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from itertools import pairwise
 
 from .bm25 import terms
-from .embeddings import unit_vector
 
 _WORD = re.compile(r"\w+")
 FINGERPRINT_DIMENSION = 1024
@@ -23,13 +22,23 @@ FINGERPRINT_DIMENSION = 1024
 
 def hashed_vector(features: Iterable[str], dimension: int) -> tuple[float, ...]:
     """Each feature adds ±(1 + log count) to one coordinate chosen by its hash (the sign
-    from another bit, so collisions cancel rather than pile up); unit length."""
-    vector = [0.0] * dimension
+    from another bit, so collisions cancel rather than pile up); unit length.
+
+    Only the coordinates a feature reaches are summed and scaled: the same numbers as
+    `unit_vector` of the whole vector (`fsum` is exact whatever zeros it adds, and a zero
+    scales to zero), for a few dozen coordinates of a query instead of all of them."""
+    reached: dict[int, float] = {}
     for feature, count in Counter(features).items():
         digest = zlib.crc32(feature.encode("utf-8"))
         sign = 1.0 if digest & 0x80000000 else -1.0
-        vector[digest % dimension] += sign * (1.0 + math.log(count))
-    return unit_vector(vector)
+        at = digest % dimension
+        reached[at] = reached.get(at, 0.0) + sign * (1.0 + math.log(count))
+    vector = [0.0] * dimension
+    norm = math.sqrt(math.fsum(v * v for v in reached.values()))
+    if norm != 0.0:
+        for at, value in reached.items():
+            vector[at] = value / norm
+    return tuple(vector)
 
 
 def word_features(text: str) -> list[str]:

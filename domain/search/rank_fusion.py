@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 RRF_K = 60
 
@@ -18,5 +19,5 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K
     for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    order = {item: i for i, item in enumerate(scores)}
-    return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+    # A stable sort, reversed stably: equal scores stay in the order they were first met.
+    return sorted(scores.items(), key=itemgetter(1), reverse=True)

@@ -8,6 +8,7 @@ import math
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 
 from sheaf.adapters.models.hashing_embedder import HashingEmbedder
@@ -270,3 +271,31 @@ async def test_a_failing_embedding_fails_hybrid_with_its_own_error(
     with pytest.raises(SheafError) as raised:  # run beside BM25, raised as itself
         await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
     assert raised.value.kind is ErrorKind.EMBEDDING_FAILED
+
+
+async def test_a_held_hybrid_search_with_the_hashing_embedder_needs_no_thread(
+        indexed: DuckDbKnowledgeStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    world, _ = await seeded(indexed)
+    structure = DocumentStructure(DocumentCatalogue(world.storage, world.blobs))
+    hashing = HashingEmbedder()
+    await Reindexing(world.storage, structure, hashing).reindex(
+        "default", chunks=False, embeddings=True)
+    search = Search(world.storage, hashing, structure)
+    reference = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    await search.search("default", "seagrass shoots", 5, mode=SearchMode.HYBRID)  # loads both
+    handed: list[object] = []
+    real = anyio.to_thread.run_sync
+
+    async def counted(work: Any, *args: Any, **kwargs: Any) -> Any:
+        handed.append(work)
+        return await real(work, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    # Sub-millisecond work each: the query hashed, both rankings from held matrices, the
+    # snippets and citations kept. A thread hand-over would cost more than all of it.
+    again = await search.search("default", "seagrass tides", 5, mode=SearchMode.HYBRID)
+    fresh = await search.search("default", "tidal meadow growth", 5, mode=SearchMode.HYBRID)
+    assert handed == []
+    assert [(h.chunk_id, h.score, h.bm25_score, h.vector_score) for h in again] == [
+        (h.chunk_id, h.score, h.bm25_score, h.vector_score) for h in reference]
+    assert fresh and all(h.vector_score is not None for h in fresh if h.bm25_score is None)

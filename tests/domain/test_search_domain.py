@@ -31,6 +31,36 @@ def test_rrf_is_sorted_and_holds_every_item(rankings: list[list[str]]) -> None:
     assert [s for _, s in fused] == sorted((s for _, s in fused), reverse=True)
 
 
+@given(st.lists(st.lists(st.sampled_from("abcdefghijklmnop"), unique=True), max_size=4),
+       st.integers(min_value=0, max_value=80))
+def test_rrf_breaks_ties_by_first_appearance(rankings: list[list[str]], k: int) -> None:
+    # The order the fusion promised before it sorted stably: score, then first appearance.
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    first = {item: i for i, item in enumerate(scores)}
+    assert reciprocal_rank_fusion(rankings, k) == sorted(
+        scores.items(), key=lambda pair: (-pair[1], first[pair[0]]))
+
+
+@given(st.lists(st.text(min_size=1, max_size=6), max_size=60),
+       st.sampled_from([1, 2, 3, 8, 256, 1024]))
+def test_hashing_sums_only_reached_coordinates_to_the_same_numbers(
+        features: list[str], dimension: int) -> None:
+    # The whole vector summed, then `unit_vector`: what the sparse sums must equal exactly
+    # (stored vectors and fingerprints were made so). Few dimensions force collisions,
+    # some of which cancel to zero.
+    import zlib
+    from collections import Counter
+    vector = [0.0] * dimension
+    for feature, count in Counter(features).items():
+        digest = zlib.crc32(feature.encode("utf-8"))
+        vector[digest % dimension] += (1.0 if digest & 0x80000000 else -1.0) * (
+            1.0 + math.log(count))
+    assert hashed_vector(features, dimension) == unit_vector(vector)
+
+
 def test_hashing_is_deterministic_unit_length_and_lexical() -> None:
     a = hashed_vector(word_features("Seagrass meadows grow with the tides"), 256)
     assert a == hashed_vector(word_features("Seagrass meadows grow with the tides"), 256)

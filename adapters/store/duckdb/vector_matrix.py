@@ -33,6 +33,11 @@ class VectorMatrix:
         """How many numbers the matrix holds."""
         return int(self.dimensions.size)
 
+    def touched(self, query: Sequence[float]) -> int:
+        """How many numbers a search for `query` reads: the rows of its nonzero
+        coordinates."""
+        return (len(query) - list(query).count(0.0)) * len(self.ids)
+
     @classmethod
     def load(cls, c: duckdb.DuckDBPyConnection, table: str, space: str,
              dimension: int) -> VectorMatrix:
@@ -69,6 +74,8 @@ class VectorMatrix:
             return []
         best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) \
             else np.arange(len(scores))
-        ranked = sorted(((float(scores[i]), self.ids[i]) for i in best),
-                        key=lambda pair: (-pair[0], pair[1]))
-        return [(chunk_id, score) for score, chunk_id in ranked]
+        # (-cosine, id) pairs sort best first, ties by id; negating a float is exact.
+        ids = self.ids
+        ranked = sorted(zip((-scores[best]).tolist(), [ids[i] for i in best.tolist()],
+                            strict=True))
+        return [(chunk_id, -negated) for negated, chunk_id in ranked]
