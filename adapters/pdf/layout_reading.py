@@ -447,15 +447,33 @@ def _text_line(line: LTTextLine, dropped: Callable[[LTChar], bool] | None
             lefts.append(edge)
     if not sizes_seen:
         return None
-    sizes: Counter[float] = Counter()
-    for size, count in Counter(sizes_seen).items():
-        sizes[round(size, 1)] += count
-    fonts = Counter(fonts_seen)
+    return _line_summary(line, visual_to_logical(glyphs, lefts), sizes_seen, fonts_seen,
+                         visible)
+
+
+def _line_summary(line: LTTextLine, text: str, sizes_seen: list[float],
+                  fonts_seen: list[str], visible: list[str]) -> TextLine:
+    """The line from its text and its visible glyphs' sizes, fonts and texts: the
+    dominant size (rounded to 0.1, ties to the size seen first) and font, bold when
+    0.8 of its glyphs are, and how many glyphs are math. A line in one size or one font
+    (most lines) is not counted for it."""
+    chars = len(fonts_seen)
+    if sizes_seen.count(sizes_seen[0]) == chars:
+        size = round(sizes_seen[0], 1)
+    else:
+        sizes: Counter[float] = Counter()
+        for seen, count in Counter(sizes_seen).items():
+            sizes[round(seen, 1)] += count
+        size = sizes.most_common(1)[0][0]
+    if fonts_seen.count(fonts_seen[0]) == chars:
+        font = fonts_seen[0]
+        bold = chars if is_bold_font(font) else 0
+    else:
+        fonts = Counter(fonts_seen)
+        font = fonts.most_common(1)[0][0]
+        bold = sum(n for name, n in fonts.items() if is_bold_font(name))
     math = sum(map(_math_glyph, fonts_seen, visible))
-    chars = sum(fonts.values())
-    bold = sum(n for name, n in fonts.items() if is_bold_font(name))
-    return TextLine(text=visual_to_logical(glyphs, lefts), size=sizes.most_common(1)[0][0],
-                    font=fonts.most_common(1)[0][0], bold=bold >= 0.8 * chars, chars=chars,
+    return TextLine(text=text, size=size, font=font, bold=bold >= 0.8 * chars, chars=chars,
                     bbox=line.bbox, math=math)
 
 

@@ -124,6 +124,8 @@ class PdfiumLayoutPages:
         self._get_font = _untyped_function(pdfium_c.FPDFTextObj_GetFont, ctypes.c_size_t)
         self._font_size = ctypes.c_float()
         self._matrix = pdfium_c.FS_MATRIX()
+        self._font_size_at = ctypes.byref(self._font_size)
+        self._matrix_at = ctypes.byref(self._matrix)
         self._fonts: dict[int, str] = {}
 
     def close(self) -> None:
@@ -206,25 +208,27 @@ class PdfiumLayoutPages:
         if count <= 0:
             return [], [], None
         self._budget.drawn_many(count)
-        units = (ctypes.c_ushort * (2 * count + 1))()
-        written = pdfium_c.FPDFText_GetText(raw, 0, count, units)
+        units = np.zeros(2 * count + 1, dtype=np.uint16)
+        written = pdfium_c.FPDFText_GetText(raw, 0, count, units.ctypes.data_as(
+            ctypes.POINTER(ctypes.c_ushort)))
         # A character beyond the Basic Multilingual Plane takes two UTF-16 units, and
         # then the text no longer lines up with the character indices.
-        codes = (units[:count] if written == count + 1 else
-                 [pdfium_c.FPDFText_GetUnicode(raw, index) for index in range(count)])
-        texts = list(map(chr, codes))
-        code_array = np.array(codes, dtype=np.int64)
+        code_array = (units[:count].astype(np.int64) if written == count + 1 else
+                      np.array([pdfium_c.FPDFText_GetUnicode(raw, index)
+                                for index in range(count)], dtype=np.int64))
+        texts = list(map(chr, code_array.tolist()))
         for index in np.flatnonzero((code_array >= 0xE000) & (code_array <= 0xF8FF)).tolist():
             # PDFium gives Adobe's corporate-use glyphs (Symbol's sans-serif ©, a
             # font's small capitals) their private-use points; they are ordinary
             # characters, as the pdfminer engine reads them.
             texts[index] = CORPORATE_USE.get(texts[index], texts[index])
         handle = ctypes.c_void_p(ctypes.cast(raw, ctypes.c_void_p).value)
-        is_generated = self._is_generated
         candidates = np.ones(count, dtype=bool)
-        for index in np.flatnonzero(np.isin(code_array, _GENERATED_CODES)).tolist():
-            if is_generated(handle, index):
-                candidates[index] = False
+        spaces = np.flatnonzero(np.isin(code_array, _GENERATED_CODES))
+        if len(spaces):
+            generated = np.fromiter(map(self._is_generated, itertools.repeat(handle),
+                                        spaces.tolist()), dtype=np.int64, count=len(spaces))
+            candidates[spaces[generated != 0]] = False
         # Each character's text object (0 for none), PDFium called from map's loop in C;
         # then each object's style once, at its first character.
         objects = np.fromiter(map(self._text_object, itertools.repeat(handle, count),
@@ -249,10 +253,14 @@ class PdfiumLayoutPages:
         kept = kept_array.tolist()
         owners = objects[kept_array].tolist()
         # The loose boxes written by PDFium straight into consecutive rows.
-        rects = np.zeros((len(kept), 4), dtype=np.float32)  # FS_RECTF: left, top, right, bottom
-        rows = (rects.ctypes.data + rects.strides[0] * np.arange(len(kept))).tolist()
+        # FS_RECTF: left, top, right, bottom; each row passed as the array and its
+        # offset (`byref` costs less than a pointer object made per row).
+        rects = np.zeros((len(kept), 4), dtype=np.float32)
+        cells = (ctypes.c_float * rects.size).from_buffer(rects)
         collections.deque(map(self._loose_box, itertools.repeat(handle, len(kept)), kept,
-                              map(ctypes.c_void_p, rows)), maxlen=0)
+                              map(ctypes.byref, itertools.repeat(cells),
+                                  range(0, rects.nbytes, rects.strides[0]))), maxlen=0)
+        del cells  # the array's buffer is released before the array is read on
         boxes = self._boxes(rects.astype(np.float64), style_of, table, to_page)
         x0s, y0s, x1s, y1s = boxes.T.tolist()
         widths, heights = (boxes[:, 2] - boxes[:, 0]).tolist(), (boxes[:, 3] - boxes[:, 1]).tolist()
@@ -321,9 +329,9 @@ class PdfiumLayoutPages:
         space), and whether its glyphs stand upright and unturned."""
         obj = ctypes.c_void_p(address)
         font_size, matrix = self._font_size, self._matrix
-        if not self._get_font_size(obj, ctypes.byref(font_size)):
+        if not self._get_font_size(obj, self._font_size_at):
             return None
-        if not self._get_matrix(raw, index, ctypes.byref(matrix)):
+        if not self._get_matrix(raw, index, self._matrix_at):
             return None
         m = _multiply((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), to_page)
         scaled = (m[0] * font_size.value, m[1] * font_size.value,

@@ -126,9 +126,10 @@ def _node(item: pikepdf.Object, nodes: dict[tuple[int, int], _Node]) -> _Node:
 
 
 def _kind(item: pikepdf.Object) -> int:
-    if isinstance(item, pikepdf.Array):
+    code = item._type_code
+    if code == _ARRAY_TYPE:
         return _ARRAY
-    if isinstance(item, pikepdf.Stream):
+    if code == _STREAM_TYPE:
         subtype = item.get("/Subtype")
         if subtype == pikepdf.Name.Image:
             return _IMAGE
@@ -162,11 +163,17 @@ def _count_drawing(contents: object, seen: set[tuple[int, int]], pdf: pikepdf.Pd
             raise budget.too_complex(f"draws more than {limit} glyphs and shapes")
 
 
+_ARRAY_TYPE, _STREAM_TYPE = pikepdf.ObjectType.array, pikepdf.ObjectType.stream
+_CONTAINER_TYPES = frozenset({pikepdf.ObjectType.dictionary, _ARRAY_TYPE, _STREAM_TYPE})
+
+
 def _containers(values: Iterable[object]) -> list[pikepdf.Object]:
     """The dictionaries, arrays and streams among `values` (numbers and names hold no
-    streams)."""
+    streams). Told by the object's type code, which is what `isinstance` against
+    pikepdf's `Dictionary`, `Array` and `Stream` reads, through Python code per
+    value (1.3 against 0.3 microseconds a value)."""
     return [value for value in values
-            if isinstance(value, pikepdf.Dictionary | pikepdf.Array | pikepdf.Stream)]
+            if isinstance(value, pikepdf.Object) and value._type_code in _CONTAINER_TYPES]
 
 
 def _read(stream: pikepdf.Stream, budget: ContentBudget,

@@ -22,6 +22,7 @@ from pdfminer.layout import (
 )
 from pdfminer.utils import INF as PDFMINER_INF
 
+from sheaf.adapters.pdf import stable_grouping
 from sheaf.adapters.pdf.glyph_boxes import GlyphChar
 from sheaf.adapters.pdf.layout_parameters import LAYOUT
 from sheaf.adapters.pdf.layout_reading import read_boxes
@@ -145,15 +146,18 @@ ODD = st.sampled_from([-5.0, 601.0, 1e12, math.inf, -math.inf, math.nan])
 @given(st.lists(st.tuples(ON_PAGE, ON_PAGE,
                           EXTENT | st.sampled_from([0.0, 50.0, 120.0]), EXTENT), max_size=24),
        st.lists(st.tuples(st.integers(0, 23), st.integers(0, 3), ODD), max_size=2),
-       PAGE_EDGE, st.sampled_from([600.0, 620.0, 400.0]))
+       PAGE_EDGE, st.sampled_from([600.0, 620.0, 400.0]),
+       st.sampled_from([stable_grouping.BLOCKED_CELLS, 0, 60, 400]))
 @settings(max_examples=examples(300), deadline=None)
 def test_grouping_over_arrays_is_the_planes(
         corners: list[tuple[float, float, float, float]],
-        odd: list[tuple[int, int, float]], edge: float, far: float) -> None:
+        odd: list[tuple[int, int, float]], edge: float, far: float, cells: int) -> None:
     """For any boxes (equal sizes and gaps, boxes on cell edges of the plane's grid,
     boxes touching, now and then one off the page or not finite), on a page whose
     corner is at the origin or not: the same tree, classes and boxes as grouping on
-    pdfminer's `Plane` pair by pair, or the same error."""
+    pdfminer's `Plane` pair by pair, or the same error; whether the pairs found
+    blocked when made are found so then, or some or none of them (`cells`) only when
+    they come up."""
     rows = [[x, y, x + w, y + h] for x, y, w, h in corners]
     for row, column, value in odd:
         if row < len(rows):
@@ -167,7 +171,12 @@ def test_grouping_over_arrays_is_the_planes(
         except (ValueError, OverflowError) as exc:
             return type(exc).__name__
 
-    ours = outcome(group_boxes_stably)
+    default = stable_grouping.BLOCKED_CELLS
+    stable_grouping.BLOCKED_CELLS = cells
+    try:
+        ours = outcome(group_boxes_stably)
+    finally:
+        stable_grouping.BLOCKED_CELLS = default
     plane = outcome(lambda page, boxes: _group_on_plane(page, boxes, LTTextGroupLRTB))
     assert repr(ours) == repr(plane)
 
