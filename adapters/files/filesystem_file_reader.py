@@ -53,9 +53,12 @@ class FilesystemFileReader:
 
     async def read(self, path: str, max_bytes: int, *,
                    confined_to: Sequence[str] = ()) -> LocalFile:
-        return await anyio.to_thread.run_sync(self._read, path, max_bytes, confined_to)
+        return await anyio.to_thread.run_sync(self.read_sync, path, max_bytes, confined_to)
 
-    def _read(self, path: str, max_bytes: int, confined_to: Sequence[str]) -> LocalFile:
+    def read_sync(self, path: str, max_bytes: int,
+                  confined_to: Sequence[str] = ()) -> LocalFile:
+        """`read`, for a caller already off the event loop (one worker-thread call that
+        reads a file and goes on to extract it)."""
         file = Path(path).expanduser()
         if confined_to:
             # The file read is the file checked: opened without following links from a

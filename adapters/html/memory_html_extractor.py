@@ -16,6 +16,9 @@ class MemoryHtmlExtractor:
         self._documents[body.encode() if isinstance(body, str) else body] = document
 
     async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
+        return self.extract_sync(body, url, charset)
+
+    def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
         try:
             return self._documents[body]
         except KeyError:

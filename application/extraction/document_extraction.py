@@ -57,6 +57,8 @@ _FORMATS: dict[Route, tuple[ContentSource, str]] = {
     Route.ODF: (ContentSource.OPENDOCUMENT, ODT_TYPE),
     Route.RTF: (ContentSource.RTF, RTF_TYPE),
 }
+_READ_AT_HAND = frozenset({Route.HTML, Route.CSV, Route.RAW})
+"""Routes whose readers run in the calling thread: what `extract_at_hand` extracts."""
 _TEXT_NOT_SPENT = frozenset({Route.PDF, Route.HTML, Route.CSV, Route.RAW, Route.IMAGE})
 """Routes whose readers do not spend the text they produce from a budget handed to them."""
 MAX_MAIL_DEPTH = 3
@@ -140,6 +142,23 @@ class DocumentExtraction:
                                              location=location)
         return await self.extract_routed(body, decision, location, password)
 
+    def extract_at_hand(self, body: bytes, *, declared_type: str | None, location: str
+                        ) -> tuple[RoutingDecision, Extraction | None]:
+        """`body` routed and, when its route's reader runs in the calling thread (HTML,
+        plain text, CSV), extracted, as `extract` would: for a caller already off the
+        event loop, which then routes and reads a document in one worker-thread call
+        instead of two. The extraction is None on the routes whose readers are
+        asynchronous (PDF, images, office formats, mail): `extract_routed(body,
+        decision, location, password)` reads those. Raises what `extract` raises."""
+        decision = self.route(body, declared_type=declared_type, location=location)
+        if decision.route not in _READ_AT_HAND:
+            return decision, None
+        try:
+            extraction = self._read_at_hand(body, decision, location)
+        except SheafError as exc:
+            raise exc.with_url(location) from None
+        return decision, _titled(extraction, decision, location)
+
     async def extract_routed(self, body: bytes, decision: RoutingDecision, location: str,
                              password: str | None = None, *, depth: int = 0,
                              budget: ExtractionBudget | None = None) -> Extraction:
@@ -150,9 +169,7 @@ class DocumentExtraction:
                                              budget)
         except SheafError as exc:
             raise exc.with_url(location) from None
-        sheets = decision.route in (Route.XLSX, Route.CSV, Route.ODF)
-        return attrs.evolve(extraction, document=with_fallback_title(
-            extraction.document, location, first_heading=not sheets))
+        return _titled(extraction, decision, location)
 
     async def _mail(self, body: bytes, location: str, depth: int,
                     budget: ExtractionBudget) -> Document:
@@ -198,7 +215,7 @@ class DocumentExtraction:
         if decision.route is Route.HTML:
             document = await self._html.extract(body, url=location,
                                                 charset=decision.media_type.charset)
-            return Extraction(document, ContentSource.HTML, decision, "text/html")
+            return _html_extraction(document, decision)
         if decision.route is Route.IMAGE:
             found = image_type(body[:16]) or "image"
             if self._ocr is None:
@@ -223,19 +240,15 @@ class DocumentExtraction:
                                  "is configured")
             return Extraction(await extractor.extract(body, location=location, budget=budget),
                               source, decision, media_type)
-        text = decode_text(body, decision.media_type.charset)
-        if decision.route is Route.CSV:
-            essence = decision.media_type.essence
-            name = location.rstrip("/").rsplit("/", 1)[-1] or "table"
-            document = delimited_document(text, name,
-                                          delimiter="\t" if essence == TSV_TYPE else None)
-            return Extraction(document, ContentSource.SPREADSHEET, decision,
-                              essence or CSV_TYPE)
-        document = raw_document(text, decision.media_type.essence or "text/plain")
-        if not document.text.strip():
-            raise SheafError(ErrorKind.EMPTY, "the text is empty")
-        return Extraction(document, ContentSource.RAW, decision,
-                          decision.media_type.essence or "text/plain")
+        return _text_extraction(body, decision, location)
+
+    def _read_at_hand(self, body: bytes, decision: RoutingDecision,
+                      location: str) -> Extraction:
+        """`_extract_one` on the routes of `_READ_AT_HAND`, in the calling thread."""
+        if decision.route is Route.HTML:
+            return _html_extraction(self._html.extract_sync(
+                body, location, decision.media_type.charset), decision)
+        return _text_extraction(body, decision, location)
 
     async def _pdf_document(self, body: bytes, password: str | None,
                             budget: ExtractionBudget | None = None
@@ -265,6 +278,35 @@ class DocumentExtraction:
             note = f"ocr: pages {', '.join(map(str, blank))} not read: {exc.message}"
             return attrs.evolve(document, notes=(*document.notes, note)), ContentSource.PDF
         return _with_ocr_pages(document, pages), ContentSource.PDF
+
+
+def _titled(extraction: Extraction, decision: RoutingDecision, location: str) -> Extraction:
+    """The extraction with a title when its reader found none (from its first heading,
+    except for sheets, or from `location`)."""
+    sheets = decision.route in (Route.XLSX, Route.CSV, Route.ODF)
+    return attrs.evolve(extraction, document=with_fallback_title(
+        extraction.document, location, first_heading=not sheets))
+
+
+def _html_extraction(document: Document, decision: RoutingDecision) -> Extraction:
+    return Extraction(document, ContentSource.HTML, decision, "text/html")
+
+
+def _text_extraction(body: bytes, decision: RoutingDecision, location: str) -> Extraction:
+    """Plain text, or a CSV or TSV table, read from `body` along `decision`."""
+    text = decode_text(body, decision.media_type.charset)
+    if decision.route is Route.CSV:
+        essence = decision.media_type.essence
+        name = location.rstrip("/").rsplit("/", 1)[-1] or "table"
+        document = delimited_document(text, name,
+                                      delimiter="\t" if essence == TSV_TYPE else None)
+        return Extraction(document, ContentSource.SPREADSHEET, decision,
+                          essence or CSV_TYPE)
+    document = raw_document(text, decision.media_type.essence or "text/plain")
+    if not document.text.strip():
+        raise SheafError(ErrorKind.EMPTY, "the text is empty")
+    return Extraction(document, ContentSource.RAW, decision,
+                      decision.media_type.essence or "text/plain")
 
 
 def _with_ocr_pages(document: Document, pages: tuple[OcrPage, ...]) -> Document:

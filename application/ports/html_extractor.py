@@ -17,3 +17,8 @@ class HtmlExtractor(Protocol):
     async def extract(self, body: bytes, *, url: str, charset: str | None = None) -> Document:
         """Extract `body`, served from `url`; `charset` is the one the server declared."""
         ...
+
+    def extract_sync(self, body: bytes, url: str, charset: str | None = None) -> Document:
+        """`extract` for a caller already off the event loop: the same document, read in
+        the calling thread."""
+        ...

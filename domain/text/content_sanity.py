@@ -4,7 +4,6 @@ named `.html` or `.txt` is refused rather than stored as a document of noise."""
 from __future__ import annotations
 
 import codecs
-import re
 
 SAMPLE_BYTES = 64 * 1024
 """How much of the body is judged; noise shows in any stretch of it."""
@@ -14,14 +13,24 @@ random bytes are over a tenth control characters in any single-byte charset, and
 mostly replacement characters as UTF-8."""
 MIN_CONTROLS = 0.02
 """Random bytes are about one tenth control characters; text, almost none."""
-CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-"""Unicode's control characters (category Cc is exactly U+0000–U+001F and
-U+007F–U+009F) but the whitespace ones (tab, line feed, vertical tab, form feed,
-carriage return): one pass of the regular expression engine instead of a category
-lookup per character, which cost 10 ms on a 64 KiB page."""
+_NOT_CONTROL = bytes(b for b in range(256)
+                     if not (b <= 0x08 or 0x0E <= b <= 0x1F or 0x7F <= b <= 0x9F))
+"""Every byte but those of the control characters `control_count` counts."""
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"),
          (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF16_LE, "utf-16-le"),
          (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def control_count(text: str) -> int:
+    """How many of Unicode's control characters (category Cc, exactly U+0000–U+001F and
+    U+007F–U+009F) `text` holds, but the whitespace ones (tab, line feed, vertical tab,
+    form feed, carriage return). All lie below U+0100, where Latin-1 gives each
+    character the byte of its code point: dropping what Latin-1 cannot hold drops none
+    of them, and deleting every other byte leaves one a control character. Two passes
+    in C; the regular expression engine's test of each character took twice as long
+    (79 against 38 ms over the 64 KiB samples of the 612 dev pages, ADR-0039), and a
+    category lookup per character ten times as long."""
+    return len(text.encode("latin-1", "ignore").translate(None, _NOT_CONTROL))
 
 
 def unreadable_text_reason(body: bytes, charset: str | None = None) -> str | None:
@@ -40,7 +49,7 @@ def unreadable_text_reason(body: bytes, charset: str | None = None) -> str | Non
     text = sample.decode(codec, errors="replace")
     if not text:
         return None
-    controls = len(CONTROL_CHARACTERS.findall(text))
+    controls = control_count(text)
     replaced = text.count("\ufffd")
     # Both signals are needed: text in a legacy charset that was not declared (Greek in
     # cp1253) is mostly undecodable as UTF-8 but has no control characters, while binary

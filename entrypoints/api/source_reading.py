@@ -13,7 +13,10 @@ from .knowledge_results import ExtractedSource
 
 if TYPE_CHECKING:
     from ...application.extraction.content_resolver import ContentResolver, Preference
+    from ...application.extraction.document_extraction import Extraction
+    from ...application.ports.file_reader import LocalFile
     from ...domain.document.resolved_content import ResolvedContent
+    from ...domain.routing.routing import RoutingDecision
     from .settings import Settings
 
 
@@ -44,6 +47,17 @@ async def extract_sources(settings: Settings, inputs: Sequence[str], *,
     extraction = await anyio.to_thread.run_sync(build_extraction)
     files = FilesystemFileReader()
     resolver: ContentResolver | None = None
+
+    def read_at_hand(source: str) -> tuple[LocalFile, str, RoutingDecision, Extraction | None]:
+        # A local file is read, routed and (HTML or text) extracted in one worker-thread
+        # call: each hand-off to a worker and back costs about what reading a page's
+        # file does (ADR-0039).
+        local = files.read_sync(source, settings.fetch.max_bytes)
+        location = base_url or Path(local.path).as_uri()
+        decision, extracted = extraction.extract_at_hand(
+            local.data, declared_type=local.type_hint, location=location)
+        return local, location, decision, extracted
+
     async with AsyncExitStack() as stack:
         for source in inputs:
             try:
@@ -55,11 +69,12 @@ async def extract_sources(settings: Settings, inputs: Sequence[str], *,
                     done = ExtractedSource(source, resolved=await resolver.resolve(
                         source, prefer=prefer, password=password))
                 else:
-                    local = await files.read(source, settings.fetch.max_bytes)
-                    location = base_url or Path(local.path).as_uri()
-                    done = ExtractedSource(source, extracted=await extraction.extract(
-                        local.data, declared_type=local.type_hint, location=location,
-                        password=password))
+                    local, location, decision, extracted = await anyio.to_thread.run_sync(
+                        read_at_hand, source)
+                    if extracted is None:
+                        extracted = await extraction.extract_routed(
+                            local.data, decision, location, password)
+                    done = ExtractedSource(source, extracted=extracted)
             except SheafError as exc:
                 done = ExtractedSource(source, error=exc)
             yield done

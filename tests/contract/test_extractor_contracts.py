@@ -59,6 +59,15 @@ async def test_html_without_main_content_is_empty(html: HtmlExtractor) -> None:
     assert caught.value.kind is ErrorKind.EMPTY
 
 
+async def test_html_in_the_calling_thread_is_the_same_document(html: HtmlExtractor) -> None:
+    url = "https://example.org/a"
+    assert html.extract_sync(PAGE, url, "utf-8") == await html.extract(PAGE, url=url,
+                                                                       charset="utf-8")
+    with pytest.raises(SheafError) as caught:
+        html.extract_sync(EMPTY_PAGE, "https://example.org/b")
+    assert caught.value.kind is ErrorKind.EMPTY
+
+
 async def test_pdf_gives_a_document_with_exact_spans(pdf: PdfExtractor) -> None:
     document = await pdf.extract(PDF)
     assert "Seagrass grew with the tides." in document.text

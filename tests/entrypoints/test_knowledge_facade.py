@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -249,3 +250,44 @@ async def test_sources_are_read_without_a_store(tmp_path: Path,
     with pytest.raises(SheafError):
         found[0].document  # noqa: B018 (the property raises the input's error)
     assert not list(tmp_path.glob("*.duckdb"))
+
+
+async def test_a_local_file_is_read_and_extracted_in_one_worker_thread_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading, routing and extracting a local HTML, Markdown or CSV file is one
+    hand-off to a worker thread (each costs a wake-up of a thread and of the loop, about
+    what reading a page's file does), and none of it runs on the event loop."""
+    from sheaf.adapters.files.filesystem_file_reader import FilesystemFileReader
+    from sheaf.application.extraction.document_extraction import DocumentExtraction
+
+    (tmp_path / "tides.html").write_text(PAGE)
+    (tmp_path / "notes.md").write_text(NOTES)
+    (tmp_path / "counts.csv").write_text("city,heron count\nLeeds,4\n")
+    loop_thread = threading.get_ident()
+    ran: list[tuple[str, int]] = []
+    hand_offs: list[object] = []
+
+    def recording(name: str, original: Callable[..., object]) -> Callable[..., object]:
+        def recorded(*args: object, **kwargs: object) -> object:
+            ran.append((name, threading.get_ident()))
+            return original(*args, **kwargs)
+        return recorded
+
+    for owner, name in ((FilesystemFileReader, "read_sync"), (DocumentExtraction, "route"),
+                        (Html5libExtractor, "extract_sync")):
+        monkeypatch.setattr(owner, name, recording(name, getattr(owner, name)))
+    original_run_sync = anyio.to_thread.run_sync
+
+    async def counted(function: object, *args: object, **kwargs: object) -> object:
+        hand_offs.append(function)
+        return await original_run_sync(function, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    inputs = [str(tmp_path / name) for name in ("tides.html", "notes.md", "counts.csv")]
+    found = [one async for one in Knowledge.extract(inputs)]
+    assert [one.error for one in found] == [None, None, None]
+    assert "Shoot density doubled" in found[0].document.text
+    assert len(hand_offs) == 1 + len(inputs)  # building the extraction, then one a file
+    assert [name for name, _ in ran].count("read_sync") == len(inputs)
+    assert "extract_sync" in [name for name, _ in ran]
+    assert all(thread != loop_thread for _, thread in ran)
