@@ -36,7 +36,7 @@ class VectorMatrix:
     def touched(self, query: Sequence[float]) -> int:
         """How many numbers a search for `query` reads: the rows of its nonzero
         coordinates."""
-        return (len(query) - list(query).count(0.0)) * len(self.ids)
+        return (len(query) - query.count(0.0)) * len(self.ids)
 
     @classmethod
     def load(cls, c: duckdb.DuckDBPyConnection, table: str, space: str,
